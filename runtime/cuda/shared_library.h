@@ -1,0 +1,38 @@
+// A dlopen'ed shared library, closed when the owner goes away.
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace kernel::runtime {
+
+class shared_library {
+public:
+  shared_library() = default;
+  /// Opens the first of `names` that loads; on failure `error()` says why for each.
+  explicit shared_library(std::initializer_list<const char *> names);
+  shared_library(shared_library &&other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)), error_(std::move(other.error_)) {}
+  shared_library &operator=(shared_library &&other) noexcept;
+  shared_library(const shared_library &) = delete;
+  shared_library &operator=(const shared_library &) = delete;
+  ~shared_library();
+
+  explicit operator bool() const noexcept { return handle_ != nullptr; }
+  const std::string &error() const noexcept { return error_; }
+
+  /// The address of `name`, or nullptr.
+  void *symbol(const char *name) const noexcept;
+
+  /// Binds `fn` to symbol `name`; false when the library lacks it.
+  template <class Fn> bool bind(Fn *&fn, const char *name) const noexcept {
+    fn = reinterpret_cast<Fn *>(symbol(name));
+    return fn != nullptr;
+  }
+
+private:
+  void *handle_ = nullptr;
+  std::string error_;
+};
+
+} // namespace kernel::runtime

@@ -1,0 +1,85 @@
+#include "registry/registry.h"
+
+
+namespace kernel::runtime {
+
+// Constructed on first use: registration runs from static constructors of other
+// translation units, in an order nobody controls.
+registry &registry::instance() {
+  static registry r;
+  return r;
+}
+
+void registry::add(const kernel_module *module) {
+  std::lock_guard lock(mutex_);
+  if (module->abi_version != KERNEL_MODULE_ABI_VERSION) {
+    rejected_.push_back("module " + std::string(module->hash ? module->hash : "?") +
+                         " was compiled for runtime ABI " + std::to_string(module->abi_version) +
+                         " but this runtime reads ABI " +
+                         std::to_string(KERNEL_MODULE_ABI_VERSION) +
+                         "; rebuild it with the plugin that matches this runtime");
+    return;
+  }
+  const kernel_module *images = module;
+  if (auto [it, inserted] = by_hash_.emplace(module->hash, module); !inserted) images = it->second;
+  for (uint32_t i = 0; i < module->num_entries; ++i) {
+    const kernel_entry *e = &module->entries[i];
+    // An inline or template kernel defined in several translation units has one host
+    // address after linking; its first registration wins, the others are the same code.
+    if (by_key_.emplace(e->host_key, kernels_.size()).second) kernels_.push_back({e, images});
+  }
+}
+
+std::optional<registered_kernel> registry::find(const void *host_key) const {
+  std::lock_guard lock(mutex_);
+  auto it = by_key_.find(host_key);
+  if (it == by_key_.end()) return std::nullopt;
+  return kernels_[it->second];
+}
+
+std::vector<registered_kernel> registry::all() const {
+  std::lock_guard lock(mutex_);
+  return kernels_;
+}
+
+std::vector<std::string> registry::rejected() const {
+  std::lock_guard lock(mutex_);
+  return rejected_;
+}
+
+kernel_info describe(const registered_kernel &k) {
+  kernel_info info;
+  info.name = k.entry->name;
+  info.signature = k.entry->signature;
+  info.kind = k.entry->kind == KERNEL_ENTRY_UFUNC ? "ufunc" : k.entry->kind == KERNEL_ENTRY_JIT ? "jit" : "unknown";
+  info.symbol = k.entry->symbol;
+  info.location = k.entry->location;
+  info.module_hash = k.module->hash;
+  for (uint32_t i = 0; i < k.module->num_images; ++i) {
+    const kernel_image &img = k.module->images[i];
+    info.ptx.push_back({img.arch, std::string_view(img.ptx, img.size)});
+  }
+  return info;
+}
+
+} // namespace kernel::runtime
+
+extern "C" void __kernel_register_module(const kernel_module *module) {
+  kernel::runtime::registry::instance().add(module);
+}
+
+namespace kernel {
+
+std::vector<kernel_info> compiled_kernels() {
+  std::vector<kernel_info> out;
+  for (const runtime::registered_kernel &k : runtime::registry::instance().all())
+    out.push_back(runtime::describe(k));
+  return out;
+}
+
+std::optional<kernel_info> detail::find_kernel(const void *host_key) {
+  if (auto k = runtime::registry::instance().find(host_key)) return runtime::describe(*k);
+  return std::nullopt;
+}
+
+} // namespace kernel

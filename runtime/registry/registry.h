@@ -1,0 +1,50 @@
+// The process-wide table of GPU modules registered by translation units compiled with the
+// plugin, keyed by each kernel's host entry address.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/detail/module_abi.h"
+#include "kernel/inspect.h"
+
+namespace kernel::runtime {
+
+/// A registered kernel: its entry and the module that holds its PTX.
+struct registered_kernel {
+  const kernel_entry *entry;
+  const kernel_module *module;
+};
+
+class registry {
+public:
+  static registry &instance();
+
+  /// Adds a module. Modules with a hash already seen (the same code compiled into two
+  /// translation units) add their entries but share the first copy's images.
+  void add(const kernel_module *module);
+
+  std::optional<registered_kernel> find(const void *host_key) const;
+  std::vector<registered_kernel> all() const;
+
+  /// Modules that could not be registered, with the reason (an incompatible ABI version).
+  std::vector<std::string> rejected() const;
+
+private:
+  registry() = default;
+
+  mutable std::mutex mutex_;
+  std::vector<registered_kernel> kernels_; // registration order
+  std::unordered_map<const void *, std::size_t> by_key_;
+  std::unordered_map<std::string_view, const kernel_module *> by_hash_;
+  std::vector<std::string> rejected_;
+};
+
+/// The public description of a registered kernel.
+kernel_info describe(const registered_kernel &k);
+
+} // namespace kernel::runtime

@@ -1,0 +1,281 @@
+// Strided N-d array views (pointer + shape + strides, like mdspan or a NumPy array without
+// ownership) and `ndarray`, an owning C-contiguous host array.
+//
+// `array_view` is trivially copyable and has no host-only members, so the same type is
+// what kernels receive as their array parameters on the GPU and in the simulator.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <new>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernel/config.h"
+#include "kernel/types.h"
+
+namespace kernel {
+
+template <class T, std::size_t Rank = 1> class array_view;
+
+/// A strided view of an N-d array. Extents and strides are counted in elements.
+template <class T, std::size_t Rank> class array_view {
+  static_assert(Rank >= 1, "array_view needs rank >= 1; pass scalars by value");
+
+public:
+  using element_type = T;
+  using value_type = std::remove_cv_t<T>;
+  using extents_type = std::array<index_t, Rank>;
+  static constexpr std::size_t rank = Rank;
+
+  constexpr array_view() noexcept = default;
+
+  /// A C-contiguous (row-major) view of `shape` elements starting at `data`.
+  constexpr array_view(T *data, const extents_type &shape) noexcept
+      : data_(data), shape_(shape), strides_(contiguous_strides(shape)) {}
+
+  /// A view with explicit strides (in elements; 0 repeats an element, negative walks back).
+  constexpr array_view(T *data, const extents_type &shape, const extents_type &strides) noexcept
+      : data_(data), shape_(shape), strides_(strides) {}
+
+  /// A 1-d view of a contiguous range: std::vector, std::span, std::array, ndarray.
+  template <std::ranges::contiguous_range R>
+    requires(Rank == 1 && std::ranges::sized_range<R> &&
+             std::is_convertible_v<std::remove_reference_t<std::ranges::range_reference_t<R>> (*)[],
+                                   T (*)[]>)
+  constexpr array_view(R &&range) noexcept
+      : data_(std::ranges::data(range)), shape_{static_cast<index_t>(std::ranges::size(range))},
+        strides_{1} {}
+
+  /// Views of non-const elements convert to views of const elements.
+  template <class U>
+    requires(!std::is_same_v<U, T> && std::is_convertible_v<U (*)[], T (*)[]>)
+  constexpr array_view(const array_view<U, Rank> &other) noexcept
+      : data_(other.data()), shape_(other.shape()), strides_(other.strides()) {}
+
+  constexpr T *data() const noexcept { return data_; }
+  constexpr const extents_type &shape() const noexcept { return shape_; }
+  constexpr const extents_type &strides() const noexcept { return strides_; }
+  constexpr index_t shape(std::size_t dim) const noexcept { return shape_[dim]; }
+  constexpr index_t stride(std::size_t dim) const noexcept { return strides_[dim]; }
+
+  /// Number of elements.
+  constexpr index_t size() const noexcept {
+    index_t n = 1;
+    for (index_t e : shape_) n *= e;
+    return n;
+  }
+  constexpr bool empty() const noexcept { return size() == 0; }
+
+  /// True when the elements are stored row-major without gaps.
+  constexpr bool is_c_contiguous() const noexcept {
+    index_t expected = 1;
+    for (std::size_t d = Rank; d-- > 0;) {
+      if (shape_[d] != 1 && strides_[d] != expected) return false;
+      expected *= shape_[d];
+    }
+    return true;
+  }
+
+  /// Element access, one index per dimension, as `a(i, j)` (Numba's `a[i, j]`).
+  template <class... I>
+    requires(sizeof...(I) == Rank && (std::is_integral_v<I> && ...))
+  KERNEL_ALWAYS_INLINE constexpr T &operator()(I... idx) const noexcept {
+    const index_t index[Rank] = {static_cast<index_t>(idx)...};
+    index_t offset = 0;
+    for (std::size_t d = 0; d < Rank; ++d) offset += index[d] * strides_[d];
+    return data_[offset];
+  }
+
+  /// 1-d element access.
+  KERNEL_ALWAYS_INLINE constexpr T &operator[](index_t i) const noexcept
+    requires(Rank == 1)
+  {
+    return (*this)(i);
+  }
+
+  /// The C-contiguous strides of an array of `shape`.
+  static constexpr extents_type contiguous_strides(const extents_type &shape) noexcept {
+    extents_type s{};
+    index_t step = 1;
+    for (std::size_t d = Rank; d-- > 0;) {
+      s[d] = step;
+      step *= shape[d];
+    }
+    return s;
+  }
+
+private:
+  T *data_ = nullptr;
+  extents_type shape_{};
+  extents_type strides_{};
+};
+
+template <std::ranges::contiguous_range R>
+array_view(R &&) -> array_view<std::remove_reference_t<std::ranges::range_reference_t<R>>, 1>;
+
+/// A 1-d view of `n` elements at `data` (a raw pointer and a length).
+template <class T> constexpr array_view<T, 1> view(T *data, index_t n) noexcept {
+  return array_view<T, 1>(data, {n});
+}
+
+/// A C-contiguous N-d view of `data` with the given shape.
+template <class T, std::size_t Rank>
+constexpr array_view<T, Rank> view(T *data, const index_t (&shape)[Rank]) noexcept {
+  std::array<index_t, Rank> s{};
+  std::copy(std::begin(shape), std::end(shape), s.begin());
+  return array_view<T, Rank>(data, s);
+}
+
+/// A 1-d view of a contiguous container.
+template <std::ranges::contiguous_range R> constexpr auto view(R &&range) noexcept {
+  return array_view<std::remove_reference_t<std::ranges::range_reference_t<R>>, 1>(range);
+}
+
+namespace detail {
+struct aligned_delete {
+  void operator()(void *p) const noexcept { ::operator delete(p, std::align_val_t{64}); }
+};
+} // namespace detail
+
+/// An owning, C-contiguous host array. Storage is 64-byte aligned so that CPU loops use
+/// aligned vector loads and transfers can be pinned without a copy.
+template <scalar T, std::size_t Rank = 1> class ndarray {
+public:
+  using value_type = T;
+  using extents_type = std::array<index_t, Rank>;
+  static constexpr std::size_t rank = Rank;
+
+  ndarray() noexcept = default;
+
+  /// A zero-filled array of `shape`.
+  explicit ndarray(const extents_type &shape) : ndarray(shape, T{}) {}
+
+  /// An array of `shape` with every element set to `fill`.
+  ndarray(const extents_type &shape, const T &fill) : ndarray(uninitialized, shape) {
+    std::fill_n(data(), size(), fill);
+  }
+
+  /// A zero-filled 1-d array of `n` elements.
+  explicit ndarray(index_t n)
+    requires(Rank == 1)
+      : ndarray(extents_type{n}) {}
+
+  /// A 1-d array holding `values`.
+  ndarray(std::initializer_list<T> values)
+    requires(Rank == 1)
+      : ndarray(uninitialized, extents_type{static_cast<index_t>(values.size())}) {
+    std::copy(values.begin(), values.end(), data());
+  }
+
+  /// A C-contiguous copy of any view.
+  template <class U>
+    requires std::is_same_v<std::remove_cv_t<U>, T>
+  explicit ndarray(const array_view<U, Rank> &source) : ndarray(uninitialized, source.shape()) {
+    copy_from(source);
+  }
+
+  ndarray(const ndarray &other) : ndarray(uninitialized, other.shape_) {
+    if (size() > 0) std::memcpy(data(), other.data(), static_cast<std::size_t>(size()) * sizeof(T));
+  }
+  ndarray &operator=(const ndarray &other) {
+    if (this != &other) *this = ndarray(other);
+    return *this;
+  }
+  ndarray(ndarray &&) noexcept = default;
+  ndarray &operator=(ndarray &&) noexcept = default;
+
+  /// Storage left uninitialized; for outputs that are written completely.
+  struct uninitialized_t {};
+  static constexpr uninitialized_t uninitialized{};
+  ndarray(uninitialized_t, const extents_type &shape) : shape_(shape) {
+    const index_t n = size();
+    if (n > 0)
+      storage_.reset(static_cast<T *>(
+          ::operator new(static_cast<std::size_t>(n) * sizeof(T), std::align_val_t{64})));
+  }
+
+  T *data() noexcept { return storage_.get(); }
+  const T *data() const noexcept { return storage_.get(); }
+  const extents_type &shape() const noexcept { return shape_; }
+  index_t shape(std::size_t dim) const noexcept { return shape_[dim]; }
+  index_t size() const noexcept {
+    index_t n = 1;
+    for (index_t e : shape_) n *= e;
+    return n;
+  }
+  bool empty() const noexcept { return size() == 0; }
+
+  T *begin() noexcept { return data(); }
+  T *end() noexcept { return data() + size(); }
+  const T *begin() const noexcept { return data(); }
+  const T *end() const noexcept { return data() + size(); }
+
+  array_view<T, Rank> view() noexcept { return array_view<T, Rank>(data(), shape_); }
+  array_view<const T, Rank> view() const noexcept {
+    return array_view<const T, Rank>(data(), shape_);
+  }
+  operator array_view<T, Rank>() noexcept { return view(); }
+  operator array_view<const T, Rank>() const noexcept { return view(); }
+
+  template <class... I>
+    requires(sizeof...(I) == Rank && (std::is_integral_v<I> && ...))
+  T &operator()(I... idx) noexcept {
+    return view()(idx...);
+  }
+  template <class... I>
+    requires(sizeof...(I) == Rank && (std::is_integral_v<I> && ...))
+  const T &operator()(I... idx) const noexcept {
+    return view()(idx...);
+  }
+  T &operator[](index_t i) noexcept
+    requires(Rank == 1)
+  {
+    return data()[i];
+  }
+  const T &operator[](index_t i) const noexcept
+    requires(Rank == 1)
+  {
+    return data()[i];
+  }
+
+  std::vector<T> to_vector() const { return std::vector<T>(begin(), end()); }
+
+private:
+  template <class U> void copy_from(const array_view<U, Rank> &source) {
+    index_t idx[Rank] = {};
+    T *out = data();
+    for (index_t n = size(); n > 0; --n) {
+      index_t offset = 0;
+      for (std::size_t d = 0; d < Rank; ++d) offset += idx[d] * source.stride(d);
+      *out++ = source.data()[offset];
+      for (std::size_t d = Rank; d-- > 0;) {
+        if (++idx[d] < shape_[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+
+  std::unique_ptr<T, detail::aligned_delete> storage_;
+  extents_type shape_{};
+};
+
+/// "(3, 4)": a shape as NumPy prints it, for error messages.
+template <std::size_t N> std::string shape_string(const std::array<index_t, N> &shape) {
+  std::string s = "(";
+  for (std::size_t d = 0; d < N; ++d) {
+    if (d) s += ", ";
+    s += std::to_string(shape[d]);
+  }
+  if (N == 1) s += ",";
+  return s + ")";
+}
+
+} // namespace kernel

@@ -1,0 +1,32 @@
+// Compiler detection shared by every public header.
+//
+// The plugin defines __KERNEL_PLUGIN__ when it is loaded. Without it the `kernel::`
+// attributes mean nothing to the compiler, and the same source must still build and run
+// on the CPU targets, so the unknown-attribute warnings they cause are silenced here.
+#pragma once
+
+#if defined(__clang__)
+#if !defined(__KERNEL_PLUGIN__)
+#pragma clang diagnostic ignored "-Wunknown-attributes"
+#endif
+#elif defined(__GNUC__)
+#pragma GCC diagnostic ignored_attributes "kernel::"
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KERNEL_ALWAYS_INLINE inline __attribute__((always_inline))
+#define KERNEL_NOINLINE __attribute__((noinline))
+#else
+#define KERNEL_ALWAYS_INLINE inline
+#define KERNEL_NOINLINE
+#endif
+
+namespace kernel {
+/// True when this translation unit is compiled by the kernel plugin (GPU code is generated).
+inline constexpr bool compiled_with_plugin =
+#if defined(__KERNEL_PLUGIN__)
+    true;
+#else
+    false;
+#endif
+} // namespace kernel

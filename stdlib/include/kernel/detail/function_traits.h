@@ -1,0 +1,37 @@
+// Parameter and result types of the functions users annotate, and their printable names.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+namespace kernel::detail {
+
+template <class F> struct function_traits;
+template <class F> struct function_traits<F const> : function_traits<F> {};
+
+template <class R, class... A> struct function_traits<R (*)(A...)> {
+  using result_type = R;
+  using args_tuple = std::tuple<A...>;
+  /// Parameters as values: `const float&` and `float` both read a float.
+  using value_args_tuple = std::tuple<std::remove_cvref_t<A>...>;
+  static constexpr std::size_t arity = sizeof...(A);
+  template <std::size_t I> using arg = std::remove_cvref_t<std::tuple_element_t<I, args_tuple>>;
+};
+template <class R, class... A>
+struct function_traits<R (*)(A...) noexcept> : function_traits<R (*)(A...)> {};
+
+/// The name of the function `F` as the compiler prints it ("saxpy", "ns::mul"), read from
+/// the signature of this function template so it works without the plugin too.
+template <auto F> constexpr std::string_view function_name() noexcept {
+  std::string_view s = __PRETTY_FUNCTION__;
+  const std::size_t key = s.find("F = ");
+  if (key == std::string_view::npos) return "<function>";
+  s.remove_prefix(key + 4);
+  if (!s.empty() && s.front() == '&') s.remove_prefix(1);
+  const std::size_t end = s.find_first_of(";]");
+  return end == std::string_view::npos ? s : s.substr(0, end);
+}
+
+} // namespace kernel::detail

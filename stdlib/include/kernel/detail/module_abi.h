@@ -1,0 +1,61 @@
+/* The descriptor through which a compiled translation unit hands its GPU code to the
+ * runtime. The pass (passes/EmbedDeviceImages.cpp) builds these structs in the host module
+ * and calls __kernel_register_module from a constructor; the runtime
+ * (runtime/registry.cpp) reads them. Changing the layout means bumping the version, which
+ * the runtime checks. Plain C so that the layout is the platform ABI's. */
+#ifndef KERNEL_DETAIL_MODULE_ABI_H
+#define KERNEL_DETAIL_MODULE_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KERNEL_MODULE_ABI_VERSION 1u
+
+/* What an entry is, and so how the runtime launches it. */
+enum kernel_entry_kind {
+  KERNEL_ENTRY_UFUNC = 1, /* kernel::detail::ufunc_kernel<&f> */
+  KERNEL_ENTRY_JIT = 2    /* kernel::detail::jit_kernel<&f> */
+};
+
+/* The PTX of one translation unit for one architecture. */
+struct kernel_image {
+  const char *arch; /* "sm_75" */
+  const char *ptx;  /* NUL-terminated */
+  uint64_t size;    /* bytes, without the NUL */
+};
+
+/* One kernel of the module. */
+struct kernel_entry {
+  const void *host_key;  /* address of the entry's host copy: how the runtime finds it */
+  const char *symbol;    /* the .entry name in the PTX */
+  const char *name;      /* the annotated function, as the user wrote it */
+  const char *signature; /* Numba-style, e.g. "float32(float32, float32)" */
+  const char *location;  /* "file:line" of the annotated function */
+  uint32_t kind;         /* enum kernel_entry_kind */
+  uint32_t param_size;   /* bytes of the kernel's one parameter block */
+  uint32_t param_align;
+  uint32_t reserved;
+};
+
+struct kernel_module {
+  uint32_t abi_version; /* KERNEL_MODULE_ABI_VERSION */
+  uint32_t num_images;
+  uint32_t num_entries;
+  uint32_t reserved;
+  const char *hash; /* hex content hash of the images and entries: the module's identity */
+  const struct kernel_image *images;
+  const struct kernel_entry *entries;
+};
+
+/* Called by every translation unit compiled with the plugin, before main. The pass
+ * references it weakly, so a program that does not link the runtime still links. */
+void __kernel_register_module(const struct kernel_module *module);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,143 @@
+// What a ufunc call's arguments are: scalars or arrays, of which element type and rank,
+// writable or not, and which of the ufunc's loops (one per function in `ufunc<F...>`)
+// accepts them under NumPy's type resolution.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <ranges>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "kernel/array.h"
+#include "kernel/detail/function_traits.h"
+#include "kernel/errors.h"
+#include "kernel/types.h"
+
+namespace kernel::detail {
+
+template <class T> struct is_array_view : std::false_type {};
+template <class T, std::size_t R> struct is_array_view<array_view<T, R>> : std::true_type {};
+template <class T> struct is_ndarray : std::false_type {};
+template <class T, std::size_t R> struct is_ndarray<ndarray<T, R>> : std::true_type {};
+
+/// How a ufunc sees one argument of type `A` (as passed, with its reference and const).
+template <class A, class = void> struct ufunc_arg {
+  static constexpr bool supported = false;
+};
+
+// Scalars: arithmetic values and std::complex.
+template <class A>
+struct ufunc_arg<A, std::enable_if_t<scalar<std::remove_cvref_t<A>>>> {
+  static constexpr bool supported = true;
+  static constexpr bool is_scalar = true;
+  static constexpr bool writable = false;
+  static constexpr std::size_t rank = 0;
+  using element_type = std::remove_cvref_t<A>;
+};
+
+// Arrays: views, ndarrays and contiguous ranges (std::vector, std::span, std::array).
+template <class A>
+struct ufunc_arg<A, std::enable_if_t<is_array_view<std::remove_cvref_t<A>>::value>> {
+  using view_type = std::remove_cvref_t<A>;
+  static constexpr bool supported = scalar<typename view_type::element_type>;
+  static constexpr bool is_scalar = false;
+  static constexpr bool writable = !std::is_const_v<typename view_type::element_type>;
+  static constexpr std::size_t rank = view_type::rank;
+  using element_type = typename view_type::value_type;
+  static view_type view(const view_type &a) { return a; }
+};
+
+template <class A>
+struct ufunc_arg<A, std::enable_if_t<is_ndarray<std::remove_cvref_t<A>>::value>> {
+  using array_type = std::remove_cvref_t<A>;
+  static constexpr bool supported = true;
+  static constexpr bool is_scalar = false;
+  static constexpr bool writable = !std::is_const_v<std::remove_reference_t<A>>;
+  static constexpr std::size_t rank = array_type::rank;
+  using element_type = typename array_type::value_type;
+  static auto view(std::remove_reference_t<A> &a) { return a.view(); }
+};
+
+template <class A>
+struct ufunc_arg<A, std::enable_if_t<!is_array_view<std::remove_cvref_t<A>>::value &&
+                                     !is_ndarray<std::remove_cvref_t<A>>::value &&
+                                     std::ranges::contiguous_range<A> &&
+                                     std::ranges::sized_range<A>>> {
+  using reference = std::ranges::range_reference_t<A>;
+  using stored_type = std::remove_reference_t<reference>;
+  static constexpr bool supported = scalar<stored_type>;
+  static constexpr bool is_scalar = false;
+  static constexpr bool writable = !std::is_const_v<stored_type>;
+  static constexpr std::size_t rank = 1;
+  using element_type = std::remove_cv_t<stored_type>;
+  static array_view<stored_type, 1> view(std::remove_reference_t<A> &a) {
+    return array_view<stored_type, 1>(std::ranges::data(a),
+                                      {static_cast<index_t>(std::ranges::size(a))});
+  }
+};
+
+/// Scalars are "weak", as Python scalars are under NumPy's NEP 50: any scalar of the same
+/// kind or a lower one fits a loop's parameter (2.0 into float32, 3 into int8 if it fits),
+/// with integer values range-checked at the call.
+constexpr bool scalar_fits(dtype value, dtype param) noexcept {
+  const dtype_kind vk = kind_of(value), pk = kind_of(param);
+  const bool value_integer = vk == dtype_kind::signed_integer || vk == dtype_kind::unsigned_integer;
+  const bool param_integer = pk == dtype_kind::signed_integer || pk == dtype_kind::unsigned_integer;
+  if (value_integer && param_integer) return true;
+  return kind_rank(vk) <= kind_rank(pk);
+}
+
+/// True when a loop parameter of type `Param` accepts argument `Arg`: arrays must cast
+/// safely, scalars must fit.
+template <class Arg, class Param> constexpr bool arg_accepts() {
+  using arg = ufunc_arg<Arg>;
+  if constexpr (!arg::supported || !scalar<Param>) return false;
+  else if constexpr (arg::is_scalar) return scalar_fits(dtype_of<typename arg::element_type>, dtype_of<Param>);
+  else return can_cast_safely(dtype_of<typename arg::element_type>, dtype_of<Param>);
+}
+
+template <auto F, class... Args, std::size_t... I>
+constexpr bool loop_accepts_impl(std::index_sequence<I...>) {
+  using traits = function_traits<decltype(F)>;
+  return (arg_accepts<Args, typename traits::template arg<I>>() && ...);
+}
+
+/// True when loop `F` accepts arguments `Args` as its inputs.
+template <auto F, class... Args> constexpr bool loop_accepts() {
+  if constexpr (function_traits<decltype(F)>::arity != sizeof...(Args)) return false;
+  else return loop_accepts_impl<F, Args...>(std::index_sequence_for<Args...>{});
+}
+
+/// Index of the first loop in `Fs` accepting `Args`, or -1 (NumPy also takes the first
+/// matching loop in registration order, so list the narrowest types first).
+template <class ArgsTuple, auto... Fs> struct select_loop;
+template <class... Args, auto... Fs> struct select_loop<std::tuple<Args...>, Fs...> {
+  static constexpr int value = [] {
+    int index = 0, found = -1;
+    ((found < 0 && loop_accepts<Fs, Args...>() ? (found = index) : 0, ++index), ...);
+    return found;
+  }();
+};
+
+/// Converts a scalar argument to the loop's parameter type, rejecting integers that do not
+/// fit (300 for an int8 parameter) instead of wrapping them.
+template <class Param, class Value>
+Param convert_scalar(std::string_view callee, int argument, const Value &value) {
+  if constexpr (std::is_integral_v<Value> && std::is_integral_v<Param> &&
+                !std::is_same_v<Param, bool>) {
+    if (!std::in_range<Param>(value))
+      throw argument_error(std::string(callee), argument,
+                           "value " + std::to_string(value) + " does not fit the loop's " +
+                               std::string(dtype_name(dtype_of<Param>)) + " parameter");
+    return static_cast<Param>(value);
+  } else if constexpr (std::is_same_v<Param, bool>) {
+    return static_cast<bool>(value != Value{});
+  } else {
+    return static_cast<Param>(value);
+  }
+}
+
+} // namespace kernel::detail

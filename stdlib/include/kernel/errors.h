@@ -1,0 +1,54 @@
+// Exceptions thrown by ufuncs, kernels and the runtime. Every message names what failed (the
+// ufunc or kernel and, where there is one, the argument) and what was expected.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace kernel {
+
+/// Base of every error the library throws.
+class error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A call's arguments do not fit the ufunc or kernel: shapes, element types, aliasing.
+class argument_error : public error {
+public:
+  /// `argument` is 1-based; 0 when the error is about the call as a whole.
+  argument_error(std::string callee, int argument, const std::string &what)
+      : error(format(callee, argument, what)), callee_(std::move(callee)), argument_(argument) {}
+
+  /// The ufunc or kernel that was called.
+  const std::string &callee() const noexcept { return callee_; }
+  /// The 1-based position of the offending argument, 0 for the call as a whole.
+  int argument() const noexcept { return argument_; }
+
+private:
+  static std::string format(const std::string &callee, int argument, const std::string &what) {
+    std::string m = "'" + callee + "': ";
+    if (argument > 0) m += "argument " + std::to_string(argument) + ": ";
+    return m + what;
+  }
+  std::string callee_;
+  int argument_;
+};
+
+/// The requested target cannot run here: no CUDA driver or GPU, or no GPU code was compiled.
+class target_unavailable_error : public error {
+public:
+  using error::error;
+};
+
+/// A CUDA driver, nvJitLink or NVRTC call failed; the message carries the call and its code.
+class cuda_error : public error {
+public:
+  cuda_error(const std::string &what, int code) : error(what), code_(code) {}
+  int code() const noexcept { return code_; }
+
+private:
+  int code_;
+};
+
+} // namespace kernel

@@ -1,0 +1,251 @@
+// Universal functions: an elementwise function applied over arrays with NumPy broadcasting.
+//
+//   [[kernel::vectorize("float32(float32, float32, float32)")]]
+//   float saxpy(float a, float x, float y) { return a * x + y; }
+//
+//   constexpr kernel::ufunc<saxpy> vsaxpy;
+//   vsaxpy(2.0f, x, y, out);                          // into `out`, on the CPU
+//   auto r = vsaxpy.on(kernel::target::parallel)(2.0f, x, y);   // allocates the result
+//
+// Several functions make one ufunc with several loops (a template instantiated for several
+// types): `kernel::ufunc<hypot<float>, hypot<double>>`. A call picks the first loop whose
+// parameters accept the arguments (arrays cast safely, scalars by kind), at compile time.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "kernel/array.h"
+#include "kernel/config.h"
+#include "kernel/detail/broadcast.h"
+#include "kernel/detail/function_traits.h"
+#include "kernel/detail/runtime_api.h"
+#include "kernel/detail/ufunc_args.h"
+#include "kernel/detail/ufunc_cpu.h"
+#include "kernel/detail/ufunc_kernel.h"
+#include "kernel/errors.h"
+#include "kernel/inspect.h"
+#include "kernel/target.h"
+#include "kernel/types.h"
+
+namespace kernel {
+
+namespace detail {
+// Work per parallel task: below this, spreading a loop over cores costs more than it saves.
+inline constexpr index_t parallel_grain = 1 << 15;
+
+template <auto F, auto... Rest> struct first_loop {
+  static constexpr auto value = F;
+};
+
+template <std::size_t... R> constexpr std::size_t max_rank() {
+  std::size_t m = 0;
+  ((m = R > m ? R : m), ...);
+  return m;
+}
+} // namespace detail
+
+/// A ufunc made of the loops `F...` (functions with the same number of scalar parameters).
+template <auto... F> class ufunc {
+  static_assert(sizeof...(F) >= 1, "kernel::ufunc needs at least one function");
+  static constexpr auto primary = detail::first_loop<F...>::value;
+  using primary_traits = detail::function_traits<decltype(primary)>;
+
+public:
+  /// Inputs per call.
+  static constexpr std::size_t nin = primary_traits::arity;
+  static_assert(((detail::function_traits<decltype(F)>::arity == nin) && ...),
+                "every loop of a ufunc takes the same number of arguments");
+
+  constexpr ufunc() noexcept = default;
+  constexpr explicit ufunc(target t) noexcept : target_(t) {}
+
+  /// The same ufunc running on target `t`.
+  constexpr ufunc on(target t) const noexcept { return ufunc(t); }
+  constexpr target where() const noexcept { return target_; }
+
+  /// The name used in messages: the first loop's function.
+  static constexpr std::string_view name() noexcept { return detail::function_name<primary>(); }
+
+  /// The GPU kernels compiled for this ufunc, one per loop; empty for loops whose translation
+  /// unit was compiled without the plugin.
+  static std::vector<kernel_info> inspect() {
+    std::vector<kernel_info> kernels;
+    for (const void *key : {reinterpret_cast<const void *>(&detail::ufunc_kernel<F>)...})
+      if (auto info = detail::find_kernel(key)) kernels.push_back(std::move(*info));
+    return kernels;
+  }
+
+  /// Applies the ufunc. With `nin` arguments the result is allocated and returned (an
+  /// ndarray, or a scalar when every argument is a scalar); with one more, the last argument
+  /// is the output, which must already have the broadcast shape.
+  template <class... Args> auto operator()(Args &&...args) const {
+    static_assert(sizeof...(Args) == nin || sizeof...(Args) == nin + 1,
+                  "a ufunc call takes its inputs, optionally followed by one output array");
+    if constexpr (sizeof...(Args) == nin) {
+      return allocate_and_call(args...);
+    } else {
+      auto refs = std::forward_as_tuple(args...);
+      return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+        return call_into(std::get<nin>(refs), std::get<I>(refs)...);
+      }(std::make_index_sequence<nin>{});
+    }
+  }
+
+private:
+  template <class... In> static constexpr int select() {
+    constexpr int loop = detail::select_loop<std::tuple<In...>, F...>::value;
+    static_assert(loop >= 0,
+                  "no loop of this ufunc accepts these argument types: arrays must cast safely "
+                  "to a loop's parameter types (NumPy 'safe' casting) and scalars must be of the "
+                  "same kind or a lower one; the loops are the ufunc's template arguments");
+    return loop;
+  }
+
+  template <int L> static constexpr auto loop_fn() {
+    return std::get<L>(std::make_tuple(F...));
+  }
+
+  template <class... In> auto allocate_and_call(In &...in) const {
+    constexpr int L = select<In &...>();
+    constexpr auto fn = loop_fn<L>();
+    using R = typename detail::function_traits<decltype(fn)>::result_type;
+    constexpr std::size_t rank = detail::max_rank<detail::ufunc_arg<In &>::rank...>();
+    if constexpr (rank == 0) {
+      return invoke_scalars<fn>(std::index_sequence_for<In...>{}, in...);
+    } else {
+      std::array<detail::operand_layout, nin> layouts = input_layouts(std::index_sequence_for<In...>{}, in...);
+      const detail::iteration_space space = detail::broadcast_shapes(name(), layouts);
+      std::array<index_t, rank> shape{};
+      std::copy_n(space.shape, rank, shape.begin());
+      ndarray<R, rank> result(ndarray<R, rank>::uninitialized, shape);
+      call_into(result, in...);
+      return result;
+    }
+  }
+
+  template <auto Fn, std::size_t... I, class... In>
+  auto invoke_scalars(std::index_sequence<I...>, In &...in) const {
+    using traits = detail::function_traits<decltype(Fn)>;
+    return Fn(detail::convert_scalar<typename traits::template arg<I>>(name(), int(I) + 1, in)...);
+  }
+
+  template <std::size_t... I, class... In>
+  static std::array<detail::operand_layout, nin> input_layouts(std::index_sequence<I...>, In &...in) {
+    return {input_layout<I>(in)...};
+  }
+
+  template <std::size_t I, class A> static detail::operand_layout input_layout(A &a) {
+    using arg = detail::ufunc_arg<A &>;
+    if constexpr (arg::is_scalar) {
+      detail::operand_layout l;
+      l.argument = int(I) + 1;
+      return l;
+    } else {
+      return detail::layout_of(arg::view(a), int(I) + 1);
+    }
+  }
+
+  // What the loop reads for input I: array elements in place, or the scalar converted once.
+  template <std::size_t I, auto Fn, class A> static auto input_source(A &a) {
+    using arg = detail::ufunc_arg<A &>;
+    using param = typename detail::function_traits<decltype(Fn)>::template arg<I>;
+    if constexpr (arg::is_scalar) return detail::convert_scalar<param>(name(), int(I) + 1, a);
+    else return arg::view(a);
+  }
+
+  template <class Out, class... In> void call_into(Out &out, In &...in) const {
+    using out_arg = detail::ufunc_arg<Out &>;
+    static_assert(out_arg::supported && !out_arg::is_scalar,
+                  "the last argument of a ufunc call with an output must be an array");
+    static_assert(out_arg::writable, "the output array of a ufunc call must be writable");
+    constexpr int L = select<In &...>();
+    constexpr auto fn = loop_fn<L>();
+    using R = typename detail::function_traits<decltype(fn)>::result_type;
+    using out_elem = typename out_arg::element_type;
+    static_assert(can_cast_same_kind(dtype_of<R>, dtype_of<out_elem>),
+                  "the output's element type cannot hold the ufunc's result (NumPy "
+                  "'same_kind' casting)");
+    run<fn>(out_arg::view(out), std::index_sequence_for<In...>{}, in...);
+  }
+
+  template <auto Fn, class OutView, std::size_t... I, class... In>
+  void run(const OutView &out, std::index_sequence<I...>, In &...in) const {
+    using out_elem = typename OutView::value_type;
+    constexpr std::size_t N = nin + 1;
+
+    // Sources stay alive for the whole call: converted scalars live here.
+    auto sources = std::make_tuple(input_source<I, Fn>(in)...);
+    std::array<detail::operand_layout, N> layouts{};
+    ((layouts[I] = layout_from_source<I>(std::get<I>(sources))), ...);
+    layouts[nin] = detail::layout_of(out, int(nin) + 1, /*is_output=*/true);
+
+    const detail::iteration_space space = detail::broadcast_shapes(name(), layouts);
+    const detail::loop_plan<N> plan = detail::plan_loop<N>(space, layouts);
+    detail::check_output_aliasing<N>(name(), layouts, plan);
+    const index_t size = space.size();
+    if (size == 0) return;
+
+    using loop = detail::cpu_loop<Fn, out_elem, source_element_t<std::tuple_element_t<I, decltype(sources)>>...>;
+    const typename loop::inputs ptrs{source_pointer(std::get<I>(sources))...};
+
+    switch (target_) {
+    case target::cpu:
+      loop::run(plan, out.data(), ptrs, 0, size);
+      return;
+    case target::parallel: {
+      struct job {
+        const detail::loop_plan<N> *plan;
+        out_elem *out;
+        const typename loop::inputs *in;
+      } j{&plan, out.data(), &ptrs};
+      detail::parallel_for(
+          size, detail::parallel_grain,
+          [](void *ctx, index_t b, index_t e) {
+            const job &jb = *static_cast<const job *>(ctx);
+            loop::run(*jb.plan, jb.out, *jb.in, b, e);
+          },
+          &j);
+      return;
+    }
+    case target::cuda:
+      detail::throw_cuda_unavailable(name(), reinterpret_cast<const void *>(&detail::ufunc_kernel<Fn>));
+    }
+  }
+
+  template <class S> struct source_element {
+    using type = std::remove_cv_t<typename S::element_type>;
+  };
+  template <class S>
+    requires scalar<S>
+  struct source_element<S> {
+    using type = S;
+  };
+  template <class S> using source_element_t = typename source_element<S>::type;
+
+  template <std::size_t I, class S> static detail::operand_layout layout_from_source(const S &s) {
+    if constexpr (scalar<S>) {
+      detail::operand_layout l;
+      l.data = &s;
+      l.elem_size = sizeof(S);
+      l.argument = int(I) + 1;
+      return l;
+    } else {
+      return detail::layout_of(s, int(I) + 1);
+    }
+  }
+
+  template <class S> static auto source_pointer(const S &s) {
+    if constexpr (scalar<S>) return static_cast<const S *>(&s);
+    else return static_cast<const typename S::value_type *>(s.data());
+  }
+
+  target target_ = target::cpu;
+};
+
+} // namespace kernel
