@@ -11,6 +11,7 @@
 
 #include "kernel/config.h"
 #include "kernel/array.h"
+#include "kernel/detail/jit_kernel.h"
 #include "kernel/errors.h"
 #include "kernel/inspect.h"
 #include "kernel/intrinsics.h"

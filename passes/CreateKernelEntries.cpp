@@ -1,0 +1,90 @@
+//===- CreateKernelEntries.cpp - PTX entry points -------------------------===//
+
+#include "CreateKernelEntries.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace kernel {
+namespace passes {
+
+PreservedAnalyses CreateKernelEntriesPass::run(Module &M, ModuleAnalysisManager &) {
+  LLVMContext &Ctx = M.getContext();
+  StringSet<> Exported;
+
+  for (const DeviceEntry &E : Code.Entries) {
+    const std::string Symbol = E.HostFunction->getName().str();
+    Function *Body = M.getFunction(Symbol);
+    if (!Body || Body->isDeclaration() || Body->arg_size() != 1 ||
+        !Body->getArg(0)->getType()->isPointerTy()) {
+      Diags.error("the GPU entry of '" + E.Info.Name +
+                  "' does not have the expected shape (one parameter block)");
+      continue;
+    }
+    Body->setName(Symbol + ".body");
+    Body->setLinkage(GlobalValue::InternalLinkage);
+    Body->removeFnAttr(Attribute::NoInline);
+    Body->addFnAttr(Attribute::AlwaysInline);
+
+    Type *Ptr = PointerType::getUnqual(Ctx);
+    auto *Kernel = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false),
+                                    GlobalValue::ExternalLinkage, Symbol, M);
+    Kernel->setCallingConv(CallingConv::PTX_Kernel);
+    Kernel->addFnAttr(Attribute::NoUnwind);
+    Kernel->addFnAttr(Attribute::MustProgress);
+    Argument *Block = Kernel->getArg(0);
+    Block->setName("params");
+    Type *BlockType = ArrayType::get(Type::getInt8Ty(Ctx), std::max<uint64_t>(E.Info.ParamSize, 1));
+    Kernel->addParamAttr(0, Attribute::getWithByValType(Ctx, BlockType));
+    Kernel->addParamAttr(0, Attribute::getWithAlignment(Ctx, Align(E.Info.ParamAlign)));
+    Kernel->addParamAttr(0, Attribute::NoAlias);
+
+    // The block is read-only: as a grid constant (PTX 7.7, sm_70), the kernel reads it in
+    // place even where the optimiser takes its address, instead of first copying all of it
+    // to local memory in every thread.
+    NamedMDNode *Annotations = M.getOrInsertNamedMetadata("nvvm.annotations");
+    Type *I32 = Type::getInt32Ty(Ctx);
+    Annotations->addOperand(MDNode::get(
+        Ctx, {ValueAsMetadata::get(Kernel), MDString::get(Ctx, "grid_constant"),
+              MDNode::get(Ctx, {ConstantAsMetadata::get(ConstantInt::get(I32, 1))})}));
+
+    IRBuilder<> B(BasicBlock::Create(Ctx, "entry", Kernel));
+    B.CreateCall(Body, {Block});
+    B.CreateRetVoid();
+    Exported.insert(Symbol);
+  }
+  for (const Function *F : Code.DeviceFunctions)
+    Exported.insert(F->getName());
+
+  for (Function &F : M)
+    if (!F.isDeclaration() && !Exported.contains(F.getName()))
+      F.setLinkage(GlobalValue::InternalLinkage);
+  for (GlobalVariable &GV : M.globals())
+    if (!GV.isDeclaration())
+      GV.setLinkage(GlobalValue::InternalLinkage);
+
+  // What only host exception handling used (__clang_call_terminate after the invokes that
+  // reached it became calls) is dead now; drop it before it is checked or compiled.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Function &F : llvm::make_early_inc_range(M))
+      if ((F.hasLocalLinkage() || F.isDeclaration()) && F.use_empty() && !F.isIntrinsic()) {
+        F.eraseFromParent();
+        Changed = true;
+      }
+    for (GlobalVariable &GV : llvm::make_early_inc_range(M.globals()))
+      if (GV.hasLocalLinkage() && GV.use_empty()) {
+        GV.eraseFromParent();
+        Changed = true;
+      }
+  }
+  return PreservedAnalyses::none();
+}
+
+} // namespace passes
+} // namespace kernel

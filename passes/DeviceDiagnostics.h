@@ -1,0 +1,37 @@
+//===- DeviceDiagnostics.h - Errors of the GPU compilation -------*- C++ -*-===//
+//
+// The passes report errors through the LLVMContext, so that clang prints them as compiler
+// errors and fails the compile, and record that they did, so that the offload pass stops
+// before generating code from a module known to be wrong. The plugin rejects almost
+// everything at the source level first; these are the backstops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KERNEL_PASSES_DEVICEDIAGNOSTICS_H
+#define KERNEL_PASSES_DEVICEDIAGNOSTICS_H
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/IR/LLVMContext.h"
+
+namespace kernel {
+namespace passes {
+
+class DeviceDiagnostics {
+public:
+  explicit DeviceDiagnostics(llvm::LLVMContext &Ctx) : Ctx(Ctx) {}
+
+  void error(const llvm::Twine &Message) {
+    Failed = true;
+    Ctx.emitError("kernel: " + Message);
+  }
+  bool failed() const { return Failed; }
+
+private:
+  llvm::LLVMContext &Ctx;
+  bool Failed = false;
+};
+
+} // namespace passes
+} // namespace kernel
+
+#endif // KERNEL_PASSES_DEVICEDIAGNOSTICS_H

@@ -1,0 +1,58 @@
+//===- DeviceEntries.cpp - Finding what to compile for the GPU ------------===//
+
+#include "DeviceEntries.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+
+using namespace llvm;
+
+namespace kernel {
+namespace passes {
+
+static StringRef annotationString(const Constant *C) {
+  const auto *GV = dyn_cast<GlobalVariable>(C->stripPointerCasts());
+  if (!GV || !GV->hasInitializer())
+    return StringRef();
+  const auto *Data = dyn_cast<ConstantDataSequential>(GV->getInitializer());
+  if (!Data || !Data->isCString())
+    return StringRef();
+  return Data->getAsCString();
+}
+
+DeviceCode collectDeviceCode(Module &M) {
+  DeviceCode Code;
+  GlobalVariable *Annotations = M.getGlobalVariable("llvm.global.annotations");
+  if (!Annotations || !Annotations->hasInitializer())
+    return Code;
+  const auto *List = dyn_cast<ConstantArray>(Annotations->getInitializer());
+  if (!List)
+    return Code;
+  for (const Use &U : List->operands()) {
+    const auto *Item = dyn_cast<ConstantStruct>(U.get());
+    if (!Item || Item->getNumOperands() < 2)
+      continue;
+    auto *F = dyn_cast<Function>(Item->getOperand(0)->stripPointerCasts());
+    if (!F || F->isDeclaration())
+      continue;
+    StringRef Text = annotationString(Item->getOperand(1));
+    if (std::optional<EntryAnnotation> Entry = EntryAnnotation::decode(Text)) {
+      Code.Entries.push_back({F, std::move(*Entry)});
+    } else if (Text == "kernel.device" || Text.starts_with("kernel.device\x1f")) {
+      Code.DeviceFunctions.push_back(F);
+    }
+  }
+  // Annotation order follows emission order; sorting keeps the output independent of it.
+  llvm::sort(Code.Entries, [](const DeviceEntry &A, const DeviceEntry &B) {
+    return A.HostFunction->getName() < B.HostFunction->getName();
+  });
+  llvm::sort(Code.DeviceFunctions,
+             [](const Function *A, const Function *B) { return A->getName() < B->getName(); });
+  Code.DeviceFunctions.erase(std::unique(Code.DeviceFunctions.begin(), Code.DeviceFunctions.end()),
+                             Code.DeviceFunctions.end());
+  return Code;
+}
+
+} // namespace passes
+} // namespace kernel

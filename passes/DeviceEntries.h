@@ -1,0 +1,38 @@
+//===- DeviceEntries.h - Finding what to compile for the GPU -----*- C++ -*-===//
+//
+// Reads llvm.global.annotations of the host module for the functions the plugin marked:
+// kernel entries (with their EntryAnnotation) and [[kernel::device]] functions, which are
+// kept in the GPU module even when no kernel of this translation unit calls them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KERNEL_PASSES_DEVICEENTRIES_H
+#define KERNEL_PASSES_DEVICEENTRIES_H
+
+#include "EntryAnnotation.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+
+namespace kernel {
+namespace passes {
+
+struct DeviceEntry {
+  llvm::Function *HostFunction; ///< kernel::detail::ufunc_kernel<&f> etc. in the host module
+  EntryAnnotation Info;
+};
+
+struct DeviceCode {
+  llvm::SmallVector<DeviceEntry, 4> Entries;
+  llvm::SmallVector<llvm::Function *, 4> DeviceFunctions;
+  bool empty() const { return Entries.empty() && DeviceFunctions.empty(); }
+};
+
+/// The entries and device functions defined in `M`, in a stable order (by symbol name).
+DeviceCode collectDeviceCode(llvm::Module &M);
+
+} // namespace passes
+} // namespace kernel
+
+#endif // KERNEL_PASSES_DEVICEENTRIES_H

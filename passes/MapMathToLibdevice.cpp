@@ -1,0 +1,117 @@
+//===- MapMathToLibdevice.cpp - C and C++ math on the GPU -----------------===//
+
+#include "MapMathToLibdevice.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace llvm;
+
+namespace kernel {
+namespace passes {
+
+namespace {
+
+/// LLVM math intrinsics the NVPTX backend cannot lower, by their C library name.
+std::optional<StringRef> libmNameOfIntrinsic(Intrinsic::ID ID) {
+  switch (ID) {
+  case Intrinsic::sin: return StringRef("sin");
+  case Intrinsic::cos: return StringRef("cos");
+  case Intrinsic::tan: return StringRef("tan");
+  case Intrinsic::asin: return StringRef("asin");
+  case Intrinsic::acos: return StringRef("acos");
+  case Intrinsic::atan: return StringRef("atan");
+  case Intrinsic::sinh: return StringRef("sinh");
+  case Intrinsic::cosh: return StringRef("cosh");
+  case Intrinsic::tanh: return StringRef("tanh");
+  case Intrinsic::exp: return StringRef("exp");
+  case Intrinsic::exp2: return StringRef("exp2");
+  case Intrinsic::exp10: return StringRef("exp10");
+  case Intrinsic::log: return StringRef("log");
+  case Intrinsic::log2: return StringRef("log2");
+  case Intrinsic::log10: return StringRef("log10");
+  case Intrinsic::pow: return StringRef("pow");
+  case Intrinsic::powi: return StringRef("powi");
+  case Intrinsic::ldexp: return StringRef("ldexp");
+  default: return std::nullopt;
+  }
+}
+
+/// C library functions PTX implements natively, as the LLVM intrinsic that lowers to it.
+std::optional<Intrinsic::ID> nativeIntrinsicOf(StringRef Name) {
+  if (Name.ends_with("f") && Name != "erf" && Name != "modf")
+    Name = Name.drop_back();
+  return StringSwitch<std::optional<Intrinsic::ID>>(Name)
+      .Case("sqrt", Intrinsic::sqrt)
+      .Case("fabs", Intrinsic::fabs)
+      .Case("fma", Intrinsic::fma)
+      .Case("floor", Intrinsic::floor)
+      .Case("ceil", Intrinsic::ceil)
+      .Case("trunc", Intrinsic::trunc)
+      .Case("rint", Intrinsic::rint)
+      .Case("nearbyint", Intrinsic::nearbyint)
+      .Case("copysign", Intrinsic::copysign)
+      .Case("fmin", Intrinsic::minnum)
+      .Case("fmax", Intrinsic::maxnum)
+      .Default(std::nullopt);
+}
+
+bool isFloatOrDouble(Type *T) { return T->isFloatTy() || T->isDoubleTy(); }
+
+} // namespace
+
+PreservedAnalyses MapMathToLibdevicePass::run(Module &M, ModuleAnalysisManager &) {
+  TargetLibraryInfoImpl TLII{Triple(HostTriple)};
+  TargetLibraryInfo TLI(TLII);
+  bool Changed = false;
+
+  for (Function &F : llvm::make_early_inc_range(M)) {
+    if (!F.isDeclaration() || F.use_empty())
+      continue;
+    FunctionType *FT = F.getFunctionType();
+    Function *Replacement = nullptr;
+    std::string Wanted;
+
+    if (F.isIntrinsic()) {
+      std::optional<StringRef> Base = libmNameOfIntrinsic(F.getIntrinsicID());
+      if (!Base || !isFloatOrDouble(FT->getReturnType()))
+        continue;
+      Wanted = "__nv_" + Base->str() + (FT->getReturnType()->isFloatTy() ? "f" : "");
+    } else {
+      LibFunc LF;
+      if (!TLI.getLibFunc(F, LF))
+        continue;
+      StringRef Name = F.getName();
+      if (std::optional<Intrinsic::ID> Native = nativeIntrinsicOf(Name);
+          Native && isFloatOrDouble(FT->getReturnType())) {
+        Replacement = Intrinsic::getDeclaration(&M, *Native, {FT->getReturnType()});
+      } else {
+        Wanted = "__nv_" + Name.str();
+      }
+    }
+
+    if (!Replacement) {
+      const Function *Lib = Libdevice ? Libdevice->getFunction(Wanted) : nullptr;
+      if (!Lib) {
+        Unmapped.push_back(F.getName().str());
+        continue;
+      }
+      Replacement = cast<Function>(
+          M.getOrInsertFunction(Wanted, Lib->getFunctionType(), Lib->getAttributes()).getCallee());
+    }
+    if (Replacement->getFunctionType() != FT) {
+      Unmapped.push_back(F.getName().str());
+      continue;
+    }
+    F.replaceAllUsesWith(Replacement);
+    F.eraseFromParent();
+    Changed = true;
+  }
+  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+} // namespace passes
+} // namespace kernel

@@ -1,0 +1,27 @@
+//===- OffloadOptions.h - What the GPU compilation is asked to do -*- C++ -*-===//
+
+#ifndef KERNEL_PASSES_OFFLOADOPTIONS_H
+#define KERNEL_PASSES_OFFLOADOPTIONS_H
+
+#include <string>
+#include <vector>
+
+namespace kernel {
+namespace passes {
+
+struct OffloadOptions {
+  /// Architectures to emit PTX for: a baseline every supported GPU can JIT (CUDA 13
+  /// supports sm_75 and newer) and the Hopper GPUs we run on.
+  std::vector<std::string> Archs = {"sm_75", "sm_90"};
+  /// PTX ISA version; 7.8 is the first with sm_90 and is accepted by every CUDA 12/13 tool.
+  std::string PTXFeatures = "+ptx78";
+  /// libdevice bitcode; empty to look in $CUDA_HOME, $CUDA_PATH and /usr/local/cuda.
+  std::string LibdevicePath;
+  /// When set, each module's PTX and a list of its kernels are written to this directory.
+  std::string InspectDir;
+};
+
+} // namespace passes
+} // namespace kernel
+
+#endif // KERNEL_PASSES_OFFLOADOPTIONS_H

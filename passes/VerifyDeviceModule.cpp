@@ -1,0 +1,51 @@
+//===- VerifyDeviceModule.cpp - Last checks before code generation --------===//
+
+#include "VerifyDeviceModule.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace kernel {
+namespace passes {
+
+// System calls the CUDA driver resolves, and __nvvm_reflect, which NVVMReflect folds
+// during optimisation.
+static bool isResolvedLater(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases("vprintf", "__assertfail", "malloc", "free", "__nvvm_reflect", true)
+      .Default(false);
+}
+
+PreservedAnalyses VerifyDeviceModulePass::run(Module &M, ModuleAnalysisManager &) {
+  for (Function &F : M) {
+    if (F.isDeclaration()) {
+      if (F.use_empty() || isResolvedLater(F.getName()))
+        continue;
+      if (F.isIntrinsic() && !F.getName().starts_with("llvm.x86."))
+        continue;
+      std::string Callers;
+      for (const User *U : F.users())
+        if (const auto *I = dyn_cast<Instruction>(U)) {
+          std::string Caller = demangle(I->getFunction()->getName());
+          if (Callers.find(Caller) == std::string::npos)
+            Callers += (Callers.empty() ? "" : "', '") + Caller;
+        }
+      Diags.error("GPU code calls '" + demangle(F.getName()) +
+                  "', which has no GPU implementation" +
+                  (Callers.empty() ? std::string() : " (called from '" + Callers + "')"));
+      continue;
+    }
+    for (Instruction &I : instructions(F))
+      if (auto *Call = dyn_cast<CallBase>(&I); Call && Call->isIndirectCall() && !Call->isInlineAsm())
+        Diags.error("GPU code makes an indirect call in '" + demangle(F.getName()) + "'");
+  }
+  return PreservedAnalyses::all();
+}
+
+} // namespace passes
+} // namespace kernel

@@ -1,0 +1,275 @@
+//===- DeviceCodeChecker.cpp - Rejects code a GPU cannot run --------------===//
+
+#include "DeviceCodeChecker.h"
+#include "KernelDiagnostics.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/Builtins.h"
+#include "clang/Sema/Sema.h"
+
+using namespace clang;
+
+namespace kernel {
+namespace plugin {
+namespace {
+
+/// The C library functions GPU code may call: the pass maps the math functions to
+/// libdevice and the memory functions to LLVM intrinsics.
+bool isGpuLibraryFunction(ASTContext &Ctx, unsigned BuiltinID, StringRef Name) {
+  StringRef Header = Ctx.BuiltinInfo.getHeaderName(BuiltinID);
+  if (Header == "math.h" || Header == "complex.h")
+    return true;
+  if (Header == "string.h")
+    return Name == "memcpy" || Name == "memmove" || Name == "memset";
+  if (Header == "stdlib.h")
+    return Name == "abs" || Name == "labs" || Name == "llabs";
+  return false;
+}
+
+bool isKernelHook(const FunctionDecl *FD) {
+  return FD->isExternC() && FD->getIdentifier() && FD->getName().starts_with("__kernel_");
+}
+
+bool isConstantGlobal(const VarDecl *VD) {
+  if (VD->isConstexpr())
+    return true;
+  return VD->getType().isConstQualified() && VD->hasConstantInitialization();
+}
+
+/// Types no GPU has: x87 `long double` and the 128-bit float formats.
+const char *hostOnlyType(QualType T) {
+  T = T.getCanonicalType();
+  if (const auto *CT = T->getAs<ComplexType>())
+    T = CT->getElementType();
+  if (const auto *BT = T->getAs<BuiltinType>()) {
+    switch (BT->getKind()) {
+    case BuiltinType::LongDouble: return "long double";
+    case BuiltinType::Float128: return "__float128";
+    case BuiltinType::Ibm128: return "__ibm128";
+    default: return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
+public:
+  BodyVisitor(DeviceCodeChecker &Checker, const FunctionDecl *FD)
+      : Checker(Checker), FD(FD), Ctx(FD->getASTContext()),
+        Diags(Checker.sema().getDiagnostics()) {}
+
+  bool shouldVisitImplicitCode() const { return true; }
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitCallExpr(CallExpr *E) {
+    const FunctionDecl *Callee = E->getDirectCallee();
+    if (!Callee) {
+      if (isa<CXXPseudoDestructorExpr>(E->getCallee()->IgnoreParens()))
+        return true;
+      report(E->getExprLoc(), diag::GpuIndirectCall);
+      return true;
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = Member->getMethodDecl();
+      if (MD && MD->isVirtual()) {
+        const auto *ME = dyn_cast<MemberExpr>(Member->getCallee()->IgnoreParens());
+        bool Static = ME && (ME->hasQualifier() || MD->getDevirtualizedMethod(ME->getBase(), false));
+        if (!Static) {
+          report(E->getExprLoc(), diag::GpuVirtualCall, [&](const DiagnosticBuilder &B) { B << MD; });
+          return true;
+        }
+      }
+    }
+    handleCallee(Callee, E->getExprLoc());
+    return true;
+  }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    const CXXConstructorDecl *Ctor = E->getConstructor();
+    const CXXRecordDecl *RD = Ctor->getParent();
+    if (RD->isDynamicClass()) {
+      report(E->getExprLoc(), diag::GpuPolymorphicObject,
+             [&](const DiagnosticBuilder &B) { B << RD; });
+      return true;
+    }
+    if (!Ctor->isTrivial())
+      handleCallee(Ctor, E->getExprLoc());
+    if (const CXXDestructorDecl *Dtor = RD->getDestructor(); Dtor && !Dtor->isTrivial())
+      handleCallee(Dtor, E->getExprLoc());
+    return true;
+  }
+
+  bool VisitCXXNewExpr(CXXNewExpr *E) {
+    const FunctionDecl *New = E->getOperatorNew();
+    if (New && New->isReservedGlobalPlacementOperator())
+      return true; // placement new constructs in memory the code already has
+    report(E->getBeginLoc(), diag::GpuNew);
+    return true;
+  }
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *E) {
+    report(E->getBeginLoc(), diag::GpuDelete);
+    return true;
+  }
+  bool VisitCXXThrowExpr(CXXThrowExpr *E) {
+    report(E->getThrowLoc(), diag::GpuThrow);
+    return true;
+  }
+  bool VisitCXXTryStmt(CXXTryStmt *S) {
+    report(S->getTryLoc(), diag::GpuTry);
+    return true;
+  }
+  bool VisitCXXTypeidExpr(CXXTypeidExpr *E) {
+    report(E->getBeginLoc(), diag::GpuTypeid);
+    return true;
+  }
+  bool VisitCXXDynamicCastExpr(CXXDynamicCastExpr *E) {
+    if (E->getCastKind() == CK_Dynamic)
+      report(E->getBeginLoc(), diag::GpuDynamicCast);
+    return true;
+  }
+  bool VisitGCCAsmStmt(GCCAsmStmt *S) {
+    report(S->getAsmLoc(), diag::GpuInlineAsm);
+    return true;
+  }
+  bool VisitMSAsmStmt(MSAsmStmt *S) {
+    report(S->getAsmLoc(), diag::GpuInlineAsm);
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    const auto *VD = dyn_cast<VarDecl>(E->getDecl());
+    // Unevaluated operands (sizeof, decltype) and constants folded at compile time do not
+    // touch the variable at run time.
+    if (!VD || E->isNonOdrUse() != NOUR_None || VD->isStaticLocal())
+      return true;
+    if (VD->getTLSKind() != VarDecl::TLS_None)
+      report(E->getLocation(), diag::GpuThreadLocal, [&](const DiagnosticBuilder &B) { B << VD; });
+    else if (VD->hasGlobalStorage() && !isConstantGlobal(VD))
+      report(E->getLocation(), diag::GpuMutableGlobal, [&](const DiagnosticBuilder &B) { B << VD; });
+    return true;
+  }
+
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->isStaticLocal() && !isConstantGlobal(VD))
+      report(VD->getLocation(), diag::GpuStaticLocal, [&](const DiagnosticBuilder &B) { B << VD; });
+    checkType(VD->getType(), VD->getLocation());
+    return true;
+  }
+
+  bool VisitExpr(Expr *E) {
+    checkType(E->getType(), E->getExprLoc());
+    return true;
+  }
+
+private:
+  void checkType(QualType T, SourceLocation Loc) {
+    if (ReportedType || T.isNull())
+      return;
+    const char *Name = hostOnlyType(T);
+    if (!Name)
+      return;
+    // Once per function: an expression of such a type has many subexpressions of it.
+    ReportedType = true;
+    if (StringRef(Name) == "long double")
+      report(Loc, diag::GpuLongDouble);
+    else
+      report(Loc, diag::GpuHostOnlyType, [&](const DiagnosticBuilder &B) { B << Name; });
+  }
+
+  void handleCallee(const FunctionDecl *Callee, SourceLocation Loc) {
+    if (unsigned ID = Callee->getBuiltinID()) {
+      if (Ctx.BuiltinInfo.isTSBuiltin(ID)) {
+        report(Loc, diag::GpuHostOnlyBuiltin, [&](const DiagnosticBuilder &B) { B << Callee; });
+        return;
+      }
+      if (Ctx.BuiltinInfo.isPredefinedLibFunction(ID) &&
+          !isGpuLibraryFunction(Ctx, ID, Callee->getName())) {
+        report(Loc, diag::GpuLibraryCall, [&](const DiagnosticBuilder &B) { B << Callee; });
+        return;
+      }
+      return; // compiler builtins and math: the pass lowers them
+    }
+    if (isKernelHook(Callee))
+      return;
+    const FunctionDecl *Definition = nullptr;
+    if (!Callee->hasBody(Definition)) {
+      if (Callee->isTrivial() || Callee->isDefaulted())
+        return;
+      bool Throws = Callee->isInStdNamespace() && Callee->getIdentifier() &&
+                    Callee->getName().starts_with("__throw_");
+      report(Loc, diag::GpuUndefinedCallee, [&](const DiagnosticBuilder &B) { B << Callee; });
+      if (Throws)
+        Diags.Report(Loc, diag::id(Diags, DiagnosticsEngine::Note, diag::NoteThrowingLibrary));
+      return;
+    }
+    Checker.reach(Definition, FD, Loc);
+  }
+
+  template <unsigned N>
+  void report(SourceLocation Loc, const char (&Format)[N],
+              llvm::function_ref<void(const DiagnosticBuilder &)> Args = nullptr) {
+    Checker.report(Loc, FD, diag::id(Diags, DiagnosticsEngine::Error, Format), Args);
+  }
+
+  DeviceCodeChecker &Checker;
+  const FunctionDecl *FD;
+  ASTContext &Ctx;
+  DiagnosticsEngine &Diags;
+  bool ReportedType = false;
+};
+
+} // namespace
+
+void DeviceCodeChecker::check(const GpuRoot &Root) {
+  CurrentRoot = &Root;
+  if (Checked.insert(Root.Fn).second) {
+    RootOf[Root.Fn] = &Root;
+    Worklist.push_back(Root.Fn);
+  }
+  while (!Worklist.empty())
+    checkBody(Worklist.pop_back_val());
+  CurrentRoot = nullptr;
+}
+
+void DeviceCodeChecker::reach(const FunctionDecl *Callee, const FunctionDecl *Caller,
+                              SourceLocation Loc) {
+  if (!Checked.insert(Callee).second)
+    return;
+  ReachedFrom[Callee] = {Caller, Loc};
+  RootOf[Callee] = CurrentRoot;
+  Worklist.push_back(Callee);
+}
+
+void DeviceCodeChecker::checkBody(const FunctionDecl *FD) {
+  BodyVisitor Visitor(*this, FD);
+  Visitor.TraverseDecl(const_cast<FunctionDecl *>(FD));
+}
+
+bool DeviceCodeChecker::report(SourceLocation Loc, const FunctionDecl *In, unsigned DiagID,
+                               llvm::function_ref<void(const DiagnosticBuilder &)> Args) {
+  if (!Reported.insert(Loc.getRawEncoding()).second)
+    return false;
+  DiagnosticsEngine &Diags = S.getDiagnostics();
+  {
+    DiagnosticBuilder B = Diags.Report(Loc, DiagID);
+    if (Args)
+      Args(B);
+  }
+  const FunctionDecl *F = In;
+  for (auto It = ReachedFrom.find(F); It != ReachedFrom.end(); It = ReachedFrom.find(F)) {
+    Diags.Report(It->second.Loc, diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCalledFrom))
+        << F << It->second.Caller;
+    F = It->second.Caller;
+  }
+  if (const GpuRoot *Root = RootOf.lookup(F))
+    Diags.Report(Root->Origin->AttrLoc, diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCompiledForGpu))
+        << Root->Fn << attrSpelling(Root->Origin->Kind);
+  return true;
+}
+
+} // namespace plugin
+} // namespace kernel

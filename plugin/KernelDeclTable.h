@@ -1,0 +1,73 @@
+//===- KernelDeclTable.h - Functions carrying kernel attributes --*- C++ -*-===//
+//
+// What the attribute handlers learned about each annotated function (its kind and parsed
+// signatures with where they were written), kept for the AST consumer, which instantiates
+// the GPU entries once the function is defined and checks the code when the translation
+// unit is complete. One table per compilation, found through the ASTContext because the
+// attribute handlers are process-wide singletons that only see Sema.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KERNEL_PLUGIN_KERNELDECLTABLE_H
+#define KERNEL_PLUGIN_KERNELDECLTABLE_H
+
+#include "SignatureParser.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+#include <vector>
+
+namespace kernel {
+namespace plugin {
+
+enum class KernelAttrKind { Vectorize, Jit, Device };
+
+/// "kernel::vectorize", "kernel::jit", "kernel::device".
+llvm::StringRef attrSpelling(KernelAttrKind K);
+
+/// A signature as written in an attribute argument (Literal is null for one derived from
+/// the C++ types).
+struct WrittenSignature {
+  Signature Sig;
+  const clang::StringLiteral *Literal = nullptr;
+};
+
+struct AnnotatedFunction {
+  clang::FunctionDecl *Decl = nullptr; ///< the annotated declaration (templated for templates)
+  KernelAttrKind Kind = KernelAttrKind::Device;
+  clang::SourceLocation AttrLoc;
+  llvm::SmallVector<WrittenSignature, 2> Signatures;
+  bool Processed = false;
+};
+
+class KernelDeclTable {
+public:
+  /// The table of the compilation that owns `Ctx`, or null when the plugin's consumer is not
+  /// part of it (the attributes are then only checked).
+  static KernelDeclTable *forContext(const clang::ASTContext &Ctx);
+
+  explicit KernelDeclTable(const clang::ASTContext &Ctx);
+  ~KernelDeclTable();
+  KernelDeclTable(const KernelDeclTable &) = delete;
+  KernelDeclTable &operator=(const KernelDeclTable &) = delete;
+
+  AnnotatedFunction *find(const clang::FunctionDecl *FD) const;
+  AnnotatedFunction &add(AnnotatedFunction F);
+
+  /// Functions in the order their attributes were seen.
+  const std::vector<std::unique_ptr<AnnotatedFunction>> &functions() const { return Functions; }
+
+private:
+  const clang::ASTContext &Ctx;
+  std::vector<std::unique_ptr<AnnotatedFunction>> Functions;
+  llvm::DenseMap<const clang::Decl *, AnnotatedFunction *> ByDecl;
+};
+
+} // namespace plugin
+} // namespace kernel
+
+#endif // KERNEL_PLUGIN_KERNELDECLTABLE_H

@@ -1,0 +1,102 @@
+//===- KernelDiagnostics.h - The plugin's diagnostics -----------*- C++ -*-===//
+//
+// Every message the plugin reports, in one place so that wording stays consistent and the
+// -verify tests have one list to match against.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KERNEL_PLUGIN_KERNELDIAGNOSTICS_H
+#define KERNEL_PLUGIN_KERNELDIAGNOSTICS_H
+
+#include "clang/Basic/Diagnostic.h"
+
+namespace kernel {
+namespace plugin {
+namespace diag {
+
+/// The custom diagnostic ID for `Format` (clang caches IDs by level and text).
+template <unsigned N>
+unsigned id(clang::DiagnosticsEngine &D, clang::DiagnosticsEngine::Level L,
+            const char (&Format)[N]) {
+  return D.getCustomDiagID(L, Format);
+}
+
+// Attribute use.
+inline constexpr const char SignatureNotString[] =
+    "%0 arguments are signature strings such as \"float32(float32, float32)\"";
+inline constexpr const char SignatureNotOrdinaryString[] =
+    "%0 signatures must be ordinary (narrow) string literals";
+inline constexpr const char MalformedSignature[] = "malformed %0 signature: %1";
+inline constexpr const char NotAFunction[] = "%0 only applies to functions";
+inline constexpr const char NonStaticMember[] =
+    "%0 applies to free functions and static member functions, not to the non-static member "
+    "function %1";
+inline constexpr const char VariadicFunction[] = "%0 cannot apply to the variadic function %1";
+inline constexpr const char InClassTemplate[] =
+    "%0 on a member of a class template is not supported; make it a function template with "
+    "signatures";
+inline constexpr const char ConflictingAttributes[] =
+    "%0 conflicts with the %1 attribute already on %2";
+inline constexpr const char SignatureMismatch[] =
+    "signature '%0' does not match %1: %2";
+inline constexpr const char VectorizeNeedsScalars[] =
+    "kernel::vectorize signatures take and return scalars; '%0' is an array (use "
+    "kernel::guvectorize for functions of arrays)";
+inline constexpr const char VectorizeNeedsResult[] =
+    "kernel::vectorize functions return their result; the signature '%0' returns void";
+inline constexpr const char JitReturnsVoid[] =
+    "kernel::jit kernels return void and write results through array arguments; the "
+    "signature '%0' returns %1";
+inline constexpr const char CannotDeriveSignature[] =
+    "%0 %1 needs a signature string: it cannot be derived from its C++ types (%2)";
+inline constexpr const char TemplateNeedsSignature[] =
+    "%0 on the function template %1 needs at least one signature to instantiate it with";
+inline constexpr const char SignatureDoesNotInstantiate[] =
+    "signature '%0' cannot instantiate %1: %2";
+inline constexpr const char MissingHeader[] =
+    "%0 needs the declarations of <kernel/kernel.h>: include it before %1";
+inline constexpr const char UnknownScope[] =
+    "unknown attribute '%0' ignored; the kernel attributes are spelled [[kernel::%1]]";
+
+// Code that cannot run on a GPU.
+inline constexpr const char GpuThrow[] = "GPU code cannot throw exceptions";
+inline constexpr const char GpuTry[] = "GPU code cannot catch exceptions (try block)";
+inline constexpr const char GpuVirtualCall[] =
+    "GPU code cannot make virtual calls; %0 is called through the vtable";
+inline constexpr const char GpuPolymorphicObject[] =
+    "GPU code cannot create objects of %0, a class with virtual functions";
+inline constexpr const char GpuTypeid[] = "GPU code cannot use RTTI (typeid)";
+inline constexpr const char GpuDynamicCast[] = "GPU code cannot use RTTI (dynamic_cast)";
+inline constexpr const char GpuInlineAsm[] = "GPU code cannot contain inline assembly";
+inline constexpr const char GpuMutableGlobal[] =
+    "GPU code cannot access the non-constant global variable %0; make it constexpr or pass "
+    "its value as an argument";
+inline constexpr const char GpuThreadLocal[] =
+    "GPU code cannot access the thread-local variable %0";
+inline constexpr const char GpuStaticLocal[] =
+    "GPU code cannot have the non-constant static variable %0";
+inline constexpr const char GpuLongDouble[] =
+    "GPU code cannot use 'long double' (no GPU has it); use double";
+inline constexpr const char GpuHostOnlyType[] =
+    "GPU code cannot use %0, a type only x86 CPUs have";
+inline constexpr const char GpuHostOnlyBuiltin[] =
+    "GPU code cannot call %0, a builtin only x86 CPUs have";
+inline constexpr const char GpuNew[] = "GPU code cannot allocate memory with 'new'";
+inline constexpr const char GpuDelete[] = "GPU code cannot free memory with 'delete'";
+inline constexpr const char GpuIndirectCall[] =
+    "GPU code cannot make indirect calls (through a function pointer or std::function)";
+inline constexpr const char GpuUndefinedCallee[] =
+    "GPU code cannot call %0: its definition is not visible in this translation unit";
+inline constexpr const char GpuLibraryCall[] =
+    "GPU code cannot call %0: the C library function has no GPU implementation";
+inline constexpr const char NoteCalledFrom[] = "%0 is called from %1 here";
+inline constexpr const char NoteCompiledForGpu[] =
+    "%0 is compiled for the GPU because of this %1 attribute";
+inline constexpr const char NoteThrowingLibrary[] =
+    "this is how the C++ library reports errors, with exceptions, which GPU code does not have";
+
+} // namespace diag
+} // namespace plugin
+} // namespace kernel
+
+#endif // KERNEL_PLUGIN_KERNELDIAGNOSTICS_H

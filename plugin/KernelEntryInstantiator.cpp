@@ -1,0 +1,180 @@
+//===- KernelEntryInstantiator.cpp - GPU entries for annotated functions --===//
+
+#include "KernelEntryInstantiator.h"
+#include "KernelDiagnostics.h"
+#include "SignatureMatcher.h"
+#include "StdlibLookup.h"
+
+#include "EntryAnnotation.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Sema/Sema.h"
+#include "clang/Sema/TemplateDeduction.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+
+namespace kernel {
+namespace plugin {
+
+static std::string displayName(const FunctionDecl *FD) {
+  std::string Name;
+  llvm::raw_string_ostream OS(Name);
+  FD->getNameForDiagnostic(OS, FD->getASTContext().getPrintingPolicy(), /*Qualified=*/true);
+  return OS.str();
+}
+
+// What a jit kernel without a signature is shown as: its C++ parameter types.
+static std::string describeCxxSignature(const FunctionDecl *FD) {
+  std::string S = "void(";
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    if (I)
+      S += ", ";
+    S += FD->getParamDecl(I)->getType().getAsString(FD->getASTContext().getPrintingPolicy());
+  }
+  return S + ")";
+}
+
+SourceLocation KernelEntryInstantiator::signatureLocation(const WrittenSignature &W,
+                                                          const AnnotatedFunction &F) const {
+  if (!W.Literal)
+    return F.AttrLoc;
+  return W.Literal->getBeginLoc();
+}
+
+void KernelEntryInstantiator::instantiate(const AnnotatedFunction &F, std::vector<GpuRoot> &Roots) {
+  FunctionDecl *FD = F.Decl;
+  if (FD->getDescribedFunctionTemplate()) {
+    for (const WrittenSignature &W : F.Signatures) {
+      FunctionDecl *Spec = specialize(F, W);
+      if (!Spec)
+        continue;
+      Roots.push_back({Spec, &F, W.Sig.str()});
+      if (F.Kind != KernelAttrKind::Device)
+        instantiateEntry(Spec, F, W.Sig.str());
+    }
+    return;
+  }
+  FunctionDecl *Def = FD->getDefinition();
+  if (!Def)
+    return;
+  std::string Sig = F.Signatures.empty() ? describeCxxSignature(Def) : F.Signatures.front().Sig.str();
+  Roots.push_back({Def, &F, Sig});
+  if (F.Kind != KernelAttrKind::Device)
+    instantiateEntry(Def, F, Sig);
+}
+
+FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
+                                                  const WrittenSignature &W) {
+  ASTContext &Ctx = S.Context;
+  DiagnosticsEngine &Diags = S.getDiagnostics();
+  FunctionTemplateDecl *Template = F.Decl->getDescribedFunctionTemplate();
+  SourceLocation Loc = signatureLocation(W, F);
+  auto Fail = [&](const std::string &Why) -> FunctionDecl * {
+    S.Diag(Loc, diag::id(Diags, DiagnosticsEngine::Error, diag::SignatureDoesNotInstantiate))
+        << W.Sig.str() << Template << Why;
+    return nullptr;
+  };
+
+  // Deduce as for a call with arguments of the signature's types, so that parameters taken
+  // by const reference instantiate as well as those taken by value.
+  SmallVector<Expr *, 4> Args;
+  for (const SignatureType &P : W.Sig.Params) {
+    std::string Why;
+    QualType T = cxxTypeOf(S, P, Loc, Why);
+    if (T.isNull())
+      return Fail(Why);
+    Args.push_back(new (Ctx) OpaqueValueExpr(Loc, T, VK_PRValue));
+  }
+  FunctionDecl *Spec = nullptr;
+  sema::TemplateDeductionInfo Info(Loc);
+  TemplateDeductionResult R = S.DeduceTemplateArguments(
+      Template, /*ExplicitTemplateArgs=*/nullptr, Args, Spec, Info,
+      /*PartialOverloading=*/false, /*AggregateDeductionCandidate=*/false, QualType(),
+      Expr::Classification(), [](ArrayRef<QualType>) { return false; });
+  if (R != TemplateDeductionResult::Success || !Spec) {
+    std::string Why = "template argument deduction failed";
+    const NamedDecl *Param = nullptr;
+    if (auto *TP = Info.Param.dyn_cast<TemplateTypeParmDecl *>())
+      Param = TP;
+    if (R == TemplateDeductionResult::Inconsistent && Param)
+      Why += ": conflicting types for '" + Param->getNameAsString() + "' ('" +
+             Info.FirstArg.getAsType().getAsString() + "' and '" +
+             Info.SecondArg.getAsType().getAsString() + "')";
+    else if (R == TemplateDeductionResult::TooManyArguments ||
+             R == TemplateDeductionResult::TooFewArguments)
+      Why += ": the signature has " + std::to_string(W.Sig.Params.size()) + " parameter" +
+             (W.Sig.Params.size() == 1 ? "" : "s");
+    else if (R == TemplateDeductionResult::Incomplete)
+      Why += ": a template parameter is not used by the parameter types";
+    return Fail(Why);
+  }
+  if (Spec->getReturnType()->isUndeducedType() && S.DeduceReturnType(Spec, Loc))
+    return Fail("its return type could not be deduced");
+  std::string Why;
+  unsigned TypeIndex = 0;
+  if (!functionMatchesSignature(Ctx, Spec, W.Sig, Why, TypeIndex))
+    return Fail("'" + displayName(Spec) + "': " + Why);
+
+  // Compiled for the host too, so that the CPU targets and the simulator have it.
+  Spec->addAttr(UsedAttr::CreateImplicit(Ctx));
+  S.MarkFunctionReferenced(Loc, Spec);
+  return Spec;
+}
+
+void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const AnnotatedFunction &F,
+                                               const std::string &Signature) {
+  ASTContext &Ctx = S.Context;
+  DiagnosticsEngine &Diags = S.getDiagnostics();
+  SourceLocation Loc = F.AttrLoc;
+  const char *EntryName = F.Kind == KernelAttrKind::Vectorize ? "ufunc_kernel" : "jit_kernel";
+  FunctionTemplateDecl *Entry = lookupFunctionTemplate(S, {"kernel", "detail"}, EntryName);
+  if (!Entry) {
+    S.Diag(Loc, diag::id(Diags, DiagnosticsEngine::Error, diag::MissingHeader))
+        << attrSpelling(F.Kind) << Fn;
+    return;
+  }
+
+  ExprResult Ref = S.BuildDeclRefExpr(Fn, Fn->getType(), VK_LValue, Loc);
+  if (Ref.isInvalid())
+    return;
+  ExprResult Address = S.CreateBuiltinUnaryOp(Loc, UO_AddrOf, Ref.get());
+  if (Address.isInvalid())
+    return;
+  TemplateArgumentListInfo Explicit(Loc, Loc);
+  Explicit.addArgument(TemplateArgumentLoc(TemplateArgument(Address.get()), Address.get()));
+  FunctionDecl *Spec = nullptr;
+  sema::TemplateDeductionInfo Info(Loc);
+  if (S.DeduceTemplateArguments(Entry, &Explicit, Spec, Info) != TemplateDeductionResult::Success ||
+      !Spec)
+    return;
+  if (Spec->getNumParams() != 1)
+    return;
+
+  QualType Params = Spec->getParamDecl(0)->getType().getNonReferenceType();
+  if (S.RequireCompleteType(Loc, Params,
+                            diag::id(Diags, DiagnosticsEngine::Error, diag::MissingHeader)))
+    return;
+
+  passes::EntryAnnotation A;
+  A.Kind = F.Kind == KernelAttrKind::Vectorize ? passes::EntryKind::Ufunc : passes::EntryKind::Jit;
+  A.Name = displayName(Fn);
+  A.Signature = Signature;
+  PresumedLoc P = S.getSourceManager().getPresumedLoc(Fn->getLocation());
+  if (P.isValid())
+    A.Location = llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine());
+  A.ParamSize = Ctx.getTypeSizeInChars(Params).getQuantity();
+  A.ParamAlign = Ctx.getTypeAlignInChars(Params).getQuantity();
+
+  Spec->addAttr(UsedAttr::CreateImplicit(Ctx));
+  Spec->addAttr(AnnotateAttr::CreateImplicit(Ctx, A.encode(), nullptr, 0));
+  S.MarkFunctionReferenced(Loc, Spec);
+}
+
+} // namespace plugin
+} // namespace kernel

@@ -1,0 +1,139 @@
+//===- KernelPlugin.cpp - The kernel plugin for clang -----------------------===//
+//
+// `clang++ -fplugin=kernel_plugin.so` is the whole interface: the plugin runs before the
+// main action, defines __KERNEL_PLUGIN__, installs the attribute handlers, instantiates the
+// GPU entries as annotated functions are defined, checks the GPU code when the translation
+// unit is complete, and adds the offload pass (passes/) to the start of the optimisation
+// pipeline of the same compile.
+//
+// Arguments (-fplugin-arg-kernel-NAME=VALUE):
+//   arch=sm_75,sm_90   architectures to emit PTX for
+//   libdevice=PATH     libdevice bitcode (default: from the CUDA toolkit)
+//   inspect=DIR        write each module's PTX and kernel list to DIR
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceCodeChecker.h"
+#include "KernelDeclTable.h"
+#include "KernelEntryInstantiator.h"
+
+#include "KernelOffload.h"
+#include "OffloadOptions.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Sema/Sema.h"
+#include "clang/Sema/SemaConsumer.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Passes/PassBuilder.h"
+
+using namespace clang;
+
+namespace kernel {
+namespace plugin {
+namespace {
+
+class KernelConsumer : public SemaConsumer {
+public:
+  explicit KernelConsumer(const ASTContext &Ctx) : Table(Ctx) {}
+
+  void InitializeSema(Sema &S) override { TheSema = &S; }
+  void ForgetSema() override { TheSema = nullptr; }
+
+  bool HandleTopLevelDecl(DeclGroupRef) override {
+    instantiateDefinedFunctions();
+    return true;
+  }
+
+  void HandleTranslationUnit(ASTContext &) override {
+    if (!TheSema)
+      return;
+    DeviceCodeChecker Checker(*TheSema);
+    for (const GpuRoot &Root : Roots)
+      Checker.check(Root);
+  }
+
+private:
+  // Entries are instantiated between top-level declarations, once the annotated function
+  // has been defined: Sema is then in a clean state, and the instantiations it queues are
+  // completed, with the rest, at the end of the translation unit.
+  void instantiateDefinedFunctions() {
+    if (!TheSema)
+      return;
+    KernelEntryInstantiator Instantiator(*TheSema);
+    for (const std::unique_ptr<AnnotatedFunction> &F : Table.functions()) {
+      if (F->Processed || !F->Decl->isDefined())
+        continue;
+      F->Processed = true;
+      Instantiator.instantiate(*F, Roots);
+    }
+  }
+
+  KernelDeclTable Table;
+  Sema *TheSema = nullptr;
+  std::vector<GpuRoot> Roots;
+};
+
+class KernelPluginAction : public PluginASTAction {
+public:
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+    Preprocessor &PP = CI.getPreprocessor();
+    PP.setPredefines(PP.getPredefines() + "#define __KERNEL_PLUGIN__ 1\n");
+    passes::OffloadOptions Opts = Options;
+    CI.getCodeGenOpts().PassBuilderCallbacks.push_back([Opts](llvm::PassBuilder &PB) {
+      PB.registerPipelineStartEPCallback(
+          [Opts](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+            MPM.addPass(passes::KernelOffloadPass(Opts));
+          });
+    });
+    return std::make_unique<KernelConsumer>(CI.getASTContext());
+  }
+
+  bool ParseArgs(const CompilerInstance &CI, const std::vector<std::string> &Args) override {
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    for (const std::string &Arg : Args) {
+      auto [Name, Value] = StringRef(Arg).split('=');
+      if (Name == "arch" && !Value.empty()) {
+        Options.Archs.clear();
+        SmallVector<StringRef, 4> Archs;
+        Value.split(Archs, ',', -1, /*KeepEmpty=*/false);
+        for (StringRef A : Archs) {
+          unsigned Number = 0;
+          if (!A.starts_with("sm_") || A.drop_front(3).getAsInteger(10, Number) || Number < 75) {
+            D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                       "kernel plugin: '%0' is not a GPU architecture this "
+                                       "toolkit supports (sm_75 or newer, e.g. sm_90)"))
+                << A;
+            return false;
+          }
+          Options.Archs.push_back(A.str());
+        }
+      } else if (Name == "libdevice" && !Value.empty()) {
+        Options.LibdevicePath = Value.str();
+      } else if (Name == "inspect" && !Value.empty()) {
+        Options.InspectDir = Value.str();
+      } else {
+        D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                   "kernel plugin: unknown argument '%0'; expected arch=LIST, "
+                                   "libdevice=PATH or inspect=DIR"))
+            << Arg;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  ActionType getActionType() override { return AddBeforeMainAction; }
+
+private:
+  passes::OffloadOptions Options;
+};
+
+FrontendPluginRegistry::Add<KernelPluginAction>
+    RegisterKernelPlugin("kernel", "GPU, multicore and vectorized code from annotated C++");
+
+} // namespace
+} // namespace plugin
+} // namespace kernel
