@@ -107,16 +107,16 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   std::unique_ptr<Module> Libdevice;
   if (!LibdevicePath.empty())
     Libdevice = loadLibdevice(Ctx, LibdevicePath, Diags);
-  MapMathToLibdevicePass MapMath(M.getTargetTriple(), Libdevice.get());
+  MapMathToLibdevicePass MapMath(Libdevice.get());
   MapMath.run(*Device, DeviceAM);
-  if (!MapMath.unmapped().empty()) {
-    if (!Libdevice)
-      Diags.error("GPU code uses the math functions " + joinNames(MapMath.unmapped()) +
-                  " but libdevice was not found (looked for " + Searched +
-                  "); install the CUDA toolkit or pass -fplugin-arg-kernel-libdevice=PATH");
-    else
-      Diags.error("libdevice has no GPU version of " + joinNames(MapMath.unmapped()));
-  }
+  const std::string LibdeviceHint =
+      Libdevice ? std::string()
+                : "; the GPU math functions come from libdevice, which was not found (looked for " +
+                      Searched + "): install the CUDA toolkit or pass "
+                                 "-fplugin-arg-kernel-libdevice=PATH";
+  if (!MapMath.unmapped().empty())
+    Diags.error("no GPU version of the math functions " + joinNames(MapMath.unmapped()) +
+                LibdeviceHint);
   if (Libdevice) {
     dropTargetAttributes(*Libdevice);
     linkNeeded(*Device, std::move(Libdevice), Diags);
@@ -125,7 +125,7 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   Device->addModuleFlag(Module::Override, "nvvm-reflect-ftz", uint32_t(0));
 
   CreateKernelEntriesPass(Code, Diags).run(*Device, DeviceAM);
-  VerifyDeviceModulePass(Diags).run(*Device, DeviceAM);
+  VerifyDeviceModulePass(Diags, LibdeviceHint).run(*Device, DeviceAM);
   if (Diags.failed())
     return PreservedAnalyses::all();
 

@@ -3,10 +3,8 @@
 #include "MapMathToLibdevice.h"
 
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
-#include "llvm/TargetParser/Triple.h"
 
 using namespace llvm;
 
@@ -64,8 +62,6 @@ bool isFloatOrDouble(Type *T) { return T->isFloatTy() || T->isDoubleTy(); }
 } // namespace
 
 PreservedAnalyses MapMathToLibdevicePass::run(Module &M, ModuleAnalysisManager &) {
-  TargetLibraryInfoImpl TLII{Triple(HostTriple)};
-  TargetLibraryInfo TLI(TLII);
   bool Changed = false;
 
   for (Function &F : llvm::make_early_inc_range(M)) {
@@ -81,10 +77,11 @@ PreservedAnalyses MapMathToLibdevicePass::run(Module &M, ModuleAnalysisManager &
         continue;
       Wanted = "__nv_" + Base->str() + (FT->getReturnType()->isFloatTy() ? "f" : "");
     } else {
-      LibFunc LF;
-      if (!TLI.getLibFunc(F, LF))
-        continue;
+      // A declaration with C linkage named like a libm function: C++ functions have
+      // mangled names, so this is the C library's, and the type check below confirms it.
       StringRef Name = F.getName();
+      if (Name.starts_with("_Z") || Name.starts_with("llvm.") || Name.starts_with("__nv_"))
+        continue;
       if (std::optional<Intrinsic::ID> Native = nativeIntrinsicOf(Name);
           Native && isFloatOrDouble(FT->getReturnType())) {
         Replacement = Intrinsic::getDeclaration(&M, *Native, {FT->getReturnType()});
@@ -96,7 +93,10 @@ PreservedAnalyses MapMathToLibdevicePass::run(Module &M, ModuleAnalysisManager &
     if (!Replacement) {
       const Function *Lib = Libdevice ? Libdevice->getFunction(Wanted) : nullptr;
       if (!Lib) {
-        Unmapped.push_back(F.getName().str());
+        // An intrinsic must be mapped; any other name may simply not be math, and is left
+        // to VerifyDeviceModule if nothing else defines it.
+        if (F.isIntrinsic())
+          Unmapped.push_back(F.getName().str());
         continue;
       }
       Replacement = cast<Function>(

@@ -7,9 +7,8 @@
 // as nvcc; libdevice's __nv_sqrtf is approximate under LLVM's NVVMReflect), fabs, fma,
 // floor, ceil, trunc, rint, copysign, fmin and fmax.
 //
-// Every libm function libdevice provides is covered: a function is mapped when the host's
-// TargetLibraryInfo recognises the declaration as the C library function and libdevice
-// defines `__nv_<name>`.
+// Every libm function libdevice provides is covered: a declaration with C linkage is mapped
+// when libdevice defines `__nv_<name>` with the same type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,19 +25,17 @@ namespace passes {
 
 class MapMathToLibdevicePass : public llvm::PassInfoMixin<MapMathToLibdevicePass> {
 public:
-  /// `HostTriple` identifies the C library the calls were written against; `Libdevice` may
-  /// be null (not found), in which case only native mappings are made.
-  MapMathToLibdevicePass(std::string HostTriple, const llvm::Module *Libdevice)
-      : HostTriple(std::move(HostTriple)), Libdevice(Libdevice) {}
+  /// `Libdevice` may be null (not found): only native mappings are then made, and the
+  /// other math calls are reported by unmapped().
+  explicit MapMathToLibdevicePass(const llvm::Module *Libdevice) : Libdevice(Libdevice) {}
 
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
 
-  /// Math functions that were called but could not be mapped (libdevice missing or
-  /// lacking them).
+  /// Math intrinsics that were called but could not be mapped (libdevice missing or
+  /// lacking them), and libm names whose type differs from libdevice's.
   const std::vector<std::string> &unmapped() const { return Unmapped; }
 
 private:
-  std::string HostTriple;
   const llvm::Module *Libdevice;
   std::vector<std::string> Unmapped;
 };

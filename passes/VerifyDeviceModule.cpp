@@ -37,7 +37,8 @@ PreservedAnalyses VerifyDeviceModulePass::run(Module &M, ModuleAnalysisManager &
         }
       Diags.error("GPU code calls '" + demangle(F.getName()) +
                   "', which has no GPU implementation" +
-                  (Callers.empty() ? std::string() : " (called from '" + Callers + "')"));
+                  (Callers.empty() ? std::string() : " (called from '" + Callers + "')") +
+                  Hint);
       continue;
     }
     for (Instruction &I : instructions(F))

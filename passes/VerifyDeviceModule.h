@@ -14,16 +14,21 @@
 
 #include "llvm/IR/PassManager.h"
 
+#include <string>
+
 namespace kernel {
 namespace passes {
 
 class VerifyDeviceModulePass : public llvm::PassInfoMixin<VerifyDeviceModulePass> {
 public:
-  explicit VerifyDeviceModulePass(DeviceDiagnostics &Diags) : Diags(Diags) {}
+  /// `Hint` is appended to each unresolved-call error (why math may be missing).
+  VerifyDeviceModulePass(DeviceDiagnostics &Diags, std::string Hint = "")
+      : Diags(Diags), Hint(std::move(Hint)) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
 
 private:
   DeviceDiagnostics &Diags;
+  std::string Hint;
 };
 
 } // namespace passes

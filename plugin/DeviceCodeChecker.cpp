@@ -30,8 +30,13 @@ bool isGpuLibraryFunction(ASTContext &Ctx, unsigned BuiltinID, StringRef Name) {
   return false;
 }
 
-bool isKernelHook(const FunctionDecl *FD) {
-  return FD->isExternC() && FD->getIdentifier() && FD->getName().starts_with("__kernel_");
+/// Functions GPU code may call without a body: the kernel hooks the pass lowers
+/// (__kernel_tid_x ...) and the C library functions the device runtime implements.
+bool isProvidedOnDevice(const FunctionDecl *FD) {
+  if (!FD->isExternC() || !FD->getIdentifier())
+    return false;
+  StringRef Name = FD->getName();
+  return Name.starts_with("__kernel_") || Name == "__assert_fail";
 }
 
 bool isConstantGlobal(const VarDecl *VD) {
@@ -64,6 +69,24 @@ public:
 
   bool shouldVisitImplicitCode() const { return true; }
   bool shouldVisitTemplateInstantiations() const { return true; }
+
+  /// Checks what runs when `FD` is called: member initializers and the body, not the
+  /// signature (a noexcept(...) or decltype there is never evaluated).
+  void traverseFunction() {
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        TraverseStmt(Init->getInit());
+    if (const auto *Dtor = dyn_cast<CXXDestructorDecl>(FD))
+      checkMemberDestructors(Dtor);
+    TraverseStmt(FD->getBody());
+  }
+
+  // Unevaluated operands do not run on the device.
+  bool TraverseTypeLoc(TypeLoc) { return true; }
+  bool TraverseUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *) { return true; }
+  bool TraverseCXXNoexceptExpr(CXXNoexceptExpr *) { return true; }
+  bool TraverseRequiresExpr(RequiresExpr *) { return true; }
+  bool TraverseConceptSpecializationExpr(ConceptSpecializationExpr *) { return true; }
 
   bool VisitCallExpr(CallExpr *E) {
     const FunctionDecl *Callee = E->getDirectCallee();
@@ -166,6 +189,20 @@ public:
   }
 
 private:
+  // A destructor also destroys the members and bases it does not name.
+  void checkMemberDestructors(const CXXDestructorDecl *Dtor) {
+    const CXXRecordDecl *RD = Dtor->getParent();
+    auto Check = [&](QualType T) {
+      if (const CXXRecordDecl *Member = T->getBaseElementTypeUnsafe()->getAsCXXRecordDecl())
+        if (const CXXDestructorDecl *D = Member->getDestructor(); D && !D->isTrivial())
+          handleCallee(D, Dtor->getLocation());
+    };
+    for (const FieldDecl *Field : RD->fields())
+      Check(Field->getType());
+    for (const CXXBaseSpecifier &Base : RD->bases())
+      Check(Base.getType());
+  }
+
   void checkType(QualType T, SourceLocation Loc) {
     if (ReportedType || T.isNull())
       return;
@@ -186,14 +223,16 @@ private:
         report(Loc, diag::GpuHostOnlyBuiltin, [&](const DiagnosticBuilder &B) { B << Callee; });
         return;
       }
-      if (Ctx.BuiltinInfo.isPredefinedLibFunction(ID) &&
+      // std::move, std::forward, std::addressof ... are library builtins too, folded by
+      // the compiler; only C library functions need a GPU implementation.
+      if (Ctx.BuiltinInfo.isPredefinedLibFunction(ID) && !Callee->isInStdNamespace() &&
           !isGpuLibraryFunction(Ctx, ID, Callee->getName())) {
         report(Loc, diag::GpuLibraryCall, [&](const DiagnosticBuilder &B) { B << Callee; });
         return;
       }
       return; // compiler builtins and math: the pass lowers them
     }
-    if (isKernelHook(Callee))
+    if (isProvidedOnDevice(Callee))
       return;
     const FunctionDecl *Definition = nullptr;
     if (!Callee->hasBody(Definition)) {
@@ -201,9 +240,8 @@ private:
         return;
       bool Throws = Callee->isInStdNamespace() && Callee->getIdentifier() &&
                     Callee->getName().starts_with("__throw_");
-      report(Loc, diag::GpuUndefinedCallee, [&](const DiagnosticBuilder &B) { B << Callee; });
-      if (Throws)
-        Diags.Report(Loc, diag::id(Diags, DiagnosticsEngine::Note, diag::NoteThrowingLibrary));
+      report(Loc, diag::GpuUndefinedCallee, [&](const DiagnosticBuilder &B) { B << Callee; },
+             Throws ? diag::id(Diags, DiagnosticsEngine::Note, diag::NoteThrowingLibrary) : 0);
       return;
     }
     Checker.reach(Definition, FD, Loc);
@@ -211,8 +249,10 @@ private:
 
   template <unsigned N>
   void report(SourceLocation Loc, const char (&Format)[N],
-              llvm::function_ref<void(const DiagnosticBuilder &)> Args = nullptr) {
-    Checker.report(Loc, FD, diag::id(Diags, DiagnosticsEngine::Error, Format), Args);
+              llvm::function_ref<void(const DiagnosticBuilder &)> Args = nullptr,
+              unsigned ExplanationID = 0) {
+    Checker.report(Loc, FD, diag::id(Diags, DiagnosticsEngine::Error, Format), Args,
+                   ExplanationID);
   }
 
   DeviceCodeChecker &Checker;
@@ -245,12 +285,12 @@ void DeviceCodeChecker::reach(const FunctionDecl *Callee, const FunctionDecl *Ca
 }
 
 void DeviceCodeChecker::checkBody(const FunctionDecl *FD) {
-  BodyVisitor Visitor(*this, FD);
-  Visitor.TraverseDecl(const_cast<FunctionDecl *>(FD));
+  BodyVisitor(*this, FD).traverseFunction();
 }
 
 bool DeviceCodeChecker::report(SourceLocation Loc, const FunctionDecl *In, unsigned DiagID,
-                               llvm::function_ref<void(const DiagnosticBuilder &)> Args) {
+                               llvm::function_ref<void(const DiagnosticBuilder &)> Args,
+                               unsigned ExplanationID) {
   if (!Reported.insert(Loc.getRawEncoding()).second)
     return false;
   DiagnosticsEngine &Diags = S.getDiagnostics();
@@ -259,6 +299,8 @@ bool DeviceCodeChecker::report(SourceLocation Loc, const FunctionDecl *In, unsig
     if (Args)
       Args(B);
   }
+  if (ExplanationID)
+    Diags.Report(Loc, ExplanationID);
   const FunctionDecl *F = In;
   for (auto It = ReachedFrom.find(F); It != ReachedFrom.end(); It = ReachedFrom.find(F)) {
     Diags.Report(It->second.Loc, diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCalledFrom))

@@ -34,10 +34,12 @@ public:
   /// Checks `Root` and its callees. Functions shared by several roots are checked once.
   void check(const GpuRoot &Root);
 
-  /// Reports a problem at `Loc` inside `In` (a function reached from a root), followed by
-  /// the call chain back to the root. Returns false if the location was already reported.
+  /// Reports a problem at `Loc` inside `In` (a function reached from a root), with an
+  /// optional explaining note, followed by the call chain back to the root. Returns false
+  /// if the location was already reported.
   bool report(clang::SourceLocation Loc, const clang::FunctionDecl *In, unsigned DiagID,
-              llvm::function_ref<void(const clang::DiagnosticBuilder &)> Args);
+              llvm::function_ref<void(const clang::DiagnosticBuilder &)> Args,
+              unsigned ExplanationID = 0);
 
   /// Queues `Callee`, called from `Caller` at `Loc`, for checking.
   void reach(const clang::FunctionDecl *Callee, const clang::FunctionDecl *Caller,

@@ -78,7 +78,7 @@ inline constexpr const char GpuStaticLocal[] =
 inline constexpr const char GpuLongDouble[] =
     "GPU code cannot use 'long double' (no GPU has it); use double";
 inline constexpr const char GpuHostOnlyType[] =
-    "GPU code cannot use %0, a type only x86 CPUs have";
+    "GPU code cannot use '%0', a type only x86 CPUs have";
 inline constexpr const char GpuHostOnlyBuiltin[] =
     "GPU code cannot call %0, a builtin only x86 CPUs have";
 inline constexpr const char GpuNew[] = "GPU code cannot allocate memory with 'new'";

@@ -1,0 +1,144 @@
+// Code that cannot run on a GPU is reported at its line, with the calls that reached it.
+#include <cstdio>
+#include <cstdlib>
+#include <kernel/kernel.h>
+#include <stdexcept>
+#include <typeinfo>
+
+int counter;
+thread_local int per_thread;
+constexpr float table[] = {1, 2, 3};
+const int computed_at_startup = std::rand();
+
+float throws(float x) {
+  if (x < 0)
+    throw 1; // expected-error {{GPU code cannot throw exceptions}}
+  return x;
+}
+// expected-note@+2 {{'throws' is called from 'a_throw' here}}
+// expected-note@+1 {{'a_throw' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float a_throw(float x) { return throws(x); }
+
+// expected-note@+1 {{'a_try' is compiled for the GPU because of this kernel::device attribute}}
+[[kernel::device]] float a_try(float x) {
+  try { // expected-error {{GPU code cannot catch exceptions (try block)}}
+    return x;
+  } catch (...) {
+    return 0;
+  }
+}
+
+struct Shape {
+  virtual float area() const { return 0; }
+};
+struct Square final : Shape {
+  float side = 1;
+  float area() const override { return side * side; }
+};
+// expected-note@+1 {{'virtual_call' is compiled for the GPU because of this kernel::device attribute}}
+[[kernel::device]] float virtual_call(const Shape &s) {
+  return s.area(); // expected-error {{GPU code cannot make virtual calls; 'area' is called through the vtable}}
+}
+// A call the compiler resolves statically is fine.
+[[kernel::device]] float final_call(const Square &s) { return s.area() + s.Shape::area(); }
+
+// expected-note@+1 {{'polymorphic' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float polymorphic(float x) {
+  Square s; // expected-error {{GPU code cannot create objects of 'Square', a class with virtual functions}}
+  return x;
+}
+
+// expected-note@+1 2 {{'rtti' is compiled for the GPU because of this kernel::device attribute}}
+[[kernel::device]] bool rtti(const Shape &s) {
+  return typeid(s) == typeid(Square); // expected-error 2 {{GPU code cannot use RTTI (typeid)}}
+}
+// expected-note@+1 {{'cast' is compiled for the GPU because of this kernel::device attribute}}
+[[kernel::device]] bool cast(const Shape *s) {
+  return dynamic_cast<const Square *>(s) != nullptr; // expected-error {{GPU code cannot use RTTI (dynamic_cast)}}
+}
+
+// expected-note@+1 {{'assembly' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float assembly(float x) {
+  asm volatile("" ::: "memory"); // expected-error {{GPU code cannot contain inline assembly}}
+  return x;
+}
+
+// expected-note@+1 3 {{'globals' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] int globals(int i) {
+  return counter                 // expected-error {{GPU code cannot access the non-constant global variable 'counter'; make it constexpr or pass its value as an argument}}
+         + per_thread            // expected-error {{GPU code cannot access the thread-local variable 'per_thread'}}
+         + computed_at_startup   // expected-error {{GPU code cannot access the non-constant global variable 'computed_at_startup'; make it constexpr or pass its value as an argument}}
+         + int(table[i % 3])     // constexpr tables are fine
+         + int(sizeof(counter)); // unevaluated: fine
+}
+
+// expected-note@+1 {{'static_local' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] int static_local(int i) {
+  static int calls = 0; // expected-error {{GPU code cannot have the non-constant static variable 'calls'}}
+  static constexpr int fixed = 3;
+  return i + calls + fixed;
+}
+
+// expected-note@+1 {{'extended' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] double extended(double x) {
+  long double wide = x; // expected-error {{GPU code cannot use 'long double' (no GPU has it); use double}}
+  return double(wide * wide);
+}
+
+// expected-note@+1 {{'quad' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] double quad(double x) {
+  __float128 q = x; // expected-error {{GPU code cannot use '__float128', a type only x86 CPUs have}}
+  return double(q);
+}
+
+// expected-note@+1 {{'x86_builtin' is compiled for the GPU because of this kernel::device attribute}}
+[[kernel::device]] unsigned long long x86_builtin() {
+  return __builtin_ia32_rdtsc(); // expected-error {{GPU code cannot call '__builtin_ia32_rdtsc', a builtin only x86 CPUs have}}
+}
+
+// expected-note@+1 2 {{'heap' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float heap(float x) {
+  float *p = new float(x); // expected-error {{GPU code cannot allocate memory with 'new'}}
+  float y = *p;
+  delete p; // expected-error {{GPU code cannot free memory with 'delete'}}
+  return y;
+}
+
+float twice(float x) { return 2 * x; }
+// expected-note@+1 {{'indirect' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float indirect(float x) {
+  float (*f)(float) = x > 0 ? twice : twice;
+  return f(x); // expected-error {{GPU code cannot make indirect calls (through a function pointer or std::function)}}
+}
+
+float defined_elsewhere(float x);
+// expected-note@+1 {{'undefined' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float undefined(float x) {
+  return defined_elsewhere(x); // expected-error {{GPU code cannot call 'defined_elsewhere': its definition is not visible in this translation unit}}
+}
+
+// expected-note@+1 2 {{'c_library' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] int c_library(int x) {
+  if (x < 0)
+    std::exit(x); // expected-error {{GPU code cannot call 'exit': the C library function has no GPU implementation}}
+  return std::rand() + x; // expected-error {{GPU code cannot call 'rand': its definition is not visible in this translation unit}}
+}
+
+// Each problem is reported once, with the chain through which it was first reached.
+float level2(float x) {
+  return x + counter; // expected-error {{GPU code cannot access the non-constant global variable 'counter'; make it constexpr or pass its value as an argument}}
+}
+float level1(float x) { return level2(x); } // expected-note {{'level2' is called from 'level1' here}}
+// expected-note@+2 {{'level1' is called from 'chain' here}}
+// expected-note@+1 {{'chain' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float chain(float x) { return level1(x); }
+[[kernel::vectorize]] float chain_again(float x) { return level1(x) + 1; }
+
+// In templates, the instantiation of each signature is checked.
+template <class T>
+T template_body(T x) {
+  return x + T(counter); // expected-error {{GPU code cannot access the non-constant global variable 'counter'; make it constexpr or pass its value as an argument}}
+}
+// expected-note@+2 {{'template_body<float>' is called from 'from_template<float>' here}}
+// expected-note@+1 {{'from_template<float>' is compiled for the GPU because of this kernel::vectorize attribute}}
+template <class T> [[kernel::vectorize("float32(float32)")]] T from_template(T x) { return template_body(x); }

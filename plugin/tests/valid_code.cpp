@@ -1,0 +1,58 @@
+// Ordinary C++ that runs on a GPU is accepted without a diagnostic.
+// expected-no-diagnostics
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <kernel/kernel.h>
+#include <limits>
+#include <new>
+#include <utility>
+
+constexpr float coefficients[] = {0.5f, 0.25f, 0.125f};
+constexpr double pi = 3.141592653589793;
+
+struct Vec2 {
+  float x, y;
+  float norm() const { return std::sqrt(x * x + y * y); }
+};
+
+template <class T> T clamp01(T v) { return std::min(std::max(v, T(0)), T(1)); }
+
+[[kernel::device]] std::pair<float, float> polar_to_cartesian(float rho, float theta) {
+  return {rho * std::cos(theta), rho * std::sin(theta)};
+}
+
+[[kernel::vectorize("float32(float32, float32, float32, float32)")]]
+float polar_distance(float rho1, float theta1, float rho2, float theta2) {
+  auto [x1, y1] = polar_to_cartesian(rho1, theta1);
+  auto [x2, y2] = polar_to_cartesian(rho2, theta2);
+  return Vec2{x1 - x2, y1 - y2}.norm();
+}
+
+[[kernel::vectorize]] float math(float x) {
+  float s = 0;
+  for (float c : coefficients) s += c * std::exp(-x) + std::hypot(x, c) + std::pow(x, c);
+  auto square = [](float v) { return v * v; };
+  assert(x == x || true);
+  return clamp01(square(s)) + float(pi) + std::numeric_limits<float>::epsilon();
+}
+
+[[kernel::vectorize]] double with_memcpy(double x) {
+  double y;
+  std::memcpy(&y, &x, sizeof y);
+  double *slot = ::new (static_cast<void *>(&y)) double(y + 1);
+  return *slot + std::move(x);
+}
+
+[[kernel::vectorize("complex128(complex128, complex128)")]]
+std::complex<double> complex_ops(std::complex<double> a, std::complex<double> b) {
+  return std::exp(a) * b / (a + 1.0) + std::abs(b) + std::sqrt(a);
+}
+
+[[kernel::jit("void(float32[:, :], float32[:, :])")]]
+void transpose(kernel::array_view<const float, 2> in, kernel::array_view<float, 2> out) {
+  auto [x, y] = kernel::grid<2>();
+  if (x < out.shape(0) && y < out.shape(1)) out(x, y) = in(y, x);
+}
