@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The offload pass end to end with the real toolchain: sources compiled by clang++-19 with
+# the plugin at -O0 and -O2, the PTX they embed assembled by ptxas for sm_75 and sm_90, the
+# math mapped, and the errors when libdevice is missing.
+set -euo pipefail
+plugin=$1
+shift
+ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cxx=(clang++-19 -std=c++20 -c -fno-color-diagnostics -fplugin="$plugin" -isystem stdlib/include)
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+for src in "$@"; do
+  name=$(basename "$src" .cpp)
+  for opt in -O0 -O2; do
+    dir=$tmp/$name$opt
+    "${cxx[@]}" $opt -fno-math-errno -fplugin-arg-kernel-inspect="$dir" "$src" -o "$dir.o"
+    count=0
+    for ptx in "$dir"/*.ptx; do
+      arch=${ptx%.ptx}
+      arch=${arch##*.}
+      "$ptxas" -arch="$arch" -c "$ptx" -o "$tmp/out.cubin" || fail "$ptx does not assemble for $arch"
+      count=$((count + 1))
+    done
+    [[ $count == 2 ]] || fail "$src $opt: expected PTX for sm_75 and sm_90, got $count files"
+    # No call may be left to a host math function or an unlowered intrinsic.
+    if grep -E "(call|declare)[^@]*@(exp|log|sin|cos|hypot|pow|erf|tgamma)f?\(|@llvm\.(exp|log|sin|cos|pow)\." "$dir"/*.sm_90.ll; then
+      fail "$src $opt: host math left in GPU code"
+    fi
+    echo "$src $opt: $(wc -l <"$dir"/*.kernels) kernels, PTX assembles for sm_75 and sm_90"
+  done
+done
+
+# sqrt is IEEE-rounded, as with nvcc, not libdevice's approximation.
+"${cxx[@]}" -O2 -fno-math-errno -fplugin-arg-kernel-inspect="$tmp/math" passes/tests/math.cpp -o "$tmp/m.o"
+grep -q "sqrt.rn.f32" "$tmp"/math/*.sm_90.ptx || fail "sqrtf did not become sqrt.rn.f32"
+grep -q "sqrt.rn.f64" "$tmp"/math/*.sm_90.ptx || fail "sqrt did not become sqrt.rn.f64"
+
+# Without libdevice, math is an error that says where libdevice was looked for.
+if "${cxx[@]}" -O2 -fno-math-errno -fplugin-arg-kernel-libdevice=/nonexistent/libdevice.10.bc \
+  passes/tests/math.cpp -o "$tmp/m.o" 2>"$tmp/err1.txt"; then
+  fail "compiled without libdevice"
+fi
+grep -q "no GPU version of the math functions 'llvm.exp.f32'.*libdevice, which was not found (looked for /nonexistent/libdevice.10.bc)" "$tmp/err1.txt" ||
+  { cat "$tmp/err1.txt"; fail "unclear error without libdevice (intrinsics)"; }
+if "${cxx[@]}" -O2 -fmath-errno -fplugin-arg-kernel-libdevice=/nonexistent/libdevice.10.bc \
+  passes/tests/math.cpp -o "$tmp/m.o" 2>"$tmp/err2.txt"; then
+  fail "compiled without libdevice"
+fi
+grep -q "GPU code calls 'hypotf', which has no GPU implementation (called from .*'std::hypot(float, float)'); the GPU math functions come from libdevice" "$tmp/err2.txt" ||
+  { cat "$tmp/err2.txt"; fail "unclear error without libdevice (library calls)"; }
+
+# A translation unit without kernels is left alone: no PTX section, no registration.
+echo 'int main() { return 0; }' >"$tmp/plain.cpp"
+"${cxx[@]}" -O2 "$tmp/plain.cpp" -o "$tmp/plain.o"
+if llvm-objdump-19 -h "$tmp/plain.o" | grep -q __kernel_ptx; then
+  fail "a translation unit without kernels got a PTX section"
+fi
+
+# Plugin arguments are checked.
+if "${cxx[@]}" -fplugin-arg-kernel-arch=sm_50 "$tmp/plain.cpp" -o "$tmp/x.o" 2>"$tmp/err3.txt"; then
+  fail "accepted sm_50"
+fi
+grep -q "'sm_50' is not a GPU architecture this toolkit supports" "$tmp/err3.txt" || fail "arch error"
+if "${cxx[@]}" -fplugin-arg-kernel-colour=blue "$tmp/plain.cpp" -o "$tmp/x.o" 2>"$tmp/err4.txt"; then
+  fail "accepted an unknown argument"
+fi
+grep -q "unknown argument 'colour=blue'" "$tmp/err4.txt" || fail "unknown argument error"
+echo PASS

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# tools/kernel-clang++ from the SDK: builds and links a program in one command, inspects,
+# builds without the plugin, mixes translation units compiled with and without it, and
+# explains a missing installation.
+set -euo pipefail
+sdk=$(readlink -f "$1")
+driver=$sdk/bin/kernel-clang++
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$driver" -O2 examples/saxpy.cpp -o "$tmp/saxpy"
+out=$("$tmp/saxpy")
+echo "$out"
+grep -q "GPU kernel saxpy float32(float32, float32, float32): PTX for 2 architectures" <<<"$out" ||
+  fail "saxpy built by the driver has no GPU kernel"
+
+"$driver" -O2 --kernel-inspect="$tmp/inspect" --kernel-arch=sm_80 -c examples/hypot.cpp -o "$tmp/h.o"
+ls "$tmp/inspect"
+ls "$tmp"/inspect/hypot.cpp.*.sm_80.ptx >/dev/null || fail "no sm_80 PTX written"
+ls "$tmp"/inspect/hypot.cpp.*.sm_80.ll >/dev/null || fail "no LLVM IR written"
+grep -q "^cu_hypot<float>	float32(float32, float32)	ufunc	hypot.cpp:" "$tmp"/inspect/*.kernels ||
+  fail "kernel list"
+
+"$driver" -O2 --kernel-no-plugin examples/saxpy.cpp -o "$tmp/plain"
+out=$("$tmp/plain")
+grep -q "^GPU kernel" <<<"$out" && fail "built without the plugin but has GPU kernels"
+grep -q "no GPU code was compiled for it" <<<"$out" || fail "cuda error without the plugin"
+
+# Kernels registered by one translation unit are found from another compiled without the
+# plugin: the key is the address of the kernel's host entry, the same in every unit.
+cat >"$tmp/kernels.cpp" <<'CPP'
+#include <kernel/kernel.h>
+[[kernel::vectorize]] float scale(float x, float s) { return x * s; }
+CPP
+cat >"$tmp/main.cpp" <<'CPP'
+#include <cstdio>
+#include <kernel/kernel.h>
+#include <vector>
+float scale(float x, float s);
+int main() {
+  std::vector<float> x{1, 2, 3};
+  constexpr kernel::ufunc<scale> vscale;
+  auto r = vscale(x, 2.0f);
+  for (const auto &k : vscale.inspect()) std::printf("%s %s\n", k.name.c_str(), k.signature.c_str());
+  return r[2] == 6.0f ? 0 : 1;
+}
+CPP
+"$driver" -O2 -c "$tmp/kernels.cpp" -o "$tmp/kernels.o"
+"$driver" -O2 --kernel-no-plugin -c "$tmp/main.cpp" -o "$tmp/main.o"
+"$driver" "$tmp/kernels.o" "$tmp/main.o" -o "$tmp/mixed"
+[[ $("$tmp/mixed") == "scale float32(float32, float32)" ]] || fail "kernel from another unit not found"
+
+if KERNEL_PLUGIN=/nonexistent/kernel_plugin.so "$driver" -c examples/saxpy.cpp -o "$tmp/x.o" 2>"$tmp/err"; then
+  fail "compiled without a plugin file"
+fi
+grep -q "the kernel plugin is not at /nonexistent/kernel_plugin.so; build it with 'bazel build //tools:sdk'" "$tmp/err" ||
+  fail "missing plugin message"
+echo PASS

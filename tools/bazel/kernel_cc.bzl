@@ -1,0 +1,141 @@
+"""Bazel rules for C++ compiled with the kernel plugin.
+
+    load("@kernel//tools/bazel:kernel_cc.bzl", "kernel_cc_binary", "kernel_cc_library")
+
+    kernel_cc_binary(
+        name = "saxpy",
+        srcs = ["saxpy.cpp"],
+    )
+
+Sources are compiled by clang with -fplugin=kernel_plugin.so, so annotated functions get
+their GPU code embedded; the targets depend on the kernel headers and runtime. They are
+ordinary CcInfo providers: cc_library and cc_binary targets may depend on them and they on
+those.
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+
+# The flags tools/kernel-clang++ adds too: math without errno, so that std::exp and friends
+# vectorize on the CPU (with glibc's libmvec) and become single calls on the GPU. LLVM 19
+# picks libmvec's AVX2 variants whatever the target, which are then called with the wrong
+# ABI on plain x86-64: libmvec goes with x86-64-v3 (AVX2, FMA; every x86 server since 2013).
+KERNEL_COPTS = [
+    "-fno-math-errno",
+    "-fveclib=libmvec",
+    "-march=x86-64-v3",
+]
+
+def _plugin_flags(ctx):
+    flags = ["-fplugin=" + ctx.file._plugin.path]
+    if ctx.attr.gpu_archs:
+        flags.append("-fplugin-arg-kernel-arch=" + ",".join(ctx.attr.gpu_archs))
+    return flags
+
+def _kernel_cc_compile_impl(ctx):
+    cc_toolchain = find_cpp_toolchain(ctx)
+    feature_configuration = cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
+    deps = [d[CcInfo] for d in ctx.attr.deps]
+    compilation_context, compilation_outputs = cc_common.compile(
+        name = ctx.label.name,
+        actions = ctx.actions,
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        srcs = ctx.files.srcs,
+        public_hdrs = ctx.files.hdrs,
+        compilation_contexts = [d.compilation_context for d in deps],
+        user_compile_flags = KERNEL_COPTS + _plugin_flags(ctx) + ctx.attr.copts,
+        additional_inputs = [ctx.file._plugin],
+    )
+    linking_context, linking_outputs = cc_common.create_linking_context_from_compilation_outputs(
+        name = ctx.label.name,
+        actions = ctx.actions,
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        compilation_outputs = compilation_outputs,
+        linking_contexts = [d.linking_context for d in deps],
+        # A translation unit that only defines kernels is referenced by nothing but its
+        # registration constructor; keep it.
+        alwayslink = True,
+    )
+    files = []
+    if linking_outputs.library_to_link:
+        lib = linking_outputs.library_to_link
+        files = [f for f in [lib.static_library, lib.pic_static_library] if f]
+    return [
+        DefaultInfo(files = depset(files)),
+        CcInfo(
+            compilation_context = compilation_context,
+            linking_context = linking_context,
+        ),
+    ]
+
+_kernel_cc_compile = rule(
+    implementation = _kernel_cc_compile_impl,
+    attrs = {
+        "srcs": attr.label_list(allow_files = [".cc", ".cpp", ".cxx", ".c++", ".C", ".h", ".hpp"]),
+        "hdrs": attr.label_list(allow_files = [".h", ".hpp", ".hh", ".inc"]),
+        "deps": attr.label_list(providers = [CcInfo]),
+        "copts": attr.string_list(),
+        "gpu_archs": attr.string_list(
+            doc = "GPU architectures to emit PTX for (default: sm_75 and sm_90).",
+        ),
+        # Built in the target configuration: on one machine it is the same compiler, and
+        # sharing the build with tests that load the plugin directly saves a second one.
+        "_plugin": attr.label(
+            default = Label("//plugin:kernel_plugin.so"),
+            allow_single_file = True,
+            cfg = "target",
+        ),
+        "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
+    },
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+    fragments = ["cpp"],
+)
+
+_KERNEL_DEPS = [
+    Label("//stdlib"),
+    Label("//runtime"),
+]
+
+def kernel_cc_library(name, srcs = [], hdrs = [], deps = [], copts = [], gpu_archs = [], **kwargs):
+    """A cc_library whose sources are compiled with the kernel plugin."""
+    _kernel_cc_compile(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps + _KERNEL_DEPS,
+        copts = copts,
+        gpu_archs = gpu_archs,
+        **kwargs
+    )
+
+def kernel_cc_binary(name, srcs = [], deps = [], copts = [], gpu_archs = [], **kwargs):
+    """A cc_binary whose sources are compiled with the kernel plugin."""
+    kernel_cc_library(
+        name = name + "_objects",
+        srcs = srcs,
+        deps = deps,
+        copts = copts,
+        gpu_archs = gpu_archs,
+        visibility = ["//visibility:private"],
+        testonly = kwargs.get("testonly", False),
+    )
+    native.cc_binary(name = name, deps = [":" + name + "_objects"], **kwargs)
+
+def kernel_cc_test(name, srcs = [], deps = [], copts = [], gpu_archs = [], **kwargs):
+    """A cc_test whose sources are compiled with the kernel plugin."""
+    kernel_cc_library(
+        name = name + "_objects",
+        srcs = srcs,
+        deps = deps,
+        copts = copts,
+        gpu_archs = gpu_archs,
+        visibility = ["//visibility:private"],
+        testonly = True,
+    )
+    native.cc_test(name = name, deps = [":" + name + "_objects"], **kwargs)
