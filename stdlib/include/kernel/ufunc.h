@@ -191,8 +191,8 @@ private:
     const index_t size = space.size();
     if (size == 0) return;
 
-    using loop = detail::cpu_loop<Fn, out_elem, source_element_t<std::tuple_element_t<I, decltype(sources)>>...>;
-    const typename loop::inputs ptrs{source_pointer(std::get<I>(sources))...};
+    using loop = detail::cpu_loop<Fn, out_elem, loop_input_t<std::tuple_element_t<I, decltype(sources)>>...>;
+    const typename loop::inputs ptrs{loop_source(std::get<I>(sources))...};
 
     switch (target_) {
     case target::cpu:
@@ -218,15 +218,16 @@ private:
     }
   }
 
-  template <class S> struct source_element {
-    using type = std::remove_cv_t<typename S::element_type>;
+  // How the CPU loop reads each input: a scalar argument as a value, an array in memory.
+  template <class S> struct loop_input {
+    using type = detail::array_input<std::remove_cv_t<typename S::element_type>>;
   };
   template <class S>
     requires scalar<S>
-  struct source_element<S> {
-    using type = S;
+  struct loop_input<S> {
+    using type = detail::scalar_input<S>;
   };
-  template <class S> using source_element_t = typename source_element<S>::type;
+  template <class S> using loop_input_t = typename loop_input<S>::type;
 
   template <std::size_t I, class S> static detail::operand_layout layout_from_source(const S &s) {
     if constexpr (scalar<S>) {
@@ -240,8 +241,8 @@ private:
     }
   }
 
-  template <class S> static auto source_pointer(const S &s) {
-    if constexpr (scalar<S>) return static_cast<const S *>(&s);
+  template <class S> static auto loop_source(const S &s) {
+    if constexpr (scalar<S>) return typename detail::scalar_input<S>::source{s};
     else return static_cast<const typename S::value_type *>(s.data());
   }
 

@@ -1,7 +1,8 @@
 // The CPU loops of a ufunc. The common case (every operand contiguous or broadcast along
-// the innermost dimension) runs as a plain loop over unit-stride pointers that the compiler
-// vectorizes with the ufunc's function inlined; broadcast operands read from a small
-// buffer filled with their value, so one loop body serves every mix of arrays and scalars.
+// the innermost dimension) runs as a plain loop that the compiler vectorizes with the
+// ufunc's function inlined. Scalar arguments are known at compile time and stay in
+// registers; array operands broadcast along the row (stride 0) are read from a small buffer
+// of copies, so that they too are read at unit stride and the loop keeps one vector shape.
 #pragma once
 
 #include <algorithm>
@@ -19,20 +20,34 @@ namespace kernel::detail {
 /// Elements per pass of the unit-stride loop; broadcast operands are buffered this many.
 inline constexpr index_t cpu_chunk = 512;
 
+/// An input read from memory: array elements of type T.
+template <class T> struct array_input {
+  using element = T;
+  using source = const T *;
+};
+/// An input passed as a scalar argument, already converted to the loop's parameter type.
+template <class T> struct scalar_input {
+  using element = T;
+  struct source {
+    T value;
+    KERNEL_ALWAYS_INLINE T operator[](index_t) const noexcept { return value; }
+  };
+};
+
 // Left uninitialized on purpose: only the part a row uses is filled.
 template <class T> struct chunk_buffer {
   chunk_buffer() noexcept {}
   T data[cpu_chunk];
 };
 
-/// The loop of ufunc function `F` writing `Out` elements from inputs stored as `Src...`
-/// (array elements, or the already converted value of a scalar argument).
-template <auto F, class Out, class... Src> struct cpu_loop {
+/// The loop of ufunc function `F` writing `Out` elements from inputs `In...` (each an
+/// array_input or a scalar_input).
+template <auto F, class Out, class... In> struct cpu_loop {
   using traits = function_traits<decltype(F)>;
-  static constexpr std::size_t nin = sizeof...(Src);
+  static constexpr std::size_t nin = sizeof...(In);
   static constexpr std::size_t noperands = nin + 1;
   using plan_type = loop_plan<noperands>;
-  using inputs = std::tuple<const Src *...>;
+  using inputs = std::tuple<typename In::source...>;
 
   /// Runs elements [begin, end) of the plan's flattened iteration space.
   static void run(const plan_type &plan, Out *out, const inputs &in, index_t begin, index_t end) {
@@ -54,7 +69,7 @@ template <auto F, class Out, class... Src> struct cpu_loop {
 
     for (index_t remaining = end - begin; remaining > 0;) {
       const index_t n = std::min(width - col, remaining);
-      run_row(plan, out, in, offset, col, n, unit, std::index_sequence_for<Src...>{});
+      run_row(plan, out, in, offset, col, n, unit, std::index_sequence_for<In...>{});
       remaining -= n;
       col = 0;
       // Next row: advance the odometer over the outer dimensions.
@@ -68,43 +83,65 @@ template <auto F, class Out, class... Src> struct cpu_loop {
   }
 
 private:
-  template <std::size_t... I>
+  template <class I> static constexpr bool is_scalar = !std::is_pointer_v<typename I::source>;
+
+  // Where input K's row starts: scalars are their value, arrays a pointer.
+  template <std::size_t K>
+  static auto row_source(const plan_type &plan, const inputs &in, const index_t *offset, index_t col) {
+    using I = std::tuple_element_t<K, std::tuple<In...>>;
+    if constexpr (is_scalar<I>) return std::get<K>(in);
+    else return std::get<K>(in) + offset[K] + col * plan.strides[K][plan.ndim - 1];
+  }
+
+  template <std::size_t... K>
   static void run_row(const plan_type &plan, Out *out, const inputs &in, const index_t *offset,
-                      index_t col, index_t n, bool unit, std::index_sequence<I...>) {
+                      index_t col, index_t n, bool unit, std::index_sequence<K...>) {
     const int inner = plan.ndim - 1;
     Out *o = out + offset[nin] + col * plan.strides[nin][inner];
-    const std::tuple<const Src *...> p{(std::get<I>(in) + offset[I] + col * plan.strides[I][inner])...};
+    const inputs src{row_source<K>(plan, in, offset, col)...};
     if (!unit) {
+      const index_t ostride = plan.strides[nin][inner];
       for (index_t j = 0; j < n; ++j)
-        o[j * plan.strides[nin][inner]] = static_cast<Out>(F(static_cast<typename traits::template arg<I>>(
-            std::get<I>(p)[j * plan.strides[I][inner]])...));
+        o[j * ostride] = static_cast<Out>(F(static_cast<typename traits::template arg<K>>(
+            std::get<K>(src)[j * plan.strides[K][inner]])...));
       return;
     }
-    // A broadcast operand's value repeats along the row: read it from a buffer of copies so
-    // that every operand is read at unit stride and the loop keeps a single vector shape.
-    const bool broadcast[nin + 1] = {(plan.strides[I][inner] == 0)..., false};
-    std::tuple<chunk_buffer<Src>...> buffers;
+    // A broadcast array operand repeats one value along the row: read it from a buffer of
+    // copies so that it too is read at unit stride.
+    const bool broadcast[nin + 1] = {(!is_scalar<In> && plan.strides[K][inner] == 0)..., false};
+    std::tuple<chunk_buffer<typename In::element>...> buffers;
     const index_t fill = std::min(n, cpu_chunk);
     (void)fill;
-    ((broadcast[I] ? (void)std::fill_n(std::get<I>(buffers).data, fill, *std::get<I>(p)) : (void)0),
-     ...);
+    (fill_if_broadcast<K>(broadcast[K], buffers, src, fill), ...);
     for (index_t base = 0; base < n; base += cpu_chunk) {
       const index_t m = std::min(cpu_chunk, n - base);
-      body<I...>(o + base, m,
-                 (broadcast[I] ? static_cast<const Src *>(std::get<I>(buffers).data)
-                               : std::get<I>(p) + base)...);
+      body<K...>(o + base, m, advance<K>(broadcast[K], buffers, src, base)...);
     }
   }
 
-  // `restrict` holds for everything but in-place calls, where the output is exactly one of
-  // the inputs (other overlaps are rejected before the loop): each element is then read
+  template <std::size_t K, class Buffers>
+  static void fill_if_broadcast(bool broadcast, Buffers &buffers, const inputs &src, index_t fill) {
+    using I = std::tuple_element_t<K, std::tuple<In...>>;
+    if constexpr (!is_scalar<I>)
+      if (broadcast) std::fill_n(std::get<K>(buffers).data, fill, *std::get<K>(src));
+  }
+
+  template <std::size_t K, class Buffers>
+  static auto advance(bool broadcast, const Buffers &buffers, const inputs &src, index_t base) {
+    using I = std::tuple_element_t<K, std::tuple<In...>>;
+    if constexpr (is_scalar<I>) return std::get<K>(src);
+    else return broadcast ? static_cast<typename I::source>(std::get<K>(buffers).data) : std::get<K>(src) + base;
+  }
+
+  // `out` is restrict: every other overlap with the inputs is rejected before the loop but
+  // in-place calls, where the output is exactly one of the inputs; each element is then read
   // before it is written and never read again, so no reordering can change a result, and
   // the vectorizer is spared runtime overlap checks that would send in-place calls to the
   // scalar loop.
-  template <std::size_t... I>
-  static KERNEL_ALWAYS_INLINE void body(Out *__restrict out, index_t m, const Src *__restrict... in) {
+  template <std::size_t... K, class... Src>
+  static KERNEL_ALWAYS_INLINE void body(Out *__restrict out, index_t m, Src... in) {
     for (index_t j = 0; j < m; ++j)
-      out[j] = static_cast<Out>(F(static_cast<typename traits::template arg<I>>(in[j])...));
+      out[j] = static_cast<Out>(F(static_cast<typename traits::template arg<K>>(in[j])...));
   }
 };
 

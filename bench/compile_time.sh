@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Compile time of each example with the plugin and pass against plain clang++-19 -O2 with
+# the same flags, median of several runs, as a ratio.
+#
+#   bench/compile_time.sh [runs]        (after `bazel build //plugin:kernel_plugin.so`)
+set -euo pipefail
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+runs=${1:-7}
+plugin=${KERNEL_PLUGIN:-bazel-bin/plugin/kernel_plugin.so}
+[[ -f $plugin ]] || { echo "build the plugin first: bazel build //plugin:kernel_plugin.so" >&2; exit 2; }
+flags=(-std=c++20 -O2 -fno-math-errno -fveclib=libmvec -march=x86-64-v3 -isystem stdlib/include -c -o /dev/null)
+
+median_ms() {
+  local times=()
+  for ((r = 0; r < runs; r++)); do
+    local t0 t1
+    t0=$(date +%s%N)
+    "$@"
+    t1=$(date +%s%N)
+    times+=($(((t1 - t0) / 1000000)))
+  done
+  printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p"
+}
+
+printf '%-22s %10s %12s %8s\n' example "plain ms" "plugin ms" ratio
+for src in examples/*.cpp; do
+  plain=$(median_ms clang++-19 "${flags[@]}" "$src")
+  with=$(median_ms clang++-19 "${flags[@]}" -fplugin="$plugin" "$src")
+  printf '%-22s %10d %12d %8.2f\n' "$(basename "$src")" "$plain" "$with" \
+    "$(awk -v a="$with" -v b="$plain" 'BEGIN { print a / b }')"
+done
