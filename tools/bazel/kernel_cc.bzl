@@ -114,8 +114,7 @@ def kernel_cc_library(name, srcs = [], hdrs = [], deps = [], copts = [], gpu_arc
         **kwargs
     )
 
-def kernel_cc_binary(name, srcs = [], deps = [], copts = [], gpu_archs = [], **kwargs):
-    """A cc_binary whose sources are compiled with the kernel plugin."""
+def _kernel_cc_executable(rule, name, srcs, deps, copts, gpu_archs, testonly, kwargs):
     kernel_cc_library(
         name = name + "_objects",
         srcs = srcs,
@@ -123,19 +122,15 @@ def kernel_cc_binary(name, srcs = [], deps = [], copts = [], gpu_archs = [], **k
         copts = copts,
         gpu_archs = gpu_archs,
         visibility = ["//visibility:private"],
-        testonly = kwargs.get("testonly", False),
+        testonly = testonly,
     )
-    native.cc_binary(name = name, deps = [":" + name + "_objects"], **kwargs)
+    rule(name = name, deps = [":" + name + "_objects"], **kwargs)
+
+def kernel_cc_binary(name, srcs = [], deps = [], copts = [], gpu_archs = [], **kwargs):
+    """A cc_binary whose sources are compiled with the kernel plugin."""
+    _kernel_cc_executable(native.cc_binary, name, srcs, deps, copts, gpu_archs,
+                          kwargs.get("testonly", False), kwargs)
 
 def kernel_cc_test(name, srcs = [], deps = [], copts = [], gpu_archs = [], **kwargs):
     """A cc_test whose sources are compiled with the kernel plugin."""
-    kernel_cc_library(
-        name = name + "_objects",
-        srcs = srcs,
-        deps = deps,
-        copts = copts,
-        gpu_archs = gpu_archs,
-        visibility = ["//visibility:private"],
-        testonly = True,
-    )
-    native.cc_test(name = name, deps = [":" + name + "_objects"], **kwargs)
+    _kernel_cc_executable(native.cc_test, name, srcs, deps, copts, gpu_archs, True, kwargs)
