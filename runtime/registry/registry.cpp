@@ -77,6 +77,8 @@ std::vector<kernel_info> compiled_kernels() {
   return out;
 }
 
+std::vector<std::string> detail::rejected_modules() { return runtime::registry::instance().rejected(); }
+
 std::optional<kernel_info> detail::find_kernel(const void *host_key) {
   if (auto k = runtime::registry::instance().find(host_key)) return runtime::describe(*k);
   return std::nullopt;

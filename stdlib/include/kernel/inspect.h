@@ -39,6 +39,8 @@ namespace detail {
 /// The kernel whose host entry is `host_key`, if its translation unit was compiled with the
 /// plugin.
 std::optional<kernel_info> find_kernel(const void *host_key);
+/// Modules the runtime could not register, with the reason (an incompatible plugin).
+std::vector<std::string> rejected_modules();
 } // namespace detail
 
 } // namespace kernel

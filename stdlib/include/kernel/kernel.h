@@ -12,6 +12,8 @@
 #include "kernel/config.h"
 #include "kernel/array.h"
 #include "kernel/detail/jit_kernel.h"
+#include "kernel/device.h"
+#include "kernel/device_array.h"
 #include "kernel/errors.h"
 #include "kernel/inspect.h"
 #include "kernel/intrinsics.h"

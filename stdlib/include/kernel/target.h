@@ -9,7 +9,9 @@ namespace kernel {
 enum class target {
   cpu,       ///< One core; the loop is vectorized by the compiler.
   parallel,  ///< All cores (oneTBB), each running the vectorized loop on a slice.
-  cuda,      ///< An NVIDIA GPU through the CUDA driver.
+  cuda,      ///< An NVIDIA GPU through the CUDA driver (the simulator under
+             ///< KERNEL_ENABLE_SIMULATOR=1).
+  simulator, ///< The simulated device: GPU code run on the CPU, device memory in host memory.
 };
 
 constexpr std::string_view target_name(target t) noexcept {
@@ -17,6 +19,7 @@ constexpr std::string_view target_name(target t) noexcept {
   case target::cpu: return "cpu";
   case target::parallel: return "parallel";
   case target::cuda: return "cuda";
+  case target::simulator: return "simulator";
   }
   return "?";
 }

@@ -6,6 +6,9 @@
 //   constexpr kernel::ufunc<saxpy> vsaxpy;
 //   vsaxpy(2.0f, x, y, out);                          // into `out`, on the CPU
 //   auto r = vsaxpy.on(kernel::target::parallel)(2.0f, x, y);   // allocates the result
+//   vsaxpy.on(kernel::target::cuda)(2.0f, x, y, out); // host arrays: copied in and out
+//   vsaxpy(2.0f, dx, dy, dout);                       // device arrays: on their device
+//   vsaxpy.on(stream)(2.0f, dx, dy, dout);            // asynchronous, ordered on `stream`
 //
 // Several functions make one ufunc with several loops (a template instantiated for several
 // types): `kernel::ufunc<hypot<float>, hypot<double>>`. A call picks the first loop whose
@@ -27,7 +30,10 @@
 #include "kernel/detail/runtime_api.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/detail/ufunc_cpu.h"
+#include "kernel/detail/ufunc_device.h"
 #include "kernel/detail/ufunc_kernel.h"
+#include "kernel/device.h"
+#include "kernel/device_array.h"
 #include "kernel/errors.h"
 #include "kernel/inspect.h"
 #include "kernel/target.h"
@@ -67,6 +73,19 @@ public:
 
   /// The same ufunc running on target `t`.
   constexpr ufunc on(target t) const noexcept { return ufunc(t); }
+  /// The same ufunc running on device `d`.
+  ufunc on(device d) const noexcept {
+    ufunc u(d.is_simulator() ? target::simulator : target::cuda);
+    u.device_ = &d.state();
+    return u;
+  }
+  /// The same ufunc running asynchronously, in order on stream `s` (which must outlive the
+  /// call's work): host results are written when `s` is synchronized.
+  ufunc on(const stream &s) const noexcept {
+    ufunc u = on(s.device());
+    u.stream_ = &s;
+    return u;
+  }
   constexpr target where() const noexcept { return target_; }
 
   /// The name used in messages: the first loop's function.
@@ -123,9 +142,19 @@ private:
       const detail::iteration_space space = detail::broadcast_shapes(name(), layouts);
       std::array<index_t, rank> shape{};
       std::copy_n(space.shape, rank, shape.begin());
-      ndarray<R, rank> result(ndarray<R, rank>::uninitialized, shape);
-      call_into(result, in...);
-      return result;
+      if constexpr ((detail::ufunc_arg<In &>::is_device || ...)) {
+        // Device inputs give a device result, on the call's device and stream.
+        const detail::device_call call = device_call_for(target_ == target::cpu || target_ == target::parallel
+                                                             ? first_device(in...)
+                                                             : nullptr);
+        device_array<R, rank> result(shape, call.stream);
+        call_into(result, in...);
+        return result;
+      } else {
+        ndarray<R, rank> result(ndarray<R, rank>::uninitialized, shape);
+        call_into(result, in...);
+        return result;
+      }
     }
   }
 
@@ -171,7 +200,66 @@ private:
     static_assert(can_cast_same_kind(dtype_of<R>, dtype_of<out_elem>),
                   "the output's element type cannot hold the ufunc's result (NumPy "
                   "'same_kind' casting)");
-    run<fn>(out_arg::view(out), std::index_sequence_for<In...>{}, in...);
+    constexpr bool any_device = out_arg::is_device || (detail::ufunc_arg<In &>::is_device || ...);
+    const bool on_host = target_ == target::cpu || target_ == target::parallel;
+    if (on_host && device_ == nullptr) {
+      if constexpr (any_device) {
+        // Device arrays given to a host target: run where the arrays are, as NumPy would
+        // run a ufunc where its operands live, rather than copying behind the user's back.
+        const detail::device_call call = device_call_for(first_device(in..., out));
+        detail::run_ufunc_on_device<fn>(name(), call, out, in...);
+      } else {
+        run<fn>(out_arg::view(out), std::index_sequence_for<In...>{}, in...);
+      }
+      return;
+    }
+    const detail::device_call call = device_call_for(nullptr);
+    detail::run_ufunc_on_device<fn>(name(), call, out, in...);
+  }
+
+  // The device of the first device array among `args`, or null.
+  template <class... A> static detail::device_state *first_device(A &...args) {
+    detail::device_state *found = nullptr;
+    auto visit = [&](auto &a) {
+      if constexpr (detail::ufunc_arg<decltype(a)>::is_device)
+        if (!found) found = &a.device().state();
+    };
+    (visit(args), ...);
+    return found;
+  }
+
+  // Where a device call runs: the stream's device, the chosen device, the device of the
+  // arrays, the simulator, or the default CUDA device (the simulator under
+  // KERNEL_ENABLE_SIMULATOR=1).
+  detail::device_call device_call_for(detail::device_state *array_device) const {
+    if (stream_) return {&detail::stream_device(*stream_->state()), stream_->state(), true};
+    detail::device_state *d = device_ ? device_ : array_device;
+    if (!d) {
+      if (target_ == target::simulator) {
+        d = detail::simulator_device();
+      } else {
+        try {
+          d = detail::default_device();
+        } catch (const target_unavailable_error &e) {
+          throw target_unavailable_error(unavailable_message(e.what()));
+        }
+      }
+    }
+    return {d, detail::default_stream(*d), false};
+  }
+
+  static std::string unavailable_message(const std::string &why) {
+    std::string msg = "'" + std::string(name()) + "' on target cuda: ";
+    bool compiled = true;
+    for (const void *key : {reinterpret_cast<const void *>(&detail::ufunc_kernel<F>)...})
+      compiled = compiled && detail::find_kernel(key).has_value();
+    if (!compiled) {
+      msg += "no GPU code was compiled for it (build its translation unit with the kernel plugin: "
+             "tools/kernel-clang++ or a kernel_cc_* Bazel rule";
+      for (const std::string &r : detail::rejected_modules()) msg += "; " + r;
+      msg += "); and ";
+    }
+    return msg + why + ". Targets that work on this machine: cpu, parallel, simulator";
   }
 
   template <auto Fn, class OutView, std::size_t... I, class... In>
@@ -214,7 +302,8 @@ private:
       return;
     }
     case target::cuda:
-      detail::throw_cuda_unavailable(name(), reinterpret_cast<const void *>(&detail::ufunc_kernel<Fn>));
+    case target::simulator:
+      break; // handled by the device path
     }
   }
 
@@ -247,6 +336,8 @@ private:
   }
 
   target target_ = target::cpu;
+  detail::device_state *device_ = nullptr;
+  const stream *stream_ = nullptr;
 };
 
 } // namespace kernel

@@ -13,8 +13,4 @@ namespace kernel::detail {
 void parallel_for(index_t n, index_t grain, void (*body)(void *, index_t, index_t),
                   void *context);
 
-/// Throws target_unavailable_error saying why `callee`, identified by its kernel's host
-/// entry `host_key`, cannot run on the GPU in this process, and which targets can.
-[[noreturn]] void throw_cuda_unavailable(std::string_view callee, const void *host_key);
-
 } // namespace kernel::detail

@@ -22,6 +22,8 @@ template <class T> struct is_array_view : std::false_type {};
 template <class T, std::size_t R> struct is_array_view<array_view<T, R>> : std::true_type {};
 template <class T> struct is_ndarray : std::false_type {};
 template <class T, std::size_t R> struct is_ndarray<ndarray<T, R>> : std::true_type {};
+/// Device arrays get their ufunc_arg in kernel/device_array.h.
+template <class T> struct is_device_array : std::false_type {};
 
 /// How a ufunc sees one argument of type `A` (as passed, with its reference and const).
 template <class A, class = void> struct ufunc_arg {
@@ -33,6 +35,7 @@ template <class A>
 struct ufunc_arg<A, std::enable_if_t<scalar<std::remove_cvref_t<A>>>> {
   static constexpr bool supported = true;
   static constexpr bool is_scalar = true;
+  static constexpr bool is_device = false;
   static constexpr bool writable = false;
   static constexpr std::size_t rank = 0;
   using element_type = std::remove_cvref_t<A>;
@@ -44,6 +47,7 @@ struct ufunc_arg<A, std::enable_if_t<is_array_view<std::remove_cvref_t<A>>::valu
   using view_type = std::remove_cvref_t<A>;
   static constexpr bool supported = scalar<typename view_type::element_type>;
   static constexpr bool is_scalar = false;
+  static constexpr bool is_device = false;
   static constexpr bool writable = !std::is_const_v<typename view_type::element_type>;
   static constexpr std::size_t rank = view_type::rank;
   using element_type = typename view_type::value_type;
@@ -55,6 +59,7 @@ struct ufunc_arg<A, std::enable_if_t<is_ndarray<std::remove_cvref_t<A>>::value>>
   using array_type = std::remove_cvref_t<A>;
   static constexpr bool supported = true;
   static constexpr bool is_scalar = false;
+  static constexpr bool is_device = false;
   static constexpr bool writable = !std::is_const_v<std::remove_reference_t<A>>;
   static constexpr std::size_t rank = array_type::rank;
   using element_type = typename array_type::value_type;
@@ -64,12 +69,14 @@ struct ufunc_arg<A, std::enable_if_t<is_ndarray<std::remove_cvref_t<A>>::value>>
 template <class A>
 struct ufunc_arg<A, std::enable_if_t<!is_array_view<std::remove_cvref_t<A>>::value &&
                                      !is_ndarray<std::remove_cvref_t<A>>::value &&
+                                     !is_device_array<std::remove_cvref_t<A>>::value &&
                                      std::ranges::contiguous_range<A> &&
                                      std::ranges::sized_range<A>>> {
   using reference = std::ranges::range_reference_t<A>;
   using stored_type = std::remove_reference_t<reference>;
   static constexpr bool supported = scalar<stored_type>;
   static constexpr bool is_scalar = false;
+  static constexpr bool is_device = false;
   static constexpr bool writable = !std::is_const_v<stored_type>;
   static constexpr std::size_t rank = 1;
   using element_type = std::remove_cv_t<stored_type>;

@@ -1,0 +1,350 @@
+#include "cuda/cuda_device.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include "cache/cubin_cache.h"
+#include "cuda/module_builder.h"
+#include "kernel/errors.h"
+#include "registry/registry.h"
+
+namespace kernel::runtime::cuda {
+
+namespace {
+
+class cuda_stream final : public detail::stream_state {
+public:
+  // `owned` is false for the legacy default stream (handle 0), which is never destroyed.
+  cuda_stream(cuda_device &device, CUstream handle, bool owned)
+      : stream_state(device), device_(device), handle_(handle), owned_(owned) {}
+  ~cuda_stream() override {
+    if (owned_) {
+      device_.make_current();
+      device_.api().cuStreamDestroy(handle_);
+    }
+  }
+  void synchronize() override {
+    device_.make_current();
+    device_.api().check(device_.api().cuStreamSynchronize(handle_), "cuStreamSynchronize", device_.name());
+  }
+  bool query() override {
+    device_.make_current();
+    const CUresult r = device_.api().cuStreamQuery(handle_);
+    if (r == CUDA_ERROR_NOT_READY) return false;
+    device_.api().check(r, "cuStreamQuery", device_.name());
+    return true;
+  }
+  void wait(detail::event_state &e) override;
+  void *native() noexcept override { return handle_; }
+  CUstream handle() const noexcept { return handle_; }
+
+private:
+  cuda_device &device_;
+  CUstream handle_;
+  bool owned_;
+};
+
+class cuda_event final : public detail::event_state {
+public:
+  explicit cuda_event(cuda_device &device) : device_(device) {
+    device_.make_current();
+    device_.api().check(device_.api().cuEventCreate(&handle_, CU_EVENT_DEFAULT), "cuEventCreate", device_.name());
+  }
+  ~cuda_event() override {
+    device_.make_current();
+    device_.api().cuEventDestroy(handle_);
+  }
+  void record(detail::stream_state &s) override {
+    device_.make_current();
+    device_.api().check(device_.api().cuEventRecord(handle_, static_cast<cuda_stream &>(s).handle()),
+                        "cuEventRecord", device_.name());
+  }
+  void synchronize() override {
+    device_.make_current();
+    device_.api().check(device_.api().cuEventSynchronize(handle_), "cuEventSynchronize", device_.name());
+  }
+  bool query() override {
+    device_.make_current();
+    const CUresult r = device_.api().cuEventQuery(handle_);
+    if (r == CUDA_ERROR_NOT_READY) return false;
+    device_.api().check(r, "cuEventQuery", device_.name());
+    return true;
+  }
+  float elapsed_ms(detail::event_state &start) override {
+    float ms = 0;
+    device_.make_current();
+    device_.api().check(
+        device_.api().cuEventElapsedTime(&ms, static_cast<cuda_event &>(start).handle_, handle_),
+        "cuEventElapsedTime", device_.name());
+    return ms;
+  }
+  CUevent handle() const noexcept { return handle_; }
+
+private:
+  cuda_device &device_;
+  CUevent handle_ = nullptr;
+};
+
+void cuda_stream::wait(detail::event_state &e) {
+  device_.make_current();
+  device_.api().check(device_.api().cuStreamWaitEvent(handle_, static_cast<cuda_event &>(e).handle(), 0),
+                      "cuStreamWaitEvent", device_.name());
+}
+
+CUstream handle_of(detail::stream_state &s) { return static_cast<cuda_stream &>(s).handle(); }
+
+// Staging buffers come in powers of two from 64 KiB, so that they are reused across calls
+// of similar sizes.
+std::size_t size_class(std::size_t bytes) {
+  return std::bit_ceil(std::max<std::size_t>(bytes, std::size_t{1} << 16));
+}
+
+std::string human_bytes(std::size_t bytes) {
+  if (bytes >= (std::size_t{1} << 30)) return std::to_string(bytes >> 30) + " GiB";
+  if (bytes >= (std::size_t{1} << 20)) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+} // namespace
+
+cuda_device &cuda_device::get(int ordinal) {
+  const driver &drv = driver::get();
+  if (!drv.available()) throw target_unavailable_error(drv.unavailable_reason());
+  if (ordinal < 0 || ordinal >= drv.device_count())
+    throw target_unavailable_error("there is no CUDA device " + std::to_string(ordinal) + ": this machine has " +
+                                   std::to_string(drv.device_count()));
+  // Devices are created once and live for the process: kernels and memory refer to them.
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<cuda_device>> devices;
+  std::lock_guard lock(mutex);
+  std::unique_ptr<cuda_device> &d = devices[ordinal];
+  if (!d) d.reset(new cuda_device(ordinal));
+  return *d;
+}
+
+cuda_device::cuda_device(int ordinal) : drv_(driver::get()), ordinal_(ordinal) {
+  drv_.check(drv_.cuDeviceGet(&device_, ordinal), "cuDeviceGet");
+  char name[256] = {};
+  drv_.check(drv_.cuDeviceGetName(name, sizeof name, device_), "cuDeviceGetName");
+  auto attribute = [&](CUdevice_attribute a) {
+    int v = 0;
+    drv_.check(drv_.cuDeviceGetAttribute(&v, a, device_), "cuDeviceGetAttribute");
+    return v;
+  };
+  compute_capability_ = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+                        attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  multiprocessors_ = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  max_block_dim_[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+  max_block_dim_[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+  max_block_dim_[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+  max_grid_dim_[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+  max_grid_dim_[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+  max_grid_dim_[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+  max_shared_per_block_ = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  name_ = "cuda:" + std::to_string(ordinal) + " (" + name + ", sm_" + std::to_string(compute_capability_) + ")";
+
+  drv_.check(drv_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain", name_);
+  make_current();
+  // Keep freed device memory in the pool instead of returning it to the driver, so that
+  // stream-ordered allocations in a loop cost no system calls.
+  CUmemoryPool pool = nullptr;
+  if (drv_.cuDeviceGetDefaultMemPool(&pool, device_) == CUDA_SUCCESS) {
+    cuuint64_t threshold = std::numeric_limits<cuuint64_t>::max();
+    drv_.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+  }
+  default_stream_ = std::make_shared<cuda_stream>(*this, CU_STREAM_LEGACY, /*owned=*/false);
+}
+
+void cuda_device::make_current() const {
+  // The context each host thread last made current; switching is rare (one per device).
+  thread_local CUcontext current = nullptr;
+  if (current != context_) {
+    drv_.check(drv_.cuCtxSetCurrent(context_), "cuCtxSetCurrent", name_);
+    current = context_;
+  }
+}
+
+std::shared_ptr<detail::stream_state> cuda_device::create_stream() {
+  make_current();
+  CUstream s = nullptr;
+  drv_.check(drv_.cuStreamCreate(&s, CU_STREAM_DEFAULT), "cuStreamCreate", name_);
+  return std::make_shared<cuda_stream>(*this, s, /*owned=*/true);
+}
+
+std::shared_ptr<detail::event_state> cuda_device::create_event() { return std::make_shared<cuda_event>(*this); }
+
+void *cuda_device::allocate(std::size_t bytes, detail::stream_state &s) {
+  make_current();
+  CUdeviceptr p = 0;
+  drv_.check(drv_.cuMemAllocAsync(&p, bytes, handle_of(s)), "cuMemAllocAsync",
+             "allocating " + human_bytes(bytes) + " on " + name_);
+  return reinterpret_cast<void *>(p);
+}
+
+void cuda_device::release(void *p, detail::stream_state &s) noexcept {
+  // At exit the driver may already be shut down; nothing is left to free then.
+  try {
+    make_current();
+  } catch (...) {
+    return;
+  }
+  drv_.cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(p), handle_of(s));
+}
+
+void cuda_device::copy(void *dst, const void *src, std::size_t bytes, detail::copy_direction kind,
+                       detail::stream_state &s) {
+  make_current();
+  CUstream h = handle_of(s);
+  switch (kind) {
+  case detail::copy_direction::host_to_device:
+    drv_.check(drv_.cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src, bytes, h), "cuMemcpyHtoDAsync",
+               "copying " + human_bytes(bytes) + " to " + name_);
+    return;
+  case detail::copy_direction::device_to_host:
+    drv_.check(drv_.cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src), bytes, h), "cuMemcpyDtoHAsync",
+               "copying " + human_bytes(bytes) + " from " + name_);
+    return;
+  case detail::copy_direction::device_to_device:
+    drv_.check(drv_.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
+                                      bytes, h),
+               "cuMemcpyDtoDAsync", "copying " + human_bytes(bytes) + " on " + name_);
+    return;
+  }
+}
+
+void *cuda_device::allocate_pinned(std::size_t bytes) {
+  const std::size_t cls = size_class(bytes);
+  {
+    std::lock_guard lock(pinned_mutex_);
+    if (auto it = pinned_free_.find(cls); it != pinned_free_.end()) {
+      void *p = it->second;
+      pinned_free_.erase(it);
+      return p;
+    }
+  }
+  make_current();
+  void *p = nullptr;
+  drv_.check(drv_.cuMemHostAlloc(&p, cls, 0), "cuMemHostAlloc", "page-locking " + human_bytes(cls) + " for transfers");
+  return p;
+}
+
+void cuda_device::release_pinned(void *p, std::size_t bytes) noexcept {
+  std::lock_guard lock(pinned_mutex_);
+  pinned_free_.emplace(size_class(bytes), p);
+}
+
+void cuda_device::host_work(detail::stream_state &s, std::function<void()> work) {
+  make_current();
+  auto *task = new std::function<void()>(std::move(work));
+  const CUresult r = drv_.cuLaunchHostFunc(
+      handle_of(s),
+      [](void *data) {
+        std::unique_ptr<std::function<void()>> t(static_cast<std::function<void()> *>(data));
+        (*t)();
+      },
+      task);
+  if (r != CUDA_SUCCESS) {
+    delete task;
+    drv_.check(r, "cuLaunchHostFunc", name_);
+  }
+}
+
+void cuda_device::synchronize() {
+  make_current();
+  drv_.check(drv_.cuCtxSynchronize(), "cuCtxSynchronize", name_);
+}
+
+void cuda_device::load_module(const ::kernel_module &m, const std::string &what) {
+  if (modules_.count(m.hash)) return;
+  built_module built = build_cubin(m, compute_capability_, cubin_cache::process(), drv_.version(), what);
+  make_current();
+  CUmodule module = nullptr;
+  drv_.check(drv_.cuModuleLoadData(&module, built.cubin.data()), "cuModuleLoadData",
+             what + " on " + name_ + " (PTX for " + built.ptx_arch + ")");
+  modules_.emplace(m.hash, module);
+  for (uint32_t i = 0; i < m.num_entries; ++i) {
+    const kernel_entry &e = m.entries[i];
+    loaded_kernel k;
+    drv_.check(drv_.cuModuleGetFunction(&k.function, module, e.symbol), "cuModuleGetFunction",
+               std::string(e.name) + " on " + name_);
+    int min_grid = 0;
+    drv_.check(drv_.cuOccupancyMaxPotentialBlockSize(&min_grid, &k.block_size, k.function, nullptr, 0, 0),
+               "cuOccupancyMaxPotentialBlockSize", e.name);
+    k.full_grid = std::max(min_grid, 1);
+    drv_.cuFuncGetAttribute(&k.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k.function);
+    drv_.cuFuncGetAttribute(&k.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function);
+    drv_.cuFuncGetAttribute(&k.max_dynamic_shared, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.function);
+    kernels_.emplace(e.host_key, k);
+  }
+}
+
+const cuda_device::loaded_kernel &cuda_device::kernel_for(const detail::kernel_ref &k) {
+  std::lock_guard lock(kernels_mutex_);
+  if (auto it = kernels_.find(k.host_key); it != kernels_.end()) return it->second;
+  auto found = registry::instance().find(k.host_key);
+  if (!found) {
+    std::string msg = "'" + std::string(k.name) + "' on " + name_ +
+                      ": no GPU code was compiled for it; build its translation unit with the kernel "
+                      "plugin (tools/kernel-clang++ or a kernel_cc_* Bazel rule)";
+    for (const std::string &r : registry::instance().rejected()) msg += "; " + r;
+    throw target_unavailable_error(msg);
+  }
+  load_module(*found->module, "'" + std::string(k.name) + "'");
+  return kernels_.at(k.host_key);
+}
+
+detail::launch_config cuda_device::elementwise_config(const detail::kernel_ref &k, index_t work) {
+  const loaded_kernel &lk = kernel_for(k);
+  const index_t block = std::max(lk.block_size, 32);
+  const index_t needed = std::max<index_t>((work + block - 1) / block, 1);
+  const index_t grid = std::min<index_t>(needed, lk.full_grid);
+  return detail::launch_config{dim3(static_cast<std::uint32_t>(grid)), dim3(static_cast<std::uint32_t>(block)), 0};
+}
+
+void cuda_device::check_launch(const loaded_kernel &k, const detail::kernel_ref &ref,
+                               const detail::launch_config &c) const {
+  auto fail = [&](const std::string &what) {
+    throw argument_error(std::string(ref.name), 0, what + " on " + name_);
+  };
+  const std::uint64_t threads = c.block.count();
+  if (threads == 0 || c.grid.count() == 0) fail("a launch needs at least one block of one thread");
+  if (threads > static_cast<std::uint64_t>(k.max_threads))
+    fail("a block of " + std::to_string(threads) + " threads is more than this kernel can run (" +
+         std::to_string(k.max_threads) + ")");
+  const std::uint32_t block[3] = {c.block.x, c.block.y, c.block.z};
+  const std::uint32_t grid[3] = {c.grid.x, c.grid.y, c.grid.z};
+  const char *axis = "xyz";
+  for (int d = 0; d < 3; ++d) {
+    if (block[d] > static_cast<std::uint32_t>(max_block_dim_[d]))
+      fail(std::string("block dimension ") + axis[d] + " of " + std::to_string(block[d]) +
+           " is more than the device allows (" + std::to_string(max_block_dim_[d]) + ")");
+    if (grid[d] > static_cast<std::uint32_t>(max_grid_dim_[d]))
+      fail(std::string("grid dimension ") + axis[d] + " of " + std::to_string(grid[d]) +
+           " is more than the device allows (" + std::to_string(max_grid_dim_[d]) + ")");
+  }
+  if (static_cast<int>(c.shared_bytes) + k.static_shared > max_shared_per_block_)
+    fail(std::to_string(c.shared_bytes) + " bytes of dynamic shared memory (with " +
+         std::to_string(k.static_shared) + " static) is more than a block can have (" +
+         std::to_string(max_shared_per_block_) + ")");
+}
+
+void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_config &c, const void *params,
+                         std::size_t, detail::stream_state &s) {
+  const loaded_kernel &lk = kernel_for(k);
+  check_launch(lk, k, c);
+  make_current();
+  // Above 48 KiB a kernel must opt in to its dynamic shared memory.
+  if (c.shared_bytes > 48 * 1024 && static_cast<int>(c.shared_bytes) > lk.max_dynamic_shared)
+    drv_.check(drv_.cuFuncSetAttribute(lk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       static_cast<int>(c.shared_bytes)),
+               "cuFuncSetAttribute", "'" + std::string(k.name) + "' on " + name_);
+  void *args[] = {const_cast<void *>(params)};
+  drv_.check(drv_.cuLaunchKernel(lk.function, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
+                                 c.shared_bytes, handle_of(s), args, nullptr),
+             "cuLaunchKernel", "'" + std::string(k.name) + "' on " + name_);
+}
+
+} // namespace kernel::runtime::cuda

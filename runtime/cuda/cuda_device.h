@@ -1,0 +1,88 @@
+// A CUDA GPU through the driver API: its primary context, stream-ordered memory from the
+// device's default pool, a pool of page-locked staging buffers, and the kernels of the
+// registered modules, linked for its architecture on first use and launched with their
+// parameter block as the only kernel parameter.
+#pragma once
+
+#include <cuda.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cuda/driver.h"
+#include "device/device_state.h"
+#include "kernel/detail/module_abi.h"
+
+namespace kernel::runtime::cuda {
+
+class cuda_device final : public detail::device_state {
+public:
+  /// Device `ordinal`; throws target_unavailable_error when there is none.
+  static cuda_device &get(int ordinal);
+
+  std::string name() const override { return name_; }
+  bool is_simulator() const noexcept override { return false; }
+  int compute_capability() const noexcept override { return compute_capability_; }
+
+  std::shared_ptr<detail::stream_state> create_stream() override;
+  const std::shared_ptr<detail::stream_state> &default_stream() override { return default_stream_; }
+  std::shared_ptr<detail::event_state> create_event() override;
+
+  void *allocate(std::size_t bytes, detail::stream_state &s) override;
+  void release(void *p, detail::stream_state &s) noexcept override;
+  void copy(void *dst, const void *src, std::size_t bytes, detail::copy_direction kind,
+            detail::stream_state &s) override;
+  void *allocate_pinned(std::size_t bytes) override;
+  void release_pinned(void *p, std::size_t bytes) noexcept override;
+  void host_work(detail::stream_state &s, std::function<void()> work) override;
+
+  detail::launch_config elementwise_config(const detail::kernel_ref &k, index_t work) override;
+  void launch(const detail::kernel_ref &k, const detail::launch_config &config, const void *params,
+              std::size_t param_size, detail::stream_state &s) override;
+  void synchronize() override;
+
+  /// Makes this device's context current on the calling thread (cheap when it already is).
+  void make_current() const;
+  const driver &api() const noexcept { return drv_; }
+
+private:
+  explicit cuda_device(int ordinal);
+
+  struct loaded_kernel {
+    CUfunction function = nullptr;
+    int block_size = 0;     // what the occupancy calculator suggests
+    int full_grid = 0;      // blocks that fill every SM at that block size
+    int max_threads = 0;    // per block
+    int static_shared = 0;  // bytes
+    int max_dynamic_shared = 0;
+  };
+  const loaded_kernel &kernel_for(const detail::kernel_ref &k);
+  void load_module(const ::kernel_module &m, const std::string &what);
+  void check_launch(const loaded_kernel &k, const detail::kernel_ref &ref, const detail::launch_config &c) const;
+
+  const driver &drv_;
+  int ordinal_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  int compute_capability_ = 0;
+  int multiprocessors_ = 0;
+  int max_block_dim_[3] = {};
+  int max_grid_dim_[3] = {};
+  int max_shared_per_block_ = 0;
+  std::string name_;
+  std::shared_ptr<detail::stream_state> default_stream_;
+
+  std::mutex kernels_mutex_;
+  std::unordered_map<const void *, loaded_kernel> kernels_;
+  std::unordered_map<std::string, CUmodule> modules_;
+
+  // Page-locked staging buffers, by size class. Released buffers return here from host
+  // callbacks, which must not call the driver; they are freed only at exit.
+  std::mutex pinned_mutex_;
+  std::multimap<std::size_t, void *> pinned_free_;
+};
+
+} // namespace kernel::runtime::cuda

@@ -1,0 +1,57 @@
+// nvJitLink, loaded at run time: links generated PTX, and the user's device code, into a
+// cubin for the architecture of the GPU in hand. Works without a GPU, so CI links every
+// generated module too.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuda/shared_library.h"
+
+namespace kernel::runtime::cuda {
+
+/// What nvJitLink is given, as its input types (NVJITLINK_INPUT_*).
+enum class link_input_kind { ptx, cubin, object, library, fatbin, ltoir };
+
+struct link_input {
+  link_input_kind kind;
+  std::string name;       ///< shown in errors: a file name, or "<kernel module 1a2b...>"
+  std::string_view bytes; ///< PTX text or binary contents
+};
+
+class nvjitlink {
+public:
+  /// The process's nvJitLink, loaded on first use.
+  static const nvjitlink &get();
+
+  bool available() const noexcept { return available_; }
+  const std::string &unavailable_reason() const noexcept { return reason_; }
+  /// "13.0": part of every cache key, since another version makes other code.
+  const std::string &version() const noexcept { return version_; }
+
+  /// Links `inputs` into a cubin for sm_<arch>. Throws cuda_error with nvJitLink's log,
+  /// prefixed by `what` (the kernel or module being built), when linking fails.
+  std::vector<char> link(int arch, std::span<const link_input> inputs, std::string_view what,
+                         std::span<const std::string> options = {}) const;
+
+  ~nvjitlink();
+  nvjitlink(const nvjitlink &) = delete;
+  nvjitlink &operator=(const nvjitlink &) = delete;
+
+private:
+  nvjitlink();
+
+  shared_library lib_;
+  bool available_ = false;
+  std::string reason_;
+  std::string version_;
+
+  // The function table, defined in the .cpp so that this header needs no nvJitLink.h.
+  struct api;
+  std::unique_ptr<api> api_;
+};
+
+} // namespace kernel::runtime::cuda

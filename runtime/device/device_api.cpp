@@ -1,0 +1,71 @@
+// The functions of kernel/detail/device_api.h: the headers' entry into the device layer.
+#include "kernel/detail/device_api.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "cuda/cuda_device.h"
+#include "device/device_state.h"
+#include "simulator/simulator_device.h"
+
+namespace kernel::detail {
+
+device_state *cuda_device(int ordinal) { return &runtime::cuda::cuda_device::get(ordinal); }
+
+device_state *simulator_device() { return &runtime::sim::simulator_device::get(); }
+
+device_state *default_device() {
+  static const bool simulate = [] {
+    const char *v = std::getenv("KERNEL_ENABLE_SIMULATOR");
+    return v && std::string_view(v) != "0" && *v;
+  }();
+  return simulate ? simulator_device() : cuda_device(0);
+}
+
+std::string device_name(const device_state &d) { return d.name(); }
+bool device_is_simulator(const device_state &d) noexcept { return d.is_simulator(); }
+int device_compute_capability(const device_state &d) noexcept { return d.compute_capability(); }
+void device_synchronize(device_state &d) { d.synchronize(); }
+
+std::shared_ptr<stream_state> create_stream(device_state &d) { return d.create_stream(); }
+const std::shared_ptr<stream_state> &default_stream(device_state &d) { return d.default_stream(); }
+device_state &stream_device(const stream_state &s) noexcept { return s.device(); }
+void stream_synchronize(stream_state &s) { s.synchronize(); }
+bool stream_query(stream_state &s) { return s.query(); }
+void *stream_native(stream_state &s) noexcept { return s.native(); }
+void stream_wait(stream_state &s, event_state &e) { s.wait(e); }
+
+std::shared_ptr<event_state> create_event(device_state &d) { return d.create_event(); }
+void event_record(event_state &e, stream_state &s) { e.record(s); }
+void event_synchronize(event_state &e) { e.synchronize(); }
+bool event_query(event_state &e) { return e.query(); }
+float event_elapsed_ms(event_state &end, event_state &start) { return end.elapsed_ms(start); }
+
+std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes, const std::shared_ptr<stream_state> &s) {
+  void *p = d.allocate(bytes, *s);
+  // The deleter keeps the stream alive: the memory is freed in order on it.
+  return std::shared_ptr<void>(p, [&d, s](void *q) { d.release(q, *s); });
+}
+
+void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes, copy_direction direction,
+                 stream_state &s) {
+  d.copy(dst, src, bytes, direction, s);
+}
+
+std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes) {
+  void *p = d.allocate_pinned(bytes);
+  return std::shared_ptr<void>(p, [&d, bytes](void *q) { d.release_pinned(q, bytes); });
+}
+
+void host_work(stream_state &s, std::function<void()> work) { s.device().host_work(s, std::move(work)); }
+
+launch_config elementwise_config(device_state &d, const kernel_ref &k, index_t work) {
+  return d.elementwise_config(k, work);
+}
+
+void launch(device_state &d, const kernel_ref &k, const launch_config &config, const void *params,
+            std::size_t param_size, stream_state &s) {
+  d.launch(k, config, params, param_size, s);
+}
+
+} // namespace kernel::detail

@@ -1,0 +1,86 @@
+// What the runtime knows of a device, a stream and an event: the interface both device
+// backends implement, the CUDA driver's (cuda/cuda_device.cpp) and the simulated device's
+// (simulator/simulator_device.cpp). Headers see these types only as opaque pointers, through
+// kernel/detail/device_api.h.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "kernel/detail/device_api.h"
+
+namespace kernel::detail {
+
+class event_state;
+
+class stream_state {
+public:
+  explicit stream_state(device_state &device) : device_(device) {}
+  virtual ~stream_state() = default;
+  stream_state(const stream_state &) = delete;
+  stream_state &operator=(const stream_state &) = delete;
+
+  device_state &device() const noexcept { return device_; }
+  virtual void synchronize() = 0;
+  /// True when all work queued so far is done.
+  virtual bool query() = 0;
+  /// Later work on this stream waits for `e`.
+  virtual void wait(event_state &e) = 0;
+  /// The backend's handle (CUstream), or null.
+  virtual void *native() noexcept = 0;
+
+private:
+  device_state &device_;
+};
+
+class event_state {
+public:
+  virtual ~event_state() = default;
+  virtual void record(stream_state &s) = 0;
+  virtual void synchronize() = 0;
+  virtual bool query() = 0;
+  /// Milliseconds from `start` to this event (both recorded and complete).
+  virtual float elapsed_ms(event_state &start) = 0;
+};
+
+class device_state {
+public:
+  virtual ~device_state() = default;
+  device_state() = default;
+  device_state(const device_state &) = delete;
+  device_state &operator=(const device_state &) = delete;
+
+  virtual std::string name() const = 0;
+  virtual bool is_simulator() const noexcept = 0;
+  /// 90 for sm_90; 0 for the simulator.
+  virtual int compute_capability() const noexcept = 0;
+
+  virtual std::shared_ptr<stream_state> create_stream() = 0;
+  /// Where work goes when the caller names no stream (the legacy default stream on CUDA).
+  virtual const std::shared_ptr<stream_state> &default_stream() = 0;
+  virtual std::shared_ptr<event_state> create_event() = 0;
+
+  /// Device memory, ordered on `s` (cuMemAllocAsync's pool on CUDA).
+  virtual void *allocate(std::size_t bytes, stream_state &s) = 0;
+  virtual void release(void *p, stream_state &s) noexcept = 0;
+  virtual void copy(void *dst, const void *src, std::size_t bytes, copy_direction kind, stream_state &s) = 0;
+
+  /// Page-locked host memory for staging transfers (recycled through a pool).
+  virtual void *allocate_pinned(std::size_t bytes) = 0;
+  virtual void release_pinned(void *p, std::size_t bytes) noexcept = 0;
+
+  /// Runs `work` on the host once everything queued on `s` before it is done. `work` must
+  /// not call into the device API.
+  virtual void host_work(stream_state &s, std::function<void()> work) = 0;
+
+  virtual launch_config elementwise_config(const kernel_ref &k, index_t work) = 0;
+  virtual void launch(const kernel_ref &k, const launch_config &config, const void *params,
+                      std::size_t param_size, stream_state &s) = 0;
+
+  virtual void synchronize() = 0;
+};
+
+} // namespace kernel::detail

@@ -1,0 +1,87 @@
+#include "simulator/simulator_device.h"
+
+#include <chrono>
+#include <cstring>
+#include <new>
+
+#include "simulator/grid_runner.h"
+
+namespace kernel::runtime::sim {
+
+namespace {
+
+// Work runs when it is queued, so a stream is always idle.
+class simulator_stream final : public detail::stream_state {
+public:
+  using stream_state::stream_state;
+  void synchronize() override {}
+  bool query() override { return true; }
+  void wait(detail::event_state &) override {}
+  void *native() noexcept override { return nullptr; }
+};
+
+class simulator_event final : public detail::event_state {
+public:
+  void record(detail::stream_state &) override { time_ = std::chrono::steady_clock::now(); }
+  void synchronize() override {}
+  bool query() override { return true; }
+  float elapsed_ms(detail::event_state &start) override {
+    auto &s = static_cast<simulator_event &>(start);
+    return std::chrono::duration<float, std::milli>(time_ - s.time_).count();
+  }
+
+private:
+  std::chrono::steady_clock::time_point time_ = std::chrono::steady_clock::now();
+};
+
+// As cudaMalloc: aligned to 256 bytes.
+constexpr std::align_val_t device_alignment{256};
+
+} // namespace
+
+simulator_device &simulator_device::get() {
+  static simulator_device d;
+  return d;
+}
+
+simulator_device::simulator_device() : default_stream_(std::make_shared<simulator_stream>(*this)) {}
+
+std::shared_ptr<detail::stream_state> simulator_device::create_stream() {
+  return std::make_shared<simulator_stream>(*this);
+}
+
+std::shared_ptr<detail::event_state> simulator_device::create_event() {
+  return std::make_shared<simulator_event>();
+}
+
+void *simulator_device::allocate(std::size_t bytes, detail::stream_state &) {
+  return ::operator new(bytes, device_alignment);
+}
+
+void simulator_device::release(void *p, detail::stream_state &) noexcept {
+  ::operator delete(p, device_alignment);
+}
+
+void simulator_device::copy(void *dst, const void *src, std::size_t bytes, detail::copy_direction,
+                            detail::stream_state &) {
+  std::memmove(dst, src, bytes);
+}
+
+void *simulator_device::allocate_pinned(std::size_t bytes) { return ::operator new(bytes, device_alignment); }
+
+void simulator_device::release_pinned(void *p, std::size_t) noexcept { ::operator delete(p, device_alignment); }
+
+void simulator_device::host_work(detail::stream_state &, std::function<void()> work) { work(); }
+
+detail::launch_config simulator_device::elementwise_config(const detail::kernel_ref &, index_t) {
+  // One simulated thread walks the whole grid-stride loop: the same kernel code and
+  // parameter block as on a GPU, without thousands of host calls per element.
+  return detail::launch_config{dim3(1), dim3(1), 0};
+}
+
+void simulator_device::launch(const detail::kernel_ref &k, const detail::launch_config &config,
+                              const void *params, std::size_t, detail::stream_state &) {
+  run_grid(k.invoke, params, config);
+}
+
+} // namespace kernel::runtime::sim

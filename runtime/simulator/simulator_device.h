@@ -1,0 +1,40 @@
+// The simulated device: device memory is host memory, streams run their work as it is
+// queued, and kernels run on the CPU through the simulator. Everything a program does with
+// devices works on it, without a GPU (Numba's CUDA simulator, done in C++).
+#pragma once
+
+#include "device/device_state.h"
+
+namespace kernel::runtime::sim {
+
+class simulator_device final : public detail::device_state {
+public:
+  static simulator_device &get();
+
+  std::string name() const override { return "simulator"; }
+  bool is_simulator() const noexcept override { return true; }
+  int compute_capability() const noexcept override { return 0; }
+
+  std::shared_ptr<detail::stream_state> create_stream() override;
+  const std::shared_ptr<detail::stream_state> &default_stream() override { return default_stream_; }
+  std::shared_ptr<detail::event_state> create_event() override;
+
+  void *allocate(std::size_t bytes, detail::stream_state &s) override;
+  void release(void *p, detail::stream_state &s) noexcept override;
+  void copy(void *dst, const void *src, std::size_t bytes, detail::copy_direction kind,
+            detail::stream_state &s) override;
+  void *allocate_pinned(std::size_t bytes) override;
+  void release_pinned(void *p, std::size_t bytes) noexcept override;
+  void host_work(detail::stream_state &s, std::function<void()> work) override;
+
+  detail::launch_config elementwise_config(const detail::kernel_ref &k, index_t work) override;
+  void launch(const detail::kernel_ref &k, const detail::launch_config &config, const void *params,
+              std::size_t param_size, detail::stream_state &s) override;
+  void synchronize() override {}
+
+private:
+  simulator_device();
+  std::shared_ptr<detail::stream_state> default_stream_;
+};
+
+} // namespace kernel::runtime::sim

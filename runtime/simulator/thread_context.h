@@ -1,0 +1,32 @@
+// The simulated thread a host thread is running: what the kernel hooks (threadIdx ...)
+// read on the host.
+#pragma once
+
+#include "kernel/intrinsics.h"
+
+namespace kernel::runtime::sim {
+
+struct thread_context {
+  dim3 thread_idx{0, 0, 0};
+  dim3 block_dim{1, 1, 1};
+  dim3 block_idx{0, 0, 0};
+  dim3 grid_dim{1, 1, 1};
+};
+
+/// The context of the simulated thread running on this host thread; outside a launch, a
+/// grid of one thread.
+thread_context &current_thread() noexcept;
+
+/// Makes `ctx` the current simulated thread for this host thread for its lifetime.
+class thread_scope {
+public:
+  explicit thread_scope(thread_context &ctx) noexcept;
+  ~thread_scope();
+  thread_scope(const thread_scope &) = delete;
+  thread_scope &operator=(const thread_scope &) = delete;
+
+private:
+  thread_context *previous_;
+};
+
+} // namespace kernel::runtime::sim

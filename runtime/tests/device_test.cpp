@@ -1,0 +1,123 @@
+// Device arrays, transfers, streams and events, on the simulated device (the same API as
+// on a GPU; these run everywhere).
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "kernel/kernel.h"
+
+namespace {
+
+const kernel::device sim = kernel::device::simulator();
+
+TEST(Device, Simulator) {
+  EXPECT_TRUE(sim.is_simulator());
+  EXPECT_EQ(sim.name(), "simulator");
+  EXPECT_EQ(sim.compute_capability(), 0);
+  EXPECT_TRUE(kernel::device::simulator() == sim);
+  sim.synchronize();
+}
+
+TEST(Device, NoDriverIsExplained) {
+  try {
+    kernel::device::cuda(0);
+    SUCCEED() << "this machine has a GPU";
+  } catch (const kernel::target_unavailable_error &e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(what.find("could not be loaded") != std::string::npos || what.find("cuInit") != std::string::npos ||
+                what.find("no CUDA GPU") != std::string::npos)
+        << what;
+  }
+}
+
+TEST(DeviceArray, RoundTrip) {
+  std::vector<float> host(1000);
+  std::iota(host.begin(), host.end(), 0.0f);
+  auto d = kernel::to_device(host, sim);
+  static_assert(std::is_same_v<decltype(d), kernel::device_array<float, 1>>);
+  EXPECT_EQ(d.size(), 1000);
+  EXPECT_EQ(d.shape(0), 1000);
+  EXPECT_EQ(d.bytes(), 4000u);
+  EXPECT_TRUE(d.device() == sim);
+  EXPECT_EQ(d.copy_to_host().to_vector(), host);
+
+  std::vector<float> back(1000, -1.0f);
+  d.copy_to_host(back);
+  EXPECT_EQ(back, host);
+}
+
+TEST(DeviceArray, StridedHostViewsAreGatheredAndScattered) {
+  kernel::ndarray<double, 2> m({3, 4});
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) m(i, j) = 10 * i + j;
+  // The transpose: a strided view.
+  kernel::array_view<const double, 2> t(m.data(), {4, 3}, {1, 4});
+  auto d = kernel::to_device(t, sim);
+  auto h = d.copy_to_host();
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(h(i, j), 10 * j + i);
+  // Back into a strided destination.
+  kernel::ndarray<double, 2> target({3, 4}, 0.0);
+  kernel::array_view<double, 2> target_t(target.data(), {4, 3}, {1, 4});
+  d.copy_to_host(target_t);
+  EXPECT_EQ(target.to_vector(), m.to_vector());
+}
+
+TEST(DeviceArray, CopyFromHostCopyAndLike) {
+  kernel::device_array<int, 2> d({2, 3}, sim);
+  std::vector<int> values{1, 2, 3, 4, 5, 6};
+  d.copy_from_host(kernel::view(values.data(), {2, 3}));
+  auto e = d.copy();
+  EXPECT_EQ(e.copy_to_host().to_vector(), values);
+  auto like = kernel::device_array_like(e);
+  EXPECT_EQ(like.shape(), e.shape());
+  EXPECT_TRUE(like.device() == sim);
+  auto from_host = kernel::device_array_like(values, sim);
+  EXPECT_EQ(from_host.size(), 6);
+}
+
+TEST(DeviceArray, ShapeMismatchIsAnError) {
+  kernel::device_array<float> d(4, sim);
+  std::vector<float> small(3), big(5);
+  try {
+    d.copy_to_host(small);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "'copy_to_host': argument 1: the host array has shape (3,) but the device array has shape (4,)");
+  }
+  EXPECT_THROW(d.copy_from_host(big), kernel::argument_error);
+}
+
+TEST(DeviceArray, EmptyAndMoved) {
+  kernel::device_array<float> empty(0, sim);
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(empty.copy_to_host().size(), 0);
+  auto d = kernel::to_device(std::vector<float>{1, 2}, sim);
+  kernel::device_array<float> moved = std::move(d);
+  EXPECT_EQ(moved.copy_to_host()[1], 2.0f);
+}
+
+TEST(Stream, OrderedWorkAndEvents) {
+  kernel::stream s(sim);
+  EXPECT_TRUE(s.device() == sim);
+  EXPECT_EQ(s.native_handle(), nullptr);
+  std::vector<double> host(1 << 16, 1.5);
+  kernel::event start(sim), stop(sim);
+  start.record(s);
+  auto d = kernel::to_device(host, s);          // allocated and copied in order on s
+  kernel::device_array<double> e(d.size(), s);  // stream-ordered allocation
+  std::vector<double> back(host.size());
+  d.copy_to_host(back, s);
+  stop.record(s);
+  s.synchronize();
+  stop.synchronize();
+  EXPECT_TRUE(s.query());
+  EXPECT_TRUE(stop.query());
+  EXPECT_GE(stop.elapsed_ms(start), 0.0f);
+  EXPECT_EQ(back, host);
+  stop.wait(s);
+}
+
+} // namespace

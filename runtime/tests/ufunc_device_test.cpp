@@ -1,0 +1,214 @@
+// GPU ufuncs through the device path, run on the simulated device: the same staging,
+// parameter block and kernel as on a GPU.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "kernel/kernel.h"
+
+[[kernel::vectorize]] float saxpy(float a, float x, float y) { return a * x + y; }
+[[kernel::vectorize]] double add(double a, double b) { return a + b; }
+[[kernel::vectorize]] std::complex<float> cmul(std::complex<float> a, std::complex<float> b) { return a * b; }
+template <class T>
+[[kernel::vectorize("float32(float32, float32)", "float64(float64, float64)")]]
+T maximum(T a, T b) { return a > b ? a : b; }
+
+namespace {
+
+const kernel::device sim = kernel::device::simulator();
+constexpr kernel::ufunc<saxpy> vsaxpy;
+constexpr kernel::ufunc<add> vadd;
+const auto on_sim = kernel::target::simulator;
+
+std::vector<float> iota(std::size_t n, float start) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), start);
+  return v;
+}
+
+TEST(UfuncDevice, HostArraysAreCopiedInAndOut) {
+  auto x = iota(5000, 0.0f), y = iota(5000, 1.0f);
+  std::vector<float> out(5000);
+  vsaxpy.on(on_sim)(2.0f, x, y, out);
+  for (int i = 0; i < 5000; ++i) ASSERT_EQ(out[i], 2.0f * x[i] + y[i]);
+  auto r = vsaxpy.on(on_sim)(2.0f, x, y);
+  static_assert(std::is_same_v<decltype(r), kernel::ndarray<float, 1>>);
+  EXPECT_EQ(r.to_vector(), out);
+}
+
+TEST(UfuncDevice, DeviceArraysStayOnTheDevice) {
+  auto x = iota(1000, 0.0f), y = iota(1000, 0.5f);
+  auto dx = kernel::to_device(x, sim), dy = kernel::to_device(y, sim);
+  kernel::device_array<float> dout(1000, sim);
+  vsaxpy(3.0f, dx, dy, dout); // device arrays: runs on their device, whatever the target
+  auto h = dout.copy_to_host();
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(h[i], 3.0f * x[i] + y[i]);
+  auto dr = vsaxpy(3.0f, dx, dy); // device inputs give a device result
+  static_assert(std::is_same_v<decltype(dr), kernel::device_array<float, 1>>);
+  EXPECT_EQ(dr.copy_to_host().to_vector(), h.to_vector());
+}
+
+TEST(UfuncDevice, MixedHostAndDeviceOperands) {
+  auto x = iota(100, 0.0f), y = iota(100, 10.0f);
+  auto dx = kernel::to_device(x, sim);
+  std::vector<float> out(100);
+  vsaxpy.on(on_sim)(1.0f, dx, y, out);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(out[i], x[i] + y[i]);
+  kernel::device_array<float> dout(100, sim);
+  vsaxpy.on(on_sim)(1.0f, x, y, dout);
+  EXPECT_EQ(dout.copy_to_host().to_vector(), out);
+}
+
+TEST(UfuncDevice, BroadcastingAndStridedHostInputs) {
+  kernel::ndarray<double, 2> m({3, 4});
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) m(i, j) = 10 * i + j;
+  kernel::array_view<const double, 2> t(m.data(), {4, 3}, {1, 4}); // transposed
+  std::vector<double> row{100, 200, 300};
+  auto r = vadd.on(on_sim)(t, row);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) ASSERT_EQ(r(i, j), 10 * j + i + 100 * (j + 1));
+  auto dm = kernel::to_device(m, sim);
+  kernel::ndarray<double, 2> col({3, 1}, 0.5);
+  auto dr = vadd(dm, col); // (3,4) + (3,1) on the device
+  auto h = dr.copy_to_host();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) ASSERT_EQ(h(i, j), 10 * i + j + 0.5);
+}
+
+TEST(UfuncDevice, HostInputsAreConvertedToTheLoopTypes) {
+  std::vector<int> a{1, 2, 3};
+  std::vector<float> b{0.5f, 0.25f, 0.125f};
+  std::vector<double> out(3);
+  vadd.on(on_sim)(a, b, out);
+  EXPECT_EQ(out, (std::vector<double>{1.5, 2.25, 3.125}));
+  std::vector<float> narrow(3); // float64 result into float32: same-kind cast on the way back
+  vadd.on(on_sim)(a, b, narrow);
+  EXPECT_EQ(narrow, (std::vector<float>{1.5f, 2.25f, 3.125f}));
+}
+
+TEST(UfuncDevice, SeveralLoops) {
+  constexpr kernel::ufunc<maximum<float>, maximum<double>> vmax;
+  auto dx = kernel::to_device(std::vector<double>{1, 5, 3}, sim);
+  auto r = vmax(dx, 2.0).copy_to_host();
+  EXPECT_EQ(r.to_vector(), (std::vector<double>{2, 5, 3}));
+}
+
+TEST(UfuncDevice, ComplexMultiply) {
+  std::vector<std::complex<float>> a{{1, 2}, {3, 4}}, b{{0, 1}, {2, 0}};
+  auto r = kernel::ufunc<cmul>{}.on(on_sim)(a, b);
+  EXPECT_EQ(r[0], std::complex<float>(-2, 1));
+  EXPECT_EQ(r[1], std::complex<float>(6, 8));
+}
+
+TEST(UfuncDevice, StreamsAreAsynchronous) {
+  kernel::stream s(sim);
+  auto x = iota(4096, 0.0f), y = iota(4096, 0.0f);
+  auto dx = kernel::to_device(x, s), dy = kernel::to_device(y, s);
+  kernel::device_array<float> dout(4096, s);
+  vsaxpy.on(s)(2.0f, dx, dy, dout);
+  std::vector<float> out(4096);
+  vsaxpy.on(s)(2.0f, x, y, out); // host result: written when s is synchronized
+  s.synchronize();
+  EXPECT_EQ(dout.copy_to_host().to_vector(), out);
+  EXPECT_EQ(out[10], 30.0f);
+}
+
+TEST(UfuncDevice, InPlaceOnTheDevice) {
+  auto dx = kernel::to_device(std::vector<float>{1, 2, 3}, sim);
+  auto dy = kernel::to_device(std::vector<float>{1, 1, 1}, sim);
+  vsaxpy(2.0f, dx, dy, dx);
+  EXPECT_EQ(dx.copy_to_host().to_vector(), (std::vector<float>{3, 5, 7}));
+}
+
+// Errors name the ufunc and the argument, and leave the user's data alone.
+
+TEST(UfuncDeviceErrors, ShapesThatDoNotBroadcast) {
+  auto dx = kernel::to_device(std::vector<float>(4), sim);
+  auto dy = kernel::to_device(std::vector<float>(5), sim);
+  try {
+    vsaxpy(1.0f, dx, dy);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.callee(), "saxpy");
+    EXPECT_EQ(e.argument(), 3);
+    EXPECT_EQ(std::string(e.what()),
+              "'saxpy': argument 3: shape (5,) cannot be broadcast with argument 2 (4,)");
+  }
+}
+
+TEST(UfuncDeviceErrors, TooShortOutput) {
+  auto dx = kernel::to_device(std::vector<float>(4, 1.0f), sim);
+  kernel::device_array<float> dout(3, sim);
+  std::vector<float> host_out(3, -1.0f);
+  try {
+    vsaxpy(1.0f, dx, dx, dout);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 4);
+    EXPECT_NE(std::string(e.what()).find("output has shape (3,) but the inputs broadcast to (4,)"), std::string::npos);
+  }
+  EXPECT_THROW(vsaxpy.on(on_sim)(1.0f, std::vector<float>(4), std::vector<float>(4), host_out), kernel::argument_error);
+  EXPECT_EQ(host_out, std::vector<float>(3, -1.0f));
+}
+
+TEST(UfuncDeviceErrors, DeviceArrayOfTheWrongElementType) {
+  auto di = kernel::to_device(std::vector<int>{1, 2}, sim); // int32 casts safely to float64 ...
+  try {
+    vadd(di, 1.0); // ... but device arrays are never converted implicitly
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 1);
+    EXPECT_EQ(std::string(e.what()), "'add': argument 1: is a device array of int32 but the selected loop reads "
+                                     "float64; convert it on the device first (device arrays are never "
+                                     "converted implicitly)");
+  }
+  kernel::device_array<float> wrong_out(2, sim);
+  auto dd = kernel::to_device(std::vector<double>{1, 2}, sim);
+  try {
+    vadd(dd, dd, wrong_out);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 3);
+    EXPECT_NE(std::string(e.what()).find("is a device array of float32 but the selected loop writes float64"),
+              std::string::npos);
+  }
+}
+
+TEST(UfuncDeviceErrors, PartiallyOverlappingDeviceOperands) {
+  auto d = kernel::to_device(std::vector<float>{1, 2, 3, 4, 5}, sim);
+  kernel::device_view<float> in(sim, d.data(), {4});
+  kernel::device_view<float> out(sim, d.data() + 1, {4});
+  try {
+    vsaxpy(2.0f, in, in, out);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("shares memory with the output (argument 4)"), std::string::npos);
+  }
+  EXPECT_EQ(d.copy_to_host().to_vector(), (std::vector<float>{1, 2, 3, 4, 5}));
+}
+
+TEST(UfuncDeviceErrors, NoGpuHereIsExplained) {
+  try {
+    kernel::device::cuda();
+    GTEST_SKIP() << "this machine has a GPU";
+  } catch (const kernel::target_unavailable_error &) {
+  }
+  std::vector<float> x(4);
+  try {
+    vsaxpy.on(kernel::target::cuda)(1.0f, x, x);
+    FAIL();
+  } catch (const kernel::target_unavailable_error &e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("'saxpy' on target cuda: ", 0), 0u) << what;
+    EXPECT_NE(what.find("Targets that work on this machine: cpu, parallel, simulator"), std::string::npos) << what;
+    // Compiled with the plugin: the GPU code exists, only the GPU is missing.
+    EXPECT_EQ(what.find("no GPU code was compiled"), std::string::npos) << what;
+  }
+}
+
+} // namespace

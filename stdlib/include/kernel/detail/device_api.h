@@ -1,0 +1,77 @@
+// The runtime's device layer as the header templates see it: opaque device, stream and
+// event states and the functions that act on them (runtime/device/device_api.cpp). The
+// public wrappers are in kernel/device.h and kernel/device_array.h.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "kernel/intrinsics.h"
+#include "kernel/types.h"
+
+namespace kernel::detail {
+
+class device_state;
+class stream_state;
+class event_state;
+
+/// A GPU entry as the headers name it: the address of its host copy (the registry key), the
+/// user's name for messages, and how the simulator calls the host copy.
+struct kernel_ref {
+  const void *host_key;
+  std::string_view name;
+  void (*invoke)(const void *params);
+};
+
+struct launch_config {
+  dim3 grid;
+  dim3 block;
+  unsigned shared_bytes = 0;
+};
+
+enum class copy_direction { host_to_device, device_to_host, device_to_device };
+
+device_state *cuda_device(int ordinal);
+device_state *simulator_device();
+/// The simulator when KERNEL_ENABLE_SIMULATOR=1, else CUDA device 0.
+device_state *default_device();
+std::string device_name(const device_state &d);
+bool device_is_simulator(const device_state &d) noexcept;
+int device_compute_capability(const device_state &d) noexcept;
+void device_synchronize(device_state &d);
+
+std::shared_ptr<stream_state> create_stream(device_state &d);
+const std::shared_ptr<stream_state> &default_stream(device_state &d);
+device_state &stream_device(const stream_state &s) noexcept;
+void stream_synchronize(stream_state &s);
+bool stream_query(stream_state &s);
+void *stream_native(stream_state &s) noexcept;
+void stream_wait(stream_state &s, event_state &e);
+
+std::shared_ptr<event_state> create_event(device_state &d);
+void event_record(event_state &e, stream_state &s);
+void event_synchronize(event_state &e);
+bool event_query(event_state &e);
+float event_elapsed_ms(event_state &end, event_state &start);
+
+/// Device memory of `bytes`, allocated and eventually freed in order on `s` (which the
+/// allocation keeps alive).
+std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes,
+                                      const std::shared_ptr<stream_state> &s);
+void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes,
+                 copy_direction direction, stream_state &s);
+/// Page-locked host memory for staging transfers.
+std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes);
+/// Runs `work` on the host after everything queued on `s` so far.
+void host_work(stream_state &s, std::function<void()> work);
+
+/// The configuration for `work` independent items processed in a grid-stride loop.
+launch_config elementwise_config(device_state &d, const kernel_ref &k, index_t work);
+/// Launches kernel `k` with its parameter block on `s`.
+void launch(device_state &d, const kernel_ref &k, const launch_config &config, const void *params,
+            std::size_t param_size, stream_state &s);
+
+} // namespace kernel::detail

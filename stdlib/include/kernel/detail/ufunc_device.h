@@ -1,0 +1,196 @@
+// A ufunc call on a device (a CUDA GPU or the simulator): operands in device memory are used
+// in place; host arrays are staged through page-locked memory, converted to the loop's types
+// on the way in and out; scalars travel in the kernel's parameter block. Read-only inputs
+// are never copied back. Without a stream the call returns when host results are written;
+// with one, nothing waits (host results are there after the stream is synchronized).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernel/array.h"
+#include "kernel/detail/broadcast.h"
+#include "kernel/detail/device_api.h"
+#include "kernel/detail/function_traits.h"
+#include "kernel/detail/ufunc_args.h"
+#include "kernel/detail/ufunc_kernel.h"
+#include "kernel/device_array.h"
+#include "kernel/errors.h"
+
+namespace kernel::detail {
+
+/// Where a device call runs and which stream orders its work.
+struct device_call {
+  device_state *device;
+  std::shared_ptr<stream_state> stream;
+  bool asynchronous; // a stream was given: do not wait for host results
+};
+
+/// One operand after staging: its device address and layout, and what keeps it alive.
+struct staged_operand {
+  operand_layout layout;                 // describes device memory
+  std::shared_ptr<void> device_memory;   // for operands staged from the host
+  bool on_device_already = false;
+};
+
+template <class Param, class A>
+staged_operand stage_input(std::string_view callee, int argument, const device_call &call, A &a,
+                           std::vector<std::shared_ptr<void>> &keep_alive) {
+  using arg = ufunc_arg<A &>;
+  staged_operand op;
+  op.layout.argument = argument;
+  if constexpr (arg::is_scalar) {
+    return op; // travels by value in the parameter block
+  } else if constexpr (arg::is_device) {
+    if (&a.device().state() != call.device)
+      throw argument_error(std::string(callee), argument,
+                           "is a device array on " + a.device().name() + " but the call runs on " +
+                               device_name(*call.device));
+    if constexpr (!std::is_same_v<typename arg::element_type, Param>)
+      throw argument_error(std::string(callee), argument,
+                           "is a device array of " + std::string(dtype_name(dtype_of<typename arg::element_type>)) +
+                               " but the selected loop reads " + std::string(dtype_name(dtype_of<Param>)) +
+                               "; convert it on the device first (device arrays are never converted implicitly)");
+    op.layout = layout_of(arg::view(a), argument);
+    op.on_device_already = true;
+    return op;
+  } else {
+    auto host = arg::view(a);
+    const std::size_t count = static_cast<std::size_t>(host.size());
+    const std::size_t bytes = count * sizeof(Param);
+    array_view<Param, decltype(host)::rank> device_view(nullptr, host.shape());
+    if (bytes > 0) {
+      op.device_memory = device_allocate(*call.device, bytes, call.stream);
+      auto staging = pinned_allocate(*call.device, bytes);
+      gather(host, static_cast<Param *>(staging.get()));
+      device_copy(*call.device, op.device_memory.get(), staging.get(), bytes, copy_direction::host_to_device,
+                  *call.stream);
+      keep_alive.push_back(std::move(staging));
+      device_view = array_view<Param, decltype(host)::rank>(static_cast<Param *>(op.device_memory.get()), host.shape());
+    }
+    op.layout = layout_of(device_view, argument);
+    return op;
+  }
+}
+
+template <std::size_t N> std::array<operand_layout, N> layouts_of(const std::array<staged_operand, N> &ops) {
+  std::array<operand_layout, N> layouts{};
+  for (std::size_t k = 0; k < N; ++k) layouts[k] = ops[k].layout;
+  return layouts;
+}
+
+/// Runs loop `Fn` on the device of `call`: `out` is the output argument (a host or device
+/// array) and `in...` the inputs.
+template <auto Fn, class Out, class... In>
+void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &out, In &...in) {
+  using traits = function_traits<decltype(Fn)>;
+  using R = typename traits::result_type;
+  using params_type = ufunc_params_for<Fn>;
+  constexpr std::size_t nin = sizeof...(In);
+  constexpr std::size_t N = nin + 1;
+  using out_arg = ufunc_arg<Out &>;
+
+  std::vector<std::shared_ptr<void>> keep_alive;
+  params_type params{};
+
+  // Inputs: staged, and scalars converted into the parameter block.
+  std::array<staged_operand, N> ops{};
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((ops[K] = stage_input<typename traits::template arg<K>>(callee, int(K) + 1, call, in, keep_alive)), ...);
+    auto set_scalar = [&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto &value) {
+      using arg = ufunc_arg<std::remove_reference_t<decltype(value)> &>;
+      auto &operand = get_operand<I>(params.in);
+      if constexpr (arg::is_scalar) {
+        operand.data = nullptr;
+        operand.value = convert_scalar<typename traits::template arg<I>>(callee, int(I) + 1, value);
+      }
+    };
+    (set_scalar(std::integral_constant<std::size_t, K>{}, in), ...);
+  }(std::index_sequence_for<In...>{});
+
+  // The output: a device array written in place, or device memory copied back afterwards.
+  auto out_view = out_arg::view(out);
+  using out_elem = typename out_arg::element_type;
+  std::shared_ptr<void> out_memory;
+  if constexpr (out_arg::is_device) {
+    if (&out.device().state() != call.device)
+      throw argument_error(std::string(callee), int(N),
+                           "is a device array on " + out.device().name() + " but the call runs on " +
+                               device_name(*call.device));
+    if constexpr (!std::is_same_v<out_elem, R>)
+      throw argument_error(std::string(callee), int(N),
+                           "is a device array of " + std::string(dtype_name(dtype_of<out_elem>)) +
+                               " but the selected loop writes " + std::string(dtype_name(dtype_of<R>)));
+    ops[nin].layout = layout_of(out_view, int(N), /*is_output=*/true);
+    ops[nin].on_device_already = true;
+  } else {
+    const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
+    array_view<R, decltype(out_view)::rank> device_view(nullptr, out_view.shape());
+    if (bytes > 0) {
+      out_memory = device_allocate(*call.device, bytes, call.stream);
+      device_view = array_view<R, decltype(out_view)::rank>(static_cast<R *>(out_memory.get()), out_view.shape());
+    }
+    ops[nin].layout = layout_of(device_view, int(N), /*is_output=*/true);
+  }
+
+  const std::array<operand_layout, N> layouts = layouts_of(ops);
+  const iteration_space space = broadcast_shapes(callee, layouts);
+  const loop_plan<N> plan = plan_loop<N>(space, layouts);
+  // Overlap only means something between operands in the same memory: the user's device
+  // arrays (staged copies are fresh allocations).
+  {
+    std::array<operand_layout, N> device_side = layouts;
+    for (std::size_t k = 0; k + 1 < N; ++k)
+      if (!ops[k].on_device_already || !ops[nin].on_device_already) device_side[k].data = nullptr;
+    check_output_aliasing<N>(callee, device_side, plan);
+  }
+  const index_t size = space.size();
+  if (size == 0) return;
+  if (plan.ndim > max_device_dims)
+    throw argument_error(std::string(callee), 0,
+                         "the operands broadcast to " + std::to_string(plan.ndim) +
+                             " dimensions that cannot be merged; GPU ufuncs handle up to " +
+                             std::to_string(max_device_dims));
+
+  params.size = size;
+  params.ndim = plan.ndim;
+  for (int d = 0; d < plan.ndim; ++d) params.shape[d] = plan.shape[d];
+  for (int d = 0; d < plan.ndim; ++d) params.out.strides[d] = plan.strides[nin][d];
+  params.out.data = static_cast<R *>(const_cast<void *>(ops[nin].layout.data));
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    auto set_array = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      auto &operand = get_operand<I>(params.in);
+      if (ops[I].layout.rank == 0) return; // scalar, set above
+      using P = typename traits::template arg<I>;
+      operand.data = static_cast<const P *>(ops[I].layout.data);
+      for (int d = 0; d < plan.ndim; ++d) operand.strides[d] = plan.strides[I][d];
+    };
+    (set_array(std::integral_constant<std::size_t, K>{}), ...);
+  }(std::index_sequence_for<In...>{});
+
+  const kernel_ref k{reinterpret_cast<const void *>(&ufunc_kernel<Fn>), callee,
+                     [](const void *p) { ufunc_kernel<Fn>(*static_cast<const params_type *>(p)); }};
+  const launch_config config = elementwise_config(*call.device, k, size);
+  launch(*call.device, k, config, &params, sizeof params, *call.stream);
+
+  if constexpr (!out_arg::is_device) {
+    // Back through page-locked staging, converted and scattered into the host output.
+    const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
+    auto staging = pinned_allocate(*call.device, bytes);
+    device_copy(*call.device, staging.get(), out_memory.get(), bytes, copy_direction::device_to_host, *call.stream);
+    host_work(*call.stream, [staging, out_view, keep = std::move(keep_alive)] {
+      scatter(static_cast<const R *>(staging.get()), out_view);
+    });
+    if (!call.asynchronous) stream_synchronize(*call.stream);
+  } else if (!keep_alive.empty()) {
+    host_work(*call.stream, [keep = std::move(keep_alive)] {});
+  }
+}
+
+} // namespace kernel::detail

@@ -1,0 +1,346 @@
+// Arrays in device memory, and transfers.
+//
+//   auto dx = kernel::to_device(x);                     // host -> device (a copy)
+//   kernel::device_array<float> dout(x.size());         // uninitialised device memory
+//   auto dy = kernel::device_array_like(x);             // same shape and element type
+//   vsaxpy(2.0f, dx, dy, dout);                         // no transfer: all on the device
+//   std::vector<float> out = dout.copy_to_host().to_vector();
+//   dout.copy_to_host(out);                             // into an existing container
+//
+// Every operation takes an optional stream: with one, allocation, copies and frees are
+// ordered on it and the host does not wait (results are there after s.synchronize()).
+// A device_array owns its memory and moves but does not copy; copy() makes a second one.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "kernel/array.h"
+#include "kernel/detail/device_api.h"
+#include "kernel/detail/ufunc_args.h"
+#include "kernel/device.h"
+#include "kernel/errors.h"
+#include "kernel/types.h"
+
+namespace kernel {
+
+namespace detail {
+
+// Visits the elements of a view in row-major order.
+template <class T, std::size_t Rank, class F> void for_each_element(const array_view<T, Rank> &v, F &&f) {
+  if (v.size() == 0) return;
+  index_t idx[Rank] = {};
+  for (index_t n = v.size(); n > 0; --n) {
+    index_t offset = 0;
+    for (std::size_t d = 0; d < Rank; ++d) offset += idx[d] * v.stride(d);
+    f(v.data()[offset]);
+    for (std::size_t d = Rank; d-- > 0;) {
+      if (++idx[d] < v.shape(d)) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Copies a view's elements, in row-major order, to contiguous memory.
+template <class T, std::size_t Rank, class U> void gather(const array_view<T, Rank> &v, U *out) {
+  if (v.is_c_contiguous()) {
+    if constexpr (std::is_same_v<std::remove_cv_t<T>, U>) {
+      std::memcpy(out, v.data(), static_cast<std::size_t>(v.size()) * sizeof(U));
+      return;
+    }
+  }
+  for_each_element(v, [&](const T &x) { *out++ = static_cast<U>(x); });
+}
+
+/// Copies contiguous row-major elements into a view.
+template <class T, std::size_t Rank, class U> void scatter(const U *in, const array_view<T, Rank> &v) {
+  if (v.is_c_contiguous()) {
+    if constexpr (std::is_same_v<T, U>) {
+      std::memcpy(v.data(), in, static_cast<std::size_t>(v.size()) * sizeof(U));
+      return;
+    }
+  }
+  for_each_element(v, [&](T &x) { x = static_cast<T>(*in++); });
+}
+
+template <std::size_t Rank>
+void require_same_shape(std::string_view operation, const std::array<index_t, Rank> &expected,
+                        const std::array<index_t, Rank> &actual) {
+  if (expected != actual)
+    throw argument_error(std::string(operation), 1,
+                         "the host array has shape " + shape_string(actual) +
+                             " but the device array has shape " + shape_string(expected));
+}
+
+} // namespace detail
+
+/// A strided view of device memory: what kernels receive, and what ufuncs accept as an
+/// operand on its device. Unlike an array_view, it knows its memory is a device's, so it is
+/// never mistaken for host memory.
+template <class T, std::size_t Rank = 1> class device_view {
+public:
+  using element_type = T;
+  using value_type = std::remove_cv_t<T>;
+  using extents_type = std::array<index_t, Rank>;
+  static constexpr std::size_t rank = Rank;
+
+  device_view() noexcept = default;
+  /// A view of `shape` elements at device address `data` with the given strides (elements).
+  device_view(kernel::device d, T *data, const extents_type &shape, const extents_type &strides) noexcept
+      : view_(data, shape, strides), device_(&d.state()) {}
+  device_view(kernel::device d, T *data, const extents_type &shape) noexcept
+      : view_(data, shape), device_(&d.state()) {}
+
+  kernel::device device() const noexcept { return kernel::device(device_); }
+  T *data() const noexcept { return view_.data(); }
+  const extents_type &shape() const noexcept { return view_.shape(); }
+  index_t shape(std::size_t d) const noexcept { return view_.shape(d); }
+  const extents_type &strides() const noexcept { return view_.strides(); }
+  index_t size() const noexcept { return view_.size(); }
+
+  /// The same memory as an array_view, for a kernel parameter.
+  const array_view<T, Rank> &view() const noexcept { return view_; }
+  operator array_view<T, Rank>() const noexcept { return view_; }
+  template <class U>
+    requires(!std::is_same_v<U, T> && std::is_convertible_v<T (*)[], U (*)[]>)
+  operator device_view<U, Rank>() const noexcept {
+    return device_view<U, Rank>(device(), view_.data(), view_.shape(), view_.strides());
+  }
+
+private:
+  array_view<T, Rank> view_;
+  detail::device_state *device_ = nullptr;
+};
+
+template <scalar T, std::size_t Rank = 1> class device_array {
+public:
+  using value_type = T;
+  using extents_type = std::array<index_t, Rank>;
+  static constexpr std::size_t rank = Rank;
+
+  device_array() noexcept = default;
+
+  /// Uninitialised device memory for `shape` elements on `d`.
+  explicit device_array(const extents_type &shape, device d = device::current())
+      : device_array(shape, detail::default_stream(d.state())) {}
+  /// Uninitialised device memory, allocated in order on `s` (and freed in order on it).
+  device_array(const extents_type &shape, const stream &s) : device_array(shape, s.state()) {}
+  explicit device_array(index_t n, device d = device::current())
+    requires(Rank == 1)
+      : device_array(extents_type{n}, d) {}
+  device_array(index_t n, const stream &s)
+    requires(Rank == 1)
+      : device_array(extents_type{n}, s) {}
+
+  device_array(device_array &&) noexcept = default;
+  device_array &operator=(device_array &&) noexcept = default;
+  device_array(const device_array &) = delete;
+  device_array &operator=(const device_array &) = delete;
+
+  kernel::device device() const noexcept { return kernel::device(device_); }
+  const extents_type &shape() const noexcept { return shape_; }
+  index_t shape(std::size_t dim) const noexcept { return shape_[dim]; }
+  index_t size() const noexcept {
+    index_t n = 1;
+    for (index_t e : shape_) n *= e;
+    return n;
+  }
+  bool empty() const noexcept { return size() == 0; }
+  std::size_t bytes() const noexcept { return static_cast<std::size_t>(size()) * sizeof(T); }
+
+  /// The device address of the first element (not dereferenceable on the host, except on
+  /// the simulator).
+  T *data() const noexcept { return static_cast<T *>(memory_.get()); }
+  /// A view of the device memory, for kernels and ufuncs.
+  device_view<T, Rank> view() const noexcept { return device_view<T, Rank>(device(), data(), shape_); }
+  operator device_view<T, Rank>() const noexcept { return view(); }
+  operator array_view<T, Rank>() const noexcept { return array_view<T, Rank>(data(), shape_); }
+
+  /// A host copy. Without a stream the host waits for it.
+  ndarray<T, Rank> copy_to_host() const {
+    ndarray<T, Rank> host(ndarray<T, Rank>::uninitialized, shape_);
+    read(host.data(), *detail::default_stream(*device_));
+    detail::stream_synchronize(*detail::default_stream(*device_));
+    return host;
+  }
+  /// A host copy, written in order on `s`: valid after s.synchronize().
+  ndarray<T, Rank> copy_to_host(const stream &s) const {
+    ndarray<T, Rank> host(ndarray<T, Rank>::uninitialized, shape_);
+    read(host.data(), *s.state());
+    return host;
+  }
+
+  /// Copies into an existing host container of the same shape (std::vector, std::span,
+  /// ndarray, array_view of any strides). Without a stream the host waits for it; with one
+  /// the container must stay alive until the stream is synchronized.
+  template <class Host>
+    requires(!std::is_same_v<std::remove_cvref_t<Host>, stream>)
+  void copy_to_host(Host &&dest) const {
+    copy_into(std::forward<Host>(dest), detail::default_stream(*device_), /*wait=*/true);
+  }
+  template <class Host>
+    requires(!std::is_same_v<std::remove_cvref_t<Host>, stream>)
+  void copy_to_host(Host &&dest, const stream &s) const {
+    copy_into(std::forward<Host>(dest), s.state(), /*wait=*/false);
+  }
+
+  /// Copies a host container of the same shape into the device array.
+  template <class Host> void copy_from_host(const Host &src) {
+    copy_from(src, *detail::default_stream(*device_));
+  }
+  template <class Host> void copy_from_host(const Host &src, const stream &s) { copy_from(src, *s.state()); }
+
+  /// A second device array with the same contents (a device-to-device copy).
+  device_array copy() const { return copy_on(detail::default_stream(*device_)); }
+  device_array copy(const stream &s) const { return copy_on(s.state()); }
+
+  /// The memory, shared with transfers still in flight.
+  const std::shared_ptr<void> &memory() const noexcept { return memory_; }
+
+  device_array(const extents_type &shape, const std::shared_ptr<detail::stream_state> &s)
+      : shape_(shape), device_(&detail::stream_device(*s)) {
+    if (bytes() > 0) memory_ = detail::device_allocate(*device_, bytes(), s);
+  }
+
+private:
+  void read(T *host, detail::stream_state &s) const {
+    if (bytes() > 0)
+      detail::device_copy(*device_, host, data(), bytes(), detail::copy_direction::device_to_host, s);
+  }
+
+  template <class Host> void copy_into(Host &&dest, const std::shared_ptr<detail::stream_state> &s, bool wait) const {
+    using arg = detail::ufunc_arg<Host &>;
+    static_assert(arg::supported && !arg::is_scalar && arg::writable,
+                  "copy_to_host needs a writable host array");
+    static_assert(std::is_same_v<typename arg::element_type, T>,
+                  "copy_to_host: the host array's element type differs from the device array's");
+    static_assert(arg::rank == Rank, "copy_to_host: the host array's rank differs");
+    auto view = arg::view(dest);
+    detail::require_same_shape("copy_to_host", shape_, view.shape());
+    if (bytes() == 0) return;
+    if (view.is_c_contiguous()) {
+      read(view.data(), *s);
+    } else {
+      // Through page-locked staging, then scattered into the strided view on the host.
+      auto staging = detail::pinned_allocate(*device_, bytes());
+      read(static_cast<T *>(staging.get()), *s);
+      detail::host_work(*s, [staging, view] { detail::scatter(static_cast<const T *>(staging.get()), view); });
+    }
+    if (wait) detail::stream_synchronize(*s);
+  }
+
+  template <class Host> void copy_from(const Host &src, detail::stream_state &s) {
+    using arg = detail::ufunc_arg<const Host &>;
+    static_assert(arg::supported && !arg::is_scalar, "copy_from_host needs a host array");
+    static_assert(std::is_same_v<typename arg::element_type, T>,
+                  "copy_from_host: the host array's element type differs from the device array's");
+    static_assert(arg::rank == Rank, "copy_from_host: the host array's rank differs");
+    auto view = arg::view(src);
+    detail::require_same_shape("copy_from_host", shape_, view.shape());
+    if (bytes() == 0) return;
+    if (view.is_c_contiguous()) {
+      detail::device_copy(*device_, data(), view.data(), bytes(), detail::copy_direction::host_to_device, s);
+    } else {
+      auto staging = detail::pinned_allocate(*device_, bytes());
+      detail::gather(view, static_cast<T *>(staging.get()));
+      detail::device_copy(*device_, data(), staging.get(), bytes(), detail::copy_direction::host_to_device, s);
+      detail::host_work(s, [staging] {}); // keeps the staging alive until the copy is done
+    }
+  }
+
+  device_array copy_on(const std::shared_ptr<detail::stream_state> &s) const {
+    device_array result(shape_, s);
+    if (bytes() > 0)
+      detail::device_copy(*device_, result.data(), data(), bytes(), detail::copy_direction::device_to_device, *s);
+    return result;
+  }
+
+  std::shared_ptr<void> memory_;
+  extents_type shape_{};
+  detail::device_state *device_ = nullptr;
+};
+
+namespace detail {
+template <class T, std::size_t R> struct is_device_array<device_array<T, R>> : std::true_type {};
+template <class T, std::size_t R> struct is_device_array<device_view<T, R>> : std::true_type {};
+
+// Device arrays and views as ufunc arguments: operands in device memory, never transferred.
+template <class A> struct ufunc_arg<A, std::enable_if_t<is_device_array<std::remove_cvref_t<A>>::value>> {
+  using array_type = std::remove_cvref_t<A>;
+  static constexpr bool supported = true;
+  static constexpr bool is_scalar = false;
+  static constexpr bool is_device = true;
+  static constexpr bool writable =
+      !std::is_const_v<std::remove_reference_t<A>> &&
+      !std::is_const_v<std::remove_pointer_t<decltype(std::declval<array_type>().data())>>;
+  static constexpr std::size_t rank = array_type::rank;
+  using element_type = typename array_type::value_type;
+  // The device memory as a plain view (the call checks the device separately).
+  static array_view<std::remove_pointer_t<decltype(std::declval<array_type>().data())>, rank> view(const array_type &a) {
+    return a.view();
+  }
+};
+
+template <class A> auto host_view_of(const A &a) {
+  using arg = ufunc_arg<const A &>;
+  static_assert(arg::supported && !arg::is_scalar,
+                "to_device takes a host array: std::vector, std::span, std::array, ndarray or array_view");
+  return arg::view(a);
+}
+} // namespace detail
+
+/// A device copy of a host array, on device `d`.
+template <class Host> auto to_device(const Host &host, device d = device::current()) {
+  auto view = detail::host_view_of(host);
+  using T = std::remove_cv_t<typename decltype(view)::element_type>;
+  device_array<T, decltype(view)::rank> result(view.shape(), d);
+  result.copy_from_host(view);
+  return result;
+}
+
+/// A device copy of a host array, made in order on `s`.
+template <class Host> auto to_device(const Host &host, const stream &s) {
+  auto view = detail::host_view_of(host);
+  using T = std::remove_cv_t<typename decltype(view)::element_type>;
+  device_array<T, decltype(view)::rank> result(view.shape(), s);
+  result.copy_from_host(view, s);
+  return result;
+}
+
+namespace detail {
+template <class A> auto shape_and_type_of(const A &a) {
+  if constexpr (requires { a.device(); a.view(); }) {
+    return device_array<typename A::value_type, A::rank>();
+  } else {
+    auto view = host_view_of(a);
+    return device_array<std::remove_cv_t<typename decltype(view)::element_type>, decltype(view)::rank>();
+  }
+}
+template <class A> auto extents_of(const A &a) {
+  if constexpr (requires { a.device(); a.view(); }) return a.shape();
+  else return host_view_of(a).shape();
+}
+} // namespace detail
+
+/// An uninitialised device array with the shape and element type of `a` (a host array or a
+/// device array), on device `d`.
+template <class A> auto device_array_like(const A &a, device d) {
+  return decltype(detail::shape_and_type_of(a))(detail::extents_of(a), d);
+}
+
+/// The same, on `a`'s device for a device array, else the current device.
+template <class A> auto device_array_like(const A &a) {
+  if constexpr (requires { a.device(); }) return device_array_like(a, a.device());
+  else return device_array_like(a, device::current());
+}
+
+/// The same, allocated in order on `s`.
+template <class A> auto device_array_like(const A &a, const stream &s) {
+  return decltype(detail::shape_and_type_of(a))(detail::extents_of(a), s);
+}
+
+} // namespace kernel
