@@ -47,7 +47,7 @@ private:
 /// asynchronously with the host; synchronize() waits for it.
 class stream {
 public:
-  explicit stream(device d = device::current()) : state_(detail::create_stream(d.state())) {}
+  explicit stream(kernel::device d = kernel::device::current()) : state_(detail::create_stream(d.state())) {}
 
   kernel::device device() const noexcept { return kernel::device(&detail::stream_device(*state_)); }
   void synchronize() const { detail::stream_synchronize(*state_); }

@@ -125,11 +125,11 @@ public:
   device_array() noexcept = default;
 
   /// Uninitialised device memory for `shape` elements on `d`.
-  explicit device_array(const extents_type &shape, device d = device::current())
+  explicit device_array(const extents_type &shape, kernel::device d = kernel::device::current())
       : device_array(shape, detail::default_stream(d.state())) {}
   /// Uninitialised device memory, allocated in order on `s` (and freed in order on it).
   device_array(const extents_type &shape, const stream &s) : device_array(shape, s.state()) {}
-  explicit device_array(index_t n, device d = device::current())
+  explicit device_array(index_t n, kernel::device d = kernel::device::current())
     requires(Rank == 1)
       : device_array(extents_type{n}, d) {}
   device_array(index_t n, const stream &s)
