@@ -13,11 +13,19 @@ namespace passes {
 // Unit separator: cannot appear in names, signatures or sane paths.
 static constexpr char Separator = '\x1f';
 
+const char *EntryAnnotation::kindName() const {
+  switch (Kind) {
+  case EntryKind::Ufunc: return "ufunc";
+  case EntryKind::Jit: return "jit";
+  case EntryKind::Gufunc: return "gufunc";
+  }
+  return "?";
+}
+
 std::string EntryAnnotation::encode() const {
   std::string S(EntryAnnotationTag);
-  for (const std::string &Field :
-       {Kind == EntryKind::Ufunc ? std::string("ufunc") : std::string("jit"), Name, Signature,
-        Location, std::to_string(ParamSize), std::to_string(ParamAlign)}) {
+  for (const std::string &Field : {std::string(kindName()), Name, Signature, Location,
+                                   std::to_string(ParamSize), std::to_string(ParamAlign)}) {
     S += Separator;
     S += Field;
   }
@@ -34,6 +42,8 @@ std::optional<EntryAnnotation> EntryAnnotation::decode(StringRef Text) {
     A.Kind = EntryKind::Ufunc;
   else if (Fields[1] == "jit")
     A.Kind = EntryKind::Jit;
+  else if (Fields[1] == "gufunc")
+    A.Kind = EntryKind::Gufunc;
   else
     return std::nullopt;
   A.Name = Fields[2].str();

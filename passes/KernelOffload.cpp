@@ -70,7 +70,7 @@ void writeInspection(StringRef Dir, const Module &Host, StringRef Hash,
   std::string List;
   for (const DeviceEntry &E : Code.Entries)
     List += E.Info.Name + "\t" + E.Info.Signature + "\t" +
-            (E.Info.Kind == EntryKind::Ufunc ? "ufunc" : "jit") + "\t" + E.Info.Location + "\t" +
+            E.Info.kindName() + "\t" + E.Info.Location + "\t" +
             E.HostFunction->getName().str() + "\n";
   Write(Stem + ".kernels", List);
 }

@@ -97,6 +97,8 @@ private:
     std::string A = "kernel." + attrSpelling(Info.Kind).drop_front(8).str();
     for (const WrittenSignature &W : Info.Signatures)
       A += "\x1f" + W.Sig.str();
+    if (Info.Layout)
+      A += "\x1f" + Info.Layout->str();
     return A;
   }
 
@@ -129,6 +131,24 @@ private:
         continue;
       }
       SignatureError Error;
+      if (Kind == KernelAttrKind::Guvectorize && looksLikeLayout(Literal->getString())) {
+        if (Info.Layout) {
+          S.Diag(Literal->getBeginLoc(), diag::id(Diags, DiagnosticsEngine::Error, diag::SecondLayout));
+          Ok = false;
+          continue;
+        }
+        std::optional<GufuncLayout> Layout = parseLayout(Literal->getString(), Error);
+        if (!Layout) {
+          S.Diag(byteLocation(S, Literal, Error.Offset),
+                 diag::id(Diags, DiagnosticsEngine::Error, diag::MalformedLayout))
+              << Error.Message;
+          Ok = false;
+          continue;
+        }
+        Info.Layout = std::move(*Layout);
+        Info.LayoutLiteral = Literal;
+        continue;
+      }
       std::optional<Signature> Sig = parseSignature(Literal->getString(), Error);
       if (!Sig) {
         S.Diag(byteLocation(S, Literal, Error.Offset),
@@ -181,6 +201,11 @@ private:
         for (const SignatureType &P : Sig.Params)
           RequireScalar(P);
       }
+      if (Kind == KernelAttrKind::Guvectorize && !Sig.Result.isVoid()) {
+        Error(byteLocation(S, W.Literal, Sig.Result.Begin), diag::GuvectorizeReturnsVoid)
+            << Sig.str() << Sig.Result.str();
+        Ok = false;
+      }
       if (Kind == KernelAttrKind::Jit && !Sig.Result.isVoid()) {
         Error(byteLocation(S, W.Literal, Sig.Result.Begin), diag::JitReturnsVoid)
             << Sig.str() << Sig.Result.str();
@@ -189,6 +214,35 @@ private:
     }
     if (!Ok)
       return false;
+
+    if (Kind == KernelAttrKind::Guvectorize) {
+      if (!Info.Layout) {
+        Error(Info.AttrLoc, diag::GuvectorizeNeedsLayout);
+        return false;
+      }
+      if (IsTemplate) {
+        if (Info.Signatures.empty()) {
+          Error(Info.AttrLoc, diag::TemplateNeedsSignature) << attrSpelling(Kind) << FD;
+          return false;
+        }
+        return true;
+      }
+      auto CheckLayout = [&](const Signature *Sig) {
+        std::string Why;
+        unsigned Operand = 0;
+        if (functionMatchesLayout(S.Context, FD, *Info.Layout, Sig, Why, Operand))
+          return true;
+        const GufuncLayout::Operand *Op = Operand < Info.Layout->size() ? &Info.Layout->operand(Operand) : nullptr;
+        Error(byteLocation(S, Info.LayoutLiteral, Op ? Op->Begin : 0), diag::LayoutMismatch)
+            << Info.Layout->str() << FD << Why;
+        return false;
+      };
+      if (Info.Signatures.empty())
+        return CheckLayout(nullptr);
+      for (const WrittenSignature &W : Info.Signatures)
+        Ok = CheckLayout(&W.Sig) && Ok;
+      return Ok;
+    }
 
     if (IsTemplate) {
       // Each signature instantiates the template; that happens once it is defined.
@@ -236,6 +290,8 @@ private:
 
 constexpr ParsedAttrInfo::Spelling VectorizeSpellings[] = {
     {ParsedAttr::AS_CXX11, "kernel::vectorize"}, {ParsedAttr::AS_CXX11, "vectorize"}};
+constexpr ParsedAttrInfo::Spelling GuvectorizeSpellings[] = {
+    {ParsedAttr::AS_CXX11, "kernel::guvectorize"}, {ParsedAttr::AS_CXX11, "guvectorize"}};
 constexpr ParsedAttrInfo::Spelling JitSpellings[] = {{ParsedAttr::AS_CXX11, "kernel::jit"},
                                                      {ParsedAttr::AS_CXX11, "jit"}};
 constexpr ParsedAttrInfo::Spelling DeviceSpellings[] = {
@@ -243,6 +299,9 @@ constexpr ParsedAttrInfo::Spelling DeviceSpellings[] = {
 
 struct VectorizeAttrInfo : KernelAttrInfo {
   VectorizeAttrInfo() : KernelAttrInfo(KernelAttrKind::Vectorize, VectorizeSpellings) {}
+};
+struct GuvectorizeAttrInfo : KernelAttrInfo {
+  GuvectorizeAttrInfo() : KernelAttrInfo(KernelAttrKind::Guvectorize, GuvectorizeSpellings) {}
 };
 struct JitAttrInfo : KernelAttrInfo {
   JitAttrInfo() : KernelAttrInfo(KernelAttrKind::Jit, JitSpellings) {}
@@ -253,6 +312,8 @@ struct DeviceAttrInfo : KernelAttrInfo {
 
 ParsedAttrInfoRegistry::Add<VectorizeAttrInfo> RegisterVectorize("kernel-vectorize",
                                                                  "[[kernel::vectorize]]");
+ParsedAttrInfoRegistry::Add<GuvectorizeAttrInfo> RegisterGuvectorize("kernel-guvectorize",
+                                                                     "[[kernel::guvectorize]]");
 ParsedAttrInfoRegistry::Add<JitAttrInfo> RegisterJit("kernel-jit", "[[kernel::jit]]");
 ParsedAttrInfoRegistry::Add<DeviceAttrInfo> RegisterDevice("kernel-device", "[[kernel::device]]");
 

@@ -14,6 +14,7 @@ namespace plugin {
 StringRef attrSpelling(KernelAttrKind K) {
   switch (K) {
   case KernelAttrKind::Vectorize: return "kernel::vectorize";
+  case KernelAttrKind::Guvectorize: return "kernel::guvectorize";
   case KernelAttrKind::Jit: return "kernel::jit";
   case KernelAttrKind::Device: return "kernel::device";
   }

@@ -19,12 +19,13 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace kernel {
 namespace plugin {
 
-enum class KernelAttrKind { Vectorize, Jit, Device };
+enum class KernelAttrKind { Vectorize, Guvectorize, Jit, Device };
 
 /// "kernel::vectorize", "kernel::jit", "kernel::device".
 llvm::StringRef attrSpelling(KernelAttrKind K);
@@ -41,6 +42,9 @@ struct AnnotatedFunction {
   KernelAttrKind Kind = KernelAttrKind::Device;
   clang::SourceLocation AttrLoc;
   llvm::SmallVector<WrittenSignature, 2> Signatures;
+  /// kernel::guvectorize: the layout string and where it was written.
+  std::optional<GufuncLayout> Layout;
+  const clang::StringLiteral *LayoutLiteral = nullptr;
   bool Processed = false;
 };
 

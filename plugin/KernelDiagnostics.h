@@ -55,6 +55,13 @@ inline constexpr const char SignatureDoesNotInstantiate[] =
     "signature '%0' cannot instantiate %1: %2";
 inline constexpr const char MissingHeader[] =
     "%0 needs the declarations of <kernel/kernel.h>: include it before %1";
+inline constexpr const char GuvectorizeNeedsLayout[] =
+    "kernel::guvectorize needs a layout string such as \"(n),(n)->()\"";
+inline constexpr const char MalformedLayout[] = "malformed kernel::guvectorize layout: %0";
+inline constexpr const char SecondLayout[] = "kernel::guvectorize takes one layout string; this is a second";
+inline constexpr const char LayoutMismatch[] = "layout '%0' does not match %1: %2";
+inline constexpr const char GuvectorizeReturnsVoid[] =
+    "kernel::guvectorize signatures return void (outputs are parameters); '%0' returns %1";
 inline constexpr const char UnknownScope[] =
     "unknown attribute '%0' ignored; the kernel attributes are spelled [[kernel::%1]]";
 

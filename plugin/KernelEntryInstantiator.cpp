@@ -17,6 +17,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
+
 using namespace clang;
 
 namespace kernel {
@@ -40,6 +42,11 @@ static std::string describeCxxSignature(const FunctionDecl *FD) {
   return S + ")";
 }
 
+// A gufunc is shown with its layout: "void(float32[:], float32[:], float32) (n),(n)->()".
+static std::string displaySignature(const std::string &Sig, const AnnotatedFunction &F) {
+  return F.Layout ? Sig + " " + F.Layout->str() : Sig;
+}
+
 SourceLocation KernelEntryInstantiator::signatureLocation(const WrittenSignature &W,
                                                           const AnnotatedFunction &F) const {
   if (!W.Literal)
@@ -56,14 +63,15 @@ void KernelEntryInstantiator::instantiate(const AnnotatedFunction &F, std::vecto
         continue;
       Roots.push_back({Spec, &F, W.Sig.str()});
       if (F.Kind != KernelAttrKind::Device)
-        instantiateEntry(Spec, F, W.Sig.str());
+        instantiateEntry(Spec, F, displaySignature(W.Sig.str(), F));
     }
     return;
   }
   FunctionDecl *Def = FD->getDefinition();
   if (!Def)
     return;
-  std::string Sig = F.Signatures.empty() ? describeCxxSignature(Def) : F.Signatures.front().Sig.str();
+  std::string Sig = displaySignature(
+      F.Signatures.empty() ? describeCxxSignature(Def) : F.Signatures.front().Sig.str(), F);
   Roots.push_back({Def, &F, Sig});
   if (F.Kind != KernelAttrKind::Device)
     instantiateEntry(Def, F, Sig);
@@ -82,30 +90,42 @@ FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
   };
 
   // Deduce as for a call with arguments of the signature's types, so that parameters taken
-  // by const reference instantiate as well as those taken by value.
-  SmallVector<Expr *, 4> Args;
-  for (const SignatureType &P : W.Sig.Params) {
-    std::string Why;
-    QualType T = cxxTypeOf(S, P, Loc, Why);
-    if (T.isNull())
-      return Fail(Why);
-    Args.push_back(new (Ctx) OpaqueValueExpr(Loc, T, VK_PRValue));
-  }
+  // by const reference instantiate as well as those taken by value. Arrays are tried as
+  // views of const elements too (inputs usually are): for a gufunc, inputs first.
+  enum class Constness { Inputs, None, All };
+  const Constness Attempts[] = {F.Kind == KernelAttrKind::Guvectorize ? Constness::Inputs : Constness::None,
+                                F.Kind == KernelAttrKind::Guvectorize ? Constness::None : Constness::All};
   FunctionDecl *Spec = nullptr;
-  sema::TemplateDeductionInfo Info(Loc);
-  TemplateDeductionResult R = S.DeduceTemplateArguments(
-      Template, /*ExplicitTemplateArgs=*/nullptr, Args, Spec, Info,
-      /*PartialOverloading=*/false, /*AggregateDeductionCandidate=*/false, QualType(),
-      Expr::Classification(), [](ArrayRef<QualType>) { return false; });
+  std::unique_ptr<sema::TemplateDeductionInfo> Info;
+  TemplateDeductionResult R = TemplateDeductionResult::Invalid;
+  for (Constness C : Attempts) {
+    SmallVector<Expr *, 4> Args;
+    for (unsigned I = 0; I < W.Sig.Params.size(); ++I) {
+      const bool Const = C == Constness::All || (C == Constness::Inputs && F.Layout && I < F.Layout->Inputs.size());
+      std::string Why;
+      QualType T = cxxTypeOf(S, W.Sig.Params[I], Loc, Why, Const);
+      if (T.isNull())
+        return Fail(Why);
+      // Lvalues, so that parameters taken by reference (a gufunc's scalar outputs) deduce too.
+      Args.push_back(new (Ctx) OpaqueValueExpr(Loc, T, VK_LValue));
+    }
+    Spec = nullptr;
+    Info = std::make_unique<sema::TemplateDeductionInfo>(Loc);
+    R = S.DeduceTemplateArguments(Template, /*ExplicitTemplateArgs=*/nullptr, Args, Spec, *Info,
+                                  /*PartialOverloading=*/false, /*AggregateDeductionCandidate=*/false, QualType(),
+                                  Expr::Classification(), [](ArrayRef<QualType>) { return false; });
+    if (R == TemplateDeductionResult::Success && Spec)
+      break;
+  }
   if (R != TemplateDeductionResult::Success || !Spec) {
     std::string Why = "template argument deduction failed";
     const NamedDecl *Param = nullptr;
-    if (auto *TP = Info.Param.dyn_cast<TemplateTypeParmDecl *>())
+    if (auto *TP = Info->Param.dyn_cast<TemplateTypeParmDecl *>())
       Param = TP;
     if (R == TemplateDeductionResult::Inconsistent && Param)
       Why += ": conflicting types for '" + Param->getNameAsString() + "' ('" +
-             Info.FirstArg.getAsType().getAsString() + "' and '" +
-             Info.SecondArg.getAsType().getAsString() + "')";
+             Info->FirstArg.getAsType().getAsString() + "' and '" +
+             Info->SecondArg.getAsType().getAsString() + "')";
     else if (R == TemplateDeductionResult::TooManyArguments ||
              R == TemplateDeductionResult::TooFewArguments)
       Why += ": the signature has " + std::to_string(W.Sig.Params.size()) + " parameter" +
@@ -118,7 +138,10 @@ FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
     return Fail("its return type could not be deduced");
   std::string Why;
   unsigned TypeIndex = 0;
-  if (!functionMatchesSignature(Ctx, Spec, W.Sig, Why, TypeIndex))
+  const bool Matches = F.Kind == KernelAttrKind::Guvectorize
+                           ? functionMatchesLayout(Ctx, Spec, *F.Layout, &W.Sig, Why, TypeIndex)
+                           : functionMatchesSignature(Ctx, Spec, W.Sig, Why, TypeIndex);
+  if (!Matches)
     return Fail("'" + displayName(Spec) + "': " + Why);
 
   // Compiled for the host too, so that the CPU targets and the simulator have it.
@@ -132,7 +155,9 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
   ASTContext &Ctx = S.Context;
   DiagnosticsEngine &Diags = S.getDiagnostics();
   SourceLocation Loc = F.AttrLoc;
-  const char *EntryName = F.Kind == KernelAttrKind::Vectorize ? "ufunc_kernel" : "jit_kernel";
+  const char *EntryName = F.Kind == KernelAttrKind::Vectorize     ? "ufunc_kernel"
+                          : F.Kind == KernelAttrKind::Guvectorize ? "gufunc_kernel"
+                                                                  : "jit_kernel";
   FunctionTemplateDecl *Entry = lookupFunctionTemplate(S, {"kernel", "detail"}, EntryName);
   if (!Entry) {
     S.Diag(Loc, diag::id(Diags, DiagnosticsEngine::Error, diag::MissingHeader))
@@ -162,7 +187,9 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
     return;
 
   passes::EntryAnnotation A;
-  A.Kind = F.Kind == KernelAttrKind::Vectorize ? passes::EntryKind::Ufunc : passes::EntryKind::Jit;
+  A.Kind = F.Kind == KernelAttrKind::Vectorize     ? passes::EntryKind::Ufunc
+           : F.Kind == KernelAttrKind::Guvectorize ? passes::EntryKind::Gufunc
+                                                   : passes::EntryKind::Jit;
   A.Name = displayName(Fn);
   A.Signature = Signature;
   PresumedLoc P = S.getSourceManager().getPresumedLoc(Fn->getLocation());

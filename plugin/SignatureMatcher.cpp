@@ -149,6 +149,86 @@ bool functionMatchesSignature(ASTContext &Ctx, const FunctionDecl *FD, const Sig
   return true;
 }
 
+std::optional<SignatureType> gufuncOperandType(ASTContext &Ctx, QualType T, bool IsOutput, std::string &Why) {
+  if (IsOutput && T->isLValueReferenceType() && !T->getPointeeType().isConstQualified()) {
+    // A scalar output, "()": written through the reference.
+    std::optional<SignatureType> S = signatureTypeOf(Ctx, T->getPointeeType(), false, Why);
+    if (S && S->isScalar())
+      return S;
+    Why = "'" + T.getAsString() + "': outputs by reference are scalars (\"()\")";
+    return std::nullopt;
+  }
+  std::optional<SignatureType> S = signatureTypeOf(Ctx, T, /*IsParameter=*/true, Why);
+  if (!S)
+    return std::nullopt;
+  if (IsOutput && S->isScalar()) {
+    Why = "'" + T.getAsString() + "' is passed by value, so the function cannot write it; a scalar output "
+          "is a non-const reference";
+    return std::nullopt;
+  }
+  if (IsOutput && S->isArray()) {
+    const auto *Spec = cast<ClassTemplateSpecializationDecl>(T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+    if (Spec->getTemplateArgs()[0].getAsType().isConstQualified()) {
+      Why = "'" + T.getAsString() + "' is a view of const elements; an output must be writable";
+      return std::nullopt;
+    }
+  }
+  return S;
+}
+
+bool functionMatchesLayout(ASTContext &Ctx, const FunctionDecl *FD, const GufuncLayout &Layout,
+                           const Signature *Sig, std::string &Why, unsigned &Operand) {
+  if (FD->getNumParams() != Layout.size()) {
+    Operand = 0;
+    Why = "the layout has " + std::to_string(Layout.size()) + " operands but '" + FD->getNameAsString() +
+          "' has " + std::to_string(FD->getNumParams()) + " parameters";
+    return false;
+  }
+  if (!FD->getReturnType()->isVoidType()) {
+    Operand = 0;
+    Why = "a kernel::guvectorize function returns void and writes its outputs through its parameters";
+    return false;
+  }
+  if (Sig && Sig->Params.size() != FD->getNumParams()) {
+    Operand = 0;
+    Why = "the signature has " + std::to_string(Sig->Params.size()) + " parameters but the layout has " +
+          std::to_string(Layout.size()) + " operands";
+    return false;
+  }
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    Operand = I;
+    const bool IsOutput = I >= Layout.Inputs.size();
+    const unsigned CoreRank = Layout.operand(I).Dims.size();
+    std::string TypeWhy;
+    const QualType T = FD->getParamDecl(I)->getType();
+    std::optional<SignatureType> S = gufuncOperandType(Ctx, T, IsOutput, TypeWhy);
+    const std::string What = std::string(IsOutput ? "output" : "input") + " " +
+                             std::to_string(IsOutput ? I - Layout.Inputs.size() + 1 : I + 1) + " (parameter " +
+                             std::to_string(I + 1) + ")";
+    if (!S) {
+      Why = What + ": " + TypeWhy;
+      return false;
+    }
+    const unsigned Rank = S->isArray() ? S->Rank : 0;
+    if (Rank != CoreRank) {
+      Why = What + " is '" + T.getAsString() + "', with " + std::to_string(Rank) +
+            " dimensions, but the layout gives it " + std::to_string(CoreRank) + " core dimensions";
+      return false;
+    }
+    if (Sig) {
+      const SignatureType &Expected = Sig->Params[I];
+      // Numba spells a scalar output as a one-element array: accept that too.
+      const bool ScalarOutputAsArray = IsOutput && Rank == 0 && Expected.isArray() && Expected.Rank == 1 &&
+                                       Expected.Element == S->Element;
+      if (!sameSignatureType(*S, Expected) && !ScalarOutputAsArray) {
+        Why = What + " is '" + T.getAsString() + "' but the signature says " + Expected.str();
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 std::optional<Signature> deriveSignature(ASTContext &Ctx, const FunctionDecl *FD,
                                          std::string &Why) {
   Signature Sig;
@@ -191,7 +271,7 @@ static QualType builtinTypeOf(ASTContext &Ctx, ScalarKind K) {
   return QualType();
 }
 
-QualType cxxTypeOf(Sema &S, const SignatureType &T, SourceLocation Loc, std::string &Why) {
+QualType cxxTypeOf(Sema &S, const SignatureType &T, SourceLocation Loc, std::string &Why, bool ConstElements) {
   ASTContext &Ctx = S.Context;
   if (T.isVoid())
     return Ctx.VoidTy;
@@ -215,6 +295,8 @@ QualType cxxTypeOf(Sema &S, const SignatureType &T, SourceLocation Loc, std::str
     return QualType();
   }
   llvm::APSInt Rank(llvm::APInt(Ctx.getTypeSize(Ctx.getSizeType()), T.Rank), /*isUnsigned=*/true);
+  if (ConstElements)
+    Element.addConst();
   return specializeClassTemplate(
       S, View, {TemplateArgument(Element), TemplateArgument(Ctx, Rank, Ctx.getSizeType())}, Loc);
 }

@@ -290,10 +290,116 @@ private:
   unsigned Pos = 0;
 };
 
+/// The layout grammar: operands '->' operands, operands = '(' [name {',' name}] ')' {',' ...}.
+class LayoutParser {
+public:
+  LayoutParser(StringRef Text, SignatureError &Error) : Text(Text), Error(Error) {}
+
+  std::optional<GufuncLayout> parse() {
+    GufuncLayout L;
+    skipSpace();
+    if (!operands(L.Inputs, "an input"))
+      return std::nullopt;
+    skipSpace();
+    if (!Text.substr(Pos).starts_with("->"))
+      return fail(Pos, atEnd() ? "expected '->' and the outputs after the inputs"
+                               : "expected ',' or '->' after an input");
+    Pos += 2;
+    skipSpace();
+    if (!operands(L.Outputs, "an output"))
+      return std::nullopt;
+    skipSpace();
+    if (!atEnd())
+      return fail(Pos, "unexpected text after the layout");
+    return L;
+  }
+
+private:
+  template <class Vec> bool operands(Vec &Out, const char *What) {
+    while (true) {
+      skipSpace();
+      if (peek() != '(') {
+        fail(Pos, std::string("expected '(' to start ") + What + " (core dimensions like \"(n)\" or \"()\")");
+        return false;
+      }
+      GufuncLayout::Operand Op;
+      Op.Begin = Pos++;
+      skipSpace();
+      if (peek() != ')') {
+        while (true) {
+          skipSpace();
+          if (atEnd() || !(isAlpha(peek()) || peek() == '_')) {
+            fail(Pos, "expected a dimension name");
+            return false;
+          }
+          unsigned NameBegin = Pos;
+          while (!atEnd() && (isAlnum(peek()) || peek() == '_'))
+            ++Pos;
+          Op.Dims.push_back(Text.slice(NameBegin, Pos).str());
+          skipSpace();
+          if (peek() == ',') {
+            ++Pos;
+            continue;
+          }
+          if (peek() == ')')
+            break;
+          fail(Pos, atEnd() ? "expected ')' to close the dimensions" : "expected ',' or ')' after a dimension name");
+          return false;
+        }
+      }
+      ++Pos; // ')'
+      Op.End = Pos;
+      Out.push_back(std::move(Op));
+      skipSpace();
+      if (peek() == ',') {
+        ++Pos;
+        continue;
+      }
+      return true;
+    }
+  }
+
+  char peek() const { return atEnd() ? '\0' : Text[Pos]; }
+  bool atEnd() const { return Pos >= Text.size(); }
+  void skipSpace() {
+    while (!atEnd() && isSpace(peek()))
+      ++Pos;
+  }
+  std::nullopt_t fail(unsigned At, const Twine &Message) {
+    Error.Offset = At;
+    Error.Message = Message.str();
+    return std::nullopt;
+  }
+
+  StringRef Text;
+  SignatureError &Error;
+  unsigned Pos = 0;
+};
+
 } // namespace
 
 std::optional<Signature> parseSignature(StringRef Text, SignatureError &Error) {
   return Parser(Text, Error).parse();
+}
+
+std::optional<GufuncLayout> parseLayout(StringRef Text, SignatureError &Error) {
+  return LayoutParser(Text, Error).parse();
+}
+
+bool looksLikeLayout(StringRef Text) { return Text.contains("->"); }
+
+std::string GufuncLayout::str() const {
+  auto List = [](const auto &Ops) {
+    std::string S;
+    for (unsigned I = 0; I < Ops.size(); ++I) {
+      S += I ? ",(" : "(";
+      for (unsigned D = 0; D < Ops[I].Dims.size(); ++D)
+        S += (D ? "," : "") + Ops[I].Dims[D];
+      S += ")";
+    }
+    return S;
+  };
+  return List(Inputs) + "->" + List(Outputs);
 }
 
 } // namespace plugin

@@ -86,6 +86,30 @@ struct SignatureError {
 /// Parses `Text`. On failure returns std::nullopt and fills `Error`.
 std::optional<Signature> parseSignature(llvm::StringRef Text, SignatureError &Error);
 
+/// A generalized ufunc's layout, as NumPy and Numba write it: "(m,n),(n,p)->(m,p)". Each
+/// operand lists the names of its core dimensions; "()" is a scalar.
+struct GufuncLayout {
+  struct Operand {
+    llvm::SmallVector<std::string, 4> Dims;
+    unsigned Begin = 0, End = 0; ///< position in the layout string
+  };
+  llvm::SmallVector<Operand, 4> Inputs;
+  llvm::SmallVector<Operand, 2> Outputs;
+
+  unsigned size() const { return Inputs.size() + Outputs.size(); }
+  const Operand &operand(unsigned I) const {
+    return I < Inputs.size() ? Inputs[I] : Outputs[I - Inputs.size()];
+  }
+  /// The canonical spelling, e.g. "(n),(n)->()".
+  std::string str() const;
+};
+
+/// Parses a gufunc layout. On failure returns std::nullopt and fills `Error`.
+std::optional<GufuncLayout> parseLayout(llvm::StringRef Text, SignatureError &Error);
+
+/// True when `Text` reads as a layout rather than a signature (it has "->").
+bool looksLikeLayout(llvm::StringRef Text);
+
 /// Looks up a scalar type name or alias ("float32", "f4", "double", "b1").
 std::optional<ScalarKind> lookupScalarName(llvm::StringRef Name);
 

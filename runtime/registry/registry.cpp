@@ -51,7 +51,12 @@ kernel_info describe(const registered_kernel &k) {
   kernel_info info;
   info.name = k.entry->name;
   info.signature = k.entry->signature;
-  info.kind = k.entry->kind == KERNEL_ENTRY_UFUNC ? "ufunc" : k.entry->kind == KERNEL_ENTRY_JIT ? "jit" : "unknown";
+  switch (k.entry->kind) {
+  case KERNEL_ENTRY_UFUNC: info.kind = "ufunc"; break;
+  case KERNEL_ENTRY_JIT: info.kind = "jit"; break;
+  case KERNEL_ENTRY_GUFUNC: info.kind = "gufunc"; break;
+  default: info.kind = "unknown"; break;
+  }
   info.symbol = k.entry->symbol;
   info.location = k.entry->location;
   info.module_hash = k.module->hash;

@@ -14,6 +14,7 @@
 #include "kernel/detail/jit_kernel.h"
 #include "kernel/device.h"
 #include "kernel/device_array.h"
+#include "kernel/gufunc.h"
 #include "kernel/errors.h"
 #include "kernel/inspect.h"
 #include "kernel/intrinsics.h"

@@ -17,7 +17,8 @@ extern "C" {
 /* What an entry is, and so how the runtime launches it. */
 enum kernel_entry_kind {
   KERNEL_ENTRY_UFUNC = 1, /* kernel::detail::ufunc_kernel<&f> */
-  KERNEL_ENTRY_JIT = 2    /* kernel::detail::jit_kernel<&f> */
+  KERNEL_ENTRY_JIT = 2,   /* kernel::detail::jit_kernel<&f> */
+  KERNEL_ENTRY_GUFUNC = 3 /* kernel::detail::gufunc_kernel<&f> */
 };
 
 /* The PTX of one translation unit for one architecture. */

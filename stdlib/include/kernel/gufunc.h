@@ -1,0 +1,446 @@
+// Generalized universal functions (Numba's @guvectorize): a function over core
+// sub-arrays, applied over the loop dimensions in front of them with broadcasting.
+//
+//   [[kernel::guvectorize("(n),(n)->()")]]
+//   void dot(kernel::array_view<const float> a, kernel::array_view<const float> b, float &out) {
+//     out = 0;
+//     for (kernel::index_t i = 0; i < a.size(); ++i) out += a[i] * b[i];
+//   }
+//
+//   constexpr kernel::gufunc<"(n),(n)->()", dot> vdot;
+//   auto r = vdot(a, b);             // a, b of shape (m, n): r of shape (m,)
+//   vdot.on(kernel::target::parallel)(a, b, r);
+//
+// The layout is also the gufunc's template argument, so that it is checked against the
+// function at compile time even without the plugin. Core operands are array_views of the
+// core rank; scalar ("()") inputs are scalars, scalar outputs non-const references. Array
+// element types must equal the function's (no implicit conversion of whole sub-arrays);
+// scalar arguments convert as for ufuncs. Several functions make several loops, chosen by
+// the first whose element types match.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernel/array.h"
+#include "kernel/detail/broadcast.h"
+#include "kernel/detail/device_api.h"
+#include "kernel/detail/function_traits.h"
+#include "kernel/detail/gufunc_kernel.h"
+#include "kernel/detail/gufunc_layout.h"
+#include "kernel/detail/runtime_api.h"
+#include "kernel/detail/ufunc_args.h"
+#include "kernel/detail/ufunc_device.h"
+#include "kernel/device.h"
+#include "kernel/device_array.h"
+#include "kernel/errors.h"
+#include "kernel/inspect.h"
+#include "kernel/target.h"
+
+namespace kernel {
+
+namespace detail {
+
+template <class P, class Arg> constexpr bool gu_accepts() {
+  using param = gu_param<P>;
+  using arg = ufunc_arg<Arg>;
+  if constexpr (!param::supported || !arg::supported) return false;
+  else if constexpr (arg::is_scalar)
+    return param::core_rank == 0 && !param::scalar_output &&
+           scalar_fits(dtype_of<typename arg::element_type>, dtype_of<typename param::element>);
+  else
+    return std::is_same_v<typename arg::element_type, typename param::element> &&
+           static_cast<int>(arg::rank) >= param::core_rank && (!param::writable || arg::writable);
+}
+
+template <auto F, class... Args, std::size_t... K> constexpr bool gu_loop_accepts(std::index_sequence<K...>) {
+  using fn = decltype(F);
+  return (gu_accepts<std::tuple_element_t<K, typename function_traits<fn>::args_tuple>, Args>() && ...);
+}
+
+template <auto F, class... Args> constexpr bool gu_loop_accepts() {
+  if constexpr (function_traits<decltype(F)>::arity != sizeof...(Args)) return false;
+  else return gu_loop_accepts<F, Args...>(std::index_sequence_for<Args...>{});
+}
+
+// The core dimension sizes bound so far, by name.
+struct gu_dims {
+  index_t size[gu_max_names];
+  int bound_by[gu_max_names];
+  gu_dims() {
+    for (int i = 0; i < gu_max_names; ++i) {
+      size[i] = -1;
+      bound_by[i] = 0;
+    }
+  }
+};
+
+} // namespace detail
+
+template <detail::fixed_string Layout, auto... F> class gufunc {
+  static_assert(sizeof...(F) >= 1, "kernel::gufunc needs at least one function");
+  static constexpr detail::gu_layout layout = detail::parse_gu_layout(Layout.view());
+  static constexpr auto primary = std::get<0>(std::make_tuple(F...));
+
+  template <auto Fn> static constexpr bool matches_layout() {
+    using traits = detail::function_traits<decltype(Fn)>;
+    if constexpr (traits::arity != static_cast<std::size_t>(layout.operands())) {
+      return false;
+    } else {
+      return []<std::size_t... K>(std::index_sequence<K...>) {
+        return ((detail::gu_param<std::tuple_element_t<K, typename traits::args_tuple>>::supported &&
+                 detail::gu_param<std::tuple_element_t<K, typename traits::args_tuple>>::core_rank ==
+                     layout.core_rank[K] &&
+                 (static_cast<int>(K) < layout.nin ||
+                  detail::gu_param<std::tuple_element_t<K, typename traits::args_tuple>>::writable)) &&
+                ...);
+      }(std::make_index_sequence<traits::arity>{});
+    }
+  }
+  static_assert((matches_layout<F>() && ...),
+                "every function of a gufunc takes one parameter per operand of the layout: an array_view "
+                "of the operand's core rank (writable for outputs), a scalar for a \"()\" input, a non-const "
+                "reference for a \"()\" output");
+
+public:
+  static constexpr int nin = layout.nin;
+  static constexpr int nout = layout.nout;
+
+  constexpr gufunc() noexcept = default;
+  constexpr explicit gufunc(target t) noexcept : target_(t) {}
+  constexpr gufunc on(target t) const noexcept { return gufunc(t); }
+  gufunc on(device d) const noexcept {
+    gufunc g(d.is_simulator() ? target::simulator : target::cuda);
+    g.device_ = &d.state();
+    return g;
+  }
+  gufunc on(const stream &s) const noexcept {
+    gufunc g = on(s.device());
+    g.stream_ = &s;
+    return g;
+  }
+
+  static constexpr std::string_view name() noexcept { return detail::function_name<primary>(); }
+  static constexpr std::string_view signature() noexcept { return Layout.view(); }
+
+  /// The GPU kernels compiled for this gufunc, one per loop.
+  static std::vector<kernel_info> inspect() {
+    std::vector<kernel_info> kernels;
+    for (const void *key : {reinterpret_cast<const void *>(&detail::gufunc_kernel<F>)...})
+      if (auto info = detail::find_kernel(key)) kernels.push_back(std::move(*info));
+    return kernels;
+  }
+
+  /// With `nin` arguments the outputs are allocated and returned (one: an ndarray or
+  /// device_array; several: a std::tuple of them); with `nin + nout`, the last are the outputs.
+  template <class... Args> auto operator()(Args &&...args) const {
+    static_assert(sizeof...(Args) == nin || sizeof...(Args) == nin + nout,
+                  "a gufunc call takes its inputs, optionally followed by all its outputs");
+    if constexpr (sizeof...(Args) == nin) return allocate_and_call(args...);
+    else call(args...);
+  }
+
+private:
+  template <class... Args> static constexpr int select() {
+    int index = 0, found = -1;
+    ((found < 0 && detail::gu_loop_accepts<F, Args...>() ? (found = index) : 0, ++index), ...);
+    return found;
+  }
+  template <int L> static constexpr auto loop_fn() { return std::get<L>(std::make_tuple(F...)); }
+
+  // The loop whose inputs accept `In...` (outputs are not known yet).
+  template <class... In> static constexpr int select_inputs() {
+    int index = 0, found = -1;
+    auto accepts = []<auto Fn>() {
+      using traits = detail::function_traits<decltype(Fn)>;
+      return []<std::size_t... K>(std::index_sequence<K...>) {
+        return (detail::gu_accepts<std::tuple_element_t<K, typename traits::args_tuple>,
+                                   std::tuple_element_t<K, std::tuple<In...>>>() &&
+                ...);
+      }(std::index_sequence_for<In...>{});
+    };
+    ((found < 0 && accepts.template operator()<F>() ? (found = index) : 0, ++index), ...);
+    return found;
+  }
+
+  template <class... In> auto allocate_and_call(In &...in) const {
+    constexpr int L = select_inputs<In &...>();
+    static_assert(L >= 0, "no loop of this gufunc accepts these inputs: array element types must equal a "
+                          "function's, and arrays need at least the layout's core dimensions");
+    constexpr auto fn = loop_fn<L>();
+    using traits = detail::function_traits<decltype(fn)>;
+    constexpr bool on_device_arrays = (detail::ufunc_arg<In &>::is_device || ...);
+
+    // Bind the core dimensions and broadcast the loop dimensions of the inputs.
+    detail::gu_dims dims;
+    std::array<detail::operand_layout, nin> loops{};
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((loops[K] = bind_operand<K>(in, dims)), ...);
+    }(std::index_sequence_for<In...>{});
+    const detail::iteration_space space = detail::broadcast_shapes(name(), loops);
+
+    auto make = [&]<std::size_t O>(std::integral_constant<std::size_t, O>) {
+      constexpr int op = nin + static_cast<int>(O);
+      using P = std::tuple_element_t<op, typename traits::args_tuple>;
+      using T = typename detail::gu_param<P>::element;
+      constexpr std::size_t loop_rank = max_input_loop_rank<In...>();
+      constexpr std::size_t rank = loop_rank + static_cast<std::size_t>(layout.core_rank[op]);
+      static_assert(rank >= 1, "a gufunc output of no dimensions needs an array argument");
+      std::array<index_t, rank> shape{};
+      for (std::size_t d = 0; d < loop_rank; ++d) shape[d] = space.shape[d + space.rank - loop_rank];
+      for (int j = 0; j < layout.core_rank[op]; ++j) {
+        const int id = layout.dim[op][j];
+        if (dims.size[id] < 0)
+          throw argument_error(std::string(name()), op + 1,
+                               "core dimension '" + std::string(layout.name[id]) +
+                                   "' of this output is not given by any input; pass the output");
+        shape[loop_rank + static_cast<std::size_t>(j)] = dims.size[id];
+      }
+      if constexpr (on_device_arrays) {
+        const detail::device_call c = call_for(first_device(in...));
+        return device_array<T, rank>(shape, c.stream);
+      } else {
+        return ndarray<T, rank>(ndarray<T, rank>::uninitialized, shape);
+      }
+    };
+    auto outputs = [&]<std::size_t... O>(std::index_sequence<O...>) {
+      return std::make_tuple(make(std::integral_constant<std::size_t, O>{})...);
+    }(std::make_index_sequence<nout>{});
+    std::apply([&](auto &...out) { call(in..., out...); }, outputs);
+    if constexpr (nout == 1) return std::move(std::get<0>(outputs));
+    else return outputs;
+  }
+
+  template <class... In> static constexpr std::size_t max_input_loop_rank() {
+    std::size_t m = 0, k = 0;
+    ((m = std::max<std::size_t>(m, detail::ufunc_arg<In &>::rank > static_cast<std::size_t>(layout.core_rank[k])
+                                       ? detail::ufunc_arg<In &>::rank - static_cast<std::size_t>(layout.core_rank[k])
+                                       : 0),
+      ++k),
+     ...);
+    return m;
+  }
+
+  // Binds operand K's core dimensions (checking them against earlier operands) and returns
+  // the layout of its loop dimensions. `op` (when given) receives the core shape/strides.
+  template <std::size_t K, class A, class Operand = void>
+  static detail::operand_layout bind_operand(A &a, detail::gu_dims &dims, Operand *op = nullptr) {
+    using arg = detail::ufunc_arg<A &>;
+    detail::operand_layout l;
+    l.argument = static_cast<int>(K) + 1;
+    l.is_output = static_cast<int>(K) >= nin;
+    if constexpr (arg::is_scalar) {
+      return l;
+    } else {
+      auto v = arg::view(a);
+      constexpr int total = static_cast<int>(decltype(v)::rank);
+      constexpr int core = layout.core_rank[K];
+      static_assert(total >= core, "a gufunc argument has fewer dimensions than the layout's core dimensions");
+      for (int j = 0; j < core; ++j) {
+        const int id = layout.dim[K][j];
+        const index_t size = v.shape(static_cast<std::size_t>(total - core + j));
+        if (dims.size[id] < 0) {
+          dims.size[id] = size;
+          dims.bound_by[id] = static_cast<int>(K) + 1;
+        } else if (dims.size[id] != size) {
+          throw argument_error(std::string(name()), static_cast<int>(K) + 1,
+                               "core dimension '" + std::string(layout.name[id]) + "' is " + std::to_string(size) +
+                                   " but argument " + std::to_string(dims.bound_by[id]) + " gave " +
+                                   std::string(layout.name[id]) + " = " + std::to_string(dims.size[id]));
+        }
+        if constexpr (!std::is_void_v<Operand>) {
+          if constexpr (Operand::core > 0) {
+            op->core_shape[static_cast<std::size_t>(j)] = size;
+            op->core_strides[static_cast<std::size_t>(j)] = v.stride(static_cast<std::size_t>(total - core + j));
+          }
+        }
+      }
+      l.data = v.data();
+      l.elem_size = sizeof(typename decltype(v)::element_type);
+      l.rank = total - core;
+      for (int d = 0; d < l.rank; ++d) {
+        l.shape[d] = v.shape(static_cast<std::size_t>(d));
+        l.strides[d] = v.stride(static_cast<std::size_t>(d));
+      }
+      return l;
+    }
+  }
+
+  template <class... A> void call(A &...all) const {
+    constexpr int L = select<A &...>();
+    static_assert(L >= 0, "no loop of this gufunc accepts these arguments: array element types must equal a "
+                          "function's, outputs must be writable, and arrays need the layout's core dimensions");
+    constexpr auto fn = loop_fn<L>();
+    constexpr bool any_device = (detail::ufunc_arg<A &>::is_device || ...);
+    const bool on_host = (target_ == target::cpu || target_ == target::parallel) && !device_ && !stream_;
+    if (on_host && !any_device) {
+      run_host<fn>(all...);
+      return;
+    }
+    run_device<fn>(call_for(on_host ? first_device(all...) : nullptr), all...);
+  }
+
+  // Fills the parameter block from operands whose data pointers are all in one memory (the
+  // host's, or one device's).
+  template <auto Fn, class... A>
+  index_t fill_params(detail::gufunc_params_for<Fn> &p, A &...all) const {
+    constexpr std::size_t N = sizeof...(A);
+    using traits = detail::function_traits<decltype(Fn)>;
+    detail::gu_dims dims;
+    std::array<detail::operand_layout, N> loops{};
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto &a) {
+        auto &op = detail::get_gu_operand<I>(p.ops);
+        loops[I] = bind_operand<I>(a, dims, &op);
+        using arg = detail::ufunc_arg<decltype(a)>;
+        using P = std::tuple_element_t<I, typename traits::args_tuple>;
+        if constexpr (arg::is_scalar) {
+          op.data = nullptr;
+          op.value = detail::convert_scalar<typename detail::gu_param<P>::element>(name(), int(I) + 1, a);
+        } else {
+          op.data = static_cast<typename detail::gu_param<P>::pointer>(const_cast<void *>(loops[I].data));
+        }
+      };
+      (one(std::integral_constant<std::size_t, K>{}, all), ...);
+    }(std::index_sequence_for<A...>{});
+    const detail::iteration_space space = detail::broadcast_shapes(name(), loops);
+    const detail::loop_plan<N> plan = detail::plan_loop<N>(space, loops);
+    if (plan.ndim > detail::max_device_dims)
+      throw argument_error(std::string(name()), 0,
+                           "the loop dimensions do not merge into " + std::to_string(detail::max_device_dims) +
+                               " or fewer");
+    p.size = space.size();
+    p.ndim = plan.ndim;
+    for (int d = 0; d < plan.ndim; ++d) p.shape[d] = plan.shape[d];
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((std::copy_n(plan.strides[K], plan.ndim, detail::get_gu_operand<K>(p.ops).loop_strides)), ...);
+    }(std::make_index_sequence<N>{});
+    return p.size;
+  }
+
+  template <auto Fn, class... A> void run_host(A &...all) const {
+    detail::gufunc_params_for<Fn> p{};
+    const index_t size = fill_params<Fn>(p, all...);
+    if (size == 0) return;
+    if (target_ == target::parallel) {
+      // A gufunc's iterations each do a core computation: parallelise from a few hundred up.
+      detail::parallel_for(
+          size, 256,
+          [](void *ctx, index_t b, index_t e) {
+            detail::gufunc_range<Fn>(*static_cast<const detail::gufunc_params_for<Fn> *>(ctx), b, e);
+          },
+          &p);
+    } else {
+      detail::gufunc_range<Fn>(p, 0, size);
+    }
+  }
+
+  // On a device: host arrays are copied to device memory (outputs back afterwards), device
+  // arrays are used in place.
+  template <auto Fn, class... A> void run_device(const detail::device_call &c, A &...all) const {
+    std::vector<std::shared_ptr<void>> keep;
+    std::vector<std::function<void()>> copy_back;
+    auto staged = [&]<std::size_t... K>(std::index_sequence<K...>) {
+      auto refs = std::forward_as_tuple(all...);
+      return std::make_tuple(stage(c, std::get<K>(refs), static_cast<int>(K), keep, copy_back)...);
+    }(std::index_sequence_for<A...>{});
+    std::apply(
+        [&](auto &...s) {
+          detail::gufunc_params_for<Fn> p{};
+          const index_t size = fill_params<Fn>(p, s...);
+          if (size == 0) return;
+          const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::gufunc_kernel<Fn>), name(),
+                                     [](const void *q) {
+                                       detail::gufunc_kernel<Fn>(*static_cast<const detail::gufunc_params_for<Fn> *>(q));
+                                     }};
+          detail::launch(*c.device, k, detail::elementwise_config(*c.device, k, size), &p, sizeof p, *c.stream);
+        },
+        staged);
+    for (auto &f : copy_back) f();
+    if (!copy_back.empty() && !c.asynchronous) detail::stream_synchronize(*c.stream);
+    if (!keep.empty()) detail::host_work(*c.stream, [keep = std::move(keep)] {});
+  }
+
+  // A device-memory stand-in for one argument: scalars as they are, device arrays as views,
+  // host arrays as a contiguous device copy.
+  template <class A>
+  static auto stage(const detail::device_call &c, A &a, int index, std::vector<std::shared_ptr<void>> &keep,
+                    std::vector<std::function<void()>> &copy_back) {
+    using arg = detail::ufunc_arg<A &>;
+    if constexpr (arg::is_scalar) {
+      return std::remove_cvref_t<A>(a);
+    } else if constexpr (arg::is_device) {
+      if (&a.device().state() != c.device)
+        throw argument_error(std::string(name()), index + 1,
+                             "is a device array on " + a.device().name() + " but the call runs on " +
+                                 detail::device_name(*c.device));
+      using T = std::remove_pointer_t<decltype(a.data())>;
+      constexpr std::size_t R = std::remove_cvref_t<A>::rank;
+      return device_view<std::conditional_t<arg::writable, T, const T>, R>(a.view());
+    } else {
+      auto host = arg::view(a);
+      using T = typename arg::element_type;
+      using V = device_view<std::conditional_t<arg::writable, T, const T>, decltype(host)::rank>;
+      const std::size_t bytes = static_cast<std::size_t>(host.size()) * sizeof(T);
+      std::shared_ptr<void> memory;
+      if (bytes > 0) memory = detail::device_allocate(*c.device, bytes, c.stream);
+      const bool output = index >= nin;
+      if (!output && bytes > 0) {
+        auto staging = detail::pinned_allocate(*c.device, bytes);
+        detail::gather(host, static_cast<T *>(staging.get()));
+        detail::device_copy(*c.device, memory.get(), staging.get(), bytes, detail::copy_direction::host_to_device,
+                            *c.stream);
+        keep.push_back(std::move(staging));
+      }
+      if (output && bytes > 0) {
+        copy_back.push_back([&c, memory, host, bytes] {
+          auto staging = detail::pinned_allocate(*c.device, bytes);
+          detail::device_copy(*c.device, staging.get(), memory.get(), bytes, detail::copy_direction::device_to_host,
+                              *c.stream);
+          detail::host_work(*c.stream, [staging, host] { detail::scatter(static_cast<const T *>(staging.get()), host); });
+        });
+      }
+      keep.push_back(memory);
+      return V(kernel::device(c.device), static_cast<T *>(memory.get()), host.shape());
+    }
+  }
+
+  template <class... A> static detail::device_state *first_device(A &...args) {
+    detail::device_state *found = nullptr;
+    auto visit = [&](auto &a) {
+      if constexpr (detail::ufunc_arg<decltype(a)>::is_device)
+        if (!found) found = &a.device().state();
+    };
+    (visit(args), ...);
+    return found;
+  }
+
+  detail::device_call call_for(detail::device_state *array_device) const {
+    if (stream_) return {&detail::stream_device(*stream_->state()), stream_->state(), true};
+    detail::device_state *d = device_ ? device_ : array_device;
+    if (!d) {
+      try {
+        d = target_ == target::simulator ? detail::simulator_device() : detail::default_device();
+      } catch (const target_unavailable_error &e) {
+        throw target_unavailable_error("'" + std::string(name()) + "' on target cuda: " + e.what() +
+                                       ". Targets that work on this machine: cpu, parallel, simulator");
+      }
+    }
+    return {d, detail::default_stream(*d), false};
+  }
+
+  target target_ = target::cpu;
+  detail::device_state *device_ = nullptr;
+  const stream *stream_ = nullptr;
+};
+
+} // namespace kernel
