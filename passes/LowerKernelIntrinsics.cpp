@@ -2,10 +2,15 @@
 
 #include "LowerKernelIntrinsics.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
+
+#include <functional>
 
 using namespace llvm;
 
@@ -13,43 +18,170 @@ namespace kernel {
 namespace passes {
 
 namespace {
-struct HookLowering {
-  StringLiteral Hook;
-  Intrinsic::ID Register;
-};
 
-constexpr HookLowering SpecialRegisters[] = {
-    {"__kernel_tid_x", Intrinsic::nvvm_read_ptx_sreg_tid_x},
-    {"__kernel_tid_y", Intrinsic::nvvm_read_ptx_sreg_tid_y},
-    {"__kernel_tid_z", Intrinsic::nvvm_read_ptx_sreg_tid_z},
-    {"__kernel_ntid_x", Intrinsic::nvvm_read_ptx_sreg_ntid_x},
-    {"__kernel_ntid_y", Intrinsic::nvvm_read_ptx_sreg_ntid_y},
-    {"__kernel_ntid_z", Intrinsic::nvvm_read_ptx_sreg_ntid_z},
-    {"__kernel_ctaid_x", Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
-    {"__kernel_ctaid_y", Intrinsic::nvvm_read_ptx_sreg_ctaid_y},
-    {"__kernel_ctaid_z", Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
-    {"__kernel_nctaid_x", Intrinsic::nvvm_read_ptx_sreg_nctaid_x},
-    {"__kernel_nctaid_y", Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
-    {"__kernel_nctaid_z", Intrinsic::nvvm_read_ptx_sreg_nctaid_z},
-};
+constexpr unsigned SharedAddressSpace = 3;
+
+/// Builds the replacement of one hook call; returns the value replacing the call's result
+/// (null for void hooks).
+using Lowering = std::function<Value *(IRBuilder<> &, CallInst &)>;
+
+Value *callIntrinsic(IRBuilder<> &B, Intrinsic::ID ID, ArrayRef<Value *> Args = {}) {
+  Module *M = B.GetInsertBlock()->getModule();
+  return B.CreateCall(Intrinsic::getDeclaration(M, ID), Args);
+}
+
+Lowering specialRegister(Intrinsic::ID ID) {
+  return [ID](IRBuilder<> &B, CallInst &) { return callIntrinsic(B, ID); };
+}
+
+Lowering noResult(Intrinsic::ID ID) {
+  return [ID](IRBuilder<> &B, CallInst &) {
+    callIntrinsic(B, ID);
+    return nullptr;
+  };
+}
+
+Value *predicate(IRBuilder<> &B, Value *V) { return B.CreateICmpNE(V, ConstantInt::get(V->getType(), 0)); }
+
+// barrier0.popc/and/or take the predicate as i32 and answer an i32.
+Lowering reducingBarrier(Intrinsic::ID ID) {
+  return [ID](IRBuilder<> &B, CallInst &C) {
+    return callIntrinsic(B, ID, {B.CreateZExt(predicate(B, C.getArgOperand(0)), B.getInt32Ty())});
+  };
+}
+
+// shfl.sync.{idx,up,down,bfly}.i32(mask, value, lane, clamp): the clamp packs the segment
+// mask ((32 - width) << 8) and, except for up, the maximum lane (31).
+Lowering shuffle(Intrinsic::ID ID, bool Up) {
+  return [ID, Up](IRBuilder<> &B, CallInst &C) {
+    Value *Segment = B.CreateShl(B.CreateSub(B.getInt32(32), C.getArgOperand(3)), 8);
+    Value *Clamp = Up ? Segment : B.CreateOr(Segment, B.getInt32(0x1f));
+    return callIntrinsic(B, ID, {C.getArgOperand(0), C.getArgOperand(1), C.getArgOperand(2), Clamp});
+  };
+}
+
+Lowering vote(Intrinsic::ID ID, bool Ballot) {
+  return [ID, Ballot](IRBuilder<> &B, CallInst &C) -> Value * {
+    Value *R = callIntrinsic(B, ID, {C.getArgOperand(0), predicate(B, C.getArgOperand(1))});
+    return Ballot ? R : B.CreateZExt(R, B.getInt32Ty());
+  };
+}
+
 } // namespace
 
 PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManager &) {
+  LLVMContext &Ctx = M.getContext();
+  Type *I8 = Type::getInt8Ty(Ctx);
+
+  // One shared variable per shared_array site (the hook's first argument).
+  DenseMap<Value *, GlobalVariable *> SharedBySite;
+  Lowering SharedStatic = [&](IRBuilder<> &B, CallInst &C) -> Value * {
+    Value *Site = C.getArgOperand(0)->stripPointerCasts();
+    GlobalVariable *&G = SharedBySite[Site];
+    if (!G) {
+      const auto *Bytes = dyn_cast<ConstantInt>(C.getArgOperand(1));
+      const auto *AlignArg = dyn_cast<ConstantInt>(C.getArgOperand(2));
+      ArrayType *T = ArrayType::get(I8, Bytes ? Bytes->getZExtValue() : 0);
+      G = new GlobalVariable(M, T, /*isConstant=*/false, GlobalValue::InternalLinkage, UndefValue::get(T),
+                             "__kernel_shared", nullptr, GlobalValue::NotThreadLocal, SharedAddressSpace);
+      G->setAlignment(Align(std::max<uint64_t>(AlignArg ? AlignArg->getZExtValue() : 16, 16)));
+    }
+    return B.CreateAddrSpaceCast(G, C.getType());
+  };
+  Lowering SharedDynamic = [&](IRBuilder<> &B, CallInst &C) -> Value * {
+    GlobalVariable *G = M.getGlobalVariable("__kernel_dynamic_shared", true);
+    if (!G) {
+      ArrayType *T = ArrayType::get(I8, 0);
+      G = new GlobalVariable(M, T, false, GlobalValue::ExternalLinkage, nullptr, "__kernel_dynamic_shared", nullptr,
+                             GlobalValue::NotThreadLocal, SharedAddressSpace);
+      G->setAlignment(Align(16));
+    }
+    return B.CreateAddrSpaceCast(G, C.getType());
+  };
+  Lowering SharedDynamicBytes = [](IRBuilder<> &B, CallInst &) -> Value * {
+    // PTX has the register; LLVM 19 has no intrinsic for it.
+    InlineAsm *Read = InlineAsm::get(FunctionType::get(B.getInt32Ty(), false), "mov.u32 $0, %dynamic_smem_size;",
+                                     "=r", /*hasSideEffects=*/false);
+    return B.CreateCall(Read);
+  };
+
+  const std::pair<StringLiteral, Lowering> Hooks[] = {
+      {"__kernel_tid_x", specialRegister(Intrinsic::nvvm_read_ptx_sreg_tid_x)},
+      {"__kernel_tid_y", specialRegister(Intrinsic::nvvm_read_ptx_sreg_tid_y)},
+      {"__kernel_tid_z", specialRegister(Intrinsic::nvvm_read_ptx_sreg_tid_z)},
+      {"__kernel_ntid_x", specialRegister(Intrinsic::nvvm_read_ptx_sreg_ntid_x)},
+      {"__kernel_ntid_y", specialRegister(Intrinsic::nvvm_read_ptx_sreg_ntid_y)},
+      {"__kernel_ntid_z", specialRegister(Intrinsic::nvvm_read_ptx_sreg_ntid_z)},
+      {"__kernel_ctaid_x", specialRegister(Intrinsic::nvvm_read_ptx_sreg_ctaid_x)},
+      {"__kernel_ctaid_y", specialRegister(Intrinsic::nvvm_read_ptx_sreg_ctaid_y)},
+      {"__kernel_ctaid_z", specialRegister(Intrinsic::nvvm_read_ptx_sreg_ctaid_z)},
+      {"__kernel_nctaid_x", specialRegister(Intrinsic::nvvm_read_ptx_sreg_nctaid_x)},
+      {"__kernel_nctaid_y", specialRegister(Intrinsic::nvvm_read_ptx_sreg_nctaid_y)},
+      {"__kernel_nctaid_z", specialRegister(Intrinsic::nvvm_read_ptx_sreg_nctaid_z)},
+      {"__kernel_laneid", specialRegister(Intrinsic::nvvm_read_ptx_sreg_laneid)},
+      {"__kernel_activemask", specialRegister(Intrinsic::nvvm_activemask)},
+      {"__kernel_syncthreads", noResult(Intrinsic::nvvm_barrier0)},
+      {"__kernel_syncthreads_count", reducingBarrier(Intrinsic::nvvm_barrier0_popc)},
+      {"__kernel_syncthreads_and", reducingBarrier(Intrinsic::nvvm_barrier0_and)},
+      {"__kernel_syncthreads_or", reducingBarrier(Intrinsic::nvvm_barrier0_or)},
+      {"__kernel_syncwarp",
+       [](IRBuilder<> &B, CallInst &C) -> Value * {
+         callIntrinsic(B, Intrinsic::nvvm_bar_warp_sync, {C.getArgOperand(0)});
+         return nullptr;
+       }},
+      {"__kernel_threadfence", noResult(Intrinsic::nvvm_membar_gl)},
+      {"__kernel_threadfence_block", noResult(Intrinsic::nvvm_membar_cta)},
+      {"__kernel_threadfence_system", noResult(Intrinsic::nvvm_membar_sys)},
+      {"__kernel_shfl_idx", shuffle(Intrinsic::nvvm_shfl_sync_idx_i32, false)},
+      {"__kernel_shfl_up", shuffle(Intrinsic::nvvm_shfl_sync_up_i32, true)},
+      {"__kernel_shfl_down", shuffle(Intrinsic::nvvm_shfl_sync_down_i32, false)},
+      {"__kernel_shfl_xor", shuffle(Intrinsic::nvvm_shfl_sync_bfly_i32, false)},
+      {"__kernel_vote_all", vote(Intrinsic::nvvm_vote_all_sync, false)},
+      {"__kernel_vote_any", vote(Intrinsic::nvvm_vote_any_sync, false)},
+      {"__kernel_vote_uni", vote(Intrinsic::nvvm_vote_uni_sync, false)},
+      {"__kernel_vote_ballot", vote(Intrinsic::nvvm_vote_ballot_sync, true)},
+      {"__kernel_shared_static", SharedStatic},
+      {"__kernel_shared_dynamic", SharedDynamic},
+      {"__kernel_shared_dynamic_bytes", SharedDynamicBytes},
+  };
+
   bool Changed = false;
-  for (const HookLowering &L : SpecialRegisters) {
-    Function *Hook = M.getFunction(L.Hook);
-    if (!Hook)
+  // The simulator's bounds checks do not exist on the GPU: the flag that enables them is
+  // zero there, and the check itself is never called.
+  if (GlobalVariable *Flag = M.getGlobalVariable("__kernel_simulating")) {
+    for (User *U : llvm::make_early_inc_range(Flag->users()))
+      if (auto *Load = dyn_cast<LoadInst>(U)) {
+        Load->replaceAllUsesWith(Constant::getNullValue(Load->getType()));
+        Load->eraseFromParent();
+        Changed = true;
+      }
+    if (Flag->use_empty())
+      Flag->eraseFromParent();
+  }
+  if (Function *Check = M.getFunction("__kernel_check_index")) {
+    for (User *U : llvm::make_early_inc_range(Check->users()))
+      if (auto *Call = dyn_cast<CallInst>(U))
+        Call->eraseFromParent();
+    if (Check->use_empty())
+      Check->eraseFromParent();
+    Changed = true;
+  }
+  for (const auto &[Name, Lower] : Hooks) {
+    Function *Hook = M.getFunction(Name);
+    if (!Hook || !Hook->isDeclaration())
       continue;
-    Function *Register = Intrinsic::getDeclaration(&M, L.Register);
     for (User *U : llvm::make_early_inc_range(Hook->users())) {
       auto *Call = dyn_cast<CallInst>(U);
       if (!Call || Call->getCalledFunction() != Hook)
         continue;
       IRBuilder<> B(Call);
-      Value *Read = B.CreateCall(Register);
-      if (Read->getType() != Call->getType())
-        Read = B.CreateZExtOrTrunc(Read, Call->getType());
-      Call->replaceAllUsesWith(Read);
+      Value *Result = Lower(B, *Call);
+      if (Result) {
+        if (Result->getType() != Call->getType() && Result->getType()->isIntegerTy() &&
+            Call->getType()->isIntegerTy())
+          Result = B.CreateZExtOrTrunc(Result, Call->getType());
+        Call->replaceAllUsesWith(Result);
+      }
       Call->eraseFromParent();
       Changed = true;
     }

@@ -1,8 +1,10 @@
 //===- LowerKernelIntrinsics.h - Kernel hooks to NVVM intrinsics -*- C++ -*-===//
 //
-// The kernel headers read the thread's position through extern "C" hooks
-// (__kernel_tid_x ...; kernel/intrinsics.h) that the runtime implements for the
-// simulator. On the GPU each becomes the PTX special register it stands for.
+// The kernel headers reach the GPU through extern "C" hooks (__kernel_tid_x,
+// __kernel_syncthreads, __kernel_shfl_down, __kernel_shared_static ...; kernel/intrinsics.h
+// and kernel/memory.h) that the runtime implements for the simulator. On the GPU each
+// becomes the PTX special register, instruction or shared variable it stands for, and the
+// simulator's bounds checks disappear.
 //
 //===----------------------------------------------------------------------===//
 

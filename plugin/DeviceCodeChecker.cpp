@@ -169,6 +169,9 @@ public:
     // touch the variable at run time.
     if (!VD || E->isNonOdrUse() != NOUR_None || VD->isStaticLocal())
       return true;
+    // The kernel headers' own hooks (__kernel_simulating) are replaced by the pass.
+    if (VD->isExternC() && VD->getIdentifier() && VD->getName().starts_with("__kernel_"))
+      return true;
     if (VD->getTLSKind() != VarDecl::TLS_None)
       report(E->getLocation(), diag::GpuThreadLocal, [&](const DiagnosticBuilder &B) { B << VD; });
     else if (VD->hasGlobalStorage() && !isConstantGlobal(VD))

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <new>
 
-#include "simulator/grid_runner.h"
+#include "simulator/simulator.h"
 
 namespace kernel::runtime::sim {
 
@@ -81,7 +81,7 @@ detail::launch_config simulator_device::elementwise_config(const detail::kernel_
 
 void simulator_device::launch(const detail::kernel_ref &k, const detail::launch_config &config,
                               const void *params, std::size_t, detail::stream_state &) {
-  run_grid(k.invoke, params, config);
+  run(k, params, config);
 }
 
 } // namespace kernel::runtime::sim

@@ -6,16 +6,22 @@
 
 namespace kernel::runtime::sim {
 
+class sim_thread;
+
 struct thread_context {
   dim3 thread_idx{0, 0, 0};
   dim3 block_dim{1, 1, 1};
   dim3 block_idx{0, 0, 0};
   dim3 grid_dim{1, 1, 1};
+  sim_thread *owner = nullptr; // the simulated thread, inside a simulated launch
 };
 
 /// The context of the simulated thread running on this host thread; outside a launch, a
 /// grid of one thread.
 thread_context &current_thread() noexcept;
+
+/// Makes `ctx` the current simulated thread of this host thread.
+void set_current_thread(thread_context *ctx) noexcept;
 
 /// Makes `ctx` the current simulated thread for this host thread for its lifetime.
 class thread_scope {

@@ -23,6 +23,14 @@
 
 namespace kernel {
 
+namespace detail {
+extern "C" {
+// Nonzero while the simulator runs a kernel: element access then checks its indices.
+extern int __kernel_simulating;
+void __kernel_check_index(const void *data, std::size_t rank, const index_t *shape, const index_t *index) noexcept;
+}
+} // namespace detail
+
 template <class T, std::size_t Rank = 1> class array_view;
 
 /// A strided view of an N-d array. Extents and strides are counted in elements.
@@ -89,6 +97,9 @@ public:
     requires(sizeof...(I) == Rank && (std::is_integral_v<I> && ...))
   KERNEL_ALWAYS_INLINE constexpr T &operator()(I... idx) const noexcept {
     const index_t index[Rank] = {static_cast<index_t>(idx)...};
+    // The simulator's bounds check; on the GPU the pass folds the flag to zero.
+    if (!std::is_constant_evaluated() && detail::__kernel_simulating) [[unlikely]]
+      detail::__kernel_check_index(data_, Rank, shape_.data(), index);
     index_t offset = 0;
     for (std::size_t d = 0; d < Rank; ++d) offset += index[d] * strides_[d];
     return data_[offset];

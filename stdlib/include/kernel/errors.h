@@ -41,6 +41,14 @@ public:
   using error::error;
 };
 
+/// A kernel run by the simulator failed one of its checks (an index out of bounds, threads
+/// of a block at different barriers, a data race); the message names the kernel, the block
+/// and the threads.
+class simulator_error : public error {
+public:
+  using error::error;
+};
+
 /// A CUDA driver, nvJitLink or NVRTC call failed; the message carries the call and its code.
 class cuda_error : public error {
 public:

@@ -1,13 +1,18 @@
-// What a thread of a kernel can ask about its place in the launch: CUDA's threadIdx,
-// blockIdx, blockDim and gridDim, and Numba's grid() and gridsize().
+// What a thread of a kernel can ask about its place in the launch (CUDA's threadIdx,
+// blockIdx, blockDim and gridDim, Numba's grid() and gridsize()), and how it works with the
+// other threads: barriers, memory fences, and warp shuffles and votes.
 //
-// On the GPU the pass replaces each `__kernel_*` hook with the matching PTX special register.
-// On the host the runtime implements them for the thread the simulator is running, and
-// outside a simulated launch they describe a launch of one thread.
+// On the GPU the pass replaces each `__kernel_*` hook with the matching PTX special register
+// or instruction. On the host the runtime implements them for the thread the simulator is
+// running; outside a simulated launch they describe a launch of one thread.
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
+#include <source_location>
+#include <type_traits>
 
 #include "kernel/config.h"
 #include "kernel/types.h"
@@ -27,6 +32,28 @@ std::uint32_t __kernel_ctaid_z() noexcept;
 std::uint32_t __kernel_nctaid_x() noexcept;
 std::uint32_t __kernel_nctaid_y() noexcept;
 std::uint32_t __kernel_nctaid_z() noexcept;
+
+// Barriers take the source location of their call, so that the simulator can say which
+// barriers the threads of a divergent block were waiting at.
+void __kernel_syncthreads(const char *file, std::uint32_t line) noexcept;
+int __kernel_syncthreads_count(int predicate, const char *file, std::uint32_t line) noexcept;
+int __kernel_syncthreads_and(int predicate, const char *file, std::uint32_t line) noexcept;
+int __kernel_syncthreads_or(int predicate, const char *file, std::uint32_t line) noexcept;
+void __kernel_syncwarp(std::uint32_t mask) noexcept;
+void __kernel_threadfence() noexcept;
+void __kernel_threadfence_block() noexcept;
+void __kernel_threadfence_system() noexcept;
+
+std::uint32_t __kernel_laneid() noexcept;
+std::uint32_t __kernel_activemask() noexcept;
+std::uint32_t __kernel_shfl_idx(std::uint32_t mask, std::uint32_t value, std::int32_t lane, std::int32_t width) noexcept;
+std::uint32_t __kernel_shfl_up(std::uint32_t mask, std::uint32_t value, std::int32_t delta, std::int32_t width) noexcept;
+std::uint32_t __kernel_shfl_down(std::uint32_t mask, std::uint32_t value, std::int32_t delta, std::int32_t width) noexcept;
+std::uint32_t __kernel_shfl_xor(std::uint32_t mask, std::uint32_t value, std::int32_t lane_mask, std::int32_t width) noexcept;
+int __kernel_vote_all(std::uint32_t mask, int predicate) noexcept;
+int __kernel_vote_any(std::uint32_t mask, int predicate) noexcept;
+int __kernel_vote_uni(std::uint32_t mask, int predicate) noexcept;
+std::uint32_t __kernel_vote_ballot(std::uint32_t mask, int predicate) noexcept;
 }
 
 // `threadIdx.x` reads a register each time it is used, as in CUDA, so the components are
@@ -101,6 +128,101 @@ template <int N> KERNEL_ALWAYS_INLINE auto gridsize() noexcept {
       return std::array<index_t, 3>{x, y, z};
     }
   }
+}
+
+/// Threads in a warp, and the mask naming all of them.
+inline constexpr int warpsize = 32;
+inline constexpr std::uint32_t full_mask = 0xffffffffu;
+
+/// Waits until every thread of the block reaches this barrier; their writes to shared and
+/// global memory before it are then visible to all of them. Every thread of the block must
+/// call the same syncthreads (the simulator reports those that do not).
+KERNEL_ALWAYS_INLINE void syncthreads(std::source_location site = std::source_location::current()) noexcept {
+  detail::__kernel_syncthreads(site.file_name(), site.line());
+}
+/// syncthreads that also counts the threads whose `predicate` is true.
+KERNEL_ALWAYS_INLINE int syncthreads_count(bool predicate,
+                                           std::source_location site = std::source_location::current()) noexcept {
+  return detail::__kernel_syncthreads_count(predicate, site.file_name(), site.line());
+}
+/// syncthreads that tells whether `predicate` is true for every thread of the block.
+KERNEL_ALWAYS_INLINE bool syncthreads_and(bool predicate,
+                                          std::source_location site = std::source_location::current()) noexcept {
+  return detail::__kernel_syncthreads_and(predicate, site.file_name(), site.line()) != 0;
+}
+/// syncthreads that tells whether `predicate` is true for any thread of the block.
+KERNEL_ALWAYS_INLINE bool syncthreads_or(bool predicate,
+                                         std::source_location site = std::source_location::current()) noexcept {
+  return detail::__kernel_syncthreads_or(predicate, site.file_name(), site.line()) != 0;
+}
+/// Waits until the threads of the warp in `mask` reach this point.
+KERNEL_ALWAYS_INLINE void syncwarp(std::uint32_t mask = full_mask) noexcept { detail::__kernel_syncwarp(mask); }
+
+/// Orders this thread's memory writes before its later ones, as seen by all threads of the
+/// device (threadfence), of the block, or of the system (including the host).
+KERNEL_ALWAYS_INLINE void threadfence() noexcept { detail::__kernel_threadfence(); }
+KERNEL_ALWAYS_INLINE void threadfence_block() noexcept { detail::__kernel_threadfence_block(); }
+KERNEL_ALWAYS_INLINE void threadfence_system() noexcept { detail::__kernel_threadfence_system(); }
+
+/// This thread's lane in its warp (0 to 31), and the lanes of the warp now executing.
+KERNEL_ALWAYS_INLINE std::uint32_t laneid() noexcept { return detail::__kernel_laneid(); }
+KERNEL_ALWAYS_INLINE std::uint32_t activemask() noexcept { return detail::__kernel_activemask(); }
+
+namespace detail {
+template <class T> concept shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+
+// Shuffles move 32-bit registers; 64-bit values go as two halves.
+template <shuffleable T, class Op> KERNEL_ALWAYS_INLINE T shuffle(T value, Op op) noexcept {
+  if constexpr (sizeof(T) == 4) {
+    return std::bit_cast<T>(op(std::bit_cast<std::uint32_t>(value)));
+  } else {
+    const auto bits = std::bit_cast<std::uint64_t>(value);
+    const std::uint32_t lo = op(static_cast<std::uint32_t>(bits));
+    const std::uint32_t hi = op(static_cast<std::uint32_t>(bits >> 32));
+    return std::bit_cast<T>((std::uint64_t{hi} << 32) | lo);
+  }
+}
+} // namespace detail
+
+/// The `value` of lane `src_lane` (within groups of `width` lanes) of the warp: CUDA's
+/// __shfl_sync. Every lane in `mask` must call it.
+template <detail::shuffleable T>
+KERNEL_ALWAYS_INLINE T shfl_sync(std::uint32_t mask, T value, int src_lane, int width = warpsize) noexcept {
+  return detail::shuffle(value, [&](std::uint32_t v) { return detail::__kernel_shfl_idx(mask, v, src_lane, width); });
+}
+/// The `value` of the lane `delta` below this one (this lane's own when there is none).
+template <detail::shuffleable T>
+KERNEL_ALWAYS_INLINE T shfl_up_sync(std::uint32_t mask, T value, unsigned delta, int width = warpsize) noexcept {
+  return detail::shuffle(value, [&](std::uint32_t v) {
+    return detail::__kernel_shfl_up(mask, v, static_cast<std::int32_t>(delta), width);
+  });
+}
+/// The `value` of the lane `delta` above this one (this lane's own when there is none).
+template <detail::shuffleable T>
+KERNEL_ALWAYS_INLINE T shfl_down_sync(std::uint32_t mask, T value, unsigned delta, int width = warpsize) noexcept {
+  return detail::shuffle(value, [&](std::uint32_t v) {
+    return detail::__kernel_shfl_down(mask, v, static_cast<std::int32_t>(delta), width);
+  });
+}
+/// The `value` of the lane whose id is this one's xor `lane_mask` (butterfly exchange).
+template <detail::shuffleable T>
+KERNEL_ALWAYS_INLINE T shfl_xor_sync(std::uint32_t mask, T value, int lane_mask, int width = warpsize) noexcept {
+  return detail::shuffle(value, [&](std::uint32_t v) { return detail::__kernel_shfl_xor(mask, v, lane_mask, width); });
+}
+
+/// Warp votes over the lanes in `mask`: whether the predicate holds for all, for any, or
+/// for all or none of them; and the bitmask of lanes where it holds.
+KERNEL_ALWAYS_INLINE bool all_sync(std::uint32_t mask, bool predicate) noexcept {
+  return detail::__kernel_vote_all(mask, predicate) != 0;
+}
+KERNEL_ALWAYS_INLINE bool any_sync(std::uint32_t mask, bool predicate) noexcept {
+  return detail::__kernel_vote_any(mask, predicate) != 0;
+}
+KERNEL_ALWAYS_INLINE bool eq_sync(std::uint32_t mask, bool predicate) noexcept {
+  return detail::__kernel_vote_uni(mask, predicate) != 0;
+}
+KERNEL_ALWAYS_INLINE std::uint32_t ballot_sync(std::uint32_t mask, bool predicate) noexcept {
+  return detail::__kernel_vote_ballot(mask, predicate);
 }
 
 } // namespace kernel

@@ -11,6 +11,7 @@
 
 #include "kernel/config.h"
 #include "kernel/array.h"
+#include "kernel/atomic.h"
 #include "kernel/detail/jit_kernel.h"
 #include "kernel/device.h"
 #include "kernel/device_array.h"
@@ -18,6 +19,8 @@
 #include "kernel/errors.h"
 #include "kernel/inspect.h"
 #include "kernel/intrinsics.h"
+#include "kernel/launch.h"
+#include "kernel/memory.h"
 #include "kernel/target.h"
 #include "kernel/types.h"
 #include "kernel/ufunc.h"

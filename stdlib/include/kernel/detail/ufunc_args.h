@@ -28,6 +28,8 @@ template <class T> struct is_device_array : std::false_type {};
 /// How a ufunc sees one argument of type `A` (as passed, with its reference and const).
 template <class A, class = void> struct ufunc_arg {
   static constexpr bool supported = false;
+  static constexpr bool is_scalar = false;
+  static constexpr bool is_device = false;
 };
 
 // Scalars: arithmetic values and std::complex.

@@ -1,0 +1,178 @@
+// Host implementations of the kernel hooks (kernel/intrinsics.h, kernel/memory.h,
+// kernel/array.h). Inside a simulated launch they act for the current simulated thread;
+// outside one (a kernel's host copy called directly) they describe a launch of one thread.
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+
+#include "kernel/intrinsics.h"
+#include "kernel/memory.h"
+#include "kernel/types.h"
+#include "simulator/simulator.h"
+
+using kernel::runtime::sim::barrier_kind;
+using kernel::runtime::sim::current_sim_thread;
+using kernel::runtime::sim::current_thread;
+using kernel::runtime::sim::sim_thread;
+using kernel::runtime::sim::thread_status;
+using kernel::runtime::sim::warp_kind;
+
+namespace {
+
+int barrier(barrier_kind kind, int predicate, const char *file, std::uint32_t line) {
+  sim_thread *t = current_sim_thread();
+  if (!t) return kind == barrier_kind::count ? (predicate != 0) : (predicate != 0);
+  t->barrier = kind;
+  t->predicate = predicate;
+  t->barrier_file = file;
+  t->barrier_line = line;
+  t->status = thread_status::barrier;
+  t->wait();
+  return t->barrier_result;
+}
+
+std::uint32_t warp_op(warp_kind op, std::uint32_t mask, std::uint32_t value, std::int32_t arg, std::int32_t width) {
+  sim_thread *t = current_sim_thread();
+  if (!t) {
+    // One thread: a shuffle reads its own value, a vote sees its own predicate.
+    switch (op) {
+    case warp_kind::vote_all:
+    case warp_kind::vote_any: return value != 0;
+    case warp_kind::vote_uni: return 1;
+    case warp_kind::vote_ballot: return value != 0 ? 1u : 0u;
+    default: return value;
+    }
+  }
+  if (!(mask & (1u << t->lane())))
+    t->fail("a warp operation's mask " + std::to_string(mask) + " does not include the calling lane " +
+            std::to_string(t->lane()));
+  t->op = op;
+  t->mask = mask;
+  t->value = value;
+  t->arg = arg;
+  t->width = width;
+  t->status = thread_status::warp;
+  t->wait();
+  return t->result;
+}
+
+// Shared arrays used outside a launch (a kernel's host copy called directly): one buffer
+// per site for the process.
+std::mutex outside_mutex;
+std::unordered_map<const void *, void *> &outside_shared() {
+  static std::unordered_map<const void *, void *> buffers;
+  return buffers;
+}
+
+std::string index_string(std::size_t rank, const kernel::index_t *values) {
+  std::string s = rank == 1 ? "" : "(";
+  for (std::size_t d = 0; d < rank; ++d) s += (d ? ", " : "") + std::to_string(values[d]);
+  return rank == 1 ? s : s + ")";
+}
+
+std::string shape_string(std::size_t rank, const kernel::index_t *shape) {
+  std::string s = "(";
+  for (std::size_t d = 0; d < rank; ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
+  return s + (rank == 1 ? ",)" : ")");
+}
+
+} // namespace
+
+extern "C" {
+std::uint32_t __kernel_tid_x() noexcept { return current_thread().thread_idx.x; }
+std::uint32_t __kernel_tid_y() noexcept { return current_thread().thread_idx.y; }
+std::uint32_t __kernel_tid_z() noexcept { return current_thread().thread_idx.z; }
+std::uint32_t __kernel_ntid_x() noexcept { return current_thread().block_dim.x; }
+std::uint32_t __kernel_ntid_y() noexcept { return current_thread().block_dim.y; }
+std::uint32_t __kernel_ntid_z() noexcept { return current_thread().block_dim.z; }
+std::uint32_t __kernel_ctaid_x() noexcept { return current_thread().block_idx.x; }
+std::uint32_t __kernel_ctaid_y() noexcept { return current_thread().block_idx.y; }
+std::uint32_t __kernel_ctaid_z() noexcept { return current_thread().block_idx.z; }
+std::uint32_t __kernel_nctaid_x() noexcept { return current_thread().grid_dim.x; }
+std::uint32_t __kernel_nctaid_y() noexcept { return current_thread().grid_dim.y; }
+std::uint32_t __kernel_nctaid_z() noexcept { return current_thread().grid_dim.z; }
+
+void __kernel_syncthreads(const char *file, std::uint32_t line) noexcept {
+  barrier(barrier_kind::plain, 0, file, line);
+}
+int __kernel_syncthreads_count(int predicate, const char *file, std::uint32_t line) noexcept {
+  return barrier(barrier_kind::count, predicate, file, line);
+}
+int __kernel_syncthreads_and(int predicate, const char *file, std::uint32_t line) noexcept {
+  return barrier(barrier_kind::all, predicate, file, line);
+}
+int __kernel_syncthreads_or(int predicate, const char *file, std::uint32_t line) noexcept {
+  return barrier(barrier_kind::any, predicate, file, line);
+}
+void __kernel_syncwarp(std::uint32_t mask) noexcept { warp_op(warp_kind::syncwarp, mask, 0, 0, 32); }
+void __kernel_threadfence() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void __kernel_threadfence_block() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void __kernel_threadfence_system() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+std::uint32_t __kernel_laneid() noexcept {
+  sim_thread *t = current_sim_thread();
+  return t ? t->lane() : 0;
+}
+std::uint32_t __kernel_activemask() noexcept {
+  sim_thread *t = current_sim_thread();
+  return t ? t->block->active_lanes(t->warp()) : 1u;
+}
+std::uint32_t __kernel_shfl_idx(std::uint32_t mask, std::uint32_t value, std::int32_t lane, std::int32_t width) noexcept {
+  return warp_op(warp_kind::shfl_idx, mask, value, lane, width);
+}
+std::uint32_t __kernel_shfl_up(std::uint32_t mask, std::uint32_t value, std::int32_t delta, std::int32_t width) noexcept {
+  return warp_op(warp_kind::shfl_up, mask, value, delta, width);
+}
+std::uint32_t __kernel_shfl_down(std::uint32_t mask, std::uint32_t value, std::int32_t delta, std::int32_t width) noexcept {
+  return warp_op(warp_kind::shfl_down, mask, value, delta, width);
+}
+std::uint32_t __kernel_shfl_xor(std::uint32_t mask, std::uint32_t value, std::int32_t lane_mask,
+                                std::int32_t width) noexcept {
+  return warp_op(warp_kind::shfl_xor, mask, value, lane_mask, width);
+}
+int __kernel_vote_all(std::uint32_t mask, int predicate) noexcept {
+  return static_cast<int>(warp_op(warp_kind::vote_all, mask, predicate != 0, 0, 32));
+}
+int __kernel_vote_any(std::uint32_t mask, int predicate) noexcept {
+  return static_cast<int>(warp_op(warp_kind::vote_any, mask, predicate != 0, 0, 32));
+}
+int __kernel_vote_uni(std::uint32_t mask, int predicate) noexcept {
+  return static_cast<int>(warp_op(warp_kind::vote_uni, mask, predicate != 0, 0, 32));
+}
+std::uint32_t __kernel_vote_ballot(std::uint32_t mask, int predicate) noexcept {
+  return warp_op(warp_kind::vote_ballot, mask, predicate != 0, 0, 32);
+}
+
+void *__kernel_shared_static(const void *site, std::size_t bytes, std::size_t align) noexcept {
+  if (sim_thread *t = current_sim_thread()) return t->block->shared_static(site, bytes, align);
+  std::lock_guard lock(outside_mutex);
+  void *&p = outside_shared()[site];
+  if (!p) {
+    p = ::operator new(bytes, std::align_val_t{256});
+    std::memset(p, 0, bytes);
+  }
+  return p;
+}
+void *__kernel_shared_dynamic() noexcept {
+  sim_thread *t = current_sim_thread();
+  return t ? t->block->shared_dynamic() : nullptr;
+}
+std::uint32_t __kernel_shared_dynamic_bytes() noexcept {
+  sim_thread *t = current_sim_thread();
+  return t ? static_cast<std::uint32_t>(t->block->shared_dynamic_bytes()) : 0;
+}
+
+void __kernel_check_index(const void *, std::size_t rank, const kernel::index_t *shape,
+                          const kernel::index_t *index) noexcept {
+  sim_thread *t = current_sim_thread();
+  if (!t) return;
+  for (std::size_t d = 0; d < rank; ++d)
+    if (index[d] < 0 || index[d] >= shape[d])
+      t->fail("index " + index_string(rank, index) + " is out of bounds for an array of shape " +
+              shape_string(rank, shape));
+}
+}

@@ -1,0 +1,372 @@
+#include "simulator/simulator.h"
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <set>
+#include <string_view>
+
+#include "kernel/errors.h"
+
+extern "C" {
+// Nonzero while any simulated launch runs: array_view element access then calls the bounds
+// check (kernel/array.h). Read without a lock on every access, so a plain flag; writes are
+// counted by `active_launches`.
+int __kernel_simulating = 0;
+}
+
+namespace kernel::runtime::sim {
+
+struct launch_state {
+  const detail::kernel_ref &kernel;
+  const void *params;
+  detail::launch_config config;
+  std::atomic<bool> failed{false};
+  std::mutex mutex;
+  std::string error;
+
+  void fail(const std::string &message) {
+    std::lock_guard lock(mutex);
+    if (error.empty()) error = message;
+    failed.store(true, std::memory_order_relaxed);
+  }
+};
+
+namespace {
+
+std::atomic<int> active_launches{0};
+
+std::string dims_string(dim3 d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+std::size_t stack_bytes() {
+  static const std::size_t bytes = [] {
+    const char *kb = std::getenv("KERNEL_SIMULATOR_STACK_KB");
+    const long v = kb ? std::strtol(kb, nullptr, 10) : 0;
+    return static_cast<std::size_t>(v > 0 ? v : 64) * 1024;
+  }();
+  return bytes;
+}
+
+bool serial() {
+  static const bool s = [] {
+    const char *v = std::getenv("KERNEL_SIMULATOR_SERIAL");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return s;
+}
+
+void check_launch(const detail::kernel_ref &k, const detail::launch_config &c) {
+  auto fail = [&](const std::string &what) { throw argument_error(std::string(k.name), 0, what + " on the simulator"); };
+  const std::uint64_t threads = c.block.count();
+  if (threads == 0 || c.grid.count() == 0) fail("a launch needs at least one block of one thread");
+  if (threads > device_limits::max_threads_per_block)
+    fail("a block of " + std::to_string(threads) + " threads is more than a GPU can run (" +
+         std::to_string(device_limits::max_threads_per_block) + ")");
+  const std::uint32_t block[3] = {c.block.x, c.block.y, c.block.z}, grid[3] = {c.grid.x, c.grid.y, c.grid.z};
+  const char *axis = "xyz";
+  for (int d = 0; d < 3; ++d) {
+    if (block[d] > device_limits::max_block[d])
+      fail(std::string("block dimension ") + axis[d] + " of " + std::to_string(block[d]) +
+           " is more than a GPU allows (" + std::to_string(device_limits::max_block[d]) + ")");
+    if (grid[d] > device_limits::max_grid[d])
+      fail(std::string("grid dimension ") + axis[d] + " of " + std::to_string(grid[d]) +
+           " is more than a GPU allows (" + std::to_string(device_limits::max_grid[d]) + ")");
+  }
+  if (c.shared_bytes > device_limits::max_shared_per_block)
+    fail(std::to_string(c.shared_bytes) + " bytes of dynamic shared memory is more than a block can have (" +
+         std::to_string(device_limits::max_shared_per_block) + ")");
+}
+
+} // namespace
+
+sim_thread *current_sim_thread() noexcept { return current_thread().owner; }
+
+std::string sim_thread::where() const {
+  return "thread " + dims_string(ctx.thread_idx) + " of block " + dims_string(ctx.block_idx);
+}
+
+void sim_thread::wait() { body->suspend(); }
+
+void sim_thread::fail(const std::string &message) {
+  block->launch.fail("kernel '" + std::string(block->launch.kernel.name) + "': " + where() + ": " + message);
+  status = thread_status::done;
+  while (true) body->suspend(); // the scheduler sees the failure and never resumes us
+}
+
+void block_run::aligned_free::operator()(char *p) const noexcept { ::operator delete(p, std::align_val_t{256}); }
+
+block_run::block_run(launch_state &l, dim3 idx, stack_pool &stacks) : launch(l), block_idx(idx), stacks_(stacks) {
+  const dim3 b = launch.config.block;
+  threads_.resize(b.count());
+  for (std::uint32_t z = 0, i = 0; z < b.z; ++z)
+    for (std::uint32_t y = 0; y < b.y; ++y)
+      for (std::uint32_t x = 0; x < b.x; ++x, ++i) {
+        sim_thread &t = threads_[i];
+        t.ctx.thread_idx = dim3(x, y, z);
+        t.ctx.block_dim = b;
+        t.ctx.block_idx = block_idx;
+        t.ctx.grid_dim = launch.config.grid;
+        t.ctx.owner = &t;
+        t.block = this;
+        t.linear = i;
+      }
+  if (launch.config.shared_bytes > 0) {
+    dynamic_shared_.reset(static_cast<char *>(::operator new(launch.config.shared_bytes, std::align_val_t{256})));
+    std::memset(dynamic_shared_.get(), 0, launch.config.shared_bytes);
+  }
+}
+
+block_run::~block_run() { set_current_thread(nullptr); }
+
+std::size_t block_run::shared_dynamic_bytes() const noexcept { return launch.config.shared_bytes; }
+
+void *block_run::shared_static(const void *site, std::size_t bytes, std::size_t align) {
+  auto it = shared_.find(site);
+  if (it != shared_.end()) return it->second.first.get();
+  shared_used_ += bytes;
+  if (shared_used_ + launch.config.shared_bytes > device_limits::max_shared_per_block) {
+    sim_thread *t = current_sim_thread();
+    t->fail("the block's shared arrays (" + std::to_string(shared_used_) + " bytes) and dynamic shared memory (" +
+            std::to_string(launch.config.shared_bytes) + " bytes) are more than a block can have (" +
+            std::to_string(device_limits::max_shared_per_block) + ")");
+  }
+  std::unique_ptr<char, aligned_free> memory(
+      static_cast<char *>(::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{256})));
+  std::memset(memory.get(), 0, bytes);
+  (void)align;
+  char *p = memory.get();
+  shared_.emplace(site, std::make_pair(std::move(memory), bytes));
+  return p;
+}
+
+std::uint32_t block_run::active_lanes(std::uint32_t warp) const noexcept {
+  std::uint32_t mask = 0;
+  for (std::uint32_t lane = 0; lane < 32; ++lane) {
+    const std::size_t i = std::size_t{warp} * 32 + lane;
+    if (i < threads_.size() && threads_[i].status != thread_status::done) mask |= 1u << lane;
+  }
+  return mask;
+}
+
+std::string block_run::describe(const std::vector<std::uint32_t> &linear) const {
+  std::string s;
+  std::size_t ranges = 0;
+  for (std::size_t i = 0; i < linear.size();) {
+    std::size_t j = i;
+    while (j + 1 < linear.size() && linear[j + 1] == linear[j] + 1) ++j;
+    if (++ranges > 3) {
+      s += " and " + std::to_string(linear.size() - i) + " more";
+      break;
+    }
+    if (!s.empty()) s += ", ";
+    s += dims_string(threads_[linear[i]].ctx.thread_idx);
+    if (j > i) s += " to " + dims_string(threads_[linear[j]].ctx.thread_idx);
+    i = j + 1;
+  }
+  return (linear.size() == 1 ? "thread " : "threads ") + s;
+}
+
+void block_run::fail_block(const std::string &message) {
+  launch.fail("kernel '" + std::string(launch.kernel.name) + "': block " + dims_string(block_idx) + ": " + message);
+}
+
+bool block_run::complete_warp_operations() {
+  bool progress = false;
+  const std::uint32_t warps = static_cast<std::uint32_t>((threads_.size() + 31) / 32);
+  for (std::uint32_t w = 0; w < warps; ++w) {
+    const std::size_t first = std::size_t{w} * 32, last = std::min(first + 32, threads_.size());
+    std::uint32_t waiting = 0, mask = 0;
+    for (std::size_t i = first; i < last; ++i)
+      if (threads_[i].status == thread_status::warp) {
+        waiting |= 1u << threads_[i].lane();
+        mask |= threads_[i].mask;
+      }
+    if (!waiting) continue;
+    // Every lane named in a mask must be at the operation; an exited one never will be.
+    if ((waiting & mask) != mask) {
+      for (std::uint32_t lane = 0; lane < 32; ++lane) {
+        if (!(mask & (1u << lane)) || (waiting & (1u << lane))) continue;
+        const std::size_t i = first + lane;
+        if (i >= threads_.size() || threads_[i].status == thread_status::done) {
+          fail_block("a warp operation's mask names lane " + std::to_string(lane) + " of warp " + std::to_string(w) +
+                     (i >= threads_.size() ? ", which does not exist in this block" : ", which has exited"));
+          return false;
+        }
+      }
+      continue; // some lanes have not arrived yet
+    }
+    const sim_thread &lead = threads_[first + static_cast<std::size_t>(std::countr_zero(waiting))];
+    for (std::size_t i = first; i < last; ++i) {
+      const sim_thread &t = threads_[i];
+      if (t.status == thread_status::warp && t.op != lead.op) {
+        fail_block("lanes of warp " + std::to_string(w) + " wait at different warp operations");
+        return false;
+      }
+    }
+    std::uint32_t ballot = 0;
+    for (std::size_t i = first; i < last; ++i)
+      if (threads_[i].status == thread_status::warp && threads_[i].value) ballot |= 1u << threads_[i].lane();
+    for (std::size_t i = first; i < last; ++i) {
+      sim_thread &t = threads_[i];
+      if (t.status != thread_status::warp) continue;
+      const std::uint32_t lane = t.lane();
+      const std::int32_t width = t.width > 0 && t.width <= 32 ? t.width : 32;
+      const std::uint32_t segment = lane / static_cast<std::uint32_t>(width) * static_cast<std::uint32_t>(width);
+      auto value_of = [&](std::int64_t src) -> std::uint32_t {
+        const std::size_t j = first + static_cast<std::size_t>(src);
+        return j < last && threads_[j].status == thread_status::warp ? threads_[j].value : t.value;
+      };
+      const std::uint32_t mine = t.mask & waiting;
+      switch (t.op) {
+      case warp_kind::shfl_idx:
+        t.result = value_of(segment + static_cast<std::uint32_t>(t.arg) % static_cast<std::uint32_t>(width));
+        break;
+      case warp_kind::shfl_up: {
+        const std::int64_t src = static_cast<std::int64_t>(lane) - t.arg;
+        t.result = src >= static_cast<std::int64_t>(segment) ? value_of(src) : t.value;
+        break;
+      }
+      case warp_kind::shfl_down: {
+        const std::int64_t src = static_cast<std::int64_t>(lane) + t.arg;
+        t.result = src < static_cast<std::int64_t>(segment) + width ? value_of(src) : t.value;
+        break;
+      }
+      case warp_kind::shfl_xor: {
+        const std::int64_t src = static_cast<std::int64_t>(lane ^ static_cast<std::uint32_t>(t.arg));
+        t.result = src < static_cast<std::int64_t>(segment) + width ? value_of(src) : t.value;
+        break;
+      }
+      case warp_kind::vote_all: t.result = (ballot & mine) == mine; break;
+      case warp_kind::vote_any: t.result = (ballot & mine) != 0; break;
+      case warp_kind::vote_uni: t.result = (ballot & mine) == 0 || (ballot & mine) == mine; break;
+      case warp_kind::vote_ballot: t.result = ballot & mine; break;
+      case warp_kind::syncwarp: t.result = 0; break;
+      }
+    }
+    for (std::size_t i = first; i < last; ++i)
+      if (threads_[i].status == thread_status::warp) threads_[i].status = thread_status::runnable;
+    progress = true;
+  }
+  return progress;
+}
+
+bool block_run::complete_barrier() {
+  std::vector<std::uint32_t> waiting, exited, elsewhere;
+  for (const sim_thread &t : threads_) {
+    if (t.status == thread_status::barrier) waiting.push_back(t.linear);
+    else if (t.status == thread_status::done) exited.push_back(t.linear);
+    else elsewhere.push_back(t.linear);
+  }
+  if (waiting.empty()) return false;
+  auto site = [&](std::uint32_t i) {
+    const sim_thread &t = threads_[i];
+    return std::string(t.barrier_file ? t.barrier_file : "?") + ":" + std::to_string(t.barrier_line);
+  };
+  if (!exited.empty()) {
+    fail_block("divergent syncthreads: " + describe(waiting) + " wait at the barrier at " + site(waiting.front()) +
+               " but " + describe(exited) + " exited without reaching it");
+    return false;
+  }
+  if (!elsewhere.empty()) {
+    fail_block("divergent syncthreads: " + describe(waiting) + " wait at the barrier at " + site(waiting.front()) +
+               " while " + describe(elsewhere) + " wait at a warp operation");
+    return false;
+  }
+  for (std::uint32_t i : waiting)
+    if (threads_[i].barrier_file != threads_[waiting.front()].barrier_file ||
+        threads_[i].barrier_line != threads_[waiting.front()].barrier_line) {
+      std::vector<std::uint32_t> here, there;
+      for (std::uint32_t j : waiting) (site(j) == site(waiting.front()) ? here : there).push_back(j);
+      fail_block("divergent syncthreads: " + describe(here) + " wait at the barrier at " + site(here.front()) +
+                 " but " + describe(there) + " at the one at " + site(there.front()));
+      return false;
+    }
+  int count = 0;
+  for (std::uint32_t i : waiting) count += threads_[i].predicate != 0;
+  const int n = static_cast<int>(waiting.size());
+  for (std::uint32_t i : waiting) {
+    sim_thread &t = threads_[i];
+    switch (t.barrier) {
+    case barrier_kind::plain: t.barrier_result = 0; break;
+    case barrier_kind::count: t.barrier_result = count; break;
+    case barrier_kind::all: t.barrier_result = count == n; break;
+    case barrier_kind::any: t.barrier_result = count > 0; break;
+    }
+    t.status = thread_status::runnable;
+  }
+  ++epoch_;
+  return true;
+}
+
+namespace {
+void thread_entry(void *arg) {
+  auto *t = static_cast<sim_thread *>(arg);
+  t->block->launch.kernel.invoke(t->block->launch.params);
+  t->status = thread_status::done;
+}
+} // namespace
+
+void block_run::run() {
+  for (sim_thread &t : threads_) t.body = std::make_unique<fiber>(stacks_, &thread_entry, &t);
+  while (!launch.failed.load(std::memory_order_relaxed)) {
+    bool all_done = true;
+    for (sim_thread &t : threads_) {
+      if (t.status == thread_status::runnable) {
+        set_current_thread(&t.ctx);
+        t.body->resume();
+        set_current_thread(nullptr);
+        if (launch.failed.load(std::memory_order_relaxed)) return;
+      }
+      all_done = all_done && t.status == thread_status::done;
+    }
+    if (all_done) return;
+    if (complete_warp_operations()) continue;
+    if (launch.failed.load(std::memory_order_relaxed)) return;
+    if (complete_barrier()) continue;
+    if (launch.failed.load(std::memory_order_relaxed)) return;
+    std::vector<std::uint32_t> stuck;
+    for (const sim_thread &t : threads_)
+      if (t.status == thread_status::warp) stuck.push_back(t.linear);
+    fail_block("threads wait for each other forever: " + describe(stuck) +
+               " wait at a warp operation whose lanes never all arrive");
+    return;
+  }
+}
+
+void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config) {
+  check_launch(k, config);
+  launch_state launch{k, params, config};
+  struct simulating {
+    simulating() {
+      if (active_launches.fetch_add(1) == 0) __atomic_store_n(&__kernel_simulating, 1, __ATOMIC_RELAXED);
+    }
+    ~simulating() {
+      if (active_launches.fetch_sub(1) == 1) __atomic_store_n(&__kernel_simulating, 0, __ATOMIC_RELAXED);
+    }
+  } scope;
+
+  const dim3 grid = config.grid;
+  const std::uint64_t blocks = grid.count();
+  auto run_block = [&](std::uint64_t b) {
+    if (launch.failed.load(std::memory_order_relaxed)) return;
+    thread_local stack_pool stacks(stack_bytes());
+    const dim3 idx(static_cast<std::uint32_t>(b % grid.x), static_cast<std::uint32_t>(b / grid.x % grid.y),
+                   static_cast<std::uint32_t>(b / (std::uint64_t{grid.x} * grid.y)));
+    block_run block(launch, idx, stacks);
+    block.run();
+  };
+  if (blocks == 1 || serial()) {
+    for (std::uint64_t b = 0; b < blocks; ++b) run_block(b);
+  } else {
+    oneapi::tbb::parallel_for(std::uint64_t{0}, blocks, run_block);
+  }
+  if (launch.failed.load()) throw simulator_error(launch.error);
+}
+
+} // namespace kernel::runtime::sim

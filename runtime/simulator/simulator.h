@@ -1,0 +1,127 @@
+// The kernel simulator: runs a kernel's host copy over its whole launch on the CPU, with the
+// semantics of a GPU and checks a GPU does not make.
+//
+// Blocks run in parallel on all cores (one block per core at a time); the threads of a
+// block run as fibers on that core, switching at barriers and warp operations, so that
+// syncthreads, shared memory and shuffles behave as on the GPU. Atomics are host atomics.
+//
+// Checks: array indices out of bounds (array_view element access), threads of a block at
+// different barriers or some exited while others wait (divergent syncthreads), warp
+// operations whose lanes are not all there, and, with the plugin's instrumentation, data
+// races on shared and global memory.
+//
+// Environment: KERNEL_SIMULATOR_SERIAL=1 runs blocks one at a time on the calling thread
+// (deterministic, for a debugger); KERNEL_SIMULATOR_STACK_KB sets each simulated thread's
+// stack (default 64).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/detail/device_api.h"
+#include "simulator/fiber.h"
+#include "simulator/thread_context.h"
+
+namespace kernel::runtime::sim {
+
+/// The limits the simulator checks launches against: those of an sm_90 GPU.
+struct device_limits {
+  static constexpr std::uint32_t max_threads_per_block = 1024;
+  static constexpr std::uint32_t max_block[3] = {1024, 1024, 64};
+  static constexpr std::uint32_t max_grid[3] = {2147483647u, 65535, 65535};
+  static constexpr std::size_t max_shared_per_block = 227 * 1024;
+};
+
+/// Runs kernel `k` over `config`; throws argument_error for a launch no GPU would accept and
+/// simulator_error when a check fails.
+void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config);
+
+struct launch_state;
+class block_run;
+
+enum class thread_status { runnable, barrier, warp, done };
+enum class barrier_kind { plain, count, all, any };
+enum class warp_kind { shfl_idx, shfl_up, shfl_down, shfl_xor, vote_all, vote_any, vote_uni, vote_ballot, syncwarp };
+
+/// One simulated thread of a block.
+class sim_thread {
+public:
+  thread_context ctx;
+  block_run *block = nullptr;
+  std::uint32_t linear = 0; // x + y*bx + z*bx*by
+  thread_status status = thread_status::runnable;
+  std::unique_ptr<fiber> body;
+
+  // At a barrier.
+  barrier_kind barrier = barrier_kind::plain;
+  const char *barrier_file = nullptr;
+  std::uint32_t barrier_line = 0;
+  int predicate = 0;
+  int barrier_result = 0;
+
+  // At a warp operation.
+  warp_kind op = warp_kind::syncwarp;
+  std::uint32_t mask = 0;
+  std::uint32_t value = 0;
+  std::int32_t arg = 0;
+  std::int32_t width = 32;
+  std::uint32_t result = 0;
+
+  std::uint32_t lane() const noexcept { return linear % 32; }
+  std::uint32_t warp() const noexcept { return linear / 32; }
+
+  /// Waits (suspends the fiber) until the scheduler completes what it waits for.
+  void wait();
+  /// Fails the launch with `message` (prefixed by the kernel, block and thread) and never
+  /// returns: the fiber is abandoned.
+  [[noreturn]] void fail(const std::string &message);
+  /// "thread (3,0,0) of block (1,0,0)".
+  std::string where() const;
+};
+
+/// The simulated thread running on this host thread, or null outside a simulated launch.
+sim_thread *current_sim_thread() noexcept;
+
+/// A block being run: its threads, their scheduling, and its shared memory.
+class block_run {
+public:
+  block_run(launch_state &launch, dim3 block_idx, stack_pool &stacks);
+  ~block_run();
+  block_run(const block_run &) = delete;
+  block_run &operator=(const block_run &) = delete;
+
+  void run();
+
+  launch_state &launch;
+  dim3 block_idx;
+
+  void *shared_static(const void *site, std::size_t bytes, std::size_t align);
+  void *shared_dynamic() noexcept { return dynamic_shared_.get(); }
+  std::size_t shared_dynamic_bytes() const noexcept;
+  std::uint32_t active_lanes(std::uint32_t warp) const noexcept;
+  /// Barrier generations completed so far (for the race checks).
+  std::uint64_t epoch() const noexcept { return epoch_; }
+
+private:
+  bool complete_warp_operations();
+  bool complete_barrier();
+  [[noreturn]] void fail_block(const std::string &message);
+  std::string describe(const std::vector<std::uint32_t> &linear) const;
+
+  stack_pool &stacks_;
+  std::vector<sim_thread> threads_;
+  struct aligned_free {
+    void operator()(char *p) const noexcept;
+  };
+  std::unordered_map<const void *, std::pair<std::unique_ptr<char, aligned_free>, std::size_t>> shared_;
+  std::size_t shared_used_ = 0;
+  std::unique_ptr<char, aligned_free> dynamic_shared_;
+  std::uint64_t epoch_ = 0;
+};
+
+} // namespace kernel::runtime::sim

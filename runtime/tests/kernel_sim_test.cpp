@@ -1,0 +1,229 @@
+// CUDA-style kernels on the simulator: threads, blocks, barriers, shared memory, warp
+// operations and atomics behave as on a GPU; and what a GPU would not report is reported.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "kernel/kernel.h"
+
+using kernel::array_view;
+using kernel::index_t;
+
+[[kernel::jit]] void increment(array_view<float> a) {
+  const index_t i = kernel::grid<1>();
+  if (i < a.size()) a[i] += 1;
+}
+
+// Reverses each block's slice through shared memory: needs the barrier.
+[[kernel::jit]] void block_reverse(array_view<const int> in, array_view<int> out) {
+  auto tile = kernel::shared_array<int, 64>();
+  const unsigned t = kernel::threadIdx.x;
+  const index_t base = index_t{kernel::blockIdx.x} * kernel::blockDim.x;
+  tile[t] = in[base + t];
+  kernel::syncthreads();
+  out[base + t] = tile[kernel::blockDim.x - 1 - t];
+}
+
+// A warp sum with shuffles, one result per warp.
+[[kernel::jit]] void warp_sum(array_view<const float> in, array_view<float> out) {
+  const index_t i = kernel::grid<1>();
+  float v = in[i];
+  for (unsigned offset = 16; offset > 0; offset /= 2) v += kernel::shfl_down_sync(kernel::full_mask, v, offset);
+  if (kernel::laneid() == 0) out[i / 32] = v;
+}
+
+[[kernel::jit]] void votes(array_view<const int> in, array_view<unsigned> out) {
+  const index_t i = kernel::grid<1>();
+  const unsigned ballot = kernel::ballot_sync(kernel::full_mask, in[i] > 0);
+  const bool all = kernel::all_sync(kernel::full_mask, in[i] > 0);
+  const bool any = kernel::any_sync(kernel::full_mask, in[i] > 0);
+  const int count = kernel::syncthreads_count(in[i] > 0);
+  if (kernel::threadIdx.x == 0) {
+    out[0] = ballot;
+    out[1] = all;
+    out[2] = any;
+    out[3] = static_cast<unsigned>(count);
+  }
+}
+
+[[kernel::jit]] void histogram(array_view<const int> values, array_view<unsigned> bins) {
+  auto local = kernel::shared_array<unsigned, 16>();
+  const unsigned t = kernel::threadIdx.x;
+  if (t < 16) local[t] = 0;
+  kernel::syncthreads();
+  for (index_t i = kernel::grid<1>(); i < values.size(); i += kernel::gridsize<1>())
+    kernel::atomic_add(local[values[i] % 16], 1u);
+  kernel::syncthreads();
+  if (t < 16) kernel::atomic_add(bins[t], local[t]);
+}
+
+[[kernel::jit]] void dynamic_shared(array_view<float> out) {
+  auto buf = kernel::dynamic_shared_array<float>();
+  buf[kernel::threadIdx.x] = float(kernel::threadIdx.x) * 2;
+  kernel::syncthreads();
+  out[kernel::threadIdx.x] = buf[buf.size() - 1 - kernel::threadIdx.x];
+}
+
+struct Affine {
+  float scale, offset;
+};
+[[kernel::jit]] void affine(Affine f, array_view<float, 2> m) {
+  auto [x, y] = kernel::grid<2>();
+  if (x < m.shape(1) && y < m.shape(0)) m(y, x) = m(y, x) * f.scale + f.offset;
+}
+
+// Planted bugs.
+[[kernel::jit]] void out_of_bounds(array_view<float> a) { a[kernel::grid<1>()] = 1; }
+
+[[kernel::jit]] void divergent_exit(array_view<float> a) {
+  if (kernel::threadIdx.x >= 16) return;
+  kernel::syncthreads();
+  a[kernel::threadIdx.x] = 1;
+}
+
+[[kernel::jit]] void divergent_sites(array_view<float> a) {
+  if (kernel::threadIdx.x % 2) {
+    kernel::syncthreads();
+  } else {
+    kernel::syncthreads();
+  }
+  a[kernel::threadIdx.x] = 1;
+}
+
+namespace {
+
+const kernel::device sim = kernel::device::simulator();
+const auto on_sim = kernel::target::simulator;
+
+TEST(KernelSim, HostArraysAreCopiedInAndBack) {
+  std::vector<float> a(1000, 1.0f);
+  kernel::launch<increment>(4, 256).on(on_sim)(a);
+  EXPECT_EQ(a, std::vector<float>(1000, 2.0f));
+}
+
+TEST(KernelSim, DeviceArraysStay) {
+  auto d = kernel::to_device(std::vector<float>(100, 5.0f), sim);
+  kernel::launch<increment>(1, 128)(d);
+  kernel::launch<increment>(1, 128)(d);
+  EXPECT_EQ(d.copy_to_host().to_vector(), std::vector<float>(100, 7.0f));
+}
+
+TEST(KernelSim, BarrierAndSharedMemory) {
+  std::vector<int> in(256), out(256);
+  std::iota(in.begin(), in.end(), 0);
+  kernel::launch<block_reverse>(4, 64).on(on_sim)(in, out);
+  for (int b = 0; b < 4; ++b)
+    for (int t = 0; t < 64; ++t) ASSERT_EQ(out[b * 64 + t], b * 64 + 63 - t);
+}
+
+TEST(KernelSim, WarpShuffles) {
+  std::vector<float> in(256), out(8);
+  std::iota(in.begin(), in.end(), 0.0f);
+  kernel::launch<warp_sum>(2, 128).on(on_sim)(in, out);
+  for (int w = 0; w < 8; ++w) {
+    float expected = 0;
+    for (int i = 0; i < 32; ++i) expected += float(w * 32 + i);
+    EXPECT_EQ(out[w], expected);
+  }
+}
+
+TEST(KernelSim, VotesAndCountingBarrier) {
+  std::vector<int> in(32, 1);
+  in[3] = 0;
+  in[7] = 0;
+  std::vector<unsigned> out(4);
+  kernel::launch<votes>(1, 32).on(on_sim)(in, out);
+  EXPECT_EQ(out[0], ~((1u << 3) | (1u << 7)));
+  EXPECT_EQ(out[1], 0u);
+  EXPECT_EQ(out[2], 1u);
+  EXPECT_EQ(out[3], 30u);
+}
+
+TEST(KernelSim, AtomicsAcrossBlocksOnAllCores) {
+  std::vector<int> values(1 << 16);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int>(i * 7);
+  std::vector<unsigned> bins(16, 0);
+  kernel::launch<histogram>(64, 128).on(on_sim)(values, bins);
+  std::vector<unsigned> expected(16, 0);
+  for (int v : values) ++expected[static_cast<std::size_t>(v % 16)];
+  EXPECT_EQ(bins, expected);
+}
+
+TEST(KernelSim, DynamicSharedMemory) {
+  std::vector<float> out(32);
+  kernel::launch<dynamic_shared>(1, 32, 32 * sizeof(float)).on(on_sim)(out);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(out[t], float(31 - t) * 2);
+}
+
+TEST(KernelSim, StructsAndTwoDimensionalGrids) {
+  kernel::ndarray<float, 2> m({20, 30}, 1.0f);
+  kernel::launch<affine>(kernel::dim3(4, 3), kernel::dim3(8, 8)).on(on_sim)(Affine{2.0f, 0.5f}, m);
+  for (float v : m) ASSERT_EQ(v, 2.5f);
+}
+
+TEST(KernelSimChecks, OutOfBounds) {
+  std::vector<float> a(100);
+  try {
+    kernel::launch<out_of_bounds>(1, 128).on(on_sim)(a);
+    FAIL();
+  } catch (const kernel::simulator_error &e) {
+    EXPECT_EQ(std::string(e.what()), "kernel 'out_of_bounds': thread (100,0,0) of block (0,0,0): index 100 is out of "
+                                     "bounds for an array of shape (100,)");
+  }
+}
+
+TEST(KernelSimChecks, DivergentBarrierExit) {
+  std::vector<float> a(32);
+  try {
+    kernel::launch<divergent_exit>(1, 32).on(on_sim)(a);
+    FAIL();
+  } catch (const kernel::simulator_error &e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("kernel 'divergent_exit': block (0,0,0): divergent syncthreads: threads (0,0,0) to (15,0,0) "
+                        "wait at the barrier at "),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("but threads (16,0,0) to (31,0,0) exited without reaching it"), std::string::npos) << what;
+  }
+}
+
+TEST(KernelSimChecks, DivergentBarrierSites) {
+  std::vector<float> a(4);
+  try {
+    kernel::launch<divergent_sites>(1, 4).on(on_sim)(a);
+    FAIL();
+  } catch (const kernel::simulator_error &e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("divergent syncthreads: threads (0,0,0), (2,0,0) wait at the barrier at "), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("kernel_sim_test.cpp:"), std::string::npos) << what;
+  }
+}
+
+TEST(KernelSimChecks, LaunchLimits) {
+  std::vector<float> a(4);
+  try {
+    kernel::launch<increment>(1, 2048).on(on_sim)(a);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "'increment': a block of 2048 threads is more than a GPU can run (1024) on the simulator");
+  }
+  EXPECT_THROW(kernel::launch<increment>(1, kernel::dim3(1, 1, 65)).on(on_sim)(a), kernel::argument_error);
+  EXPECT_THROW(kernel::launch<dynamic_shared>(1, 32, 300 * 1024).on(on_sim)(a), kernel::argument_error);
+  EXPECT_THROW(kernel::launch<increment>(0, 32).on(on_sim)(a), kernel::argument_error);
+}
+
+TEST(KernelSim, Inspect) {
+  auto k = kernel::inspect_kernel<block_reverse>();
+  ASSERT_TRUE(k.has_value());
+  EXPECT_EQ(k->kind, "jit");
+  EXPECT_EQ(k->signature, "void(int32[:], int32[:])"); // derived from the C++ types
+  EXPECT_NE(k->ptx[1].text.find("bar.sync"), std::string_view::npos);
+  EXPECT_NE(k->ptx[1].text.find(".shared"), std::string_view::npos);
+  auto w = kernel::inspect_kernel<warp_sum>();
+  EXPECT_NE(w->ptx[1].text.find("shfl.sync.down"), std::string_view::npos);
+}
+
+} // namespace

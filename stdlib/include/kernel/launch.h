@@ -1,0 +1,224 @@
+// Launching CUDA-style kernels: `[[kernel::jit]]` functions, as Numba's kernel[grid, block](...)
+// and CUDA's kernel<<<grid, block, shared, stream>>>(...).
+//
+//   [[kernel::jit]] void increment(kernel::array_view<float> a) {
+//     const kernel::index_t i = kernel::grid<1>();
+//     if (i < a.size()) a[i] += 1;
+//   }
+//
+//   kernel::launch<increment>(blocks, threads)(d_a);                 // a device array: no copy
+//   kernel::launch<increment>(blocks, threads, stream)(d_a);         // asynchronous on `stream`
+//   kernel::launch<increment>(blocks, threads, stream, shared)(d_a); // dynamic shared memory
+//   kernel::launch<increment>(blocks, threads)(host_vector);         // copied in, and back out
+//   kernel::launch<increment>(blocks, threads).on(kernel::target::simulator)(host_vector);
+//
+// Array parameters (array_view<T, N>) take device arrays, used in place, or host arrays of
+// the same element type and rank, which are copied to the device before the kernel and, when
+// the parameter is writable (array_view<T>, not array_view<const T>), back afterwards.
+// Scalars and trivially copyable structs are passed by value. Without a stream and host
+// arrays to copy back the launch is asynchronous, as in CUDA; the simulator runs it at once.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernel/array.h"
+#include "kernel/detail/device_api.h"
+#include "kernel/detail/function_traits.h"
+#include "kernel/detail/jit_kernel.h"
+#include "kernel/detail/ufunc_args.h"
+#include "kernel/detail/ufunc_device.h"
+#include "kernel/device.h"
+#include "kernel/device_array.h"
+#include "kernel/errors.h"
+#include "kernel/inspect.h"
+#include "kernel/target.h"
+
+namespace kernel {
+
+namespace detail {
+
+template <class P> struct kernel_param {
+  using type = std::remove_cvref_t<P>;
+  static constexpr bool is_array = is_array_view<type>::value;
+};
+
+// How argument A feeds parameter P: checked at compile time.
+template <class P, class A> constexpr void check_kernel_argument() {
+  using param = kernel_param<P>;
+  using arg = ufunc_arg<A &>;
+  if constexpr (param::is_array) {
+    using view = typename param::type;
+    static_assert(arg::supported && !arg::is_scalar,
+                  "a kernel's array parameter takes a device array or a host array (std::vector, ndarray, span, "
+                  "array_view)");
+    if constexpr (arg::supported && !arg::is_scalar) {
+      static_assert(std::is_same_v<typename arg::element_type, typename view::value_type>,
+                    "a kernel's array argument must have the parameter's element type (no implicit conversion of "
+                    "arrays)");
+      static_assert(arg::rank == view::rank, "a kernel's array argument must have the parameter's rank");
+      if constexpr (!arg::is_device)
+        static_assert(arg::writable || std::is_const_v<typename view::element_type>,
+                      "the kernel writes this array parameter but the host argument is const: its results could "
+                      "not be copied back; pass a writable host array or a device array");
+      else
+        static_assert(arg::writable || std::is_const_v<typename view::element_type>,
+                      "the kernel writes this array parameter but the device argument is a view of const elements");
+    }
+  } else {
+    static_assert(std::is_trivially_copyable_v<typename param::type>,
+                  "kernel parameters that are not arrays are passed by value and must be trivially copyable");
+    static_assert(std::is_convertible_v<A &, typename param::type>,
+                  "a kernel argument does not convert to the parameter's type");
+  }
+}
+
+} // namespace detail
+
+/// The kernel compiled for `F` (a [[kernel::jit]] function), if its translation unit was
+/// compiled with the plugin.
+template <auto F> std::optional<kernel_info> inspect_kernel() {
+  return detail::find_kernel(reinterpret_cast<const void *>(&detail::jit_kernel<F>));
+}
+
+/// A launch of kernel `F` with its configuration; calling it with the kernel's arguments
+/// launches the kernel.
+template <auto F> class launcher {
+  using traits = detail::function_traits<decltype(F)>;
+  static_assert(std::is_void_v<typename traits::result_type>, "a kernel returns void");
+  using params_type = detail::jit_args_for<F>;
+
+public:
+  launcher(dim3 grid, dim3 block, unsigned shared_bytes = 0) noexcept : config_{grid, block, shared_bytes} {}
+  launcher(dim3 grid, dim3 block, const stream &s, unsigned shared_bytes = 0) noexcept
+      : config_{grid, block, shared_bytes}, stream_(&s) {}
+
+  /// The launch on another target: target::simulator runs it on the simulated device.
+  launcher on(target t) const {
+    launcher l = *this;
+    if (t == target::simulator) l.device_ = detail::simulator_device();
+    else if (t != target::cuda) throw argument_error(std::string(name()), 0, "kernels run on target cuda or simulator");
+    return l;
+  }
+  /// The launch on device `d`.
+  launcher on(device d) const noexcept {
+    launcher l = *this;
+    l.device_ = &d.state();
+    return l;
+  }
+
+  static constexpr std::string_view name() noexcept { return detail::function_name<F>(); }
+
+  template <class... Args> void operator()(Args &&...args) const {
+    static_assert(sizeof...(Args) == traits::arity, "a kernel launch passes one argument per kernel parameter");
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (detail::check_kernel_argument<typename traits::template arg<K>, std::remove_reference_t<Args>>(), ...);
+    }(std::make_index_sequence<traits::arity>{});
+
+    const detail::device_call call = call_for(args...);
+    params_type params{};
+    std::vector<std::shared_ptr<void>> keep;
+    std::vector<std::function<void()>> copy_back;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      auto refs = std::forward_as_tuple(args...);
+      (pass<K>(call, std::get<K>(refs), detail::get_arg<K>(params), keep, copy_back), ...);
+    }(std::make_index_sequence<traits::arity>{});
+
+    const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::jit_kernel<F>), name(),
+                               [](const void *p) { detail::jit_kernel<F>(*static_cast<const params_type *>(p)); }};
+    detail::launch(*call.device, k, config_, &params, sizeof params, *call.stream);
+    for (auto &f : copy_back) f();
+    if (!copy_back.empty() && !call.asynchronous) detail::stream_synchronize(*call.stream);
+    if (!keep.empty()) detail::host_work(*call.stream, [keep = std::move(keep)] {});
+  }
+
+private:
+  template <class... Args> detail::device_call call_for(Args &...args) const {
+    if (stream_) return {&detail::stream_device(*stream_->state()), stream_->state(), true};
+    detail::device_state *d = device_;
+    auto visit = [&](auto &a) {
+      if constexpr (detail::ufunc_arg<decltype(a)>::supported && detail::ufunc_arg<decltype(a)>::is_device)
+        if (!d) d = &a.device().state();
+    };
+    (visit(args), ...);
+    if (!d) {
+      try {
+        d = detail::default_device();
+      } catch (const target_unavailable_error &e) {
+        throw target_unavailable_error("kernel '" + std::string(name()) + "': " + e.what() +
+                                       "; launch it .on(kernel::target::simulator) to run it on the CPU");
+      }
+    }
+    return {d, detail::default_stream(*d), false};
+  }
+
+  template <std::size_t K, class A, class Slot>
+  void pass(const detail::device_call &call, A &a, Slot &slot, std::vector<std::shared_ptr<void>> &keep,
+            std::vector<std::function<void()>> &copy_back) const {
+    using P = std::remove_cvref_t<typename traits::template arg<K>>;
+    if constexpr (!detail::is_array_view<P>::value) {
+      slot = static_cast<P>(a);
+    } else {
+      using arg = detail::ufunc_arg<A &>;
+      using T = typename P::element_type;
+      if constexpr (arg::is_device) {
+        if (&a.device().state() != call.device)
+          throw argument_error(std::string(name()), static_cast<int>(K) + 1,
+                               "is a device array on " + a.device().name() + " but the launch runs on " +
+                                   detail::device_name(*call.device));
+        auto v = arg::view(a);
+        slot = P(v.data(), v.shape(), v.strides());
+      } else {
+        // A host array: a device copy in, and out again if the kernel may write it.
+        auto host = arg::view(a);
+        using E = typename P::value_type;
+        const std::size_t bytes = static_cast<std::size_t>(host.size()) * sizeof(E);
+        std::shared_ptr<void> memory;
+        if (bytes > 0) {
+          memory = detail::device_allocate(*call.device, bytes, call.stream);
+          auto staging = detail::pinned_allocate(*call.device, bytes);
+          detail::gather(host, static_cast<E *>(staging.get()));
+          detail::device_copy(*call.device, memory.get(), staging.get(), bytes, detail::copy_direction::host_to_device,
+                              *call.stream);
+          keep.push_back(std::move(staging));
+          keep.push_back(memory);
+        }
+        slot = P(static_cast<T *>(memory.get()), host.shape());
+        if constexpr (!std::is_const_v<T>) {
+          if (bytes > 0)
+            copy_back.push_back([&call, memory, host, bytes] {
+              auto staging = detail::pinned_allocate(*call.device, bytes);
+              detail::device_copy(*call.device, staging.get(), memory.get(), bytes,
+                                  detail::copy_direction::device_to_host, *call.stream);
+              detail::host_work(*call.stream,
+                                [staging, host] { detail::scatter(static_cast<const E *>(staging.get()), host); });
+            });
+        }
+      }
+    }
+  }
+
+  detail::launch_config config_;
+  const stream *stream_ = nullptr;
+  detail::device_state *device_ = nullptr;
+};
+
+/// Launches kernel `F` over `grid` blocks of `block` threads, with `shared_bytes` of dynamic
+/// shared memory per block: `kernel::launch<f>(grid, block)(args...)`.
+template <auto F> launcher<F> launch(dim3 grid, dim3 block, unsigned shared_bytes = 0) noexcept {
+  return launcher<F>(grid, block, shared_bytes);
+}
+
+/// The same, asynchronous and ordered on stream `s`.
+template <auto F> launcher<F> launch(dim3 grid, dim3 block, const stream &s, unsigned shared_bytes = 0) noexcept {
+  return launcher<F>(grid, block, s, shared_bytes);
+}
+
+} // namespace kernel
