@@ -110,7 +110,7 @@ public:
 private:
   bool complete_warp_operations();
   bool complete_barrier();
-  [[noreturn]] void fail_block(const std::string &message);
+  void fail_block(const std::string &message);
   std::string describe(const std::vector<std::uint32_t> &linear) const;
 
   stack_pool &stacks_;
