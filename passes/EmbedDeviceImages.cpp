@@ -14,7 +14,7 @@ namespace passes {
 namespace {
 
 // Keep in step with kernel/detail/module_abi.h.
-constexpr uint32_t ModuleAbiVersion = 1;
+constexpr uint32_t ModuleAbiVersion = 2;
 
 class DescriptorBuilder {
 public:
@@ -46,15 +46,15 @@ public:
 
 } // namespace
 
-void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceCode &Code,
-                       StringRef Hash) {
+void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceCode &Code, StringRef Hash,
+                       const DenseMap<Function *, Function *> &SimulatorEntries) {
   DescriptorBuilder B(Host, Hash);
   LLVMContext &Ctx = Host.getContext();
   Type *I32 = Type::getInt32Ty(Ctx);
   Type *I64 = Type::getInt64Ty(Ctx);
   Type *Ptr = PointerType::getUnqual(Ctx);
   StructType *ImageTy = StructType::get(Ctx, {Ptr, Ptr, I64});
-  StructType *EntryTy = StructType::get(Ctx, {Ptr, Ptr, Ptr, Ptr, Ptr, I32, I32, I32, I32});
+  StructType *EntryTy = StructType::get(Ctx, {Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, I32, I32, I32, I32});
   StructType *ModuleTy = StructType::get(Ctx, {I32, I32, I32, I32, Ptr, Ptr, Ptr});
 
   SmallVector<Constant *, 4> ImageItems;
@@ -69,7 +69,11 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
   for (const DeviceEntry &E : Code.Entries) {
     const std::string N = "entry." + std::to_string(Index++) + ".";
     EntryItems.push_back(ConstantStruct::get(
-        EntryTy, {E.HostFunction, B.string(E.HostFunction->getName(), N + "symbol"),
+        EntryTy, {E.HostFunction,
+                  SimulatorEntries.count(E.HostFunction)
+                      ? static_cast<Constant *>(SimulatorEntries.lookup(E.HostFunction))
+                      : ConstantPointerNull::get(cast<PointerType>(Ptr)),
+                  B.string(E.HostFunction->getName(), N + "symbol"),
                   B.string(E.Info.Name, N + "name"), B.string(E.Info.Signature, N + "signature"),
                   B.string(E.Info.Location, N + "location"),
                   ConstantInt::get(I32, static_cast<uint32_t>(E.Info.Kind)),

@@ -14,6 +14,7 @@
 
 #include "DeviceEntries.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/Module.h"
 
 #include <string>
@@ -30,8 +31,10 @@ struct DeviceImage {
 /// The section holding every embedded PTX image, NUL-terminated.
 inline constexpr llvm::StringLiteral PTXSection = "__kernel_ptx";
 
-void embedDeviceImages(llvm::Module &Host, llvm::ArrayRef<DeviceImage> Images,
-                       const DeviceCode &Code, llvm::StringRef Hash);
+/// `SimulatorEntries` maps an entry's host function to its instrumented copy, if any.
+void embedDeviceImages(llvm::Module &Host, llvm::ArrayRef<DeviceImage> Images, const DeviceCode &Code,
+                       llvm::StringRef Hash,
+                       const llvm::DenseMap<llvm::Function *, llvm::Function *> &SimulatorEntries);
 
 } // namespace passes
 } // namespace kernel

@@ -7,6 +7,7 @@
 #include "DeviceEntries.h"
 #include "EmbedDeviceImages.h"
 #include "ExtractDeviceModule.h"
+#include "InstrumentForSimulator.h"
 #include "LinkDeviceLibraries.h"
 #include "LowerKernelIntrinsics.h"
 #include "MapMathToLibdevice.h"
@@ -161,7 +162,7 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
 
   if (!Options.InspectDir.empty())
     writeInspection(Options.InspectDir, M, Hash, Images, OptimizedIR, Code, Diags);
-  embedDeviceImages(M, Images, Code, Hash);
+  embedDeviceImages(M, Images, Code, Hash, instrumentForSimulator(M, Code));
   return PreservedAnalyses::none();
 }
 

@@ -9,7 +9,8 @@
 //   3. adds the PTX kernels (CreateKernelEntries) and checks what is left
 //      (VerifyDeviceModule),
 //   4. optimises and emits PTX for each architecture (PTXCodeGen),
-//   5. embeds the PTX and its registration in the host module (EmbedDeviceImages), under a
+//   5. adds copies of the entries instrumented for the simulator (InstrumentForSimulator),
+//   6. embeds the PTX and its registration in the host module (EmbedDeviceImages), under a
 //      content hash (ContentHash).
 // The host code itself is not changed.
 //

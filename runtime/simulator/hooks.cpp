@@ -166,6 +166,17 @@ std::uint32_t __kernel_shared_dynamic_bytes() noexcept {
   return t ? static_cast<std::uint32_t>(t->block->shared_dynamic_bytes()) : 0;
 }
 
+void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t write, const char *where) noexcept {
+  sim_thread *t = current_sim_thread();
+  if (!t || !t->block->launch_races()) return;
+  kernel::runtime::sim::block_run &b = *t->block;
+  const kernel::runtime::sim::race_detector::accessor who{b.linear_index() * static_cast<std::uint32_t>(t->ctx.block_dim.count()) + t->linear,
+                                                          b.linear_index(), static_cast<std::uint32_t>(b.epoch())};
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  if (!b.shadow().access(*b.launch_races(), who, a, bytes, write != 0, where))
+    b.launch_races()->global_access(who, a, bytes, write != 0, where);
+}
+
 void __kernel_check_index(const void *, std::size_t rank, const kernel::index_t *shape,
                           const kernel::index_t *index) noexcept {
   sim_thread *t = current_sim_thread();

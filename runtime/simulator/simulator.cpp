@@ -25,6 +25,8 @@ struct launch_state {
   const detail::kernel_ref &kernel;
   const void *params;
   detail::launch_config config;
+  void (*entry)(const void *);
+  race_detector *races;
   std::atomic<bool> failed{false};
   std::mutex mutex;
   std::string error;
@@ -119,7 +121,16 @@ block_run::block_run(launch_state &l, dim3 idx, stack_pool &stacks) : launch(l),
   if (launch.config.shared_bytes > 0) {
     dynamic_shared_.reset(static_cast<char *>(::operator new(launch.config.shared_bytes, std::align_val_t{256})));
     std::memset(dynamic_shared_.get(), 0, launch.config.shared_bytes);
+    if (launch.races)
+      shadow_.add_region(reinterpret_cast<std::uintptr_t>(dynamic_shared_.get()), launch.config.shared_bytes);
   }
+}
+
+race_detector *block_run::launch_races() const noexcept { return launch.races; }
+
+std::uint32_t block_run::linear_index() const noexcept {
+  const dim3 g = launch.config.grid;
+  return block_idx.x + block_idx.y * g.x + block_idx.z * g.x * g.y;
 }
 
 block_run::~block_run() { set_current_thread(nullptr); }
@@ -142,6 +153,7 @@ void *block_run::shared_static(const void *site, std::size_t bytes, std::size_t 
   (void)align;
   char *p = memory.get();
   shared_.emplace(site, std::make_pair(std::move(memory), bytes));
+  if (launch.races) shadow_.add_region(reinterpret_cast<std::uintptr_t>(p), bytes);
   return p;
 }
 
@@ -307,7 +319,7 @@ bool block_run::complete_barrier() {
 namespace {
 void thread_entry(void *arg) {
   auto *t = static_cast<sim_thread *>(arg);
-  t->block->launch.kernel.invoke(t->block->launch.params);
+  t->block->launch.entry(t->block->launch.params);
   t->status = thread_status::done;
 }
 } // namespace
@@ -339,9 +351,26 @@ void block_run::run() {
   }
 }
 
-void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config) {
+bool races_enabled() {
+  static const bool on = [] {
+    const char *v = std::getenv("KERNEL_SIMULATOR_RACES");
+    return !(v && std::string_view(v) == "0");
+  }();
+  return on;
+}
+
+void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config,
+         const void *instrumented, std::vector<allocation> global) {
   check_launch(k, config);
-  launch_state launch{k, params, config};
+  // A launch of one thread cannot race; nor is there anything to see without the
+  // instrumented copy of the kernel.
+  std::unique_ptr<race_detector> races;
+  if (instrumented && races_enabled() && config.grid.count() * config.block.count() > 1)
+    races = std::make_unique<race_detector>(std::string(k.name), config.grid, config.block, std::move(global));
+  // The instrumented copy has the entry's C++ signature, void(const Params &): a pointer at
+  // the ABI level, as `invoke` takes.
+  auto *entry = races ? reinterpret_cast<void (*)(const void *)>(const_cast<void *>(instrumented)) : k.invoke;
+  launch_state launch{k, params, config, entry, races.get()};
   struct simulating {
     simulating() {
       if (active_launches.fetch_add(1) == 0) __atomic_store_n(&__kernel_simulating, 1, __ATOMIC_RELAXED);
@@ -367,6 +396,7 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
     oneapi::tbb::parallel_for(std::uint64_t{0}, blocks, run_block);
   }
   if (launch.failed.load()) throw simulator_error(launch.error);
+  if (races && races->any()) throw simulator_error(races->report());
 }
 
 } // namespace kernel::runtime::sim

@@ -25,6 +25,7 @@
 
 #include "kernel/detail/device_api.h"
 #include "simulator/fiber.h"
+#include "simulator/race_detector.h"
 #include "simulator/thread_context.h"
 
 namespace kernel::runtime::sim {
@@ -38,8 +39,11 @@ struct device_limits {
 };
 
 /// Runs kernel `k` over `config`; throws argument_error for a launch no GPU would accept and
-/// simulator_error when a check fails.
-void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config);
+/// simulator_error when a check fails. `instrumented` is the entry's copy instrumented by
+/// the plugin (kernel_entry::simulator_entry), which enables the race checks; null without
+/// it. `global` lists the simulated device's allocations.
+void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config,
+         const void *instrumented, std::vector<allocation> global);
 
 struct launch_state;
 class block_run;
@@ -106,6 +110,10 @@ public:
   std::uint32_t active_lanes(std::uint32_t warp) const noexcept;
   /// Barrier generations completed so far (for the race checks).
   std::uint64_t epoch() const noexcept { return epoch_; }
+  std::uint32_t linear_index() const noexcept;
+  race_detector::shared_shadow &shadow() noexcept { return shadow_; }
+  /// The launch's race detector, or null when races are not checked.
+  race_detector *launch_races() const noexcept;
 
 private:
   bool complete_warp_operations();
@@ -122,6 +130,7 @@ private:
   std::size_t shared_used_ = 0;
   std::unique_ptr<char, aligned_free> dynamic_shared_;
   std::uint64_t epoch_ = 0;
+  race_detector::shared_shadow shadow_;
 };
 
 } // namespace kernel::runtime::sim

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "registry/registry.h"
 #include "simulator/simulator.h"
 
 namespace kernel::runtime::sim {
@@ -55,10 +56,17 @@ std::shared_ptr<detail::event_state> simulator_device::create_event() {
 }
 
 void *simulator_device::allocate(std::size_t bytes, detail::stream_state &) {
-  return ::operator new(bytes, device_alignment);
+  void *p = ::operator new(bytes, device_alignment);
+  std::lock_guard lock(allocations_mutex_);
+  allocations_.emplace(p, bytes);
+  return p;
 }
 
 void simulator_device::release(void *p, detail::stream_state &) noexcept {
+  {
+    std::lock_guard lock(allocations_mutex_);
+    allocations_.erase(p);
+  }
   ::operator delete(p, device_alignment);
 }
 
@@ -81,7 +89,15 @@ detail::launch_config simulator_device::elementwise_config(const detail::kernel_
 
 void simulator_device::launch(const detail::kernel_ref &k, const detail::launch_config &config,
                               const void *params, std::size_t, detail::stream_state &) {
-  run(k, params, config);
+  // Kernels compiled with the plugin come with a copy instrumented for the race checks.
+  const void *instrumented = nullptr;
+  if (auto found = registry::instance().find(k.host_key)) instrumented = found->entry->simulator_entry;
+  std::vector<allocation> global;
+  {
+    std::lock_guard lock(allocations_mutex_);
+    for (const auto &[p, bytes] : allocations_) global.push_back({reinterpret_cast<std::uintptr_t>(p), bytes});
+  }
+  run(k, params, config, instrumented, std::move(global));
 }
 
 } // namespace kernel::runtime::sim

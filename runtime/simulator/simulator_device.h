@@ -3,6 +3,9 @@
 // devices works on it, without a GPU (Numba's CUDA simulator, done in C++).
 #pragma once
 
+#include <map>
+#include <mutex>
+
 #include "device/device_state.h"
 
 namespace kernel::runtime::sim {
@@ -35,6 +38,9 @@ public:
 private:
   simulator_device();
   std::shared_ptr<detail::stream_state> default_stream_;
+  // Device memory, for telling it from other host memory in the race checks.
+  std::mutex allocations_mutex_;
+  std::map<const void *, std::size_t> allocations_;
 };
 
 } // namespace kernel::runtime::sim

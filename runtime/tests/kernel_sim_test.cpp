@@ -91,6 +91,17 @@ struct Affine {
   a[kernel::threadIdx.x] = 1;
 }
 
+[[kernel::jit]] void count_unsafely(array_view<unsigned> counter) { counter[0] += 1; }
+[[kernel::jit]] void count_atomically(array_view<unsigned> counter) { kernel::atomic_add(counter[0], 1u); }
+
+// Reads a neighbour's shared slot without waiting for it to be written.
+[[kernel::jit]] void shared_race(array_view<int> out) {
+  auto tile = kernel::shared_array<int, 32>();
+  const unsigned t = kernel::threadIdx.x;
+  tile[t] = int(t);
+  out[t] = tile[(t + 1) % 32];
+}
+
 namespace {
 
 const kernel::device sim = kernel::device::simulator();
@@ -198,6 +209,39 @@ TEST(KernelSimChecks, DivergentBarrierSites) {
     EXPECT_NE(what.find("divergent syncthreads: threads (0,0,0), (2,0,0) wait at the barrier at "), std::string::npos)
         << what;
     EXPECT_NE(what.find("kernel_sim_test.cpp:"), std::string::npos) << what;
+  }
+}
+
+TEST(KernelSimChecks, GlobalRaceWithoutAtomics) {
+  std::vector<unsigned> counter(1, 0);
+  try {
+    kernel::launch<count_unsafely>(2, 64).on(on_sim)(counter);
+    FAIL() << "the race was not found";
+  } catch (const kernel::simulator_error &e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("kernel 'count_unsafely': data race: thread (1,0,0) of block (0,0,0) reads 4 bytes at "
+                         "offset 0 of a 4-byte device allocation that thread (0,0,0) of block (0,0,0) wrote, with no "
+                         "syncthreads between them",
+                         0),
+              0u)
+        << what;
+  }
+  std::vector<unsigned> safe(1, 0);
+  kernel::launch<count_atomically>(2, 64).on(on_sim)(safe);
+  EXPECT_EQ(safe[0], 128u);
+}
+
+TEST(KernelSimChecks, SharedRaceWithoutBarrier) {
+  std::vector<int> out(32);
+  try {
+    kernel::launch<shared_race>(1, 32).on(on_sim)(out);
+    FAIL() << "the race was not found";
+  } catch (const kernel::simulator_error &e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("data race: thread (1,0,0) of block (0,0,0) writes 4 bytes at offset 4 of a 128-byte shared "
+                        "array that thread (0,0,0) of block (0,0,0) read, with no syncthreads between them"),
+              std::string::npos)
+        << what;
   }
 }
 

@@ -16,9 +16,9 @@ void host_entry_unregistered() {}
 
 const kernel_image images[] = {{"sm_75", "// ptx 75", 9}, {"sm_90", "// ptx 90", 9}};
 const kernel_entry entries[] = {
-    {reinterpret_cast<const void *>(&host_entry_a), "_Z1av", "a", "float32(float32)", "a.cpp:3",
+    {reinterpret_cast<const void *>(&host_entry_a), nullptr, "_Z1av", "a", "float32(float32)", "a.cpp:3",
      KERNEL_ENTRY_UFUNC, 328, 8, 0},
-    {reinterpret_cast<const void *>(&host_entry_b), "_Z1bv", "b", "void(float32[:])", "b.cpp:9",
+    {reinterpret_cast<const void *>(&host_entry_b), nullptr, "_Z1bv", "b", "void(float32[:])", "b.cpp:9",
      KERNEL_ENTRY_JIT, 40, 8, 0},
 };
 const kernel_module module = {KERNEL_MODULE_ABI_VERSION, 2, 2, 0, "0123abcd", images, entries};
@@ -61,7 +61,7 @@ TEST(Registry, DuplicatesAreRegisteredOnce) {
 TEST(Registry, IncompatibleModulesAreReported) {
   auto rejected = kernel::detail::rejected_modules();
   ASSERT_EQ(rejected.size(), 1u);
-  EXPECT_EQ(rejected[0], "module ffff0000 was compiled for runtime ABI 2 but this runtime reads ABI 1; "
+  EXPECT_EQ(rejected[0], "module ffff0000 was compiled for runtime ABI 3 but this runtime reads ABI 2; "
                          "rebuild it with the plugin that matches this runtime");
 }
 

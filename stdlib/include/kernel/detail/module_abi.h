@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-#define KERNEL_MODULE_ABI_VERSION 1u
+#define KERNEL_MODULE_ABI_VERSION 2u
 
 /* What an entry is, and so how the runtime launches it. */
 enum kernel_entry_kind {
@@ -31,6 +31,9 @@ struct kernel_image {
 /* One kernel of the module. */
 struct kernel_entry {
   const void *host_key;  /* address of the entry's host copy: how the runtime finds it */
+  /* The host copy instrumented for the simulator's race checks, void(const void *params);
+   * null when the plugin made none. */
+  const void *simulator_entry;
   const char *symbol;    /* the .entry name in the PTX */
   const char *name;      /* the annotated function, as the user wrote it */
   const char *signature; /* Numba-style, e.g. "float32(float32, float32)" */

@@ -1,0 +1,142 @@
+//===- InstrumentForSimulator.cpp - Race checks for simulated kernels -----===//
+
+#include "InstrumentForSimulator.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+using namespace llvm;
+
+namespace kernel {
+namespace passes {
+
+namespace {
+
+// Functions defined in this module that the entries call, directly or through other ones.
+SetVector<Function *> reachableDefinitions(ArrayRef<Function *> Roots) {
+  SetVector<Function *> Reached;
+  SmallVector<Function *, 16> Worklist(Roots.begin(), Roots.end());
+  while (!Worklist.empty()) {
+    Function *F = Worklist.pop_back_val();
+    if (F->isDeclaration() || !Reached.insert(F))
+      continue;
+    for (Instruction &I : instructions(*F))
+      for (Use &Op : I.operands())
+        if (auto *Callee = dyn_cast<Function>(Op.get()->stripPointerCasts()))
+          if (!Callee->isDeclaration() && !Callee->isIntrinsic())
+            Worklist.push_back(Callee);
+  }
+  return Reached;
+}
+
+class Instrumenter {
+public:
+  explicit Instrumenter(Module &M) : M(M), Ctx(M.getContext()) {
+    Type *Ptr = PointerType::getUnqual(Ctx);
+    Access = M.getOrInsertFunction("__kernel_sim_access",
+                                   FunctionType::get(Type::getVoidTy(Ctx),
+                                                     {Ptr, Type::getInt64Ty(Ctx), Type::getInt32Ty(Ctx), Ptr},
+                                                     false));
+  }
+
+  void instrument(Function &F) {
+    SmallVector<Instruction *, 32> Accesses;
+    for (Instruction &I : instructions(F)) {
+      if (auto *L = dyn_cast<LoadInst>(&I); L && !L->isAtomic())
+        Accesses.push_back(L);
+      else if (auto *S = dyn_cast<StoreInst>(&I); S && !S->isAtomic())
+        Accesses.push_back(S);
+      else if (isa<MemTransferInst>(&I) || isa<MemSetInst>(&I))
+        Accesses.push_back(&I);
+    }
+    const DataLayout &DL = M.getDataLayout();
+    for (Instruction *I : Accesses) {
+      IRBuilder<> B(I);
+      auto Report = [&](Value *Address, Value *Bytes, bool Write) {
+        if (isa<AllocaInst>(getUnderlyingObject(Address)))
+          return; // the thread's own stack
+        B.CreateCall(Access, {Address, B.CreateZExtOrTrunc(Bytes, B.getInt64Ty()), B.getInt32(Write), where(*I)});
+      };
+      if (auto *L = dyn_cast<LoadInst>(I))
+        Report(L->getPointerOperand(), B.getInt64(DL.getTypeStoreSize(L->getType())), false);
+      else if (auto *S = dyn_cast<StoreInst>(I))
+        Report(S->getPointerOperand(), B.getInt64(DL.getTypeStoreSize(S->getValueOperand()->getType())), true);
+      else if (auto *T = dyn_cast<MemTransferInst>(I)) {
+        Report(T->getRawSource(), T->getLength(), false);
+        Report(T->getRawDest(), T->getLength(), true);
+      } else if (auto *Set = dyn_cast<MemSetInst>(I)) {
+        Report(Set->getRawDest(), Set->getLength(), true);
+      }
+    }
+  }
+
+private:
+  // "file.cpp:12" when the module has debug information, for race reports.
+  Constant *where(const Instruction &I) {
+    const DebugLoc &DL = I.getDebugLoc();
+    if (!DL)
+      return ConstantPointerNull::get(PointerType::getUnqual(Ctx));
+    std::string Text = DL->getFilename().str() + ":" + std::to_string(DL.getLine());
+    auto &G = Locations[Text];
+    if (!G) {
+      Constant *Init = ConstantDataArray::getString(Ctx, Text);
+      auto *GV = new GlobalVariable(M, Init->getType(), true, GlobalValue::PrivateLinkage, Init, "__kernel_sim_where");
+      GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+      G = GV;
+    }
+    return G;
+  }
+
+  Module &M;
+  LLVMContext &Ctx;
+  FunctionCallee Access;
+  StringMap<Constant *> Locations;
+};
+
+} // namespace
+
+DenseMap<Function *, Function *> instrumentForSimulator(Module &Host, const DeviceCode &Code) {
+  DenseMap<Function *, Function *> Copies;
+  SmallVector<Function *, 8> Roots;
+  for (const DeviceEntry &E : Code.Entries)
+    Roots.push_back(E.HostFunction);
+  if (Roots.empty())
+    return Copies;
+  SetVector<Function *> Reached = reachableDefinitions(Roots);
+
+  // Declare every copy first, so that calls between them can be remapped.
+  ValueToValueMapTy VMap;
+  for (Function *F : Reached) {
+    Function *Copy = Function::Create(F->getFunctionType(), GlobalValue::InternalLinkage,
+                                      F->getName() + ".kernel_sim", &Host);
+    Copy->copyAttributesFrom(F);
+    Copy->setComdat(nullptr);
+    Copy->setVisibility(GlobalValue::DefaultVisibility);
+    Copy->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    VMap[F] = Copy;
+  }
+  Instrumenter Inst(Host);
+  for (Function *F : Reached) {
+    auto *Copy = cast<Function>(VMap[F]);
+    auto Arg = Copy->arg_begin();
+    for (Argument &A : F->args())
+      VMap[&A] = &*Arg++;
+    SmallVector<ReturnInst *, 4> Returns;
+    CloneFunctionInto(Copy, F, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
+    Inst.instrument(*Copy);
+  }
+  for (Function *Root : Roots)
+    Copies[Root] = cast<Function>(VMap[Root]);
+  return Copies;
+}
+
+} // namespace passes
+} // namespace kernel

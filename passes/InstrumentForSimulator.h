@@ -1,0 +1,32 @@
+//===- InstrumentForSimulator.h - Race checks for simulated kernels -*- C++ -*-===//
+//
+// The simulator runs a kernel's host copy. To find data races it must see every memory
+// access the kernel makes, so for each GPU entry this pass adds to the host module an
+// instrumented copy of the entry and of everything it calls: before each plain load and
+// store (and memcpy/memset) it calls __kernel_sim_access(address, bytes, is_write, where).
+// Atomic operations are not instrumented: they are how threads synchronise. Accesses to a
+// function's own stack are not either: they are private to its thread.
+//
+// The copies serve only the simulator (the registration names them); ordinary host code
+// keeps calling the uninstrumented functions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KERNEL_PASSES_INSTRUMENTFORSIMULATOR_H
+#define KERNEL_PASSES_INSTRUMENTFORSIMULATOR_H
+
+#include "DeviceEntries.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/Module.h"
+
+namespace kernel {
+namespace passes {
+
+/// Adds the instrumented copies to `Host`; returns, for each entry's host function, its copy.
+llvm::DenseMap<llvm::Function *, llvm::Function *> instrumentForSimulator(llvm::Module &Host, const DeviceCode &Code);
+
+} // namespace passes
+} // namespace kernel
+
+#endif // KERNEL_PASSES_INSTRUMENTFORSIMULATOR_H
