@@ -10,6 +10,7 @@
 #include "InstrumentForSimulator.h"
 #include "LinkDeviceLibraries.h"
 #include "LowerKernelIntrinsics.h"
+#include "LowerPrintf.h"
 #include "MapMathToLibdevice.h"
 #include "PTXCodeGen.h"
 #include "RetargetToNVPTX.h"
@@ -102,6 +103,7 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
     linkNeeded(*Device, std::move(Runtime), Diags);
   }
   LowerKernelIntrinsicsPass().run(*Device, DeviceAM);
+  LowerPrintfPass().run(*Device, DeviceAM);
 
   std::string Searched;
   std::string LibdevicePath = findLibdevice(Options.LibdevicePath, Searched);

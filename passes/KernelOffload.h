@@ -4,7 +4,7 @@
 // no host optimisation has touched). If the module has GPU entries it:
 //   1. extracts them and what they reach into a new module (ExtractDeviceModule),
 //   2. makes it an NVPTX module (RetargetToNVPTX), links the device runtime, lowers the
-//      kernel hooks to special registers (LowerKernelIntrinsics), maps the math to
+//      kernel hooks (LowerKernelIntrinsics) and printf (LowerPrintf), maps the math to
 //      libdevice (MapMathToLibdevice) and links it,
 //   3. adds the PTX kernels (CreateKernelEntries) and checks what is left
 //      (VerifyDeviceModule),

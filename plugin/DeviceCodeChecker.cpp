@@ -27,6 +27,8 @@ bool isGpuLibraryFunction(ASTContext &Ctx, unsigned BuiltinID, StringRef Name) {
     return Name == "memcpy" || Name == "memmove" || Name == "memset";
   if (Header == "stdlib.h")
     return Name == "abs" || Name == "labs" || Name == "llabs";
+  if (Header == "stdio.h")
+    return Name == "printf"; // vprintf on the GPU
   return false;
 }
 

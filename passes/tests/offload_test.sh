@@ -32,6 +32,10 @@ for src in "$@"; do
   done
 done
 
+# printf becomes the driver's vprintf.
+"${cxx[@]}" -O2 -fplugin-arg-kernel-inspect="$tmp/valid" plugin/tests/verify/valid_code.cpp -o "$tmp/v.o"
+grep -A1 "call.uni" "$tmp"/valid/*.sm_90.ptx | grep -q "vprintf" || fail "printf did not become vprintf"
+
 # sqrt is IEEE-rounded, as with nvcc, not libdevice's approximation.
 "${cxx[@]}" -O2 -fno-math-errno -fplugin-arg-kernel-inspect="$tmp/math" passes/tests/math.cpp -o "$tmp/m.o"
 grep -q "sqrt.rn.f32" "$tmp"/math/*.sm_90.ptx || fail "sqrtf did not become sqrt.rn.f32"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdio>
 #include <complex>
 #include <cstring>
 #include <kernel/kernel.h>
@@ -55,4 +56,10 @@ std::complex<double> complex_ops(std::complex<double> a, std::complex<double> b)
 void transpose(kernel::array_view<const float, 2> in, kernel::array_view<float, 2> out) {
   auto [x, y] = kernel::grid<2>();
   if (x < out.shape(0) && y < out.shape(1)) out(x, y) = in(y, x);
+}
+
+[[kernel::jit]] void report(kernel::array_view<const float> values) {
+  const kernel::index_t i = kernel::grid<1>();
+  if (i < values.size() && values[i] < 0)
+    std::printf("negative value %f at %ld in block %u\n", double(values[i]), long(i), unsigned(kernel::blockIdx.x));
 }
