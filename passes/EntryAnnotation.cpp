@@ -18,6 +18,7 @@ const char *EntryAnnotation::kindName() const {
   case EntryKind::Ufunc: return "ufunc";
   case EntryKind::Jit: return "jit";
   case EntryKind::Gufunc: return "gufunc";
+  case EntryKind::Reduce: return "reduce";
   }
   return "?";
 }
@@ -44,6 +45,8 @@ std::optional<EntryAnnotation> EntryAnnotation::decode(StringRef Text) {
     A.Kind = EntryKind::Jit;
   else if (Fields[1] == "gufunc")
     A.Kind = EntryKind::Gufunc;
+  else if (Fields[1] == "reduce")
+    A.Kind = EntryKind::Reduce;
   else
     return std::nullopt;
   A.Name = Fields[2].str();

@@ -22,7 +22,7 @@ namespace kernel {
 namespace passes {
 
 /// How the runtime launches an entry (values as in kernel/detail/module_abi.h).
-enum class EntryKind : uint32_t { Ufunc = 1, Jit = 2, Gufunc = 3 };
+enum class EntryKind : uint32_t { Ufunc = 1, Jit = 2, Gufunc = 3, Reduce = 4 };
 
 struct EntryAnnotation {
   EntryKind Kind = EntryKind::Ufunc;
@@ -32,7 +32,7 @@ struct EntryAnnotation {
   uint64_t ParamSize = 0;
   uint64_t ParamAlign = 1;
 
-  /// "ufunc", "jit", "gufunc".
+  /// "ufunc", "jit", "gufunc", "reduce".
   const char *kindName() const;
   /// The annotation string: "kernel.entry" and the fields, separated by \x1f.
   std::string encode() const;

@@ -22,6 +22,7 @@
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 
@@ -201,6 +202,12 @@ private:
         for (const SignatureType &P : Sig.Params)
           RequireScalar(P);
       }
+      if (Kind == KernelAttrKind::Reduce &&
+          !(Sig.Result.isScalar() && Sig.Params.size() == 2 && sameSignatureType(Sig.Params[0], Sig.Result) &&
+            sameSignatureType(Sig.Params[1], Sig.Result))) {
+        Error(byteLocation(S, W.Literal, 0), diag::ReduceSignature) << Sig.str();
+        Ok = false;
+      }
       if (Kind == KernelAttrKind::Guvectorize && !Sig.Result.isVoid()) {
         Error(byteLocation(S, W.Literal, Sig.Result.Begin), diag::GuvectorizeReturnsVoid)
             << Sig.str() << Sig.Result.str();
@@ -215,6 +222,26 @@ private:
     if (!Ok)
       return false;
 
+    if (Kind == KernelAttrKind::Reduce) {
+      // T f(T, T), T a scalar: checked on the C++ type, which the signatures must match too.
+      auto Shape = [&](const FunctionDecl *Fn) {
+        std::string Why;
+        std::optional<SignatureType> R = signatureTypeOf(S.Context, Fn->getReturnType(), false, Why);
+        bool Ok = Fn->getNumParams() == 2 && R && R->isScalar();
+        for (unsigned I = 0; Ok && I < 2; ++I) {
+          std::optional<SignatureType> P = signatureTypeOf(S.Context, Fn->getParamDecl(I)->getType(), true, Why);
+          Ok = P && sameSignatureType(*P, *R);
+        }
+        return Ok;
+      };
+      if (!IsTemplate && !Shape(FD)) {
+        std::string Type;
+        llvm::raw_string_ostream OS(Type);
+        FD->getType().print(OS, S.Context.getPrintingPolicy());
+        Error(Info.AttrLoc, diag::ReduceShape) << FD->getNameAsString() << OS.str();
+        return false;
+      }
+    }
     if (Kind == KernelAttrKind::Guvectorize) {
       if (!Info.Layout) {
         Error(Info.AttrLoc, diag::GuvectorizeNeedsLayout);
@@ -292,6 +319,8 @@ constexpr ParsedAttrInfo::Spelling VectorizeSpellings[] = {
     {ParsedAttr::AS_CXX11, "kernel::vectorize"}, {ParsedAttr::AS_CXX11, "vectorize"}};
 constexpr ParsedAttrInfo::Spelling GuvectorizeSpellings[] = {
     {ParsedAttr::AS_CXX11, "kernel::guvectorize"}, {ParsedAttr::AS_CXX11, "guvectorize"}};
+constexpr ParsedAttrInfo::Spelling ReduceSpellings[] = {{ParsedAttr::AS_CXX11, "kernel::reduce"},
+                                                        {ParsedAttr::AS_CXX11, "reduce"}};
 constexpr ParsedAttrInfo::Spelling JitSpellings[] = {{ParsedAttr::AS_CXX11, "kernel::jit"},
                                                      {ParsedAttr::AS_CXX11, "jit"}};
 constexpr ParsedAttrInfo::Spelling DeviceSpellings[] = {
@@ -302,6 +331,9 @@ struct VectorizeAttrInfo : KernelAttrInfo {
 };
 struct GuvectorizeAttrInfo : KernelAttrInfo {
   GuvectorizeAttrInfo() : KernelAttrInfo(KernelAttrKind::Guvectorize, GuvectorizeSpellings) {}
+};
+struct ReduceAttrInfo : KernelAttrInfo {
+  ReduceAttrInfo() : KernelAttrInfo(KernelAttrKind::Reduce, ReduceSpellings) {}
 };
 struct JitAttrInfo : KernelAttrInfo {
   JitAttrInfo() : KernelAttrInfo(KernelAttrKind::Jit, JitSpellings) {}
@@ -314,6 +346,7 @@ ParsedAttrInfoRegistry::Add<VectorizeAttrInfo> RegisterVectorize("kernel-vectori
                                                                  "[[kernel::vectorize]]");
 ParsedAttrInfoRegistry::Add<GuvectorizeAttrInfo> RegisterGuvectorize("kernel-guvectorize",
                                                                      "[[kernel::guvectorize]]");
+ParsedAttrInfoRegistry::Add<ReduceAttrInfo> RegisterReduce("kernel-reduce", "[[kernel::reduce]]");
 ParsedAttrInfoRegistry::Add<JitAttrInfo> RegisterJit("kernel-jit", "[[kernel::jit]]");
 ParsedAttrInfoRegistry::Add<DeviceAttrInfo> RegisterDevice("kernel-device", "[[kernel::device]]");
 

@@ -15,6 +15,7 @@ StringRef attrSpelling(KernelAttrKind K) {
   switch (K) {
   case KernelAttrKind::Vectorize: return "kernel::vectorize";
   case KernelAttrKind::Guvectorize: return "kernel::guvectorize";
+  case KernelAttrKind::Reduce: return "kernel::reduce";
   case KernelAttrKind::Jit: return "kernel::jit";
   case KernelAttrKind::Device: return "kernel::device";
   }

@@ -25,7 +25,7 @@
 namespace kernel {
 namespace plugin {
 
-enum class KernelAttrKind { Vectorize, Guvectorize, Jit, Device };
+enum class KernelAttrKind { Vectorize, Guvectorize, Reduce, Jit, Device };
 
 /// "kernel::vectorize", "kernel::jit", "kernel::device".
 llvm::StringRef attrSpelling(KernelAttrKind K);

@@ -62,6 +62,11 @@ inline constexpr const char SecondLayout[] = "kernel::guvectorize takes one layo
 inline constexpr const char LayoutMismatch[] = "layout '%0' does not match %1: %2";
 inline constexpr const char GuvectorizeReturnsVoid[] =
     "kernel::guvectorize signatures return void (outputs are parameters); '%0' returns %1";
+inline constexpr const char ReduceShape[] =
+    "kernel::reduce needs a function combining two values of its result type, T f(T, T); '%0' is %1";
+inline constexpr const char ReduceSignature[] =
+    "kernel::reduce signatures combine two values of their result type, like \"float32(float32, float32)\"; "
+    "'%0' does not";
 inline constexpr const char UnknownScope[] =
     "unknown attribute '%0' ignored; the kernel attributes are spelled [[kernel::%1]]";
 

@@ -157,6 +157,7 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
   SourceLocation Loc = F.AttrLoc;
   const char *EntryName = F.Kind == KernelAttrKind::Vectorize     ? "ufunc_kernel"
                           : F.Kind == KernelAttrKind::Guvectorize ? "gufunc_kernel"
+                          : F.Kind == KernelAttrKind::Reduce      ? "reduce_kernel"
                                                                   : "jit_kernel";
   FunctionTemplateDecl *Entry = lookupFunctionTemplate(S, {"kernel", "detail"}, EntryName);
   if (!Entry) {
@@ -189,6 +190,7 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
   passes::EntryAnnotation A;
   A.Kind = F.Kind == KernelAttrKind::Vectorize     ? passes::EntryKind::Ufunc
            : F.Kind == KernelAttrKind::Guvectorize ? passes::EntryKind::Gufunc
+           : F.Kind == KernelAttrKind::Reduce      ? passes::EntryKind::Reduce
                                                    : passes::EntryKind::Jit;
   A.Name = displayName(Fn);
   A.Signature = Signature;

@@ -55,6 +55,7 @@ kernel_info describe(const registered_kernel &k) {
   case KERNEL_ENTRY_UFUNC: info.kind = "ufunc"; break;
   case KERNEL_ENTRY_JIT: info.kind = "jit"; break;
   case KERNEL_ENTRY_GUFUNC: info.kind = "gufunc"; break;
+  case KERNEL_ENTRY_REDUCE: info.kind = "reduce"; break;
   default: info.kind = "unknown"; break;
   }
   info.symbol = k.entry->symbol;

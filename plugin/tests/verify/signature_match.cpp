@@ -58,3 +58,13 @@ void copy(kernel::array_view<const float, 2> in, kernel::array_view<float, 2> ou
 struct Point { float x, y; };
 [[kernel::jit]] void with_struct(Point p, kernel::array_view<float, 1> out) {}
 [[kernel::vectorize]] std::int8_t derived(std::uint16_t a, bool b) { return b ? a : 0; }
+
+// kernel::reduce: T f(T, T).
+// expected-error@+1 {{kernel::reduce needs a function combining two values of its result type, T f(T, T); 'three' is float (float, float, float)}}
+[[kernel::reduce]] float three(float a, float b, float c) { return a + b + c; }
+// expected-error@+1 {{kernel::reduce needs a function combining two values of its result type, T f(T, T); 'mixed_types' is double (float, float)}}
+[[kernel::reduce]] double mixed_types(float a, float b) { return a + b; }
+// expected-error@+1 {{kernel::reduce signatures combine two values of their result type, like "float32(float32, float32)"; 'float32(float32, int32)' does not}}
+template <class T> [[kernel::reduce("float32(float32, int32)")]] T odd(T a, int b) { return a; }
+[[kernel::reduce]] int maximum(int a, int b) { return a > b ? a : b; }
+template <class T> [[kernel::reduce("float32(float32, float32)", "int64(int64, int64)")]] T plus(T a, T b) { return a + b; }

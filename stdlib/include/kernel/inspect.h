@@ -24,7 +24,7 @@ struct ptx_image {
 struct kernel_info {
   std::string name;        ///< the annotated function ("saxpy")
   std::string signature;   ///< source-level signature ("float32(float32, float32, float32)")
-  std::string kind;        ///< "ufunc", "gufunc" or "jit"
+  std::string kind;        ///< "ufunc", "gufunc", "reduce" or "jit"
   std::string symbol;      ///< the PTX .entry name
   std::string location;    ///< "file:line" of the annotated function
   std::string module_hash; ///< content hash of the module it belongs to

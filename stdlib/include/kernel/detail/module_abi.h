@@ -18,7 +18,8 @@ extern "C" {
 enum kernel_entry_kind {
   KERNEL_ENTRY_UFUNC = 1, /* kernel::detail::ufunc_kernel<&f> */
   KERNEL_ENTRY_JIT = 2,   /* kernel::detail::jit_kernel<&f> */
-  KERNEL_ENTRY_GUFUNC = 3 /* kernel::detail::gufunc_kernel<&f> */
+  KERNEL_ENTRY_GUFUNC = 3, /* kernel::detail::gufunc_kernel<&f> */
+  KERNEL_ENTRY_REDUCE = 4  /* kernel::detail::reduce_kernel<&f> */
 };
 
 /* The PTX of one translation unit for one architecture. */

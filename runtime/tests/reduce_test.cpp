@@ -1,0 +1,85 @@
+// Reductions on cpu, parallel and the simulated device (the GPU's tree of shuffles and shared
+// memory, run by the simulator).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "kernel/kernel.h"
+
+[[kernel::reduce]] double add(double a, double b) { return a + b; }
+[[kernel::reduce]] float max_of(float a, float b) { return a > b ? a : b; }
+[[kernel::reduce]] long long count_sum(long long a, long long b) { return a + b; }
+
+namespace {
+
+constexpr kernel::reduce<add> sum;
+constexpr kernel::reduce<max_of> maximum;
+const kernel::target targets[] = {kernel::target::cpu, kernel::target::parallel, kernel::target::simulator};
+
+TEST(Reduce, SumOnEveryTarget) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{256}, std::size_t{1000}, std::size_t{100003}}) {
+    std::vector<double> x(n);
+    std::iota(x.begin(), x.end(), 1.0);
+    const double expected = double(n) * double(n + 1) / 2;
+    for (kernel::target t : targets) EXPECT_EQ(sum.on(t)(x), expected) << kernel::target_name(t) << " n=" << n;
+  }
+}
+
+TEST(Reduce, MaximumWithAndWithoutInitialValue) {
+  std::vector<float> x(5000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(float(i)) * 100;
+  const float expected = *std::max_element(x.begin(), x.end());
+  for (kernel::target t : targets) {
+    EXPECT_EQ(maximum.on(t)(x), expected) << kernel::target_name(t);
+    EXPECT_EQ(maximum.on(t)(x, 1000.0f), 1000.0f) << kernel::target_name(t);
+  }
+}
+
+TEST(Reduce, IntegerAndCastInputs) {
+  std::vector<int> x(70000, 3);
+  constexpr kernel::reduce<count_sum> total;
+  for (kernel::target t : targets) EXPECT_EQ(total.on(t)(x), 210000) << kernel::target_name(t);
+}
+
+TEST(Reduce, StridedAndMultiDimensional) {
+  kernel::ndarray<double, 2> m({30, 40}, 0.5);
+  kernel::array_view<const double, 2> t(m.data(), {40, 30}, {1, 40});
+  for (kernel::target tg : targets) {
+    EXPECT_EQ(sum.on(tg)(m), 600.0);
+    EXPECT_EQ(sum.on(tg)(t), 600.0);
+  }
+}
+
+TEST(Reduce, DeviceArrays) {
+  std::vector<double> x(4096, 0.25);
+  auto dx = kernel::to_device(x, kernel::device::simulator());
+  EXPECT_EQ(sum(dx), 1024.0);
+  EXPECT_EQ(sum(dx, 1.0), 1025.0);
+}
+
+TEST(Reduce, EmptyNeedsAnInitialValue) {
+  std::vector<double> empty;
+  EXPECT_EQ(sum(empty, 5.0), 5.0);
+  for (kernel::target t : targets) {
+    try {
+      sum.on(t)(empty);
+      FAIL();
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(std::string(e.what()),
+                "'add': argument 1: is empty, and a reduction of no elements needs an initial value: pass one");
+    }
+  }
+}
+
+TEST(Reduce, Inspect) {
+  auto k = decltype(sum)::inspect();
+  ASSERT_TRUE(k.has_value());
+  EXPECT_EQ(k->kind, "reduce");
+  EXPECT_NE(k->ptx[1].text.find("shfl.sync.down"), std::string_view::npos);
+}
+
+} // namespace

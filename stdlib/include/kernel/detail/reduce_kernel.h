@@ -1,0 +1,89 @@
+// The GPU side of a reduction (`[[kernel::reduce]]`): each thread folds its share of the
+// input (a grid-stride loop), warps combine with shuffles, the warps of a block through
+// shared memory, and one value per block is written. A second launch of the same kernel
+// over the per-block values, in one block, gives the result. The function must be
+// associative (as for Numba's reduce); the order of combination is not the input's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernel/config.h"
+#include "kernel/detail/ufunc_kernel.h"
+#include "kernel/intrinsics.h"
+#include "kernel/memory.h"
+
+namespace kernel::detail {
+
+template <class T> struct reduce_params {
+  const T *data;
+  index_t size;
+  std::int32_t ndim;              // 1 for contiguous input
+  index_t shape[max_device_dims]; // and strides, in elements, for strided input
+  index_t strides[max_device_dims];
+  T *out; // one value per block
+};
+
+template <class F> struct reduce_params_of;
+template <class F> struct reduce_params_of<F const> : reduce_params_of<F> {};
+template <class T, class A, class B> struct reduce_params_of<T (*)(A, B)> {
+  using value = std::remove_cvref_t<T>;
+  using type = reduce_params<value>;
+};
+template <class T, class A, class B> struct reduce_params_of<T (*)(A, B) noexcept> : reduce_params_of<T (*)(A, B)> {};
+template <auto F> using reduce_params_for = typename reduce_params_of<decltype(F)>::type;
+
+template <class T> KERNEL_ALWAYS_INLINE T reduce_load(const reduce_params<T> &p, index_t i) noexcept {
+  if (p.ndim <= 1) return p.data[i * p.strides[0]];
+  index_t offset = 0, rest = i;
+  for (int d = p.ndim - 1; d >= 0; --d) {
+    offset += rest % p.shape[d] * p.strides[d];
+    rest /= p.shape[d];
+  }
+  return p.data[offset];
+}
+
+// Folds `other` (when present) into `acc`.
+template <auto F, class T> KERNEL_ALWAYS_INLINE void reduce_combine(T &acc, bool &have, T other, bool other_have) noexcept {
+  if (other_have) {
+    acc = have ? F(acc, other) : other;
+    have = true;
+  }
+}
+
+template <auto F, class T> KERNEL_ALWAYS_INLINE void reduce_warp(T &acc, bool &have) noexcept {
+  for (unsigned offset = warpsize / 2; offset > 0; offset /= 2) {
+    const T other = shfl_down_sync(full_mask, acc, offset);
+    const bool other_have = shfl_down_sync(full_mask, static_cast<std::uint32_t>(have), offset) != 0;
+    reduce_combine<F>(acc, have, other, other_have);
+  }
+}
+
+/// The entry: every block writes the reduction of its elements to p.out[blockIdx.x]; a
+/// block is launched with at least one element (the host sizes the grid so).
+template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
+  using T = typename reduce_params_of<decltype(F)>::value;
+  T acc{};
+  bool have = false;
+  for (index_t i = grid<1>(); i < p.size; i += gridsize<1>()) reduce_combine<F>(acc, have, reduce_load(p, i), true);
+  reduce_warp<F>(acc, have);
+
+  auto values = shared_array<T, warpsize>();
+  auto present = shared_array<std::uint32_t, warpsize>();
+  const unsigned lane = threadIdx.x % warpsize, warp = threadIdx.x / warpsize;
+  const unsigned warps = (blockDim.x + warpsize - 1) / warpsize;
+  if (lane == 0) {
+    values[warp] = acc;
+    present[warp] = have;
+  }
+  syncthreads();
+  if (warp == 0) {
+    have = lane < warps && present[lane] != 0;
+    acc = have ? values[lane] : T{};
+    reduce_warp<F>(acc, have);
+    if (lane == 0) p.out[blockIdx.x] = acc;
+  }
+}
+
+} // namespace kernel::detail

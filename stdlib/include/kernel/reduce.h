@@ -1,0 +1,234 @@
+// Reductions with a binary function (Numba's @reduce / cuda.reduce):
+//
+//   [[kernel::reduce]] float add(float a, float b) { return a + b; }
+//
+//   constexpr kernel::reduce<add> sum;
+//   float total = sum(x);                      // all elements, on the CPU
+//   float total = sum(x, 100.0f);              // folded into an initial value
+//   float on_gpu = sum.on(kernel::target::cuda)(x);
+//   float from_device = sum(dx);               // a device array: reduced on its device
+//
+// The function must be associative: the CPU targets keep several partial results and the
+// GPU combines in a tree, so elements are not combined in their order. The GPU reduction is
+// a tree of warp shuffles and shared memory, not atomics on one address.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "kernel/array.h"
+#include "kernel/detail/device_api.h"
+#include "kernel/detail/function_traits.h"
+#include "kernel/detail/reduce_kernel.h"
+#include "kernel/detail/runtime_api.h"
+#include "kernel/detail/ufunc_args.h"
+#include "kernel/detail/ufunc_device.h"
+#include "kernel/device.h"
+#include "kernel/device_array.h"
+#include "kernel/errors.h"
+#include "kernel/inspect.h"
+#include "kernel/target.h"
+
+namespace kernel {
+
+template <auto F> class reduce {
+  using traits = detail::function_traits<decltype(F)>;
+  static_assert(traits::arity == 2, "a reduction's function takes two values");
+  using T = typename traits::result_type;
+  static_assert(std::is_same_v<typename traits::template arg<0>, T> && std::is_same_v<typename traits::template arg<1>, T>,
+                "a reduction's function combines two values of its result type: T f(T, T)");
+  static_assert(scalar<T>, "reductions are over scalar element types");
+  using params_type = detail::reduce_params_for<F>;
+
+public:
+  using value_type = T;
+
+  constexpr reduce() noexcept = default;
+  constexpr explicit reduce(target t) noexcept : target_(t) {}
+  constexpr reduce on(target t) const noexcept { return reduce(t); }
+  reduce on(device d) const noexcept {
+    reduce r(d.is_simulator() ? target::simulator : target::cuda);
+    r.device_ = &d.state();
+    return r;
+  }
+  /// On a stream: the call still returns the value, so it waits for the stream.
+  reduce on(const stream &s) const noexcept {
+    reduce r = on(s.device());
+    r.stream_ = &s;
+    return r;
+  }
+
+  static constexpr std::string_view name() noexcept { return detail::function_name<F>(); }
+  static std::optional<kernel_info> inspect() {
+    return detail::find_kernel(reinterpret_cast<const void *>(&detail::reduce_kernel<F>));
+  }
+
+  /// The reduction of every element of `array` (any rank, any strides). An empty array has
+  /// no reduction: that is an error without an initial value.
+  template <class A> T operator()(const A &array) const {
+    std::optional<T> r = run(array);
+    if (!r)
+      throw argument_error(std::string(name()), 1,
+                           "is empty, and a reduction of no elements needs an initial value: pass one");
+    return *r;
+  }
+
+  /// The reduction of `initial` and every element of `array`.
+  template <class A> T operator()(const A &array, T initial) const {
+    std::optional<T> r = run(array);
+    return r ? F(initial, *r) : initial;
+  }
+
+private:
+  template <class A> std::optional<T> run(const A &array) const {
+    using arg = detail::ufunc_arg<const A &>;
+    static_assert(arg::supported && !arg::is_scalar, "a reduction takes an array");
+    static_assert(can_cast_safely(dtype_of<typename arg::element_type>, dtype_of<T>),
+                  "the array's elements do not cast safely to the reduction's type");
+    const bool on_host = (target_ == target::cpu || target_ == target::parallel) && !device_ && !stream_;
+    if constexpr (arg::is_device) {
+      return run_device(call_for(&array.device().state()), array);
+    } else {
+      if (on_host) return run_host(arg::view(array));
+      return run_device(call_for(nullptr), array);
+    }
+  }
+
+  // Several partial results side by side, so that the loop vectorizes when F does.
+  template <class S, std::size_t R> static std::optional<T> fold(const array_view<S, R> &v, index_t begin, index_t end) {
+    if (begin >= end) return std::nullopt;
+    if constexpr (R == 1) {
+      if (v.stride(0) == 1) {
+        constexpr index_t lanes = 8;
+        const S *p = v.data();
+        if (end - begin >= 2 * lanes) {
+          T acc[lanes];
+          for (index_t j = 0; j < lanes; ++j) acc[j] = static_cast<T>(p[begin + j]);
+          index_t i = begin + lanes;
+          for (; i + lanes <= end; i += lanes)
+            for (index_t j = 0; j < lanes; ++j) acc[j] = F(acc[j], static_cast<T>(p[i + j]));
+          T r = acc[0];
+          for (index_t j = 1; j < lanes; ++j) r = F(r, acc[j]);
+          for (; i < end; ++i) r = F(r, static_cast<T>(p[i]));
+          return r;
+        }
+        T r = static_cast<T>(p[begin]);
+        for (index_t i = begin + 1; i < end; ++i) r = F(r, static_cast<T>(p[i]));
+        return r;
+      }
+    }
+    // Any other layout: element by element, in row-major order of the flat range.
+    std::optional<T> r;
+    index_t flat = 0;
+    detail::for_each_element(v, [&](const S &x) {
+      if (flat >= begin && flat < end) r = r ? F(*r, static_cast<T>(x)) : static_cast<T>(x);
+      ++flat;
+    });
+    return r;
+  }
+
+  template <class S, std::size_t R> std::optional<T> run_host(const array_view<S, R> &v) const {
+    const index_t n = v.size();
+    if (target_ == target::cpu || n < 2 * (index_t{1} << 15) || (R > 1 && !v.is_c_contiguous()))
+      return fold(v, 0, n);
+    // Parallel: fixed chunks, each folded by one task, combined in order.
+    const index_t chunk = index_t{1} << 15;
+    const index_t chunks = (n + chunk - 1) / chunk;
+    const array_view<S, 1> flat(v.data(), {n});
+    std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
+    struct job {
+      const array_view<S, 1> *flat;
+      std::vector<std::optional<T>> *partial;
+      index_t chunk, n;
+    } j{&flat, &partial, chunk, n};
+    detail::parallel_for(
+        chunks, 1,
+        [](void *ctx, index_t b, index_t e) {
+          const job &jb = *static_cast<const job *>(ctx);
+          for (index_t c = b; c < e; ++c)
+            (*jb.partial)[static_cast<std::size_t>(c)] = fold(*jb.flat, c * jb.chunk, std::min(jb.n, (c + 1) * jb.chunk));
+        },
+        &j);
+    std::optional<T> r;
+    for (const std::optional<T> &p : partial)
+      if (p) r = r ? F(*r, *p) : *p;
+    return r;
+  }
+
+  template <class A> std::optional<T> run_device(const detail::device_call &c, const A &array) const {
+    std::vector<std::shared_ptr<void>> keep;
+    const detail::staged_operand in = detail::stage_input<T>(name(), 1, c, array, keep);
+    const index_t n = layout_size(in.layout);
+    if (n == 0) return std::nullopt;
+    if (in.layout.rank > detail::max_device_dims)
+      throw argument_error(std::string(name()), 1,
+                           "has more than " + std::to_string(detail::max_device_dims) + " dimensions");
+
+    const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::reduce_kernel<F>), name(),
+                               [](const void *p) { detail::reduce_kernel<F>(*static_cast<const params_type *>(p)); }};
+    constexpr unsigned block = 256; // warps of 32: the kernel's shuffles need whole warps
+    const index_t cap = std::max<index_t>(detail::elementwise_config(*c.device, k, n).grid.x, 1);
+    const index_t blocks = std::min<index_t>((n + block - 1) / block, cap);
+
+    auto partials = detail::device_allocate(*c.device, static_cast<std::size_t>(blocks) * sizeof(T), c.stream);
+    params_type p{};
+    p.data = static_cast<const T *>(in.layout.data);
+    p.size = n;
+    p.ndim = in.layout.rank;
+    for (int d = 0; d < in.layout.rank; ++d) {
+      p.shape[d] = in.layout.shape[d];
+      p.strides[d] = in.layout.strides[d];
+    }
+    p.out = static_cast<T *>(partials.get());
+    detail::launch(*c.device, k, {dim3(static_cast<std::uint32_t>(blocks)), dim3(block), 0}, &p, sizeof p, *c.stream);
+
+    std::shared_ptr<void> result = partials;
+    if (blocks > 1) {
+      result = detail::device_allocate(*c.device, sizeof(T), c.stream);
+      params_type q{};
+      q.data = static_cast<const T *>(partials.get());
+      q.size = blocks;
+      q.ndim = 1;
+      q.shape[0] = blocks;
+      q.strides[0] = 1;
+      q.out = static_cast<T *>(result.get());
+      detail::launch(*c.device, k, {dim3(1), dim3(1024), 0}, &q, sizeof q, *c.stream);
+    }
+    T value{};
+    detail::device_copy(*c.device, &value, result.get(), sizeof(T), detail::copy_direction::device_to_host, *c.stream);
+    detail::stream_synchronize(*c.stream);
+    return value;
+  }
+
+  static index_t layout_size(const detail::operand_layout &l) {
+    index_t n = 1;
+    for (int d = 0; d < l.rank; ++d) n *= l.shape[d];
+    return n;
+  }
+
+  detail::device_call call_for(detail::device_state *array_device) const {
+    if (stream_) return {&detail::stream_device(*stream_->state()), stream_->state(), true};
+    detail::device_state *d = device_ ? device_ : array_device;
+    if (!d) {
+      try {
+        d = target_ == target::simulator ? detail::simulator_device() : detail::default_device();
+      } catch (const target_unavailable_error &e) {
+        throw target_unavailable_error("'" + std::string(name()) + "' on target cuda: " + e.what() +
+                                       ". Targets that work on this machine: cpu, parallel, simulator");
+      }
+    }
+    return {d, detail::default_stream(*d), false};
+  }
+
+  target target_ = target::cpu;
+  detail::device_state *device_ = nullptr;
+  const stream *stream_ = nullptr;
+};
+
+} // namespace kernel
