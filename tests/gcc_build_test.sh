@@ -13,11 +13,12 @@ for src in "$@"; do
     -L"$tmp" -Wl,-rpath,"$tmp" -lkernel_runtime -ltbb -pthread
   out=$("$tmp/$name")
   echo "$out"
-  # No GPU code was compiled, and the cuda target says so.
+  # No GPU code was compiled, and the cuda target says so (kernel examples ask for the
+  # device first, so on a machine without a driver that is what they report).
   if grep -q "^GPU kernel" <<<"$out"; then
     echo "FAIL: $name built with g++ reports GPU kernels" >&2
     exit 1
   fi
-  grep -q "no GPU code was compiled" <<<"$out" || { echo "FAIL: $name: cuda error" >&2; exit 1; }
+  grep -q "no GPU code was compiled\|CUDA driver could not be loaded" <<<"$out" || { echo "FAIL: $name: cuda error" >&2; exit 1; }
 done
 echo PASS

@@ -156,9 +156,11 @@ struct aligned_delete {
 };
 } // namespace detail
 
-/// An owning, C-contiguous host array. Storage is 64-byte aligned so that CPU loops use
+/// An owning, C-contiguous host array (of scalars, or of trivially copyable structs). Storage is 64-byte aligned so that CPU loops use
 /// aligned vector loads and transfers can be pinned without a copy.
-template <scalar T, std::size_t Rank = 1> class ndarray {
+template <class T, std::size_t Rank = 1>
+  requires std::is_trivially_copyable_v<T>
+class ndarray {
 public:
   using value_type = T;
   using extents_type = std::array<index_t, Rank>;

@@ -116,7 +116,9 @@ private:
   detail::device_state *device_ = nullptr;
 };
 
-template <scalar T, std::size_t Rank = 1> class device_array {
+template <class T, std::size_t Rank = 1>
+  requires std::is_trivially_copyable_v<T>
+class device_array {
 public:
   using value_type = T;
   using extents_type = std::array<index_t, Rank>;

@@ -21,6 +21,7 @@
 #include "kernel/intrinsics.h"
 #include "kernel/launch.h"
 #include "kernel/memory.h"
+#include "kernel/random.h"
 #include "kernel/reduce.h"
 #include "kernel/target.h"
 #include "kernel/types.h"

@@ -47,7 +47,9 @@ struct ufunc_arg<A, std::enable_if_t<scalar<std::remove_cvref_t<A>>>> {
 template <class A>
 struct ufunc_arg<A, std::enable_if_t<is_array_view<std::remove_cvref_t<A>>::value>> {
   using view_type = std::remove_cvref_t<A>;
-  static constexpr bool supported = scalar<typename view_type::element_type>;
+  // Arrays of any trivially copyable type are supported as kernel arguments; ufunc loops
+  // further require scalars (arg_accepts).
+  static constexpr bool supported = std::is_trivially_copyable_v<typename view_type::element_type>;
   static constexpr bool is_scalar = false;
   static constexpr bool is_device = false;
   static constexpr bool writable = !std::is_const_v<typename view_type::element_type>;
@@ -76,7 +78,7 @@ struct ufunc_arg<A, std::enable_if_t<!is_array_view<std::remove_cvref_t<A>>::val
                                      std::ranges::sized_range<A>>> {
   using reference = std::ranges::range_reference_t<A>;
   using stored_type = std::remove_reference_t<reference>;
-  static constexpr bool supported = scalar<stored_type>;
+  static constexpr bool supported = std::is_trivially_copyable_v<stored_type>;
   static constexpr bool is_scalar = false;
   static constexpr bool is_device = false;
   static constexpr bool writable = !std::is_const_v<stored_type>;
@@ -103,7 +105,7 @@ constexpr bool scalar_fits(dtype value, dtype param) noexcept {
 /// safely, scalars must fit.
 template <class Arg, class Param> constexpr bool arg_accepts() {
   using arg = ufunc_arg<Arg>;
-  if constexpr (!arg::supported || !scalar<Param>) return false;
+  if constexpr (!arg::supported || !scalar<Param> || !scalar<typename arg::element_type>) return false;
   else if constexpr (arg::is_scalar) return scalar_fits(dtype_of<typename arg::element_type>, dtype_of<Param>);
   else return can_cast_safely(dtype_of<typename arg::element_type>, dtype_of<Param>);
 }
