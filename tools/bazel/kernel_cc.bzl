@@ -25,6 +25,8 @@ KERNEL_COPTS = [
     "-march=x86-64-v3",
 ]
 
+_HEADER_EXTENSIONS = ["h", "hh", "hpp", "inc"]
+
 def _plugin_flags(ctx):
     flags = ["-fplugin=" + ctx.file._plugin.path]
     if ctx.attr.gpu_archs:
@@ -40,12 +42,15 @@ def _kernel_cc_compile_impl(ctx):
         unsupported_features = ctx.disabled_features,
     )
     deps = [d[CcInfo] for d in ctx.attr.deps]
+    headers = [f for f in ctx.files.srcs if f.extension in _HEADER_EXTENSIONS]
+    sources = [f for f in ctx.files.srcs if f.extension not in _HEADER_EXTENSIONS]
     compilation_context, compilation_outputs = cc_common.compile(
         name = ctx.label.name,
         actions = ctx.actions,
         feature_configuration = feature_configuration,
         cc_toolchain = cc_toolchain,
-        srcs = ctx.files.srcs,
+        srcs = sources,
+        private_hdrs = headers,
         public_hdrs = ctx.files.hdrs,
         compilation_contexts = [d.compilation_context for d in deps],
         user_compile_flags = KERNEL_COPTS + _plugin_flags(ctx) + ctx.attr.copts,
@@ -77,7 +82,7 @@ def _kernel_cc_compile_impl(ctx):
 _kernel_cc_compile = rule(
     implementation = _kernel_cc_compile_impl,
     attrs = {
-        "srcs": attr.label_list(allow_files = [".cc", ".cpp", ".cxx", ".c++", ".C", ".h", ".hpp"]),
+        "srcs": attr.label_list(allow_files = [".cc", ".cpp", ".cxx", ".c++", ".C", ".h", ".hh", ".hpp", ".inc"]),
         "hdrs": attr.label_list(allow_files = [".h", ".hpp", ".hh", ".inc"]),
         "deps": attr.label_list(providers = [CcInfo]),
         "copts": attr.string_list(),

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The first GPU call of a process, cold (empty cache: nvJitLink links the module) and from
+# the disk cache (a second process), each in a fresh process. Needs a GPU.
+#
+#   bazel build -c opt //bench:gpu_ufunc_bench && bench/gpu_cold_start.sh [runs]
+set -euo pipefail
+binary=${BINARY:-bazel-bin/bench/gpu_ufunc_bench}
+runs=${1:-5}
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+for ((r = 1; r <= runs; r++)); do
+  rm -rf "${cache:?}"/*
+  cold=$(KERNEL_CACHE_DIR=$cache "$binary" first-call)
+  warm=$(KERNEL_CACHE_DIR=$cache "$binary" first-call)
+  case $cold in first_call*) ;; *) echo "$cold"; exit 0 ;; esac
+  echo "run $r: cold ${cold#first_call } | disk-cached ${warm#first_call }"
+done

@@ -1,0 +1,199 @@
+// The kernel simulator on the kernels of the CUDA-style-kernels issue, each timed against
+// the plain C++ loop that computes the same result in the same process (the ratio says what
+// simulating every CUDA thread costs), and the barrier throughput check: 1024 blocks of 256
+// threads, two barriers per thread, which must take under 2 s on a 2-core machine.
+//
+//   bazel run -c opt //bench:simulator_bench                      (the sizes of the issue)
+//   bazel run -c opt //bench:simulator_bench -- 64 128 16         (matmul n, transpose n, log2 histogram)
+//   KERNEL_SIMULATOR_RACES=0 bazel run -c opt //bench:simulator_bench  (without race checks)
+//
+// bench/numba_simulator_compare.py runs this program and Numba's simulator on the same
+// kernels and sizes and prints the ratios.
+//
+// Output lines "kernel <name> <simulator ms> <loop ms>" are what the comparison script reads.
+#include <kernel/kernel.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+using kernel::array_view;
+using kernel::index_t;
+
+namespace {
+
+constexpr int tile = 16;
+constexpr int bins = 64;
+
+[[kernel::jit("void(float32[:, :], float32[:, :], float32[:, :])")]]
+void matmul_tiled(array_view<const float, 2> a, array_view<const float, 2> b, array_view<float, 2> c) {
+  auto sa = kernel::shared_array<float, tile, tile>();
+  auto sb = kernel::shared_array<float, tile, tile>();
+  auto [x, y] = kernel::grid<2>();
+  const unsigned tx = kernel::threadIdx.x, ty = kernel::threadIdx.y;
+  float sum = 0;
+  for (unsigned i = 0; i < kernel::gridDim.x; ++i) {
+    sa(tx, ty) = a(x, ty + index_t{i} * tile);
+    sb(tx, ty) = b(tx + index_t{i} * tile, y);
+    kernel::syncthreads();
+    for (int j = 0; j < tile; ++j) sum += sa(tx, j) * sb(j, ty);
+    kernel::syncthreads();
+  }
+  c(x, y) = sum;
+}
+
+[[kernel::jit]] void transpose_tiled(array_view<const float, 2> a, array_view<float, 2> t) {
+  auto buf = kernel::shared_array<float, 32, 33>();
+  const unsigned tx = kernel::threadIdx.x, ty = kernel::threadIdx.y;
+  const index_t bx = kernel::blockIdx.x * 32, by = kernel::blockIdx.y * 32;
+  buf(ty, tx) = a(by + ty, bx + tx);
+  kernel::syncthreads();
+  t(bx + ty, by + tx) = buf(tx, ty);
+}
+
+[[kernel::jit]] void histogram(array_view<const float> values, float low, float high, array_view<unsigned> counts) {
+  auto local = kernel::shared_array<unsigned, bins>();
+  for (unsigned b = kernel::threadIdx.x; b < bins; b += kernel::blockDim.x) local[b] = 0;
+  kernel::syncthreads();
+  const float scale = bins / (high - low);
+  for (index_t i = kernel::grid<1>(); i < values.size(); i += kernel::gridsize<1>()) {
+    int b = static_cast<int>((values[i] - low) * scale);
+    b = b < 0 ? 0 : (b >= bins ? bins - 1 : b);
+    kernel::atomic_add(local[b], 1u);
+  }
+  kernel::syncthreads();
+  for (unsigned b = kernel::threadIdx.x; b < bins; b += kernel::blockDim.x) kernel::atomic_add(counts[b], local[b]);
+}
+
+// Two barriers per thread and a little shared-memory traffic between them: what the
+// simulator's scheduler costs, with almost no arithmetic.
+[[kernel::jit]] void two_barriers(array_view<float> out) {
+  auto s = kernel::shared_array<float, 256>();
+  const unsigned t = kernel::threadIdx.x;
+  s[t] = static_cast<float>(t);
+  kernel::syncthreads();
+  const float v = s[(t + 1) % kernel::blockDim.x];
+  kernel::syncthreads();
+  out[kernel::grid<1>()] = v;
+}
+
+template <class F> double ms(F &&f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class F> double best_ms(int runs, F &&f) {
+  double best = 1e300;
+  for (int r = 0; r < runs; ++r) best = std::min(best, ms(f));
+  return best;
+}
+
+bool report(const char *name, double sim, double loop, bool ok) {
+  std::printf("kernel %-14s %10.2f %10.3f   %8.0fx   %s\n", name, sim, loop, sim / loop, ok ? "ok" : "WRONG");
+  return ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const index_t mm_n = argc > 1 ? std::atoll(argv[1]) : 256;
+  const index_t tr_n = argc > 2 ? std::atoll(argv[2]) : 1024;
+  const int hist_log2 = argc > 3 ? std::atoi(argv[3]) : 20;
+  if (mm_n % tile || tr_n % 32) {
+    std::fprintf(stderr, "the matmul size must be a multiple of %d and the transpose size of 32\n", tile);
+    return 2;
+  }
+  const int runs = 3;
+  const kernel::device sim = kernel::device::simulator();
+  std::printf("simulator: best of %d runs; each kernel against the plain loop that computes the same\n", runs);
+  std::printf("%-21s %10s %10s %10s\n", "", "sim ms", "loop ms", "sim/loop");
+  bool ok = true;
+
+  {
+    kernel::ndarray<float, 2> a({mm_n, mm_n}), b({mm_n, mm_n}), ref({mm_n, mm_n});
+    for (index_t i = 0; i < mm_n; ++i)
+      for (index_t j = 0; j < mm_n; ++j) {
+        a(i, j) = float((i * 7 + j * 3) % 11) * 0.25f;
+        b(i, j) = float((i * 5 + j) % 13) * 0.5f - 2.0f;
+      }
+    auto da = kernel::to_device(a, sim), db = kernel::to_device(b, sim);
+    kernel::device_array<float, 2> dc({mm_n, mm_n}, sim);
+    const unsigned blocks = static_cast<unsigned>(mm_n / tile);
+    const double t_sim = best_ms(runs, [&] {
+      kernel::launch<matmul_tiled>(kernel::dim3(blocks, blocks), kernel::dim3(tile, tile)).on(sim)(da, db, dc);
+    });
+    const double t_loop = best_ms(runs, [&] {
+      for (index_t i = 0; i < mm_n; ++i)
+        for (index_t j = 0; j < mm_n; ++j) {
+          float s = 0;
+          for (index_t k = 0; k < mm_n; ++k) s += a(i, k) * b(k, j);
+          ref(i, j) = s;
+        }
+    });
+    const auto c = dc.copy_to_host();
+    float worst = 0;
+    for (index_t i = 0; i < mm_n; ++i)
+      for (index_t j = 0; j < mm_n; ++j) worst = std::max(worst, std::abs(c(i, j) - ref(i, j)));
+    ok &= report("matmul_tiled", t_sim, t_loop, worst <= 1e-2f);
+  }
+  {
+    kernel::ndarray<float, 2> a({tr_n, tr_n}), ref({tr_n, tr_n});
+    for (index_t i = 0; i < tr_n; ++i)
+      for (index_t j = 0; j < tr_n; ++j) a(i, j) = static_cast<float>(i * tr_n + j);
+    auto da = kernel::to_device(a, sim);
+    kernel::device_array<float, 2> dt({tr_n, tr_n}, sim);
+    const unsigned blocks = static_cast<unsigned>(tr_n / 32);
+    const double t_sim = best_ms(runs, [&] {
+      kernel::launch<transpose_tiled>(kernel::dim3(blocks, blocks), kernel::dim3(32, 32)).on(sim)(da, dt);
+    });
+    const double t_loop = best_ms(runs, [&] {
+      for (index_t i = 0; i < tr_n; ++i)
+        for (index_t j = 0; j < tr_n; ++j) ref(j, i) = a(i, j);
+    });
+    const auto t = dt.copy_to_host();
+    bool same = true;
+    for (index_t i = 0; i < tr_n && same; ++i)
+      for (index_t j = 0; j < tr_n && same; ++j) same = t(i, j) == ref(i, j);
+    ok &= report("transpose_tiled", t_sim, t_loop, same);
+  }
+  {
+    std::vector<float> values(std::size_t{1} << hist_log2);
+    std::mt19937 rng(11);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (float &v : values) v = normal(rng);
+    auto dv = kernel::to_device(values, sim);
+    kernel::device_array<unsigned> dcounts(bins, sim);
+    std::vector<unsigned> ref(bins);
+    const double t_sim = best_ms(runs, [&] {
+      dcounts.copy_from_host(std::vector<unsigned>(bins, 0));
+      kernel::launch<histogram>(32, 256).on(sim)(dv, -4.0f, 4.0f, dcounts);
+    });
+    const double t_loop = best_ms(runs, [&] {
+      std::fill(ref.begin(), ref.end(), 0u);
+      for (float v : values) {
+        int b = static_cast<int>((v + 4.0f) * (bins / 8.0f));
+        ++ref[static_cast<std::size_t>(b < 0 ? 0 : (b >= bins ? bins - 1 : b))];
+      }
+    });
+    std::vector<unsigned> counts(bins);
+    dcounts.copy_to_host(counts);
+    ok &= report("histogram", t_sim, t_loop, counts == ref);
+  }
+  {
+    const unsigned blocks = 1024, threads = 256;
+    kernel::device_array<float> out(index_t{blocks} * threads, sim);
+    const double t_sim = best_ms(runs, [&] { kernel::launch<two_barriers>(blocks, threads).on(sim)(out); });
+    const auto h = out.copy_to_host();
+    bool same = true;
+    for (index_t i = 0; i < h.size() && same; ++i) same = h[i] == static_cast<float>((i % threads + 1) % threads);
+    std::printf("\n1024 blocks x 256 threads, two barriers per thread: %.0f ms (%.0f ns per thread-barrier; "
+                "target < 2000 ms) %s\n",
+                t_sim, t_sim * 1e6 / (2.0 * blocks * threads), same ? "ok" : "WRONG");
+    ok &= same;
+  }
+  return ok ? 0 : 1;
+}
