@@ -14,7 +14,7 @@ namespace passes {
 namespace {
 
 // Keep in step with kernel/detail/module_abi.h.
-constexpr uint32_t ModuleAbiVersion = 2;
+constexpr uint32_t ModuleAbiVersion = 3;
 
 class DescriptorBuilder {
 public:
@@ -46,7 +46,8 @@ public:
 
 } // namespace
 
-void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceCode &Code, StringRef Hash,
+void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceCode &Code,
+                       const ExternalDeviceCode &External, StringRef Hash,
                        const DenseMap<Function *, Function *> &SimulatorEntries) {
   DescriptorBuilder B(Host, Hash);
   LLVMContext &Ctx = Host.getContext();
@@ -55,7 +56,9 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
   Type *Ptr = PointerType::getUnqual(Ctx);
   StructType *ImageTy = StructType::get(Ctx, {Ptr, Ptr, I64});
   StructType *EntryTy = StructType::get(Ctx, {Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, I32, I32, I32, I32});
-  StructType *ModuleTy = StructType::get(Ctx, {I32, I32, I32, I32, Ptr, Ptr, Ptr});
+  StructType *LinkInputTy = StructType::get(Ctx, {Ptr, Ptr, Ptr, Ptr, I64});
+  StructType *ExternalTy = StructType::get(Ctx, {Ptr, Ptr, Ptr, Ptr});
+  StructType *ModuleTy = StructType::get(Ctx, {I32, I32, I32, I32, Ptr, Ptr, Ptr, I32, I32, Ptr, Ptr});
 
   SmallVector<Constant *, 4> ImageItems;
   for (const DeviceImage &Img : Images)
@@ -81,13 +84,39 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
                   ConstantInt::get(I32, 0)}));
   }
 
+  SmallVector<Constant *, 4> InputItems;
+  for (size_t I = 0; I < External.Inputs.size(); ++I) {
+    const LinkInput &In = External.Inputs[I];
+    const std::string N = "link." + std::to_string(I) + ".";
+    Constant *Data = ConstantDataArray::getString(Ctx, In.Bytes, /*AddNull=*/false);
+    auto *DataGV = new GlobalVariable(Host, Data->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage,
+                                      Data, B.Prefix + N + "data");
+    DataGV->setAlignment(Align(16));
+    InputItems.push_back(ConstantStruct::get(
+        LinkInputTy, {B.string(In.Name, N + "name"), B.string(In.Kind, N + "kind"), B.string(In.Hash, N + "hash"),
+                      DataGV, ConstantInt::get(I64, In.Bytes.size())}));
+  }
+  SmallVector<Constant *, 4> ExternalItems;
+  for (size_t I = 0; I < External.Functions.size(); ++I) {
+    const ExternalFunction &F = External.Functions[I];
+    const std::string N = "external." + std::to_string(I) + ".";
+    ExternalItems.push_back(ConstantStruct::get(
+        ExternalTy, {B.string(F.HostDeclaration->getName(), N + "symbol"), B.string(F.Signature, N + "signature"),
+                     B.string(F.NumbaConvention ? "numba" : "c", N + "abi"), B.string(F.Location, N + "location")}));
+  }
+  auto *Null = ConstantPointerNull::get(cast<PointerType>(Ptr));
+  Constant *Inputs = InputItems.empty() ? static_cast<Constant *>(Null) : B.array(LinkInputTy, InputItems, "links");
+  Constant *Externals =
+      ExternalItems.empty() ? static_cast<Constant *>(Null) : B.array(ExternalTy, ExternalItems, "externals");
+
   Constant *Images_ = B.array(ImageTy, ImageItems, "images");
   Constant *Entries = EntryItems.empty() ? ConstantPointerNull::get(cast<PointerType>(Ptr))
                                          : B.array(EntryTy, EntryItems, "entries");
   Constant *Descriptor = ConstantStruct::get(
       ModuleTy, {ConstantInt::get(I32, ModuleAbiVersion), ConstantInt::get(I32, Images.size()),
                  ConstantInt::get(I32, EntryItems.size()), ConstantInt::get(I32, 0),
-                 B.string(Hash, "hash"), Images_, Entries});
+                 B.string(Hash, "hash"), Images_, Entries, ConstantInt::get(I32, InputItems.size()),
+                 ConstantInt::get(I32, ExternalItems.size()), Inputs, Externals});
   auto *ModuleGV = new GlobalVariable(Host, ModuleTy, /*isConstant=*/true,
                                       GlobalValue::PrivateLinkage, Descriptor, B.Prefix + "module");
 

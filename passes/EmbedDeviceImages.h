@@ -13,6 +13,7 @@
 #define KERNEL_PASSES_EMBEDDEVICEIMAGES_H
 
 #include "DeviceEntries.h"
+#include "ExternalDeviceCode.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/Module.h"
@@ -33,7 +34,7 @@ inline constexpr llvm::StringLiteral PTXSection = "__kernel_ptx";
 
 /// `SimulatorEntries` maps an entry's host function to its instrumented copy, if any.
 void embedDeviceImages(llvm::Module &Host, llvm::ArrayRef<DeviceImage> Images, const DeviceCode &Code,
-                       llvm::StringRef Hash,
+                       const ExternalDeviceCode &External, llvm::StringRef Hash,
                        const llvm::DenseMap<llvm::Function *, llvm::Function *> &SimulatorEntries);
 
 } // namespace passes

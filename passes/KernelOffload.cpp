@@ -2,14 +2,17 @@
 
 #include "KernelOffload.h"
 #include "ContentHash.h"
+#include "CreateHostFallbacks.h"
 #include "CreateKernelEntries.h"
 #include "DeviceDiagnostics.h"
 #include "DeviceEntries.h"
 #include "EmbedDeviceImages.h"
 #include "ExtractDeviceModule.h"
+#include "ExternalDeviceCode.h"
 #include "InstrumentForSimulator.h"
 #include "LinkDeviceLibraries.h"
 #include "LowerKernelIntrinsics.h"
+#include "LowerNumbaDeviceCalls.h"
 #include "LowerPrintf.h"
 #include "MapMathToLibdevice.h"
 #include "PTXCodeGen.h"
@@ -81,10 +84,18 @@ void writeInspection(StringRef Dir, const Module &Host, StringRef Hash,
 
 PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   DeviceCode Code = collectDeviceCode(M);
-  if (Code.empty())
-    return PreservedAnalyses::all();
   LLVMContext &Ctx = M.getContext();
   DeviceDiagnostics Diags(Ctx);
+  if (Code.empty()) {
+    // Host code may still call a declared CUDA-C function: it gets the fallback that
+    // reports the missing host implementation.
+    ExternalDeviceCode External = collectExternalDeviceCode(M, {}, Diags);
+    if (External.Functions.empty())
+      return PreservedAnalyses::all();
+    createHostFallbacks(M, External);
+    return PreservedAnalyses::none();
+  }
+  ExternalDeviceCode External = collectExternalDeviceCode(M, Options.LinkFiles, Diags);
   std::optional<DataLayout> Layout = nvptxDataLayout(Diags);
   if (!Layout)
     return PreservedAnalyses::all();
@@ -128,7 +139,13 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   Device->addModuleFlag(Module::Override, "nvvm-reflect-ftz", uint32_t(0));
 
   CreateKernelEntriesPass(Code, Diags).run(*Device, DeviceAM);
-  VerifyDeviceModulePass(Diags, LibdeviceHint).run(*Device, DeviceAM);
+  std::vector<std::string> ExternalSymbols, NumbaSymbols;
+  for (const ExternalFunction &F : External.Functions) {
+    ExternalSymbols.push_back(F.HostDeclaration->getName().str());
+    NumbaSymbols.push_back(F.NumbaConvention ? ExternalSymbols.back() : std::string());
+  }
+  LowerNumbaDeviceCallsPass(NumbaSymbols).run(*Device, DeviceAM);
+  VerifyDeviceModulePass(Diags, LibdeviceHint, ExternalSymbols).run(*Device, DeviceAM);
   if (Diags.failed())
     return PreservedAnalyses::all();
 
@@ -155,6 +172,13 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
                         E.Info.Signature + "\n" + std::to_string(static_cast<int>(E.Info.Kind)));
   for (const std::string &K : EntryKeys)
     Parts.push_back(K);
+  std::vector<std::string> ExternalKeys;
+  for (const ExternalFunction &F : External.Functions)
+    ExternalKeys.push_back(F.HostDeclaration->getName().str() + (F.NumbaConvention ? "\nnumba" : "\nc"));
+  for (const std::string &K : ExternalKeys)
+    Parts.push_back(K);
+  for (const LinkInput &In : External.Inputs)
+    Parts.push_back(In.Hash);
   std::string Hash = contentHash(Parts);
 
   // A comment line names the module in the PTX itself, so that PTX extracted from a
@@ -164,7 +188,8 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
 
   if (!Options.InspectDir.empty())
     writeInspection(Options.InspectDir, M, Hash, Images, OptimizedIR, Code, Diags);
-  embedDeviceImages(M, Images, Code, Hash, instrumentForSimulator(M, Code));
+  embedDeviceImages(M, Images, Code, External, Hash, instrumentForSimulator(M, Code));
+  createHostFallbacks(M, External);
   return PreservedAnalyses::none();
 }
 

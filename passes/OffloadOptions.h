@@ -19,6 +19,9 @@ struct OffloadOptions {
   std::string LibdevicePath;
   /// When set, each module's PTX and a list of its kernels are written to this directory.
   std::string InspectDir;
+  /// Device code to embed with every module of the translation unit and link at run time
+  /// (-fplugin-arg-kernel-link=FILE), besides what [[kernel::link]] names in the source.
+  std::vector<std::string> LinkFiles;
 };
 
 } // namespace passes

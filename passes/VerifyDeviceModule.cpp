@@ -24,7 +24,7 @@ static bool isResolvedLater(StringRef Name) {
 PreservedAnalyses VerifyDeviceModulePass::run(Module &M, ModuleAnalysisManager &) {
   for (Function &F : M) {
     if (F.isDeclaration()) {
-      if (F.use_empty() || isResolvedLater(F.getName()))
+      if (F.use_empty() || isResolvedLater(F.getName()) || llvm::is_contained(External, F.getName()))
         continue;
       if (F.isIntrinsic() && !F.getName().starts_with("llvm.x86."))
         continue;

@@ -15,6 +15,7 @@
 #include "llvm/IR/PassManager.h"
 
 #include <string>
+#include <vector>
 
 namespace kernel {
 namespace passes {
@@ -22,13 +23,16 @@ namespace passes {
 class VerifyDeviceModulePass : public llvm::PassInfoMixin<VerifyDeviceModulePass> {
 public:
   /// `Hint` is appended to each unresolved-call error (why math may be missing).
-  VerifyDeviceModulePass(DeviceDiagnostics &Diags, std::string Hint = "")
-      : Diags(Diags), Hint(std::move(Hint)) {}
+  /// `External` lists the functions linked at run time from the user's CUDA-C code.
+  VerifyDeviceModulePass(DeviceDiagnostics &Diags, std::string Hint = "",
+                         std::vector<std::string> External = {})
+      : Diags(Diags), Hint(std::move(Hint)), External(std::move(External)) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
 
 private:
   DeviceDiagnostics &Diags;
   std::string Hint;
+  std::vector<std::string> External;
 };
 
 } // namespace passes

@@ -1,6 +1,7 @@
 //===- DeviceCodeChecker.cpp - Rejects code a GPU cannot run --------------===//
 
 #include "DeviceCodeChecker.h"
+#include "DeviceDeclarations.h"
 #include "KernelDiagnostics.h"
 
 #include "clang/AST/ASTContext.h"
@@ -35,6 +36,8 @@ bool isGpuLibraryFunction(ASTContext &Ctx, unsigned BuiltinID, StringRef Name) {
 /// Functions GPU code may call without a body: the kernel hooks the pass lowers
 /// (__kernel_tid_x ...) and the C library functions the device runtime implements.
 bool isProvidedOnDevice(const FunctionDecl *FD) {
+  if (isDeclaredDevice(FD))
+    return true; // from the user's CUDA-C device code, linked at run time
   if (!FD->isExternC() || !FD->getIdentifier())
     return false;
   StringRef Name = FD->getName();

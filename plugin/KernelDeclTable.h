@@ -65,10 +65,16 @@ public:
   /// Functions in the order their attributes were seen.
   const std::vector<std::unique_ptr<AnnotatedFunction>> &functions() const { return Functions; }
 
+  /// Declarations of external device functions ([[kernel::declare_device]]), checked at
+  /// the end of the translation unit for a body that may come after the attribute.
+  void addDeviceDeclaration(const clang::FunctionDecl *FD) { DeviceDeclarations.push_back(FD); }
+  llvm::ArrayRef<const clang::FunctionDecl *> deviceDeclarations() const { return DeviceDeclarations; }
+
 private:
   const clang::ASTContext &Ctx;
   std::vector<std::unique_ptr<AnnotatedFunction>> Functions;
   llvm::DenseMap<const clang::Decl *, AnnotatedFunction *> ByDecl;
+  llvm::SmallVector<const clang::FunctionDecl *, 4> DeviceDeclarations;
 };
 
 } // namespace plugin

@@ -70,6 +70,41 @@ inline constexpr const char ReduceSignature[] =
 inline constexpr const char UnknownScope[] =
     "unknown attribute '%0' ignored; the kernel attributes are spelled [[kernel::%1]]";
 
+// External device functions and the device code linked with them.
+inline constexpr const char DeclareDeviceAbi[] =
+    "kernel::declare_device takes the calling convention of the CUDA-C function: \"c\" (the "
+    "default) or \"numba\"";
+inline constexpr const char DeclareDeviceTemplate[] =
+    "kernel::declare_device declares one CUDA-C function; %0 cannot be a template";
+inline constexpr const char DeclareDeviceMember[] =
+    "kernel::declare_device declares a free function; %0 is a member function";
+inline constexpr const char DeclareDeviceBody[] =
+    "%0 is declared with kernel::declare_device, so its GPU code comes from linked CUDA-C device "
+    "code and it cannot have a body here; a host implementation for the CPU targets and the "
+    "simulator goes in another source file";
+inline constexpr const char DeclareDeviceParam[] =
+    "parameter %0 of %1 has type '%2', which CUDA-C device code cannot take with %3 convention: "
+    "use arithmetic types, enums and pointers";
+inline constexpr const char DeclareDeviceResult[] =
+    "%0 returns '%1', which CUDA-C device code cannot return with %2 convention: use void, an "
+    "arithmetic type, an enum or a pointer";
+inline constexpr const char NumbaNeedsResult[] =
+    "with the Numba convention the CUDA-C function returns its value through its first argument; "
+    "%0 returns void, so declare it with the C convention";
+inline constexpr const char NumbaNeedsExternC[] =
+    "with the Numba convention %0 must be declared extern \"C\": the CUDA-C function takes a "
+    "result pointer first, so a C++ name would not match its symbol";
+inline constexpr const char NumbaResultPointer[] =
+    "with the Numba convention, declare %0 as kernels call it, '%1': the result pointer that the "
+    "CUDA-C function takes first, and its status, are added by the compiler";
+inline constexpr const char LinkNotString[] =
+    "kernel::link arguments are paths of device code, such as \"bar.o\", as string literals";
+inline constexpr const char LinkFileMissing[] =
+    "cannot find the device code '%0' to link (looked for '%1')";
+inline constexpr const char LinkFileKind[] =
+    "'%0' is not device code nvJitLink can link: expected a .o, .a, .ptx, .cubin, .fatbin, .ltoir "
+    "or .cu file";
+
 // Code that cannot run on a GPU.
 inline constexpr const char GpuThrow[] = "GPU code cannot throw exceptions";
 inline constexpr const char GpuTry[] = "GPU code cannot catch exceptions (try block)";

@@ -10,10 +10,13 @@
 //   arch=sm_75,sm_90   architectures to emit PTX for
 //   libdevice=PATH     libdevice bitcode (default: from the CUDA toolkit)
 //   inspect=DIR        write each module's PTX and kernel list to DIR
+//   link=FILE          device code (.o, .a, .ptx, .cubin, .fatbin, .ltoir, .cu) to embed
+//                      and link with every module of this translation unit; repeatable
 //
 //===----------------------------------------------------------------------===//
 
 #include "DeviceCodeChecker.h"
+#include "DeviceDeclarations.h"
 #include "KernelDeclTable.h"
 #include "KernelEntryInstantiator.h"
 
@@ -50,6 +53,7 @@ public:
   void HandleTranslationUnit(ASTContext &) override {
     if (!TheSema)
       return;
+    checkDeviceDeclarations(*TheSema, Table.deviceDeclarations());
     DeviceCodeChecker Checker(*TheSema);
     for (const GpuRoot &Root : Roots)
       Checker.check(Root);
@@ -114,10 +118,19 @@ public:
         Options.LibdevicePath = Value.str();
       } else if (Name == "inspect" && !Value.empty()) {
         Options.InspectDir = Value.str();
+      } else if (Name == "link" && !Value.empty()) {
+        if (!isLinkableFile(Value)) {
+          D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                     "kernel plugin: '%0' is not device code nvJitLink can link: "
+                                     "expected a .o, .a, .ptx, .cubin, .fatbin, .ltoir or .cu file"))
+              << Value;
+          return false;
+        }
+        Options.LinkFiles.push_back(Value.str());
       } else {
         D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
                                    "kernel plugin: unknown argument '%0'; expected arch=LIST, "
-                                   "libdevice=PATH or inspect=DIR"))
+                                   "libdevice=PATH, inspect=DIR or link=FILE"))
             << Arg;
         return false;
       }

@@ -265,9 +265,19 @@ void cuda_device::load_module(const ::kernel_module &m, const std::string &what)
   drv_.check(drv_.cuModuleLoadData(&module, built.cubin.data()), "cuModuleLoadData",
              what + " on " + name_ + " (PTX for " + built.ptx_arch + ")");
   modules_.emplace(m.hash, module);
+  CUdeviceptr status = 0;
+  for (uint32_t i = 0; i < m.num_externals; ++i)
+    if (std::string_view(m.externals[i].abi) == "numba") {
+      size_t bytes = 0;
+      drv_.check(drv_.cuModuleGetGlobal(&status, &bytes, module, "__kernel_device_status"), "cuModuleGetGlobal",
+                 what + " on " + name_);
+      break;
+    }
   for (uint32_t i = 0; i < m.num_entries; ++i) {
     const kernel_entry &e = m.entries[i];
     loaded_kernel k;
+    k.status = status;
+    k.module = &m;
     drv_.check(drv_.cuModuleGetFunction(&k.function, module, e.symbol), "cuModuleGetFunction",
                std::string(e.name) + " on " + name_);
     int min_grid = 0;
@@ -345,6 +355,28 @@ void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_confi
   drv_.check(drv_.cuLaunchKernel(lk.function, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
                                  c.shared_bytes, handle_of(s), args, nullptr),
              "cuLaunchKernel", "'" + std::string(k.name) + "' on " + name_);
+  if (lk.status) check_device_status(lk, k, s);
+}
+
+// A status is only known once the kernel has run: kernels that call Numba-convention
+// functions are synchronous, as a host result would make them.
+void cuda_device::check_device_status(const loaded_kernel &k, const detail::kernel_ref &ref,
+                                      detail::stream_state &s) {
+  const std::string what = "'" + std::string(ref.name) + "' on " + name_;
+  std::uint64_t record = 0;
+  drv_.check(drv_.cuMemcpyDtoHAsync(&record, k.status, sizeof record, handle_of(s)), "cuMemcpyDtoHAsync", what);
+  drv_.check(drv_.cuStreamSynchronize(handle_of(s)), "cuStreamSynchronize", what);
+  if (record == 0) return;
+  drv_.check(drv_.cuMemsetD8Async(k.status, 0, sizeof record, handle_of(s)), "cuMemsetD8Async", what);
+  drv_.check(drv_.cuStreamSynchronize(handle_of(s)), "cuStreamSynchronize", what);
+  const std::uint32_t index = static_cast<std::uint32_t>(record >> 32) - 1;
+  const std::int32_t status = static_cast<std::int32_t>(record & 0xffffffffu);
+  const kernel_external *f = index < k.module->num_externals ? &k.module->externals[index] : nullptr;
+  const std::string function = f ? f->signature : "a Numba-convention function";
+  throw device_function_error(what + ": the CUDA-C device function '" + function + "'" +
+                                  (f ? " (Numba convention, declared at " + std::string(f->location) + ")" : "") +
+                                  " returned status " + std::to_string(status),
+                              function, status);
 }
 
 } // namespace kernel::runtime::cuda

@@ -58,7 +58,11 @@ private:
     int max_threads = 0;    // per block
     int static_shared = 0;  // bytes
     int max_dynamic_shared = 0;
+    // Where Numba-convention CUDA-C calls record a failure; 0 when the kernel's module has none.
+    CUdeviceptr status = 0;
+    const ::kernel_module *module = nullptr;
   };
+  void check_device_status(const loaded_kernel &k, const detail::kernel_ref &ref, detail::stream_state &s);
   const loaded_kernel &kernel_for(const detail::kernel_ref &k);
   void load_module(const ::kernel_module &m, const std::string &what);
   void check_launch(const loaded_kernel &k, const detail::kernel_ref &ref, const detail::launch_config &c) const;

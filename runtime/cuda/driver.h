@@ -54,7 +54,8 @@ namespace kernel::runtime::cuda {
   X(cuEventElapsedTime)                                                                      \
   X(cuModuleLoadData)                                                                        \
   X(cuModuleUnload)                                                                          \
-  X(cuModuleGetFunction)                                                                     \
+  X(cuModuleGetFunction)                                                                        \
+  X(cuModuleGetGlobal)                                                                     \
   X(cuFuncGetAttribute)                                                                      \
   X(cuFuncSetAttribute)                                                                      \
   X(cuOccupancyMaxPotentialBlockSize)                                                        \

@@ -2,9 +2,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <string_view>
 
 #include "cuda/nvjitlink.h"
+#include "device_code/nvrtc.h"
+#include "device_code/runtime_inputs.h"
 #include "kernel/errors.h"
 
 namespace kernel::runtime::cuda {
@@ -41,6 +44,74 @@ const kernel_image *select_image(const kernel_module &m, int arch) {
   return best;
 }
 
+namespace {
+
+link_input_kind kind_from_name(std::string_view kind) {
+  if (kind == "object") return link_input_kind::object;
+  if (kind == "library") return link_input_kind::library;
+  if (kind == "cubin") return link_input_kind::cubin;
+  if (kind == "fatbin") return link_input_kind::fatbin;
+  if (kind == "ltoir") return link_input_kind::ltoir;
+  return link_input_kind::ptx; // "ptx", and "cuda" once NVRTC has compiled it
+}
+
+// The architecture a cubin was built for, from its ELF header (e_flags; the field moved
+// with the ELF ABI version 8 of CUDA 12), or -1.
+int cubin_arch(std::string_view bytes) {
+  if (bytes.size() < 0x34 || bytes.substr(0, 4) != "\x7f" "ELF") return -1;
+  std::uint32_t flags = 0;
+  std::memcpy(&flags, bytes.data() + 0x30, sizeof flags);
+  const auto abi_version = static_cast<unsigned char>(bytes[8]);
+  return static_cast<int>(abi_version >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+}
+
+// A cubin runs on GPUs of its major architecture with the same or a higher minor one.
+bool cubin_runs_on(int cubin, int device) { return cubin / 10 == device / 10 && cubin <= device; }
+
+struct user_code {
+  std::string name, kind, hash;
+  std::string_view bytes;
+};
+
+std::vector<user_code> user_code_of(const kernel_module &m,
+                                    const std::vector<device_code::owned_input> &runtime_inputs) {
+  std::vector<user_code> code;
+  for (uint32_t i = 0; i < m.num_link_inputs; ++i) {
+    const kernel_link_input &in = m.link_inputs[i];
+    code.push_back({in.name, in.kind, in.hash, std::string_view(static_cast<const char *>(in.data), in.size)});
+  }
+  for (const device_code::owned_input &in : runtime_inputs) code.push_back({in.name, in.kind, in.hash, *in.bytes});
+  return code;
+}
+
+std::string names_of(const std::vector<user_code> &code) {
+  std::string s;
+  for (const user_code &c : code) s += (s.empty() ? "" : ", ") + c.name;
+  return s;
+}
+
+// nvJitLink's "Undefined reference to 'bar' in ..." as a message about the user's code.
+[[noreturn]] void explain_link_failure(const cuda_error &e, const kernel_module &m, const std::vector<user_code> &code,
+                                       const std::string &what) {
+  const std::string log = e.what();
+  const std::string marker = "Undefined reference to '";
+  const std::size_t at = log.find(marker);
+  if (at == std::string::npos) throw link_error(log);
+  const std::size_t begin = at + marker.size(), end = log.find('\'', begin);
+  const std::string symbol = log.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  std::string function = "'" + symbol + "'";
+  for (uint32_t i = 0; i < m.num_externals; ++i)
+    if (symbol == m.externals[i].symbol)
+      function = "'" + std::string(m.externals[i].signature) + "' (declared at " + m.externals[i].location + ")";
+  throw link_error(what + ": the device function " + function + " is not defined in the device code linked with it" +
+                   (code.empty() ? std::string(" (no device code was linked: name the file with [[kernel::link(...)]], "
+                                               "-fplugin-arg-kernel-link, a cuda_device_library in device_deps, or "
+                                               "kernel::link_device_code)")
+                                 : " (searched: " + names_of(code) + ")"));
+}
+
+} // namespace
+
 built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &cache, int driver_version,
                          const std::string &what) {
   const kernel_image *image = select_image(m, arch);
@@ -49,12 +120,16 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
                                    ", all newer than this GPU (sm_" + std::to_string(arch) +
                                    "); rebuild with -fplugin-arg-kernel-arch=sm_" + std::to_string(arch));
   const nvjitlink &linker = nvjitlink::get();
+  const std::vector<user_code> code = user_code_of(m, device_code::runtime_inputs());
   cubin_key key;
   key.module_hash = m.hash;
   key.ptx_arch = image->arch;
   key.target_arch = arch;
   key.nvjitlink_version = linker.version();
   key.driver_version = driver_version;
+  for (const user_code &c : code)
+    key.link_inputs.push_back(c.kind + ":" + c.hash +
+                              (c.kind == "cuda" ? " nvrtc " + device_code::nvrtc::get().version() : ""));
 
   built_module result;
   result.ptx_arch = image->arch;
@@ -63,9 +138,41 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
     result.from_cache = true;
     return result;
   }
-  const link_input input{link_input_kind::ptx, "kernel-module-" + std::string(m.hash),
-                         std::string_view(image->ptx, image->size)};
-  result.cubin = linker.link(arch, std::span<const link_input>(&input, 1), what);
+  std::deque<std::string> compiled; // NVRTC output, alive until the link is done
+  std::vector<link_input> inputs{
+      {link_input_kind::ptx, "kernel-module-" + std::string(m.hash), std::string_view(image->ptx, image->size)}};
+  std::vector<std::string> options;
+  for (const user_code &c : code) {
+    if (c.kind == "cubin")
+      if (const int built_for = cubin_arch(c.bytes); built_for >= 0 && !cubin_runs_on(built_for, arch))
+        throw link_error(what + ": '" + c.name + "' is a cubin for sm_" + std::to_string(built_for) +
+                         ", but the GPU is sm_" + std::to_string(arch) + "; link code for sm_" + std::to_string(arch) +
+                         " instead (a cubin, an object or a fatbin built with -gencode arch=compute_" +
+                         std::to_string(arch) + ",code=sm_" + std::to_string(arch) + ", or PTX)");
+    if (c.kind == "cuda") {
+      compiled.push_back(device_code::nvrtc::get().compile(std::string(c.bytes), c.name, arch));
+      inputs.push_back({link_input_kind::ptx, c.name, compiled.back()});
+      continue;
+    }
+    if (c.kind == "ltoir" && options.empty()) options.push_back("-lto");
+    inputs.push_back({kind_from_name(c.kind), c.name, c.bytes});
+  }
+  try {
+    try {
+      result.cubin = linker.link(arch, inputs, what, options);
+    } catch (const cuda_error &e) {
+      // LTO-IR inside objects, libraries and fatbins is only seen by nvJitLink itself.
+      if (options.empty() && std::string_view(e.what()).find("without LTO enabled") != std::string_view::npos) {
+        options.push_back("-lto");
+        result.cubin = linker.link(arch, inputs, what, options);
+      } else {
+        throw;
+      }
+    }
+  } catch (const cuda_error &e) {
+    if (code.empty() && m.num_externals == 0) throw;
+    explain_link_failure(e, m, code, what);
+  }
   cache.store(key, result.cubin);
   return result;
 }

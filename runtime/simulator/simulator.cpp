@@ -319,7 +319,18 @@ bool block_run::complete_barrier() {
 namespace {
 void thread_entry(void *arg) {
   auto *t = static_cast<sim_thread *>(arg);
-  t->block->launch.entry(t->block->launch.params);
+  // Host code a kernel calls (a host implementation of a CUDA-C function, say) may throw:
+  // the exception must not leave the fiber, and the thread must not suspend while it is
+  // being handled (the C++ runtime keeps the handled exceptions per OS thread).
+  std::string failure;
+  try {
+    t->block->launch.entry(t->block->launch.params);
+  } catch (const std::exception &e) {
+    failure = e.what();
+  } catch (...) {
+    failure = "an exception that is not a std::exception";
+  }
+  if (!failure.empty()) t->fail(failure);
   t->status = thread_status::done;
 }
 } // namespace

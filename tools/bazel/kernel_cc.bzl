@@ -27,10 +27,18 @@ KERNEL_COPTS = [
 
 _HEADER_EXTENSIONS = ["h", "hh", "hpp", "inc"]
 
+# What nvJitLink (or NVRTC, for .cu) links with the kernels.
+_DEVICE_EXTENSIONS = ["o", "a", "ptx", "cubin", "fatbin", "ltoir", "cu"]
+
+def _device_files(ctx):
+    return [f for f in ctx.files.device_deps if f.extension in _DEVICE_EXTENSIONS]
+
 def _plugin_flags(ctx):
     flags = ["-fplugin=" + ctx.file._plugin.path]
     if ctx.attr.gpu_archs:
         flags.append("-fplugin-arg-kernel-arch=" + ",".join(ctx.attr.gpu_archs))
+    for f in _device_files(ctx):
+        flags.append("-fplugin-arg-kernel-link=" + f.path)
     return flags
 
 def _kernel_cc_compile_impl(ctx):
@@ -54,7 +62,9 @@ def _kernel_cc_compile_impl(ctx):
         public_hdrs = ctx.files.hdrs,
         compilation_contexts = [d.compilation_context for d in deps],
         user_compile_flags = KERNEL_COPTS + _plugin_flags(ctx) + ctx.attr.copts,
-        additional_inputs = [ctx.file._plugin],
+        # Device code is read by the compile (embedded in the object), so it is an input;
+        # files named by [[kernel::link("...")]] in the sources come in through device_deps or srcs.
+        additional_inputs = [ctx.file._plugin] + ctx.files.device_deps + ctx.files.device_srcs,
     )
     linking_context, linking_outputs = cc_common.create_linking_context_from_compilation_outputs(
         name = ctx.label.name,
@@ -86,6 +96,15 @@ _kernel_cc_compile = rule(
         "hdrs": attr.label_list(allow_files = [".h", ".hpp", ".hh", ".inc"]),
         "deps": attr.label_list(providers = [CcInfo]),
         "copts": attr.string_list(),
+        "device_deps": attr.label_list(
+            allow_files = True,
+            doc = "cuda_device_library targets and device code files (.o, .a, .ptx, .cubin, .fatbin, " +
+                  ".ltoir, .cu) linked with every kernel of these sources.",
+        ),
+        "device_srcs": attr.label_list(
+            allow_files = True,
+            doc = "Files the sources name with [[kernel::link(\"...\")]], relative to the source file.",
+        ),
         "gpu_archs": attr.string_list(
             doc = "GPU architectures to emit PTX for (default: sm_75 and sm_90).",
         ),
@@ -107,8 +126,13 @@ _KERNEL_DEPS = [
     Label("//runtime"),
 ]
 
-def kernel_cc_library(name, srcs = [], hdrs = [], deps = [], copts = [], gpu_archs = [], **kwargs):
-    """A cc_library whose sources are compiled with the kernel plugin."""
+def kernel_cc_library(name, srcs = [], hdrs = [], deps = [], copts = [], gpu_archs = [], device_deps = [],
+                      device_srcs = [], **kwargs):
+    """A cc_library whose sources are compiled with the kernel plugin.
+
+    device_deps: cuda_device_library targets and device code files linked with its kernels.
+    device_srcs: files its sources name with [[kernel::link("...")]].
+    """
     _kernel_cc_compile(
         name = name,
         srcs = srcs,
@@ -116,26 +140,33 @@ def kernel_cc_library(name, srcs = [], hdrs = [], deps = [], copts = [], gpu_arc
         deps = deps + _KERNEL_DEPS,
         copts = copts,
         gpu_archs = gpu_archs,
+        device_deps = device_deps,
+        device_srcs = device_srcs,
         **kwargs
     )
 
-def _kernel_cc_executable(rule, name, srcs, deps, copts, gpu_archs, testonly, kwargs):
+def _kernel_cc_executable(rule, name, srcs, deps, copts, gpu_archs, device_deps, device_srcs, testonly, kwargs):
     kernel_cc_library(
         name = name + "_objects",
         srcs = srcs,
         deps = deps,
         copts = copts,
         gpu_archs = gpu_archs,
+        device_deps = device_deps,
+        device_srcs = device_srcs,
         visibility = ["//visibility:private"],
         testonly = testonly,
     )
     rule(name = name, deps = [":" + name + "_objects"], **kwargs)
 
-def kernel_cc_binary(name, srcs = [], deps = [], copts = [], gpu_archs = [], **kwargs):
+def kernel_cc_binary(name, srcs = [], deps = [], copts = [], gpu_archs = [], device_deps = [], device_srcs = [],
+                     **kwargs):
     """A cc_binary whose sources are compiled with the kernel plugin."""
-    _kernel_cc_executable(native.cc_binary, name, srcs, deps, copts, gpu_archs,
+    _kernel_cc_executable(native.cc_binary, name, srcs, deps, copts, gpu_archs, device_deps, device_srcs,
                           kwargs.get("testonly", False), kwargs)
 
-def kernel_cc_test(name, srcs = [], deps = [], copts = [], gpu_archs = [], **kwargs):
+def kernel_cc_test(name, srcs = [], deps = [], copts = [], gpu_archs = [], device_deps = [], device_srcs = [],
+                   **kwargs):
     """A cc_test whose sources are compiled with the kernel plugin."""
-    _kernel_cc_executable(native.cc_test, name, srcs, deps, copts, gpu_archs, True, kwargs)
+    _kernel_cc_executable(native.cc_test, name, srcs, deps, copts, gpu_archs, device_deps, device_srcs, True,
+                          kwargs)

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace kernel {
 
@@ -50,6 +51,27 @@ public:
 };
 
 /// A CUDA driver, nvJitLink or NVRTC call failed; the message carries the call and its code.
+/// Linking the user's device code failed: a function no input defines, an input for
+/// another architecture, a .cu file NVRTC rejects.
+class link_error : public error {
+public:
+  using error::error;
+};
+
+/// A CUDA-C device function of the Numba convention returned a non-zero status.
+class device_function_error : public error {
+public:
+  device_function_error(const std::string &what, std::string function, int status)
+      : error(what), function_(std::move(function)), status_(status) {}
+  /// "int bar(int, int)", as declared with [[kernel::declare_device("numba")]].
+  const std::string &function() const noexcept { return function_; }
+  int status() const noexcept { return status_; }
+
+private:
+  std::string function_;
+  int status_;
+};
+
 class cuda_error : public error {
 public:
   cuda_error(const std::string &what, int code) : error(what), code_(code) {}

@@ -35,6 +35,24 @@ struct kernel_info {
 /// the plugin, in registration order.
 std::vector<kernel_info> compiled_kernels();
 
+/// A module of this program linked by nvJitLink for one architecture, with its user
+/// device code: what a GPU of that architecture would load.
+struct linked_module {
+  std::string module_hash;
+  std::string arch;                   ///< "sm_90"
+  std::vector<std::string> kernels;   ///< the annotated functions
+  std::vector<std::string> externals; ///< CUDA-C functions it calls ([[kernel::declare_device]])
+  std::vector<std::string> linked;    ///< the device code linked in (embedded, then run-time)
+  std::vector<std::string> symbols;   ///< every symbol the cubin defines
+  std::size_t cubin_bytes = 0;
+  bool from_cache = false;            ///< read from the disk cache rather than linked now
+};
+
+/// Links every module of the program for sm_<arch>, as the cuda target does on first use,
+/// without needing a GPU (nvJitLink runs on the CPU): checks ahead of time that the user's
+/// device code resolves, and fills the disk cache. Throws kernel::link_error and the like.
+std::vector<linked_module> link_modules(int arch);
+
 namespace detail {
 /// The kernel whose host entry is `host_key`, if its translation unit was compiled with the
 /// plugin.

@@ -18,6 +18,7 @@
 #include "kernel/gufunc.h"
 #include "kernel/errors.h"
 #include "kernel/inspect.h"
+#include "kernel/device_code.h"
 #include "kernel/intrinsics.h"
 #include "kernel/launch.h"
 #include "kernel/memory.h"

@@ -36,12 +36,14 @@ template <class... A> struct jit_args_of<void (*)(A...) noexcept> : jit_args_of<
 template <auto F> using jit_args_for = typename jit_args_of<decltype(F)>::type;
 
 template <auto F, std::size_t... I>
-KERNEL_ALWAYS_INLINE void jit_invoke(const jit_args_for<F> &args, std::index_sequence<I...>) noexcept {
+KERNEL_ALWAYS_INLINE void jit_invoke(const jit_args_for<F> &args, std::index_sequence<I...>) {
   F(get_arg<I>(args)...);
 }
 
-/// The entry of kernel `F`: calls it with the arguments of the launch.
-template <auto F> void jit_kernel(const jit_args_for<F> &args) noexcept {
+/// The entry of kernel `F`: calls it with the arguments of the launch. Not noexcept: on the
+/// simulator, host code the kernel calls (a host implementation of a CUDA-C function) may
+/// throw, and the simulator reports that as the thread's failure.
+template <auto F> void jit_kernel(const jit_args_for<F> &args) {
   jit_invoke<F>(args, std::make_index_sequence<jit_args_of<decltype(F)>::arity>{});
 }
 

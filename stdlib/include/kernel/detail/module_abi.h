@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-#define KERNEL_MODULE_ABI_VERSION 2u
+#define KERNEL_MODULE_ABI_VERSION 3u
 
 /* What an entry is, and so how the runtime launches it. */
 enum kernel_entry_kind {
@@ -45,14 +45,37 @@ struct kernel_entry {
   uint32_t reserved;
 };
 
+/* Device code the user asked to link ([[kernel::link]], -fplugin-arg-kernel-link), embedded. */
+struct kernel_link_input {
+  const char *name; /* as the user wrote it */
+  const char *kind; /* "object", "library", "ptx", "cubin", "fatbin", "ltoir", "cuda" */
+  const char *hash; /* content hash */
+  const void *data;
+  uint64_t size;
+};
+
+/* A CUDA-C device function the module calls ([[kernel::declare_device]]). */
+struct kernel_external {
+  const char *symbol;    /* the linker name */
+  const char *signature; /* "int bar(int, int)", as declared in C++ */
+  const char *abi;       /* "c" or "numba" */
+  const char *location;  /* "foo.cpp:12" */
+};
+
 struct kernel_module {
   uint32_t abi_version; /* KERNEL_MODULE_ABI_VERSION */
   uint32_t num_images;
   uint32_t num_entries;
   uint32_t reserved;
-  const char *hash; /* hex content hash of the images and entries: the module's identity */
+  const char *hash; /* hex content hash of the images, entries and linked code: the module's identity */
   const struct kernel_image *images;
   const struct kernel_entry *entries;
+  uint32_t num_link_inputs;
+  uint32_t num_externals;
+  const struct kernel_link_input *link_inputs;
+  /* A Numba-convention function that fails records (index + 1) << 32 | status in the
+   * device global __kernel_device_status. */
+  const struct kernel_external *externals;
 };
 
 /* Called by every translation unit compiled with the plugin, before main. The pass

@@ -1,0 +1,4 @@
+// The host implementation of the library's fast_rsqrt, for the CPU targets.
+#include <cmath>
+
+extern "C" float fast_rsqrt(float x) { return 1.0f / std::sqrt(x); }

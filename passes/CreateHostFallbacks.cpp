@@ -1,0 +1,40 @@
+//===- CreateHostFallbacks.cpp - Declared device functions on the host ----===//
+
+#include "CreateHostFallbacks.h"
+
+#include "llvm/IR/IRBuilder.h"
+
+using namespace llvm;
+
+namespace kernel {
+namespace passes {
+
+void createHostFallbacks(Module &Host, const ExternalDeviceCode &External) {
+  LLVMContext &Ctx = Host.getContext();
+  Type *Ptr = PointerType::getUnqual(Ctx);
+  // [[noreturn]] void __kernel_missing_host_function(signature, location, convention):
+  // the runtime throws, or fails the simulated thread.
+  FunctionCallee Report = Host.getOrInsertFunction(
+      "__kernel_missing_host_function", FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, Ptr}, false));
+  if (auto *R = dyn_cast<Function>(Report.getCallee()))
+    R->setDoesNotReturn();
+  for (const ExternalFunction &F : External.Functions) {
+    Function *Fn = F.HostDeclaration;
+    if (!Fn->isDeclaration())
+      continue;
+    Fn->setLinkage(GlobalValue::WeakAnyLinkage);
+    // The report unwinds (a C++ exception) through this frame.
+    Fn->setUWTableKind(UWTableKind::Default);
+    Fn->removeFnAttr(Attribute::NoUnwind);
+    BasicBlock *Body = BasicBlock::Create(Ctx, "entry", Fn);
+    IRBuilder<> B(Body);
+    B.CreateCall(Report, {B.CreateGlobalStringPtr(F.Signature, "kernel.host_fallback.signature"),
+                          B.CreateGlobalStringPtr(F.Location, "kernel.host_fallback.location"),
+                          B.CreateGlobalStringPtr(F.NumbaConvention ? "numba" : "c",
+                                                  "kernel.host_fallback.abi")});
+    B.CreateUnreachable();
+  }
+}
+
+} // namespace passes
+} // namespace kernel

@@ -1,0 +1,296 @@
+//===- DeviceDeclarations.cpp - [[kernel::declare_device]], [[kernel::link]] -===//
+//
+// Declarations of CUDA-C device functions that kernels call, and the device code that
+// defines them:
+//
+//   [[kernel::declare_device]] extern "C" int bar(int a, int b);          // C ABI
+//   [[kernel::declare_device("numba")]] extern "C" int bar(int a, int b);  // int bar(int *ret, int, int)
+//   [[kernel::link("bar.o")]]                                             // relative to this file
+//
+// The handlers check what the plugin can see of the calling convention and leave
+// `annotate` strings that the offload pass reads from the IR: "kernel.declare_device" with
+// the convention, the C++ signature and the location on the declaration, and "kernel.link"
+// with the resolved path and the path as written for each file. The body check waits for
+// the end of the translation unit (a definition may follow the declaration).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceDeclarations.h"
+#include "KernelDeclTable.h"
+#include "KernelDiagnostics.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/ParsedAttrInfo.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Sema/ParsedAttr.h"
+#include "clang/Sema/Sema.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+
+namespace kernel {
+namespace plugin {
+
+namespace {
+
+bool isKernelScope(const ParsedAttr &Attr) {
+  return Attr.getScopeName() && Attr.getScopeName()->getName() == "kernel";
+}
+
+bool warnUnknownScope(Sema &S, const ParsedAttr &Attr) {
+  if (isKernelScope(Attr))
+    return false;
+  std::string Written = (Attr.getScopeName() ? Attr.getScopeName()->getName().str() + "::" : std::string()) +
+                        Attr.getAttrName()->getName().str();
+  S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Warning, diag::UnknownScope))
+      << Written << Attr.getAttrName()->getName();
+  return true;
+}
+
+const StringLiteral *stringArgument(const ParsedAttr &Attr, unsigned I) {
+  if (Attr.isArgIdent(I))
+    return nullptr;
+  Expr *E = Attr.getArgAsExpr(I);
+  const auto *Literal = dyn_cast_or_null<StringLiteral>(E ? E->IgnoreParenImpCasts() : nullptr);
+  return Literal && Literal->isOrdinary() ? Literal : nullptr;
+}
+
+SourceLocation argumentLoc(const ParsedAttr &Attr, unsigned I) {
+  if (Attr.isArgIdent(I))
+    return Attr.getArgAsIdent(I)->Loc;
+  Expr *E = Attr.getArgAsExpr(I);
+  return E ? E->getExprLoc() : Attr.getLoc();
+}
+
+/// Types that pass the same way in the host's and the device's C ABI, as scalars in
+/// registers: what a C++ declaration and a CUDA-C definition agree on.
+bool isDevicePassable(QualType T) {
+  T = T.getCanonicalType();
+  if (T->isPointerType())
+    return true;
+  if (T->isEnumeralType() || T->isBooleanType())
+    return true;
+  if (const auto *BT = T->getAs<BuiltinType>())
+    return (BT->isInteger() || BT->isFloatingPoint()) && BT->getKind() != BuiltinType::LongDouble &&
+           BT->getKind() != BuiltinType::Float128 && BT->getKind() != BuiltinType::Ibm128 &&
+           BT->getKind() != BuiltinType::Int128 && BT->getKind() != BuiltinType::UInt128;
+  return false;
+}
+
+std::string printed(const ASTContext &Ctx, QualType T) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  T.print(OS, Ctx.getPrintingPolicy());
+  return S;
+}
+
+/// "int bar(int, int)": how messages and the host fallback name the function.
+std::string cxxSignature(const ASTContext &Ctx, const FunctionDecl *FD, bool SkipFirst = false) {
+  std::string S = printed(Ctx, FD->getReturnType()) + " " + FD->getNameAsString() + "(";
+  for (unsigned I = SkipFirst ? 1 : 0; I < FD->getNumParams(); ++I)
+    S += (I > (SkipFirst ? 1u : 0u) ? ", " : "") + printed(Ctx, FD->getParamDecl(I)->getType());
+  return S + ")";
+}
+
+std::string locationString(const SourceManager &SM, SourceLocation Loc) {
+  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+  if (P.isInvalid())
+    return "<unknown>";
+  return llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine());
+}
+
+class DeclareDeviceAttrInfo : public ParsedAttrInfo {
+public:
+  DeclareDeviceAttrInfo() {
+    OptArgs = 1;
+    static constexpr Spelling Names[] = {{ParsedAttr::AS_CXX11, "kernel::declare_device"},
+                                         {ParsedAttr::AS_CXX11, "declare_device"}};
+    Spellings = Names;
+  }
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr, const Decl *D) const override {
+    if (!isKernelScope(Attr) || isa<FunctionDecl>(D))
+      return true;
+    if (isa<FunctionTemplateDecl>(D)) {
+      S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::DeclareDeviceTemplate))
+          << cast<NamedDecl>(D);
+      return false;
+    }
+    S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::NotAFunction))
+        << "kernel::declare_device";
+    return false;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &Attr) const override {
+    if (warnUnknownScope(S, Attr))
+      return AttributeNotApplied;
+    auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD)
+      return AttributeNotApplied;
+    DiagnosticsEngine &Diags = S.getDiagnostics();
+    auto Error = [&](SourceLocation Loc, const auto &Format) {
+      return S.Diag(Loc, diag::id(Diags, DiagnosticsEngine::Error, Format));
+    };
+
+    StringRef Abi = "c";
+    if (Attr.getNumArgs() == 1) {
+      const StringLiteral *Literal = stringArgument(Attr, 0);
+      if (!Literal || (Literal->getString() != "c" && Literal->getString() != "numba")) {
+        Error(argumentLoc(Attr, 0), diag::DeclareDeviceAbi);
+        return AttributeNotApplied;
+      }
+      Abi = Literal->getString();
+    }
+    if (FD->getTemplatedKind() != FunctionDecl::TK_NonTemplate) {
+      Error(Attr.getLoc(), diag::DeclareDeviceTemplate) << FD;
+      return AttributeNotApplied;
+    }
+    if (isa<CXXMethodDecl>(FD)) {
+      Error(Attr.getLoc(), diag::DeclareDeviceMember) << FD;
+      return AttributeNotApplied;
+    }
+    const bool Numba = Abi == "numba";
+    const char *Convention = Numba ? "the Numba" : "the C";
+    bool Ok = true;
+    for (const ParmVarDecl *P : FD->parameters())
+      if (!isDevicePassable(P->getType())) {
+        Error(P->getLocation(), diag::DeclareDeviceParam)
+            << P << FD << printed(S.Context, P->getType()) << Convention;
+        Ok = false;
+      }
+    QualType Result = FD->getReturnType();
+    if (!Result->isVoidType() && !isDevicePassable(Result)) {
+      Error(FD->getLocation(), diag::DeclareDeviceResult) << FD << printed(S.Context, Result) << Convention;
+      Ok = false;
+    }
+    if (Ok && Numba) {
+      if (Result->isVoidType()) {
+        Error(FD->getLocation(), diag::NumbaNeedsResult) << FD;
+        Ok = false;
+      } else if (!FD->isExternC()) {
+        Error(FD->getLocation(), diag::NumbaNeedsExternC) << FD;
+        Ok = false;
+      } else if (FD->getNumParams() > 0) {
+        // int bar(int *retval, int a, int b) is the CUDA-C definition's signature, not how
+        // kernels call it: what the user most likely copied from the .cu file.
+        QualType First = FD->getParamDecl(0)->getType().getCanonicalType();
+        if (First->isPointerType() &&
+            S.Context.hasSameUnqualifiedType(First->getPointeeType(), Result.getCanonicalType())) {
+          Error(FD->getParamDecl(0)->getLocation(), diag::NumbaResultPointer)
+              << FD << cxxSignature(S.Context, FD, /*SkipFirst=*/true);
+          Ok = false;
+        }
+      }
+    }
+    if (!Ok)
+      return AttributeNotApplied;
+
+    const std::string Annotation = std::string(DeclareDeviceAnnotation) + "\x1f" + Abi.str() + "\x1f" +
+                                   cxxSignature(S.Context, FD) + "\x1f" +
+                                   locationString(S.getSourceManager(), FD->getLocation());
+    FD->addAttr(AnnotateAttr::CreateImplicit(S.Context, Annotation, nullptr, 0, Attr.getRange()));
+    if (KernelDeclTable *Table = KernelDeclTable::forContext(S.Context))
+      Table->addDeviceDeclaration(FD);
+    return AttributeApplied;
+  }
+};
+
+class LinkAttrInfo : public ParsedAttrInfo {
+public:
+  LinkAttrInfo() {
+    OptArgs = 15;
+    static constexpr Spelling Names[] = {{ParsedAttr::AS_CXX11, "kernel::link"}, {ParsedAttr::AS_CXX11, "link"}};
+    Spellings = Names;
+  }
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr, const Decl *D) const override {
+    if (!isKernelScope(Attr) || isa<FunctionDecl>(D) || isa<FunctionTemplateDecl>(D))
+      return true;
+    S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::NotAFunction))
+        << "kernel::link";
+    return false;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &Attr) const override {
+    if (warnUnknownScope(S, Attr))
+      return AttributeNotApplied;
+    FunctionDecl *FD = D->getAsFunction();
+    if (!FD)
+      return AttributeNotApplied;
+    DiagnosticsEngine &Diags = S.getDiagnostics();
+    const SourceManager &SM = S.getSourceManager();
+    if (Attr.getNumArgs() == 0) {
+      S.Diag(Attr.getLoc(), diag::id(Diags, DiagnosticsEngine::Error, diag::LinkNotString));
+      return AttributeNotApplied;
+    }
+    bool Ok = true;
+    for (unsigned I = 0; I < Attr.getNumArgs(); ++I) {
+      const StringLiteral *Literal = stringArgument(Attr, I);
+      if (!Literal) {
+        S.Diag(argumentLoc(Attr, I), diag::id(Diags, DiagnosticsEngine::Error, diag::LinkNotString));
+        Ok = false;
+        continue;
+      }
+      StringRef Written = Literal->getString();
+      if (!isLinkableFile(Written)) {
+        S.Diag(Literal->getBeginLoc(), diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileKind)) << Written;
+        Ok = false;
+        continue;
+      }
+      // Relative to the file the attribute is written in, as #include "..." is.
+      llvm::SmallString<256> Path;
+      if (llvm::sys::path::is_absolute(Written)) {
+        Path = Written;
+      } else {
+        PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Literal->getBeginLoc()));
+        Path = P.isValid() ? llvm::sys::path::parent_path(P.getFilename()) : StringRef();
+        llvm::sys::path::append(Path, Written);
+      }
+      if (!llvm::sys::fs::is_regular_file(Path)) {
+        S.Diag(Literal->getBeginLoc(), diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileMissing))
+            << Written << Path.str();
+        Ok = false;
+        continue;
+      }
+      const std::string Annotation =
+          std::string(LinkAnnotation) + "\x1f" + Path.str().str() + "\x1f" + Written.str();
+      FD->addAttr(AnnotateAttr::CreateImplicit(S.Context, Annotation, nullptr, 0, Attr.getRange()));
+    }
+    return Ok ? AttributeApplied : AttributeNotApplied;
+  }
+};
+
+ParsedAttrInfoRegistry::Add<DeclareDeviceAttrInfo> RegisterDeclareDevice("kernel-declare-device",
+                                                                         "[[kernel::declare_device]]");
+ParsedAttrInfoRegistry::Add<LinkAttrInfo> RegisterLink("kernel-link", "[[kernel::link]]");
+
+} // namespace
+
+bool isLinkableFile(llvm::StringRef Path) {
+  return llvm::StringSwitch<bool>(llvm::sys::path::extension(Path))
+      .Cases(".o", ".a", ".ptx", ".cubin", ".fatbin", ".ltoir", ".cu", true)
+      .Default(false);
+}
+
+bool isDeclaredDevice(const FunctionDecl *FD) {
+  for (const FunctionDecl *R : FD->redecls())
+    for (const auto *A : R->specific_attrs<AnnotateAttr>())
+      if (A->getAnnotation().starts_with(DeclareDeviceAnnotation))
+        return true;
+  return false;
+}
+
+void checkDeviceDeclarations(Sema &S, llvm::ArrayRef<const FunctionDecl *> Declarations) {
+  for (const FunctionDecl *FD : Declarations)
+    if (const FunctionDecl *Def = FD->getDefinition())
+      S.Diag(Def->getLocation(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::DeclareDeviceBody))
+          << Def;
+}
+
+} // namespace plugin
+} // namespace kernel

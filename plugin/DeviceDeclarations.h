@@ -1,0 +1,36 @@
+//===- DeviceDeclarations.h - External device functions ---------*- C++ -*-===//
+//
+// [[kernel::declare_device]] declares a CUDA-C device function that kernels call;
+// [[kernel::link]] names the device code that defines it. See DeviceDeclarations.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KERNEL_PLUGIN_DEVICEDECLARATIONS_H
+#define KERNEL_PLUGIN_DEVICEDECLARATIONS_H
+
+#include "clang/AST/Decl.h"
+#include "clang/Sema/Sema.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace kernel {
+namespace plugin {
+
+/// The annotate strings the offload pass reads (passes/ExternalDeviceCode.h).
+inline constexpr const char DeclareDeviceAnnotation[] = "kernel.declare_device";
+inline constexpr const char LinkAnnotation[] = "kernel.link";
+
+/// Whether `Path` names a kind of device code nvJitLink (or NVRTC, for .cu) takes.
+bool isLinkableFile(llvm::StringRef Path);
+
+/// Whether `FD` or a redeclaration carries [[kernel::declare_device]]: GPU code may call it
+/// although its body is not visible.
+bool isDeclaredDevice(const clang::FunctionDecl *FD);
+
+/// Reports declared device functions that were given a body after all.
+void checkDeviceDeclarations(clang::Sema &S, llvm::ArrayRef<const clang::FunctionDecl *> Declarations);
+
+} // namespace plugin
+} // namespace kernel
+
+#endif // KERNEL_PLUGIN_DEVICEDECLARATIONS_H

@@ -1,0 +1,18 @@
+// The host fallback of a declared CUDA-C device function (passes/CreateHostFallbacks.cpp):
+// called when a kernel that uses one runs on the CPU targets or the simulator and the
+// program has no host implementation of it.
+#include <string>
+
+#include "kernel/errors.h"
+#include "simulator/simulator.h"
+
+extern "C" [[noreturn]] void __kernel_missing_host_function(const char *signature, const char *location,
+                                                            const char *abi) {
+  const std::string message =
+      "'" + std::string(signature) + "' is CUDA-C device code (kernel::declare_device" +
+      (std::string(abi) == "numba" ? "(\"numba\")" : "") + " at " + location +
+      ") and runs only on the cuda target; to run it on cpu, parallel or the simulator, define '" + signature +
+      "' in a C++ source file of the program as its host implementation";
+  if (kernel::runtime::sim::sim_thread *t = kernel::runtime::sim::current_sim_thread()) t->fail(message);
+  throw kernel::error(message);
+}

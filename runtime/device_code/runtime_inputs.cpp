@@ -1,0 +1,91 @@
+#include "device_code/runtime_inputs.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+
+#include "kernel/device_code.h"
+#include "kernel/errors.h"
+
+namespace kernel::runtime::device_code {
+
+namespace {
+std::mutex inputs_mutex;
+std::vector<owned_input> &inputs() {
+  static std::vector<owned_input> list;
+  return list;
+}
+
+void add(owned_input in) {
+  std::lock_guard lock(inputs_mutex);
+  inputs().push_back(std::move(in));
+}
+} // namespace
+
+std::vector<owned_input> runtime_inputs() {
+  std::lock_guard lock(inputs_mutex);
+  return inputs();
+}
+
+void clear_runtime_inputs() {
+  std::lock_guard lock(inputs_mutex);
+  inputs().clear();
+}
+
+std::string kind_of(const std::string &path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".o") return "object";
+  if (ext == ".a") return "library";
+  if (ext == ".ptx") return "ptx";
+  if (ext == ".cubin") return "cubin";
+  if (ext == ".fatbin") return "fatbin";
+  if (ext == ".ltoir") return "ltoir";
+  if (ext == ".cu") return "cuda";
+  return "";
+}
+
+std::string hash_of(const std::string &kind, const void *data, std::size_t size) {
+  std::uint64_t h = 14695981039346656037ull;
+  auto mix = [&](const unsigned char *p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  };
+  mix(reinterpret_cast<const unsigned char *>(kind.data()), kind.size() + 1);
+  mix(static_cast<const unsigned char *>(data), size);
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+} // namespace kernel::runtime::device_code
+
+namespace kernel {
+
+void link_device_code(const std::filesystem::path &file) {
+  using namespace runtime::device_code;
+  const std::string kind = kind_of(file.string());
+  if (kind.empty())
+    throw link_error("kernel::link_device_code: '" + file.string() +
+                     "' is not device code nvJitLink can link: expected a .o, .a, .ptx, .cubin, .fatbin, "
+                     ".ltoir or .cu file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw link_error("kernel::link_device_code: cannot read '" + file.string() + "'");
+  auto bytes = std::make_shared<std::string>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) throw link_error("kernel::link_device_code: error reading '" + file.string() + "'");
+  add({file.string(), kind, hash_of(kind, bytes->data(), bytes->size()), std::move(bytes)});
+}
+
+void link_device_source(const std::string &name, const std::string &cuda_source) {
+  using namespace runtime::device_code;
+  auto bytes = std::make_shared<const std::string>(cuda_source);
+  add({name, "cuda", hash_of("cuda", bytes->data(), bytes->size()), std::move(bytes)});
+}
+
+std::vector<std::string> linked_device_code() {
+  std::vector<std::string> names;
+  for (const auto &in : runtime::device_code::runtime_inputs()) names.push_back(in.name);
+  return names;
+}
+
+} // namespace kernel

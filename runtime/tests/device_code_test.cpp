@@ -1,0 +1,184 @@
+// Linking kernels with the user's CUDA-C device code, without a GPU: every input kind
+// nvJitLink takes (and .cu through NVRTC) resolves the declared function in cubins for
+// sm_75 and sm_90; each failure has its message; on the CPU targets and the simulator a
+// declared function without a host implementation is reported, not run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "cache/cubin_cache.h"
+#include "cuda/module_builder.h"
+#include "device_code/runtime_inputs.h"
+#include "kernel/kernel.h"
+#include "registry/registry.h"
+
+void double_all(kernel::array_view<int> values);
+int twice_plus_one(int a);
+void check_all(kernel::array_view<int> values);
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace cuda = kernel::runtime::cuda;
+const std::string data = "runtime/tests/testdata/";
+
+const kernel_module &module_of(const void *host_key) {
+  auto k = kernel::runtime::registry::instance().find(host_key);
+  if (!k) throw std::runtime_error("test kernels were compiled without the plugin");
+  return *k->module;
+}
+const kernel_module &twice_module() {
+  return module_of(reinterpret_cast<const void *>(&kernel::detail::jit_kernel<double_all>));
+}
+
+bool defines(const std::vector<char> &cubin, const std::string &symbol) {
+  for (const std::string &s : cuda::cubin_symbols(cubin))
+    if (s == symbol) return true;
+  return false;
+}
+
+std::string link_message(int arch) {
+  try {
+    cuda::build_cubin(twice_module(), arch, kernel::runtime::cubin_cache{fs::path()}, 0, "'double_all'");
+  } catch (const kernel::link_error &e) {
+    return e.what();
+  }
+  return "(linked)";
+}
+
+class DeviceCode : public ::testing::Test {
+protected:
+  void SetUp() override { kernel::runtime::device_code::clear_runtime_inputs(); }
+  void TearDown() override { kernel::runtime::device_code::clear_runtime_inputs(); }
+};
+
+TEST_F(DeviceCode, EveryInputKindResolvesTheFunction) {
+  struct input {
+    std::string file;
+    std::vector<int> archs;
+  };
+  for (const input &in : std::vector<input>{{"twice.o", {75, 90}},
+                                            {"libtwice.a", {75, 90}},
+                                            {"twice.ptx", {75, 90}},
+                                            {"twice.fatbin", {75, 90}},
+                                            {"twice_lto.fatbin", {75, 90}},
+                                            {"twice.ltoir", {90}},
+                                            {"twice_sm75.cubin", {75}},
+                                            {"twice.cu", {75, 90}}}) {
+    kernel::runtime::device_code::clear_runtime_inputs();
+    kernel::link_device_code(data + in.file);
+    for (int arch : in.archs) {
+      auto built = cuda::build_cubin(twice_module(), arch, kernel::runtime::cubin_cache{fs::path()}, 0, "'double_all'");
+      EXPECT_TRUE(defines(built.cubin, "twice")) << in.file << " for sm_" << arch;
+    }
+  }
+}
+
+TEST_F(DeviceCode, MissingFunctionNamesKernelFunctionAndInputs) {
+  EXPECT_EQ(link_message(90),
+            "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:5) is not defined in the "
+            "device code linked with it (no device code was linked: name the file with [[kernel::link(...)]], "
+            "-fplugin-arg-kernel-link, a cuda_device_library in device_deps, or kernel::link_device_code)");
+  kernel::link_device_source("other.cu", "extern \"C\" __device__ int other(int a) { return a; }");
+  kernel::link_device_code(data + "empty.ptx");
+  EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:5) is "
+                              "not defined in the device code linked with it (searched: other.cu, " +
+                                  data + "empty.ptx)");
+}
+
+TEST_F(DeviceCode, CubinForAnotherArchitecture) {
+  kernel::link_device_code(data + "twice_sm75.cubin");
+  EXPECT_EQ(link_message(90), "'double_all': '" + data +
+                                  "twice_sm75.cubin' is a cubin for sm_75, but the GPU is sm_90; link code for sm_90 "
+                                  "instead (a cubin, an object or a fatbin built with -gencode "
+                                  "arch=compute_90,code=sm_90, or PTX)");
+}
+
+TEST_F(DeviceCode, NvrtcErrorsNameTheSource) {
+  kernel::link_device_source("broken.cu", "extern \"C\" __device__ int twice(int a) { return a +; }");
+  const std::string message = link_message(90);
+  EXPECT_EQ(message.rfind("NVRTC could not compile 'broken.cu' for compute_90 (NVRTC_ERROR_COMPILATION):\n", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("expected an expression"), std::string::npos) << message;
+}
+
+TEST_F(DeviceCode, RunTimeFilesAreChecked) {
+  try {
+    kernel::link_device_code("no/such/file.o");
+    FAIL();
+  } catch (const kernel::link_error &e) {
+    EXPECT_EQ(std::string(e.what()), "kernel::link_device_code: cannot read 'no/such/file.o'");
+  }
+  try {
+    kernel::link_device_code(data + "twice.cu.txt");
+    FAIL();
+  } catch (const kernel::link_error &e) {
+    EXPECT_EQ(std::string(e.what()), "kernel::link_device_code: '" + data +
+                                         "twice.cu.txt' is not device code nvJitLink can link: expected a .o, .a, "
+                                         ".ptx, .cubin, .fatbin, .ltoir or .cu file");
+  }
+  EXPECT_TRUE(kernel::linked_device_code().empty());
+}
+
+TEST_F(DeviceCode, LinkedCodeIsPartOfTheCacheKey) {
+  const fs::path dir = fs::temp_directory_path() / ("kernel-device-code-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const kernel::runtime::cubin_cache cache(dir);
+  kernel::link_device_code(data + "twice.ptx");
+  EXPECT_FALSE(cuda::build_cubin(twice_module(), 90, cache, 0, "m").from_cache);
+  EXPECT_TRUE(cuda::build_cubin(twice_module(), 90, cache, 0, "m").from_cache);
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_code(data + "twice.o");
+  EXPECT_FALSE(cuda::build_cubin(twice_module(), 90, cache, 0, "m").from_cache);
+  fs::remove_all(dir);
+}
+
+TEST_F(DeviceCode, NumbaConventionCallsPassAResultSlot) {
+  const kernel_module &m = module_of(reinterpret_cast<const void *>(&kernel::detail::jit_kernel<check_all>));
+  ASSERT_EQ(m.num_externals, 1u);
+  EXPECT_STREQ(m.externals[0].abi, "numba");
+  EXPECT_STREQ(m.externals[0].signature, "int checked(int, int)");
+  const std::string ptx(m.images[0].ptx, m.images[0].size);
+  // int checked(int *result, int a, int b) as the CUDA-C code defines it, and the status slot.
+  EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(\.extern \.func\s+\(\.param \.b32 func_retval0\) checked\s*\(\s*\.param \.b64 checked_param_0,\s*\.param \.b32 checked_param_1,\s*\.param \.b32 checked_param_2\s*\))")))
+      << ptx;
+  EXPECT_NE(ptx.find(".visible .global .align 8 .u64 __kernel_device_status"), std::string::npos) << ptx;
+  kernel::link_device_source("checked.cu", R"(extern "C" __device__ int checked(int *r, int a, int b) {
+    *r = a * b; return a < 0; })");
+  auto built = cuda::build_cubin(m, 90, kernel::runtime::cubin_cache{fs::path()}, 0, "'check_all'");
+  EXPECT_TRUE(defines(built.cubin, "checked"));
+  EXPECT_TRUE(defines(built.cubin, "__kernel_device_status"));
+}
+
+const char *missing_host =
+    "'int twice(int)' is CUDA-C device code (kernel::declare_device at calls_twice.cpp:5) and runs only on the cuda "
+    "target; to run it on cpu, parallel or the simulator, define 'int twice(int)' in a C++ source file of the program "
+    "as its host implementation";
+
+TEST_F(DeviceCode, SimulatorReportsAMissingHostImplementation) {
+  std::vector<int> values(64, 1);
+  try {
+    kernel::launch<double_all>(1, 64).on(kernel::device::simulator())(values);
+    FAIL();
+  } catch (const kernel::simulator_error &e) {
+    EXPECT_EQ(std::string(e.what()), std::string("kernel 'double_all': thread (0,0,0) of block (0,0,0): ") + missing_host);
+  }
+  EXPECT_EQ(values, std::vector<int>(64, 1)); // nothing copied back from a failed launch
+}
+
+TEST_F(DeviceCode, CpuTargetsReportAMissingHostImplementation) {
+  constexpr kernel::ufunc<twice_plus_one> f;
+  std::vector<int> in(100, 3), out(100, 0);
+  for (auto target : {kernel::target::cpu, kernel::target::parallel}) {
+    try {
+      f.on(target)(in, out);
+      FAIL();
+    } catch (const kernel::error &e) {
+      EXPECT_EQ(std::string(e.what()), missing_host);
+    }
+  }
+}
+
+} // namespace

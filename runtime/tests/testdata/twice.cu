@@ -1,0 +1,3 @@
+// Device code for device_code_test: built by nvcc into each input kind nvJitLink takes,
+// and compiled at run time by NVRTC.
+extern "C" __device__ int twice(int a) { return 2 * a; }

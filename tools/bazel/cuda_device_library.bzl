@@ -1,0 +1,99 @@
+"""CUDA-C device code for kernels to call: nvcc -dc for the listed architectures.
+
+    load("@kernel//tools/bazel:cuda_device_library.bzl", "cuda_device_library")
+
+    cuda_device_library(
+        name = "bar",
+        srcs = ["bar.cu"],          # extern "C" __device__ int bar(int a, int b) { ... }
+        hdrs = ["bar.cuh"],
+        archs = ["sm_75", "sm_90"], # the default
+    )
+
+    kernel_cc_binary(
+        name = "foo",
+        srcs = ["foo.cpp"],         # [[kernel::declare_device]] extern "C" int bar(int, int);
+        device_deps = [":bar"],
+    )
+
+Each source is compiled with `nvcc -dc` (relocatable device code) with a cubin for each
+architecture and PTX for the newest, so that newer GPUs JIT it; the objects are archived
+with `nvcc -lib` into lib<name>.a. A kernel_cc_* target lists it in `device_deps`: the
+archive is embedded in the program and nvJitLink links it with the target's kernels at run
+time. `lto = True` compiles to LTO-IR (`-dlto`) instead, so that nvJitLink can inline the
+device functions into the kernels.
+"""
+
+NVCC = "/usr/local/cuda/bin/nvcc"
+
+CudaDeviceCodeInfo = provider(
+    doc = "Device code files (.a, .o, .ptx, .cubin, .fatbin, .ltoir) to link with kernels.",
+    fields = {"files": "depset of File"},
+)
+
+def _gencode(archs, lto):
+    flags = []
+    for arch in archs:
+        number = arch[len("sm_"):]
+        code = "lto_" + number if lto else "sm_" + number
+        flags.append("-gencode=arch=compute_{n},code={c}".format(n = number, c = code))
+    if not lto:
+        newest = sorted([int(a[len("sm_"):]) for a in archs])[-1]
+        flags.append("-gencode=arch=compute_{n},code=compute_{n}".format(n = newest))
+    return flags
+
+def _cuda_device_library_impl(ctx):
+    for arch in ctx.attr.archs:
+        if not arch.startswith("sm_") or not arch[len("sm_"):].isdigit():
+            fail("cuda_device_library %s: '%s' is not a GPU architecture such as sm_90" % (ctx.label, arch))
+    objects = []
+    includes = depset([f.dirname for f in ctx.files.hdrs]).to_list()
+    for src in ctx.files.srcs:
+        obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(".cu")]))
+        args = ctx.actions.args()
+        args.add("-dc")
+        args.add_all(_gencode(ctx.attr.archs, ctx.attr.lto))
+        args.add("-O3")
+        args.add_all(includes, format_each = "-I%s")
+        args.add_all(ctx.attr.copts)
+        args.add(src)
+        args.add("-o", obj)
+        ctx.actions.run(
+            executable = NVCC,
+            arguments = [args],
+            inputs = [src] + ctx.files.hdrs,
+            outputs = [obj],
+            mnemonic = "NvccDeviceCompile",
+            progress_message = "nvcc -dc %s" % src.short_path,
+            use_default_shell_env = True,
+        )
+        objects.append(obj)
+    archive = ctx.actions.declare_file("lib%s.a" % ctx.label.name)
+    args = ctx.actions.args()
+    args.add("-lib")
+    args.add_all(objects)
+    args.add("-o", archive)
+    ctx.actions.run(
+        executable = NVCC,
+        arguments = [args],
+        inputs = objects,
+        outputs = [archive],
+        mnemonic = "NvccDeviceArchive",
+        progress_message = "nvcc -lib %s" % archive.short_path,
+        use_default_shell_env = True,
+    )
+    return [
+        DefaultInfo(files = depset([archive])),
+        CudaDeviceCodeInfo(files = depset([archive])),
+    ]
+
+cuda_device_library = rule(
+    implementation = _cuda_device_library_impl,
+    attrs = {
+        "srcs": attr.label_list(allow_files = [".cu"], mandatory = True),
+        "hdrs": attr.label_list(allow_files = [".h", ".cuh", ".hpp"]),
+        "archs": attr.string_list(default = ["sm_75", "sm_90"]),
+        "lto": attr.bool(default = False),
+        "copts": attr.string_list(),
+    },
+    provides = [CudaDeviceCodeInfo],
+)
