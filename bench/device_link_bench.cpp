@@ -5,13 +5,12 @@
 //   bazel run -c opt //bench:device_link_bench
 #include <kernel/kernel.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
 
+#include "bench/timing.h"
 #include "cache/cubin_cache.h"
 #include "cuda/module_builder.h"
 #include "device_code/runtime_inputs.h"
@@ -30,15 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace cuda = kernel::runtime::cuda;
 
-template <class F> double best_ms(int runs, F &&f) {
-  double best = 1e300;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
+using bench::best_ms;
 
 const kernel_module &module_of(const void *key) { return *kernel::runtime::registry::instance().find(key)->module; }
 } // namespace

@@ -8,14 +8,13 @@
 // fraction of the link's.
 #include <kernel/kernel.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
 
+#include "bench/timing.h"
 #include "cache/cubin_cache.h"
 #include "cuda/module_builder.h"
 #include "cuda/nvjitlink.h"
@@ -35,15 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace cuda = kernel::runtime::cuda;
 
-template <class F> double best_ms(int runs, F &&f) {
-  double best = 1e300;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
+using bench::best_ms;
 
 } // namespace
 

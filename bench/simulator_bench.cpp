@@ -14,14 +14,16 @@
 #include <kernel/kernel.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
 
+#include "bench/timing.h"
+
 using kernel::array_view;
 using kernel::index_t;
+using bench::best_ms;
 
 namespace {
 
@@ -78,18 +80,6 @@ void matmul_tiled(array_view<const float, 2> a, array_view<const float, 2> b, ar
   const float v = s[(t + 1) % kernel::blockDim.x];
   kernel::syncthreads();
   out[kernel::grid<1>()] = v;
-}
-
-template <class F> double ms(F &&f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-template <class F> double best_ms(int runs, F &&f) {
-  double best = 1e300;
-  for (int r = 0; r < runs; ++r) best = std::min(best, ms(f));
-  return best;
 }
 
 bool report(const char *name, double sim, double loop, bool ok) {

@@ -9,7 +9,7 @@ using namespace llvm;
 namespace kernel {
 namespace passes {
 
-void createHostFallbacks(Module &Host, const ExternalDeviceCode &External) {
+void createHostFallbacks(Module &Host, ArrayRef<ExternalFunction> Functions) {
   LLVMContext &Ctx = Host.getContext();
   Type *Ptr = PointerType::getUnqual(Ctx);
   // [[noreturn]] void __kernel_missing_host_function(signature, location, convention):
@@ -18,7 +18,7 @@ void createHostFallbacks(Module &Host, const ExternalDeviceCode &External) {
       "__kernel_missing_host_function", FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, Ptr}, false));
   if (auto *R = dyn_cast<Function>(Report.getCallee()))
     R->setDoesNotReturn();
-  for (const ExternalFunction &F : External.Functions) {
+  for (const ExternalFunction &F : Functions) {
     Function *Fn = F.HostDeclaration;
     if (!Fn->isDeclaration())
       continue;

@@ -16,7 +16,7 @@
 namespace kernel {
 namespace passes {
 
-void createHostFallbacks(llvm::Module &Host, const ExternalDeviceCode &External);
+void createHostFallbacks(llvm::Module &Host, llvm::ArrayRef<ExternalFunction> Functions);
 
 } // namespace passes
 } // namespace kernel

@@ -21,28 +21,33 @@ static StringRef annotationString(const Constant *C) {
   return Data->getAsCString();
 }
 
-DeviceCode collectDeviceCode(Module &M) {
-  DeviceCode Code;
+void forEachFunctionAnnotation(Module &M, function_ref<void(Function &, StringRef)> Visit) {
   GlobalVariable *Annotations = M.getGlobalVariable("llvm.global.annotations");
   if (!Annotations || !Annotations->hasInitializer())
-    return Code;
+    return;
   const auto *List = dyn_cast<ConstantArray>(Annotations->getInitializer());
   if (!List)
-    return Code;
+    return;
   for (const Use &U : List->operands()) {
     const auto *Item = dyn_cast<ConstantStruct>(U.get());
     if (!Item || Item->getNumOperands() < 2)
       continue;
-    auto *F = dyn_cast<Function>(Item->getOperand(0)->stripPointerCasts());
-    if (!F || F->isDeclaration())
-      continue;
-    StringRef Text = annotationString(Item->getOperand(1));
-    if (std::optional<EntryAnnotation> Entry = EntryAnnotation::decode(Text)) {
-      Code.Entries.push_back({F, std::move(*Entry)});
-    } else if (Text == "kernel.device" || Text.starts_with("kernel.device\x1f")) {
-      Code.DeviceFunctions.push_back(F);
-    }
+    if (auto *F = dyn_cast<Function>(Item->getOperand(0)->stripPointerCasts()))
+      Visit(*F, annotationString(Item->getOperand(1)));
   }
+}
+
+DeviceCode collectDeviceCode(Module &M) {
+  DeviceCode Code;
+  forEachFunctionAnnotation(M, [&](Function &F, StringRef Text) {
+    if (F.isDeclaration())
+      return;
+    if (std::optional<EntryAnnotation> Entry = EntryAnnotation::decode(Text)) {
+      Code.Entries.push_back({&F, std::move(*Entry)});
+    } else if (Text == "kernel.device" || Text.starts_with("kernel.device\x1f")) {
+      Code.DeviceFunctions.push_back(&F);
+    }
+  });
   // Annotation order follows emission order; sorting keeps the output independent of it.
   llvm::sort(Code.Entries, [](const DeviceEntry &A, const DeviceEntry &B) {
     return A.HostFunction->getName() < B.HostFunction->getName();

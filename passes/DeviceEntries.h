@@ -11,6 +11,7 @@
 
 #include "EntryAnnotation.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
@@ -31,6 +32,11 @@ struct DeviceCode {
 
 /// The entries and device functions defined in `M`, in a stable order (by symbol name).
 DeviceCode collectDeviceCode(llvm::Module &M);
+
+/// Calls `Visit` with each function of `M` that carries an `annotate` string, and the
+/// string, in the order of llvm.global.annotations.
+void forEachFunctionAnnotation(llvm::Module &M,
+                               llvm::function_ref<void(llvm::Function &, llvm::StringRef)> Visit);
 
 } // namespace passes
 } // namespace kernel

@@ -40,13 +40,15 @@ struct LinkInput {
 struct ExternalDeviceCode {
   llvm::SmallVector<ExternalFunction, 4> Functions;
   std::vector<LinkInput> Inputs; ///< deduplicated by content
-  bool empty() const { return Functions.empty() && Inputs.empty(); }
 };
 
-/// Reads the annotations of `M` and the files they and `ExtraFiles` name; unreadable files
-/// are reported through `Diags`.
-ExternalDeviceCode collectExternalDeviceCode(llvm::Module &M, llvm::ArrayRef<std::string> ExtraFiles,
-                                             DeviceDiagnostics &Diags);
+/// The functions of `M` declared with [[kernel::declare_device]], by name.
+llvm::SmallVector<ExternalFunction, 4> collectExternalFunctions(llvm::Module &M);
+
+/// The files named by [[kernel::link]] in `M` and by `ExtraFiles`, read and deduplicated by
+/// content; unreadable files are reported through `Diags`.
+std::vector<LinkInput> collectLinkInputs(llvm::Module &M, llvm::ArrayRef<std::string> ExtraFiles,
+                                         DeviceDiagnostics &Diags);
 
 /// The nvJitLink input kind of a file, from its extension ("" when none fits).
 std::string linkInputKind(llvm::StringRef Path);

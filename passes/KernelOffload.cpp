@@ -86,16 +86,16 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   DeviceCode Code = collectDeviceCode(M);
   LLVMContext &Ctx = M.getContext();
   DeviceDiagnostics Diags(Ctx);
+  ExternalDeviceCode External{collectExternalFunctions(M), {}};
   if (Code.empty()) {
     // Host code may still call a declared CUDA-C function: it gets the fallback that
-    // reports the missing host implementation.
-    ExternalDeviceCode External = collectExternalDeviceCode(M, {}, Diags);
+    // reports the missing host implementation. There is no module to link files into.
     if (External.Functions.empty())
       return PreservedAnalyses::all();
-    createHostFallbacks(M, External);
+    createHostFallbacks(M, External.Functions);
     return PreservedAnalyses::none();
   }
-  ExternalDeviceCode External = collectExternalDeviceCode(M, Options.LinkFiles, Diags);
+  External.Inputs = collectLinkInputs(M, Options.LinkFiles, Diags);
   std::optional<DataLayout> Layout = nvptxDataLayout(Diags);
   if (!Layout)
     return PreservedAnalyses::all();
@@ -189,7 +189,7 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   if (!Options.InspectDir.empty())
     writeInspection(Options.InspectDir, M, Hash, Images, OptimizedIR, Code, Diags);
   embedDeviceImages(M, Images, Code, External, Hash, instrumentForSimulator(M, Code));
-  createHostFallbacks(M, External);
+  createHostFallbacks(M, External.Functions);
   return PreservedAnalyses::none();
 }
 

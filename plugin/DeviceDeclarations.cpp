@@ -16,8 +16,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "DeviceDeclarations.h"
+#include "KernelAttrScope.h"
 #include "KernelDeclTable.h"
 #include "KernelDiagnostics.h"
+
+#include "ExternalDeviceCode.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -26,7 +29,6 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -37,20 +39,6 @@ namespace kernel {
 namespace plugin {
 
 namespace {
-
-bool isKernelScope(const ParsedAttr &Attr) {
-  return Attr.getScopeName() && Attr.getScopeName()->getName() == "kernel";
-}
-
-bool warnUnknownScope(Sema &S, const ParsedAttr &Attr) {
-  if (isKernelScope(Attr))
-    return false;
-  std::string Written = (Attr.getScopeName() ? Attr.getScopeName()->getName().str() + "::" : std::string()) +
-                        Attr.getAttrName()->getName().str();
-  S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Warning, diag::UnknownScope))
-      << Written << Attr.getAttrName()->getName();
-  return true;
-}
 
 const StringLiteral *stringArgument(const ParsedAttr &Attr, unsigned I) {
   if (Attr.isArgIdent(I))
@@ -127,7 +115,7 @@ public:
   }
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &Attr) const override {
-    if (warnUnknownScope(S, Attr))
+    if (warnIfNotKernelScope(S, Attr))
       return AttributeNotApplied;
     auto *FD = dyn_cast<FunctionDecl>(D);
     if (!FD)
@@ -217,7 +205,7 @@ public:
   }
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &Attr) const override {
-    if (warnUnknownScope(S, Attr))
+    if (warnIfNotKernelScope(S, Attr))
       return AttributeNotApplied;
     FunctionDecl *FD = D->getAsFunction();
     if (!FD)
@@ -271,11 +259,7 @@ ParsedAttrInfoRegistry::Add<LinkAttrInfo> RegisterLink("kernel-link", "[[kernel:
 
 } // namespace
 
-bool isLinkableFile(llvm::StringRef Path) {
-  return llvm::StringSwitch<bool>(llvm::sys::path::extension(Path))
-      .Cases(".o", ".a", ".ptx", ".cubin", ".fatbin", ".ltoir", ".cu", true)
-      .Default(false);
-}
+bool isLinkableFile(llvm::StringRef Path) { return !passes::linkInputKind(Path).empty(); }
 
 bool isDeclaredDevice(const FunctionDecl *FD) {
   for (const FunctionDecl *R : FD->redecls())

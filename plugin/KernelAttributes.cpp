@@ -4,11 +4,9 @@
 // strings say, check non-template functions against their signatures right away, and
 // record the function in the compilation's KernelDeclTable for the AST consumer.
 //
-// Clang 19 matches plugin attributes on their unscoped name, so each is registered both as
-// `kernel::name` and `name`, and the handler checks the scope itself.
-//
 //===----------------------------------------------------------------------===//
 
+#include "KernelAttrScope.h"
 #include "KernelDeclTable.h"
 #include "KernelDiagnostics.h"
 #include "SignatureMatcher.h"
@@ -49,14 +47,8 @@ public:
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &Attr) const override {
     DiagnosticsEngine &Diags = S.getDiagnostics();
-    if (!isKernelScope(Attr)) {
-      std::string Written =
-          (Attr.getScopeName() ? Attr.getScopeName()->getName().str() + "::" : std::string()) +
-          Attr.getAttrName()->getName().str();
-      S.Diag(Attr.getLoc(), diag::id(Diags, DiagnosticsEngine::Warning, diag::UnknownScope))
-          << Written << Attr.getAttrName()->getName();
+    if (warnIfNotKernelScope(S, Attr))
       return AttributeNotApplied;
-    }
     FunctionDecl *FD = D->getAsFunction();
     if (!FD)
       return AttributeNotApplied;
@@ -88,10 +80,6 @@ public:
   }
 
 private:
-  static bool isKernelScope(const ParsedAttr &Attr) {
-    return Attr.getScopeName() && Attr.getScopeName()->getName() == "kernel";
-  }
-
   // The annotation left on the function: its kind and the canonical signatures. The pass
   // does not need it (entries carry their own), but it shows in the IR what was checked.
   static std::string annotationFor(const AnnotatedFunction &Info) {

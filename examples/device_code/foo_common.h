@@ -4,6 +4,8 @@
 
 #include <kernel/kernel.h>
 
+#include "link_report.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,23 +27,8 @@ inline bool run_foo(kernel::device d, const std::vector<int> &inp) {
   return ok;
 }
 
-// `example --link`: links the program's modules with its CUDA-C code for sm_75 and sm_90
-// (no GPU needed) and lists what each cubin defines.
-inline bool link_check() {
-  bool ok = true;
-  for (int arch : {75, 90})
-    for (const kernel::linked_module &m : kernel::link_modules(arch)) {
-      std::string symbols;
-      for (const std::string &s : m.symbols) symbols += " " + s;
-      std::printf("%s: %s linked with", m.arch.c_str(), m.kernels.front().c_str());
-      for (const std::string &l : m.linked) std::printf(" %s", l.c_str());
-      std::printf(" (%zu bytes); defines%s\n", m.cubin_bytes, symbols.c_str());
-    }
-  return ok;
-}
-
 inline int foo_main(int argc, char **argv, void (*extra)(kernel::device)) {
-  if (argc > 1 && std::strcmp(argv[1], "--link") == 0) return link_check() ? 0 : 1;
+  if (argc > 1 && std::strcmp(argv[1], "--link") == 0) return print_linked_modules();
   std::vector<int> inp(1000);
   for (std::size_t i = 0; i < inp.size(); ++i) inp[i] = static_cast<int>(i);
   bool ok = run_foo(kernel::device::simulator(), inp);

@@ -8,23 +8,15 @@
 #include <cstring>
 #include <vector>
 
+#include "link_report.h"
+
 extern "C" [[kernel::declare_device]] float fast_rsqrt(float x);
 
 [[kernel::vectorize("float32(float32, float32)")]]
 float normalize(float x, float y) { return x * fast_rsqrt(x * x + y * y); }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--link") == 0) {
-    for (int arch : {75, 90})
-      for (const kernel::linked_module &m : kernel::link_modules(arch)) {
-        std::printf("%s: %s linked with", m.arch.c_str(), m.kernels.front().c_str());
-        for (const std::string &l : m.linked) std::printf(" %s", l.c_str());
-        std::printf("; defines");
-        for (const std::string &s : m.symbols) std::printf(" %s", s.c_str());
-        std::printf("\n");
-      }
-    return 0;
-  }
+  if (argc > 1 && std::strcmp(argv[1], "--link") == 0) return print_linked_modules();
   std::vector<float> x(4096), y(4096);
   for (std::size_t i = 0; i < x.size(); ++i) {
     x[i] = 0.5f + static_cast<float>(i % 97);

@@ -1,4 +1,5 @@
 #include "cache/cubin_cache.h"
+#include "cache/checksum.h"
 
 #include <unistd.h>
 
@@ -16,23 +17,6 @@ namespace {
 
 constexpr std::string_view magic = "KERNEL-CUBIN 1\n";
 
-// FNV-1a: entries are named and checked with it. Not a defence against tampering (the
-// key text is compared in full), only against accidental damage.
-std::uint64_t fnv1a(std::string_view bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-std::string hex64(std::uint64_t v) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s(16, '0');
-  for (int i = 15; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = digits[v & 15];
-  return s;
-}
 
 } // namespace
 

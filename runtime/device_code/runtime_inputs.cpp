@@ -1,7 +1,8 @@
 #include "device_code/runtime_inputs.h"
 
+#include "cache/checksum.h"
+
 #include <cstdint>
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -47,15 +48,9 @@ std::string kind_of(const std::string &path) {
 }
 
 std::string hash_of(const std::string &kind, const void *data, std::size_t size) {
-  std::uint64_t h = 14695981039346656037ull;
-  auto mix = [&](const unsigned char *p, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  };
-  mix(reinterpret_cast<const unsigned char *>(kind.data()), kind.size() + 1);
-  mix(static_cast<const unsigned char *>(data), size);
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-  return text;
+  // The kind with its NUL, then the bytes: a file cannot pass for another kind.
+  const std::uint64_t h = fnv1a(std::string_view(kind.c_str(), kind.size() + 1));
+  return hex64(fnv1a(std::string_view(static_cast<const char *>(data), size), h));
 }
 
 } // namespace kernel::runtime::device_code

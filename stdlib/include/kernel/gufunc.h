@@ -206,7 +206,7 @@ private:
         shape[loop_rank + static_cast<std::size_t>(j)] = dims.size[id];
       }
       if constexpr (on_device_arrays) {
-        const detail::device_call c = call_for(first_device(in...));
+        const detail::device_call c = call_for(detail::first_device(in...));
         return device_array<T, rank>(shape, c.stream);
       } else {
         return ndarray<T, rank>(ndarray<T, rank>::uninitialized, shape);
@@ -286,7 +286,7 @@ private:
       run_host<fn>(all...);
       return;
     }
-    run_device<fn>(call_for(on_host ? first_device(all...) : nullptr), all...);
+    run_device<fn>(call_for(on_host ? detail::first_device(all...) : nullptr), all...);
   }
 
   // Fills the parameter block from operands whose data pointers are all in one memory (the
@@ -414,28 +414,12 @@ private:
     }
   }
 
-  template <class... A> static detail::device_state *first_device(A &...args) {
-    detail::device_state *found = nullptr;
-    auto visit = [&](auto &a) {
-      if constexpr (detail::ufunc_arg<decltype(a)>::is_device)
-        if (!found) found = &a.device().state();
-    };
-    (visit(args), ...);
-    return found;
-  }
-
   detail::device_call call_for(detail::device_state *array_device) const {
-    if (stream_) return {&detail::stream_device(*stream_->state()), stream_->state(), true};
-    detail::device_state *d = device_ ? device_ : array_device;
-    if (!d) {
-      try {
-        d = target_ == target::simulator ? detail::simulator_device() : detail::default_device();
-      } catch (const target_unavailable_error &e) {
-        throw target_unavailable_error("'" + std::string(name()) + "' on target cuda: " + e.what() +
-                                       ". Targets that work on this machine: cpu, parallel, simulator");
-      }
-    }
-    return {d, detail::default_stream(*d), false};
+    return detail::device_call_for(stream_ ? &stream_->state() : nullptr, device_, array_device,
+                                   target_ == target::simulator, [](const std::string &why) {
+                                     return "'" + std::string(name()) + "' on target cuda: " + why +
+                                            ". Targets that work on this machine: cpu, parallel, simulator";
+                                   });
   }
 
   target target_ = target::cpu;

@@ -141,22 +141,11 @@ public:
 
 private:
   template <class... Args> detail::device_call call_for(Args &...args) const {
-    if (stream_) return {&detail::stream_device(*stream_->state()), stream_->state(), true};
-    detail::device_state *d = device_;
-    auto visit = [&](auto &a) {
-      if constexpr (detail::ufunc_arg<decltype(a)>::supported && detail::ufunc_arg<decltype(a)>::is_device)
-        if (!d) d = &a.device().state();
-    };
-    (visit(args), ...);
-    if (!d) {
-      try {
-        d = detail::default_device();
-      } catch (const target_unavailable_error &e) {
-        throw target_unavailable_error("kernel '" + std::string(name()) + "': " + e.what() +
-                                       "; launch it .on(kernel::target::simulator) to run it on the CPU");
-      }
-    }
-    return {d, detail::default_stream(*d), false};
+    return detail::device_call_for(stream_ ? &stream_->state() : nullptr, device_, detail::first_device(args...),
+                                   /*simulator=*/false, [](const std::string &why) {
+                                     return "kernel '" + std::string(name()) + "': " + why +
+                                            "; launch it .on(kernel::target::simulator) to run it on the CPU";
+                                   });
   }
 
   template <std::size_t K, class A, class Slot>

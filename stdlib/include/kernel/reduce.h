@@ -213,17 +213,11 @@ private:
   }
 
   detail::device_call call_for(detail::device_state *array_device) const {
-    if (stream_) return {&detail::stream_device(*stream_->state()), stream_->state(), true};
-    detail::device_state *d = device_ ? device_ : array_device;
-    if (!d) {
-      try {
-        d = target_ == target::simulator ? detail::simulator_device() : detail::default_device();
-      } catch (const target_unavailable_error &e) {
-        throw target_unavailable_error("'" + std::string(name()) + "' on target cuda: " + e.what() +
-                                       ". Targets that work on this machine: cpu, parallel, simulator");
-      }
-    }
-    return {d, detail::default_stream(*d), false};
+    return detail::device_call_for(stream_ ? &stream_->state() : nullptr, device_, array_device,
+                                   target_ == target::simulator, [](const std::string &why) {
+                                     return "'" + std::string(name()) + "' on target cuda: " + why +
+                                            ". Targets that work on this machine: cpu, parallel, simulator";
+                                   });
   }
 
   target target_ = target::cpu;

@@ -145,7 +145,7 @@ private:
       if constexpr ((detail::ufunc_arg<In &>::is_device || ...)) {
         // Device inputs give a device result, on the call's device and stream.
         const detail::device_call call = device_call_for(target_ == target::cpu || target_ == target::parallel
-                                                             ? first_device(in...)
+                                                             ? detail::first_device(in...)
                                                              : nullptr);
         device_array<R, rank> result(shape, call.stream);
         call_into(result, in...);
@@ -206,7 +206,7 @@ private:
       if constexpr (any_device) {
         // Device arrays given to a host target: run where the arrays are, as NumPy would
         // run a ufunc where its operands live, rather than copying behind the user's back.
-        const detail::device_call call = device_call_for(first_device(in..., out));
+        const detail::device_call call = device_call_for(detail::first_device(in..., out));
         detail::run_ufunc_on_device<fn>(name(), call, out, in...);
       } else {
         run<fn>(out_arg::view(out), std::index_sequence_for<In...>{}, in...);
@@ -217,35 +217,9 @@ private:
     detail::run_ufunc_on_device<fn>(name(), call, out, in...);
   }
 
-  // The device of the first device array among `args`, or null.
-  template <class... A> static detail::device_state *first_device(A &...args) {
-    detail::device_state *found = nullptr;
-    auto visit = [&](auto &a) {
-      if constexpr (detail::ufunc_arg<decltype(a)>::is_device)
-        if (!found) found = &a.device().state();
-    };
-    (visit(args), ...);
-    return found;
-  }
-
-  // Where a device call runs: the stream's device, the chosen device, the device of the
-  // arrays, the simulator, or the default CUDA device (the simulator under
-  // KERNEL_ENABLE_SIMULATOR=1).
   detail::device_call device_call_for(detail::device_state *array_device) const {
-    if (stream_) return {&detail::stream_device(*stream_->state()), stream_->state(), true};
-    detail::device_state *d = device_ ? device_ : array_device;
-    if (!d) {
-      if (target_ == target::simulator) {
-        d = detail::simulator_device();
-      } else {
-        try {
-          d = detail::default_device();
-        } catch (const target_unavailable_error &e) {
-          throw target_unavailable_error(unavailable_message(e.what()));
-        }
-      }
-    }
-    return {d, detail::default_stream(*d), false};
+    return detail::device_call_for(stream_ ? &stream_->state() : nullptr, device_, array_device,
+                                   target_ == target::simulator, unavailable_message);
   }
 
   static std::string unavailable_message(const std::string &why) {

@@ -32,6 +32,37 @@ struct device_call {
   bool asynchronous; // a stream was given: do not wait for host results
 };
 
+/// The device of the first device array among `args`, or null.
+template <class... A> device_state *first_device(A &...args) {
+  device_state *found = nullptr;
+  auto visit = [&](auto &a) {
+    if constexpr (ufunc_arg<decltype(a)>::supported && ufunc_arg<decltype(a)>::is_device)
+      if (!found) found = &a.device().state();
+  };
+  (visit(args), ...);
+  return found;
+}
+
+/// Where a device call runs: on `stream` (asynchronously) when one was given, else on the
+/// chosen device, the device of the arrays, the simulator when that is the target, or the
+/// default device (CUDA device 0, or the simulator under KERNEL_ENABLE_SIMULATOR=1). When
+/// there is no default device, `unavailable(reason)` is the message of the error thrown.
+template <class Unavailable>
+device_call device_call_for(const std::shared_ptr<stream_state> *stream, device_state *chosen,
+                            device_state *array_device, bool simulator, Unavailable &&unavailable) {
+  if (stream) return {&stream_device(**stream), *stream, true};
+  device_state *d = chosen ? chosen : array_device;
+  if (!d && simulator) d = simulator_device();
+  if (!d) {
+    try {
+      d = default_device();
+    } catch (const target_unavailable_error &e) {
+      throw target_unavailable_error(unavailable(e.what()));
+    }
+  }
+  return {d, default_stream(*d), false};
+}
+
 /// One operand after staging: its device address and layout, and what keeps it alive.
 struct staged_operand {
   operand_layout layout;                 // describes device memory
