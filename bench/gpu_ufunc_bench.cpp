@@ -15,9 +15,6 @@
 // Without a GPU it says so and exits 0: there is nothing to measure.
 #include <kernel/kernel.h>
 
-#include <cuda.h>
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu_timing.h"
 #include "bench/saxpy_fatbin.h"
 
 [[kernel::vectorize("float32(float32, float32, float32)")]]
@@ -33,39 +31,13 @@ float saxpy(float a, float x, float y) { return a * x + y; }
 
 namespace {
 
-// The few driver calls the baselines need, from the driver the runtime already loaded.
-struct driver {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  template <class F> F get(const char *name) {
-    void *p = lib ? dlsym(lib, name) : nullptr;
-    if (!p) throw std::runtime_error(std::string("driver function ") + name + " not found");
-    return reinterpret_cast<F>(p);
-  }
-  decltype(&::cuInit) init = get<decltype(&::cuInit)>("cuInit");
-  decltype(&::cuDevicePrimaryCtxRetain) retain = get<decltype(&::cuDevicePrimaryCtxRetain)>("cuDevicePrimaryCtxRetain");
-  decltype(&::cuCtxSetCurrent) set_current = get<decltype(&::cuCtxSetCurrent)>("cuCtxSetCurrent");
-  decltype(&::cuModuleLoadData) load = get<decltype(&::cuModuleLoadData)>("cuModuleLoadData");
-  decltype(&::cuModuleGetFunction) function = get<decltype(&::cuModuleGetFunction)>("cuModuleGetFunction");
-  decltype(&::cuLaunchKernel) launch = get<decltype(&::cuLaunchKernel)>("cuLaunchKernel");
-  decltype(&::cuMemcpyDtoDAsync) copy = get<decltype(&::cuMemcpyDtoDAsync)>("cuMemcpyDtoDAsync_v2");
-};
-
-void check(CUresult r, const char *what) {
-  if (r != CUDA_SUCCESS) throw std::runtime_error(std::string(what) + " failed with CUresult " + std::to_string(r));
-}
+using bench::check;
 
 struct nvcc_saxpy {
-  driver &cu;
+  bench::driver &cu;
   CUfunction f = nullptr;
-  explicit nvcc_saxpy(driver &d) : cu(d) {
-    CUdevice dev = 0;
-    CUcontext ctx = nullptr;
-    check(cu.init(0), "cuInit");
-    check(cu.retain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cu.set_current(ctx), "cuCtxSetCurrent");
-    CUmodule m = nullptr;
-    check(cu.load(&m, saxpy_fatbin), "cuModuleLoadData");
-    check(cu.function(&f, m, "saxpy"), "cuModuleGetFunction");
+  explicit nvcc_saxpy(bench::driver &d) : cu(d) {
+    check(cu.function(&f, bench::load_module(cu, saxpy_fatbin), "saxpy"), "cuModuleGetFunction");
   }
   void operator()(float a, const float *x, const float *y, float *out, long long n, CUstream s) const {
     void *params[] = {&a, &x, &y, &out, &n};
@@ -74,36 +46,8 @@ struct nvcc_saxpy {
   }
 };
 
-// Milliseconds per repetition of `f` on stream `s`, by events, after a warm-up.
-template <class F> double gpu_ms(kernel::stream &s, int reps, F &&f) {
-  f();
-  kernel::event start(s.device()), stop(s.device());
-  double best = 1e300;
-  for (int trial = 0; trial < 3; ++trial) {
-    start.record(s);
-    for (int r = 0; r < reps; ++r) f();
-    stop.record(s);
-    stop.synchronize();
-    best = std::min(best, double(stop.elapsed_ms(start)) / reps);
-  }
-  return best;
-}
-
-// Host microseconds per call: batches short enough not to fill the launch queue, with the
-// GPU drained between batches, best batch.
-template <class F> double host_us(kernel::stream &s, F &&f) {
-  const int batch = 500;
-  double best = 1e300;
-  for (int trial = 0; trial < 30; ++trial) {
-    s.synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < batch; ++i) f();
-    const std::chrono::duration<double, std::micro> dt = std::chrono::steady_clock::now() - t0;
-    best = std::min(best, dt.count() / batch);
-  }
-  s.synchronize();
-  return best;
-}
+using bench::gpu_ms;
+using bench::host_us;
 
 int first_call() {
   kernel::device gpu = kernel::device::cuda();
@@ -130,7 +74,7 @@ int main(int argc, char **argv) {
 
     kernel::device gpu = kernel::device::cuda();
     kernel::stream s(gpu);
-    driver cu;
+    bench::driver cu;
     nvcc_saxpy baseline(cu);
     constexpr kernel::ufunc<saxpy> vsaxpy;
     const auto on_s = vsaxpy.on(s);

@@ -15,16 +15,16 @@ namespace kernel::runtime::cuda {
 
 namespace {
 
+// True on the driver's thread while it runs a host function queued by host_work.
+thread_local bool in_host_function = false;
+
 class cuda_stream final : public detail::stream_state {
 public:
   // `owned` is false for the legacy default stream (handle 0), which is never destroyed.
   cuda_stream(cuda_device &device, CUstream handle, bool owned)
       : stream_state(device), device_(device), handle_(handle), owned_(owned) {}
   ~cuda_stream() override {
-    if (owned_) {
-      device_.make_current();
-      device_.api().cuStreamDestroy(handle_);
-    }
+    if (owned_) device_.destroy_stream(handle_);
   }
   void synchronize() override {
     device_.make_current();
@@ -169,6 +169,7 @@ void cuda_device::make_current() const {
 
 std::shared_ptr<detail::stream_state> cuda_device::create_stream() {
   make_current();
+  release_deferred();
   CUstream s = nullptr;
   drv_.check(drv_.cuStreamCreate(&s, CU_STREAM_DEFAULT), "cuStreamCreate", name_);
   return std::make_shared<cuda_stream>(*this, s, /*owned=*/true);
@@ -178,6 +179,7 @@ std::shared_ptr<detail::event_state> cuda_device::create_event() { return std::m
 
 void *cuda_device::allocate(std::size_t bytes, detail::stream_state &s) {
   make_current();
+  release_deferred();
   CUdeviceptr p = 0;
   drv_.check(drv_.cuMemAllocAsync(&p, bytes, handle_of(s)), "cuMemAllocAsync",
              "allocating " + human_bytes(bytes) + " on " + name_);
@@ -185,6 +187,12 @@ void *cuda_device::allocate(std::size_t bytes, detail::stream_state &s) {
 }
 
 void cuda_device::release(void *p, detail::stream_state &s) noexcept {
+  if (in_host_function) {
+    std::lock_guard lock(deferred_mutex_);
+    deferred_frees_.push_back(reinterpret_cast<CUdeviceptr>(p));
+    has_deferred_.store(true, std::memory_order_release);
+    return;
+  }
   // At exit the driver may already be shut down; nothing is left to free then.
   try {
     make_current();
@@ -192,6 +200,37 @@ void cuda_device::release(void *p, detail::stream_state &s) noexcept {
     return;
   }
   drv_.cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(p), handle_of(s));
+}
+
+void cuda_device::destroy_stream(CUstream s) noexcept {
+  if (in_host_function) {
+    std::lock_guard lock(deferred_mutex_);
+    deferred_streams_.push_back(s);
+    has_deferred_.store(true, std::memory_order_release);
+    return;
+  }
+  try {
+    make_current();
+  } catch (...) {
+    return;
+  }
+  drv_.cuStreamDestroy(s);
+}
+
+void cuda_device::release_deferred() noexcept {
+  if (!has_deferred_.load(std::memory_order_acquire)) return;
+  std::vector<CUdeviceptr> frees;
+  std::vector<CUstream> streams;
+  {
+    std::lock_guard lock(deferred_mutex_);
+    frees.swap(deferred_frees_);
+    streams.swap(deferred_streams_);
+    has_deferred_.store(false, std::memory_order_relaxed);
+  }
+  // The host function ran after all earlier work of its stream, so that work no longer uses
+  // the memory; the legacy stream orders the free after work queued since on any stream.
+  for (CUdeviceptr p : frees) drv_.cuMemFreeAsync(p, CU_STREAM_LEGACY);
+  for (CUstream st : streams) drv_.cuStreamDestroy(st);
 }
 
 void cuda_device::copy(void *dst, const void *src, std::size_t bytes, detail::copy_direction kind,
@@ -243,7 +282,10 @@ void cuda_device::host_work(detail::stream_state &s, std::function<void()> work)
       handle_of(s),
       [](void *data) {
         std::unique_ptr<std::function<void()>> t(static_cast<std::function<void()> *>(data));
+        in_host_function = true;
         (*t)();
+        t.reset(); // what the work captured is released here, still flagged
+        in_host_function = false;
       },
       task);
   if (r != CUDA_SUCCESS) {
@@ -255,6 +297,7 @@ void cuda_device::host_work(detail::stream_state &s, std::function<void()> work)
 void cuda_device::synchronize() {
   make_current();
   drv_.check(drv_.cuCtxSynchronize(), "cuCtxSynchronize", name_);
+  release_deferred();
 }
 
 void cuda_device::load_module(const ::kernel_module &m, const std::string &what) {
@@ -292,6 +335,22 @@ void cuda_device::load_module(const ::kernel_module &m, const std::string &what)
 }
 
 const cuda_device::loaded_kernel &cuda_device::kernel_for(const detail::kernel_ref &k) {
+  // A launch asks twice (configuration, launch), and a loop launches the same kernel again:
+  // the thread's last answer saves the lock. Entries are never removed, and references into
+  // an unordered_map survive its growth.
+  struct last_lookup {
+    const cuda_device *device = nullptr;
+    const void *key = nullptr;
+    const loaded_kernel *kernel = nullptr;
+  };
+  thread_local last_lookup last;
+  if (last.device == this && last.key == k.host_key) return *last.kernel;
+  const loaded_kernel &found = kernel_for_locked(k);
+  last = {this, k.host_key, &found};
+  return found;
+}
+
+const cuda_device::loaded_kernel &cuda_device::kernel_for_locked(const detail::kernel_ref &k) {
   std::lock_guard lock(kernels_mutex_);
   if (auto it = kernels_.find(k.host_key); it != kernels_.end()) return it->second;
   auto found = registry::instance().find(k.host_key);
@@ -307,6 +366,17 @@ const cuda_device::loaded_kernel &cuda_device::kernel_for(const detail::kernel_r
 }
 
 detail::launch_config cuda_device::elementwise_config(const detail::kernel_ref &k, index_t work) {
+  const loaded_kernel &lk = kernel_for(k);
+  const index_t block = std::max(lk.block_size, 32);
+  const index_t needed = std::max<index_t>((work + block - 1) / block, 1);
+  // Up to four waves of the blocks the SMs hold at once: enough threads to keep the memory
+  // busy, each taking several elements per trip of the grid-stride loop, so that what a
+  // thread reads from its parameter block once is shared by many elements.
+  const index_t grid = std::min<index_t>(needed, index_t{lk.full_grid} * 4);
+  return detail::launch_config{dim3(static_cast<std::uint32_t>(grid)), dim3(static_cast<std::uint32_t>(block)), 0};
+}
+
+detail::launch_config cuda_device::resident_config(const detail::kernel_ref &k, index_t work) {
   const loaded_kernel &lk = kernel_for(k);
   const index_t block = std::max(lk.block_size, 32);
   const index_t needed = std::max<index_t>((work + block - 1) / block, 1);
@@ -352,9 +422,9 @@ void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_confi
                                        static_cast<int>(c.shared_bytes)),
                "cuFuncSetAttribute", "'" + std::string(k.name) + "' on " + name_);
   void *args[] = {const_cast<void *>(params)};
-  drv_.check(drv_.cuLaunchKernel(lk.function, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
-                                 c.shared_bytes, handle_of(s), args, nullptr),
-             "cuLaunchKernel", "'" + std::string(k.name) + "' on " + name_);
+  const CUresult r = drv_.cuLaunchKernel(lk.function, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
+                                         c.shared_bytes, handle_of(s), args, nullptr);
+  if (r != CUDA_SUCCESS) drv_.check(r, "cuLaunchKernel", "'" + std::string(k.name) + "' on " + name_);
   if (lk.status) check_device_status(lk, k, s);
 }
 

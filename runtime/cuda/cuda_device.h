@@ -6,6 +6,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
@@ -40,12 +41,15 @@ public:
   void host_work(detail::stream_state &s, std::function<void()> work) override;
 
   detail::launch_config elementwise_config(const detail::kernel_ref &k, index_t work) override;
+  detail::launch_config resident_config(const detail::kernel_ref &k, index_t work) override;
   void launch(const detail::kernel_ref &k, const detail::launch_config &config, const void *params,
               std::size_t param_size, detail::stream_state &s) override;
   void synchronize() override;
 
   /// Makes this device's context current on the calling thread (cheap when it already is).
   void make_current() const;
+  /// Destroys a stream now, or later when called from a host function.
+  void destroy_stream(CUstream s) noexcept;
   const driver &api() const noexcept { return drv_; }
 
 private:
@@ -54,7 +58,7 @@ private:
   struct loaded_kernel {
     CUfunction function = nullptr;
     int block_size = 0;     // what the occupancy calculator suggests
-    int full_grid = 0;      // blocks that fill every SM at that block size
+    int full_grid = 0;      // blocks that fill every SM at that block size (resident_config)
     int max_threads = 0;    // per block
     int static_shared = 0;  // bytes
     int max_dynamic_shared = 0;
@@ -62,8 +66,14 @@ private:
     CUdeviceptr status = 0;
     const ::kernel_module *module = nullptr;
   };
+  // Host functions queued on a stream (host_work) must not call the driver, but what they
+  // hold may be the last reference to device memory or a stream: those are released later,
+  // by the next call into this device from an ordinary thread.
+  void release_deferred() noexcept;
+
   void check_device_status(const loaded_kernel &k, const detail::kernel_ref &ref, detail::stream_state &s);
   const loaded_kernel &kernel_for(const detail::kernel_ref &k);
+  const loaded_kernel &kernel_for_locked(const detail::kernel_ref &k);
   void load_module(const ::kernel_module &m, const std::string &what);
   void check_launch(const loaded_kernel &k, const detail::kernel_ref &ref, const detail::launch_config &c) const;
 
@@ -82,6 +92,11 @@ private:
   std::mutex kernels_mutex_;
   std::unordered_map<const void *, loaded_kernel> kernels_;
   std::unordered_map<std::string, CUmodule> modules_;
+
+  std::mutex deferred_mutex_;
+  std::atomic<bool> has_deferred_{false};
+  std::vector<CUdeviceptr> deferred_frees_;
+  std::vector<CUstream> deferred_streams_;
 
   // Page-locked staging buffers, by size class. Released buffers return here from host
   // callbacks, which must not call the driver; they are freed only at exit.

@@ -119,13 +119,12 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
     throw target_unavailable_error(what + ": its GPU code was generated for " + image_list(m) +
                                    ", all newer than this GPU (sm_" + std::to_string(arch) +
                                    "); rebuild with -fplugin-arg-kernel-arch=sm_" + std::to_string(arch));
-  const nvjitlink &linker = nvjitlink::get();
   const std::vector<user_code> code = user_code_of(m, device_code::runtime_inputs());
   cubin_key key;
   key.module_hash = m.hash;
   key.ptx_arch = image->arch;
   key.target_arch = arch;
-  key.nvjitlink_version = linker.version();
+  key.nvjitlink_version = nvjitlink::identity();
   key.driver_version = driver_version;
   for (const user_code &c : code)
     key.link_inputs.push_back(c.kind + ":" + c.hash +
@@ -138,6 +137,7 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
     result.from_cache = true;
     return result;
   }
+  const nvjitlink &linker = nvjitlink::get();
   std::deque<std::string> compiled; // NVRTC output, alive until the link is done
   std::vector<link_input> inputs{
       {link_input_kind::ptx, "kernel-module-" + std::string(m.hash), std::string_view(image->ptx, image->size)}};

@@ -3,7 +3,9 @@
 #include <nvJitLink.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <string_view>
 
 #include "kernel/errors.h"
 
@@ -24,8 +26,33 @@ struct nvjitlink::api {
 
 namespace {
 
+constexpr const char *soname = "libnvJitLink.so.13";
+
+// The library file that the loader would open first for the soname on LD_LIBRARY_PATH, or
+// the one in the CUDA toolkit; empty when only the loader's own search can find it.
+std::string located_library() {
+  std::vector<std::string> dirs;
+  if (const char *path = std::getenv("LD_LIBRARY_PATH"))
+    for (std::string_view rest = path; !rest.empty();) {
+      const std::size_t colon = rest.find(':');
+      if (const std::string_view dir = rest.substr(0, colon); !dir.empty()) dirs.emplace_back(dir);
+      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    }
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var)) dirs.push_back(std::string(root) + "/lib64");
+  dirs.push_back("/usr/local/cuda/lib64");
+  for (const std::string &dir : dirs) {
+    std::error_code ec;
+    const std::filesystem::path file = std::filesystem::path(dir) / soname;
+    if (std::filesystem::is_regular_file(file, ec)) return std::filesystem::canonical(file, ec).string();
+  }
+  return {};
+}
+
 std::vector<std::string> library_candidates() {
-  std::vector<std::string> names = {"libnvJitLink.so.13"};
+  std::vector<std::string> names;
+  if (std::string located = located_library(); !located.empty()) names.push_back(located);
+  names.push_back(soname);
   for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
     if (const char *root = std::getenv(var)) names.push_back(std::string(root) + "/lib64/libnvJitLink.so.13");
   names.push_back("/usr/local/cuda/lib64/libnvJitLink.so.13");
@@ -63,6 +90,19 @@ nvJitLinkInputType input_type(link_input_kind k) {
 } // namespace
 
 nvjitlink::~nvjitlink() = default;
+
+const std::string &nvjitlink::identity() {
+  static const std::string id = [] {
+    const std::string file = located_library();
+    std::error_code ec;
+    const auto size = file.empty() ? 0 : std::filesystem::file_size(file, ec);
+    const auto mtime = file.empty() ? std::filesystem::file_time_type() : std::filesystem::last_write_time(file, ec);
+    if (file.empty() || ec) return "nvJitLink " + get().version();
+    return file + " " + std::to_string(size) + " bytes, modified " +
+           std::to_string(mtime.time_since_epoch().count());
+  }();
+  return id;
+}
 
 const nvjitlink &nvjitlink::get() {
   static const nvjitlink n;

@@ -29,8 +29,15 @@ public:
 
   bool available() const noexcept { return available_; }
   const std::string &unavailable_reason() const noexcept { return reason_; }
-  /// "13.0": part of every cache key, since another version makes other code.
+  /// "13.0", as the library reports it.
   const std::string &version() const noexcept { return version_; }
+
+  /// Which nvJitLink this process links with, for the cache key (another version makes
+  /// other code), without loading it: the library file that get() loads, its size and its
+  /// modification time; or, where the file is only found by the dynamic loader, the
+  /// version of the loaded library. Loading nvJitLink (100 MB) costs more than reading a
+  /// cached cubin, so a cache hit must not need it.
+  static const std::string &identity();
 
   /// Links `inputs` into a cubin for sm_<arch>. Throws cuda_error with nvJitLink's log,
   /// prefixed by `what` (the kernel or module being built), when linking fails.

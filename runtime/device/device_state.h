@@ -77,6 +77,7 @@ public:
   virtual void host_work(stream_state &s, std::function<void()> work) = 0;
 
   virtual launch_config elementwise_config(const kernel_ref &k, index_t work) = 0;
+  virtual launch_config resident_config(const kernel_ref &k, index_t work) = 0;
   virtual void launch(const kernel_ref &k, const launch_config &config, const void *params,
                       std::size_t param_size, stream_state &s) = 0;
 

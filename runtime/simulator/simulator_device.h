@@ -31,6 +31,9 @@ public:
   void host_work(detail::stream_state &s, std::function<void()> work) override;
 
   detail::launch_config elementwise_config(const detail::kernel_ref &k, index_t work) override;
+  detail::launch_config resident_config(const detail::kernel_ref &k, index_t work) override {
+    return elementwise_config(k, work);
+  }
   void launch(const detail::kernel_ref &k, const detail::launch_config &config, const void *params,
               std::size_t param_size, detail::stream_state &s) override;
   void synchronize() override {}

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <numeric>
 #include <regex>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "device_code/runtime_inputs.h"
 #include "kernel/kernel.h"
 #include "registry/registry.h"
+#include "test_device.h"
 
 void double_all(kernel::array_view<int> values);
 int twice_plus_one(int a);
@@ -179,6 +181,45 @@ TEST_F(DeviceCode, CpuTargetsReportAMissingHostImplementation) {
       EXPECT_EQ(std::string(e.what()), missing_host);
     }
   }
+}
+
+// On the GPU (KERNEL_TEST_DEVICE=cuda): the linked function runs, and a non-zero status
+// from a Numba-convention function is raised on the host, leaving the host array as it was.
+TEST_F(DeviceCode, OnTheGpu) {
+  if (!kernel_test::on_gpu()) GTEST_SKIP() << "GPU part of the suite: run with KERNEL_TEST_DEVICE=cuda";
+  kernel::link_device_code(data + "twice.cu"); // compiled by NVRTC for this GPU
+  kernel::link_device_source("checked.cu", R"(extern "C" __device__ int checked(int *r, int a, int b) {
+    *r = a * b; return a < 0 ? 7 : 0; })");
+  const auto gpu = kernel::target::cuda;
+  std::vector<int> values(1000);
+  std::iota(values.begin(), values.end(), 0);
+  kernel::launch<double_all>(4, 256).on(gpu)(values);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(values[i], 2 * i);
+
+  std::vector<int> fine(1000, 2);
+  kernel::launch<check_all>(4, 256).on(gpu)(fine);
+  EXPECT_EQ(fine, std::vector<int>(1000, 6));
+  std::vector<int> bad(1000, 2);
+  bad[500] = -1;
+  try {
+    kernel::launch<check_all>(4, 256).on(gpu)(bad);
+    FAIL() << "the status was not raised";
+  } catch (const kernel::device_function_error &e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("'check_all' on " + kernel::device::cuda().name() +
+                             ": the CUDA-C device function 'int checked(int, int)' (Numba convention, declared at ",
+                         0),
+              0u)
+        << what;
+    EXPECT_NE(what.find("calls_checked.cpp:4"), std::string::npos) << what;
+    EXPECT_NE(what.find(") returned status 7"), std::string::npos) << what;
+    EXPECT_EQ(e.function(), "int checked(int, int)");
+    EXPECT_EQ(e.status(), 7);
+  }
+  EXPECT_EQ(bad[500], -1); // not copied back from the failed launch
+  EXPECT_EQ(bad[0], 2);
+  kernel::launch<check_all>(4, 256).on(gpu)(fine); // the status was cleared
+  EXPECT_EQ(fine, std::vector<int>(1000, 18));
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-// Generalized ufuncs on every target (cpu, parallel, and the simulated device).
+// Generalized ufuncs on every target (cpu, parallel, and the simulated device or, under
+// KERNEL_TEST_DEVICE=cuda, the GPU).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,6 +7,7 @@
 #include <vector>
 
 #include "kernel/kernel.h"
+#include "test_device.h"
 
 [[kernel::guvectorize("(n),(n)->()")]]
 void dot(kernel::array_view<const double> a, kernel::array_view<const double> b, double &out) {
@@ -40,7 +42,7 @@ namespace {
 constexpr kernel::gufunc<"(n),(n)->()", dot> vdot;
 constexpr kernel::gufunc<"(m,n),(n,p)->(m,p)", matmul> vmatmul;
 constexpr kernel::gufunc<"(n),()->(n),()", scale_and_sum> vscale;
-const kernel::target targets[] = {kernel::target::cpu, kernel::target::parallel, kernel::target::simulator};
+const kernel::target targets[] = {kernel::target::cpu, kernel::target::parallel, kernel_test::target()};
 
 TEST(Gufunc, DotOverLoopDimensions) {
   kernel::ndarray<double, 2> a({1000, 8}), b({1000, 8});
@@ -103,9 +105,8 @@ TEST(Gufunc, ScalarInputAndSeveralOutputs) {
 }
 
 TEST(Gufunc, DeviceArrays) {
-  const kernel::device sim = kernel::device::simulator();
-  kernel::ndarray<double, 2> a({6, 4}, 2.0);
-  auto da = kernel::to_device(a, sim);
+    kernel::ndarray<double, 2> a({6, 4}, 2.0);
+  auto da = kernel::to_device(a, kernel_test::device());
   auto r = vdot(da, da); // device arrays: a device result
   static_assert(std::is_same_v<decltype(r), kernel::device_array<double, 1>>);
   EXPECT_EQ(r.copy_to_host().to_vector(), std::vector<double>(6, 16.0));

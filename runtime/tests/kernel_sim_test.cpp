@@ -1,11 +1,13 @@
-// CUDA-style kernels on the simulator: threads, blocks, barriers, shared memory, warp
-// operations and atomics behave as on a GPU; and what a GPU would not report is reported.
+// CUDA-style kernels: threads, blocks, barriers, shared memory, warp operations and atomics
+// behave as on a GPU (the KernelSim tests run on the simulator, or on the GPU under
+// KERNEL_TEST_DEVICE=cuda); and the simulator reports what a GPU would not (KernelSimChecks).
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <vector>
 
 #include "kernel/kernel.h"
+#include "test_device.h"
 
 using kernel::array_view;
 using kernel::index_t;
@@ -104,17 +106,18 @@ struct Affine {
 
 namespace {
 
-const kernel::device sim = kernel::device::simulator();
+const kernel::device dev = kernel_test::device();
+const auto on_dev = kernel_test::target();
 const auto on_sim = kernel::target::simulator;
 
 TEST(KernelSim, HostArraysAreCopiedInAndBack) {
   std::vector<float> a(1000, 1.0f);
-  kernel::launch<increment>(4, 256).on(on_sim)(a);
+  kernel::launch<increment>(4, 256).on(on_dev)(a);
   EXPECT_EQ(a, std::vector<float>(1000, 2.0f));
 }
 
 TEST(KernelSim, DeviceArraysStay) {
-  auto d = kernel::to_device(std::vector<float>(100, 5.0f), sim);
+  auto d = kernel::to_device(std::vector<float>(100, 5.0f), dev);
   kernel::launch<increment>(1, 128)(d);
   kernel::launch<increment>(1, 128)(d);
   EXPECT_EQ(d.copy_to_host().to_vector(), std::vector<float>(100, 7.0f));
@@ -123,7 +126,7 @@ TEST(KernelSim, DeviceArraysStay) {
 TEST(KernelSim, BarrierAndSharedMemory) {
   std::vector<int> in(256), out(256);
   std::iota(in.begin(), in.end(), 0);
-  kernel::launch<block_reverse>(4, 64).on(on_sim)(in, out);
+  kernel::launch<block_reverse>(4, 64).on(on_dev)(in, out);
   for (int b = 0; b < 4; ++b)
     for (int t = 0; t < 64; ++t) ASSERT_EQ(out[b * 64 + t], b * 64 + 63 - t);
 }
@@ -131,7 +134,7 @@ TEST(KernelSim, BarrierAndSharedMemory) {
 TEST(KernelSim, WarpShuffles) {
   std::vector<float> in(256), out(8);
   std::iota(in.begin(), in.end(), 0.0f);
-  kernel::launch<warp_sum>(2, 128).on(on_sim)(in, out);
+  kernel::launch<warp_sum>(2, 128).on(on_dev)(in, out);
   for (int w = 0; w < 8; ++w) {
     float expected = 0;
     for (int i = 0; i < 32; ++i) expected += float(w * 32 + i);
@@ -144,7 +147,7 @@ TEST(KernelSim, VotesAndCountingBarrier) {
   in[3] = 0;
   in[7] = 0;
   std::vector<unsigned> out(4);
-  kernel::launch<votes>(1, 32).on(on_sim)(in, out);
+  kernel::launch<votes>(1, 32).on(on_dev)(in, out);
   EXPECT_EQ(out[0], ~((1u << 3) | (1u << 7)));
   EXPECT_EQ(out[1], 0u);
   EXPECT_EQ(out[2], 1u);
@@ -155,7 +158,7 @@ TEST(KernelSim, AtomicsAcrossBlocksOnAllCores) {
   std::vector<int> values(1 << 16);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int>(i * 7);
   std::vector<unsigned> bins(16, 0);
-  kernel::launch<histogram>(64, 128).on(on_sim)(values, bins);
+  kernel::launch<histogram>(64, 128).on(on_dev)(values, bins);
   std::vector<unsigned> expected(16, 0);
   for (int v : values) ++expected[static_cast<std::size_t>(v % 16)];
   EXPECT_EQ(bins, expected);
@@ -163,13 +166,13 @@ TEST(KernelSim, AtomicsAcrossBlocksOnAllCores) {
 
 TEST(KernelSim, DynamicSharedMemory) {
   std::vector<float> out(32);
-  kernel::launch<dynamic_shared>(1, 32, 32 * sizeof(float)).on(on_sim)(out);
+  kernel::launch<dynamic_shared>(1, 32, 32 * sizeof(float)).on(on_dev)(out);
   for (int t = 0; t < 32; ++t) EXPECT_EQ(out[t], float(31 - t) * 2);
 }
 
 TEST(KernelSim, StructsAndTwoDimensionalGrids) {
   kernel::ndarray<float, 2> m({20, 30}, 1.0f);
-  kernel::launch<affine>(kernel::dim3(4, 3), kernel::dim3(8, 8)).on(on_sim)(Affine{2.0f, 0.5f}, m);
+  kernel::launch<affine>(kernel::dim3(4, 3), kernel::dim3(8, 8)).on(on_dev)(Affine{2.0f, 0.5f}, m);
   for (float v : m) ASSERT_EQ(v, 2.5f);
 }
 
@@ -257,6 +260,27 @@ TEST(KernelSimChecks, LaunchLimits) {
   EXPECT_THROW(kernel::launch<increment>(1, kernel::dim3(1, 1, 65)).on(on_sim)(a), kernel::argument_error);
   EXPECT_THROW(kernel::launch<dynamic_shared>(1, 32, 300 * 1024).on(on_sim)(a), kernel::argument_error);
   EXPECT_THROW(kernel::launch<increment>(0, 32).on(on_sim)(a), kernel::argument_error);
+}
+
+TEST(KernelSim, LaunchLimitsOfTheDevice) {
+  std::vector<float> a(4);
+  auto fails = [&](auto &&launch, const std::string &what) {
+    try {
+      launch();
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const kernel::argument_error &e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(msg.rfind("'" + std::string(e.callee()) + "': ", 0), 0u) << msg;
+      EXPECT_NE(msg.find(what), std::string::npos) << msg;
+      EXPECT_NE(msg.find(dev.name()), std::string::npos) << msg;
+    }
+  };
+  fails([&] { kernel::launch<increment>(1, 2048).on(on_dev)(a); }, "a block of 2048 threads is more than");
+  fails([&] { kernel::launch<increment>(1, kernel::dim3(1, 1, 65)).on(on_dev)(a); }, "block dimension z of 65");
+  fails([&] { kernel::launch<dynamic_shared>(1, 32, 300 * 1024).on(on_dev)(a); },
+        "307200 bytes of dynamic shared memory");
+  fails([&] { kernel::launch<increment>(0, 32).on(on_dev)(a); }, "at least one block");
+  EXPECT_EQ(a, std::vector<float>(4, 0.0f)); // nothing ran, nothing was copied back
 }
 
 TEST(KernelSim, Inspect) {

@@ -1,5 +1,5 @@
 // Reductions on cpu, parallel and the simulated device (the GPU's tree of shuffles and shared
-// memory, run by the simulator).
+// memory, run by the simulator) or, under KERNEL_TEST_DEVICE=cuda, the GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernel/kernel.h"
+#include "test_device.h"
 
 [[kernel::reduce]] double add(double a, double b) { return a + b; }
 [[kernel::reduce]] float max_of(float a, float b) { return a > b ? a : b; }
@@ -18,7 +19,7 @@ namespace {
 
 constexpr kernel::reduce<add> sum;
 constexpr kernel::reduce<max_of> maximum;
-const kernel::target targets[] = {kernel::target::cpu, kernel::target::parallel, kernel::target::simulator};
+const kernel::target targets[] = {kernel::target::cpu, kernel::target::parallel, kernel_test::target()};
 
 TEST(Reduce, SumOnEveryTarget) {
   for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{256}, std::size_t{1000}, std::size_t{100003}}) {
@@ -56,7 +57,7 @@ TEST(Reduce, StridedAndMultiDimensional) {
 
 TEST(Reduce, DeviceArrays) {
   std::vector<double> x(4096, 0.25);
-  auto dx = kernel::to_device(x, kernel::device::simulator());
+  auto dx = kernel::to_device(x, kernel_test::device());
   EXPECT_EQ(sum(dx), 1024.0);
   EXPECT_EQ(sum(dx, 1.0), 1025.0);
 }

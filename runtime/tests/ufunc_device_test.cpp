@@ -1,13 +1,15 @@
-// GPU ufuncs through the device path, run on the simulated device: the same staging,
-// parameter block and kernel as on a GPU.
+// GPU ufuncs through the device path: on the simulated device (the same staging, parameter
+// block and kernel as on a GPU), or on the GPU under KERNEL_TEST_DEVICE=cuda.
 #include <gtest/gtest.h>
 
 #include <complex>
 #include <cstdint>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "kernel/kernel.h"
+#include "test_device.h"
 
 [[kernel::vectorize]] float saxpy(float a, float x, float y) { return a * x + y; }
 [[kernel::vectorize]] double add(double a, double b) { return a + b; }
@@ -18,10 +20,10 @@ T maximum(T a, T b) { return a > b ? a : b; }
 
 namespace {
 
-const kernel::device sim = kernel::device::simulator();
+const kernel::device dev = kernel_test::device();
 constexpr kernel::ufunc<saxpy> vsaxpy;
 constexpr kernel::ufunc<add> vadd;
-const auto on_sim = kernel::target::simulator;
+const auto on_dev = kernel_test::target();
 
 std::vector<float> iota(std::size_t n, float start) {
   std::vector<float> v(n);
@@ -32,17 +34,17 @@ std::vector<float> iota(std::size_t n, float start) {
 TEST(UfuncDevice, HostArraysAreCopiedInAndOut) {
   auto x = iota(5000, 0.0f), y = iota(5000, 1.0f);
   std::vector<float> out(5000);
-  vsaxpy.on(on_sim)(2.0f, x, y, out);
+  vsaxpy.on(on_dev)(2.0f, x, y, out);
   for (int i = 0; i < 5000; ++i) ASSERT_EQ(out[i], 2.0f * x[i] + y[i]);
-  auto r = vsaxpy.on(on_sim)(2.0f, x, y);
+  auto r = vsaxpy.on(on_dev)(2.0f, x, y);
   static_assert(std::is_same_v<decltype(r), kernel::ndarray<float, 1>>);
   EXPECT_EQ(r.to_vector(), out);
 }
 
 TEST(UfuncDevice, DeviceArraysStayOnTheDevice) {
   auto x = iota(1000, 0.0f), y = iota(1000, 0.5f);
-  auto dx = kernel::to_device(x, sim), dy = kernel::to_device(y, sim);
-  kernel::device_array<float> dout(1000, sim);
+  auto dx = kernel::to_device(x, dev), dy = kernel::to_device(y, dev);
+  kernel::device_array<float> dout(1000, dev);
   vsaxpy(3.0f, dx, dy, dout); // device arrays: runs on their device, whatever the target
   auto h = dout.copy_to_host();
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(h[i], 3.0f * x[i] + y[i]);
@@ -53,12 +55,12 @@ TEST(UfuncDevice, DeviceArraysStayOnTheDevice) {
 
 TEST(UfuncDevice, MixedHostAndDeviceOperands) {
   auto x = iota(100, 0.0f), y = iota(100, 10.0f);
-  auto dx = kernel::to_device(x, sim);
+  auto dx = kernel::to_device(x, dev);
   std::vector<float> out(100);
-  vsaxpy.on(on_sim)(1.0f, dx, y, out);
+  vsaxpy.on(on_dev)(1.0f, dx, y, out);
   for (int i = 0; i < 100; ++i) ASSERT_EQ(out[i], x[i] + y[i]);
-  kernel::device_array<float> dout(100, sim);
-  vsaxpy.on(on_sim)(1.0f, x, y, dout);
+  kernel::device_array<float> dout(100, dev);
+  vsaxpy.on(on_dev)(1.0f, x, y, dout);
   EXPECT_EQ(dout.copy_to_host().to_vector(), out);
 }
 
@@ -68,10 +70,10 @@ TEST(UfuncDevice, BroadcastingAndStridedHostInputs) {
     for (int j = 0; j < 4; ++j) m(i, j) = 10 * i + j;
   kernel::array_view<const double, 2> t(m.data(), {4, 3}, {1, 4}); // transposed
   std::vector<double> row{100, 200, 300};
-  auto r = vadd.on(on_sim)(t, row);
+  auto r = vadd.on(on_dev)(t, row);
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 3; ++j) ASSERT_EQ(r(i, j), 10 * j + i + 100 * (j + 1));
-  auto dm = kernel::to_device(m, sim);
+  auto dm = kernel::to_device(m, dev);
   kernel::ndarray<double, 2> col({3, 1}, 0.5);
   auto dr = vadd(dm, col); // (3,4) + (3,1) on the device
   auto h = dr.copy_to_host();
@@ -83,29 +85,29 @@ TEST(UfuncDevice, HostInputsAreConvertedToTheLoopTypes) {
   std::vector<int> a{1, 2, 3};
   std::vector<float> b{0.5f, 0.25f, 0.125f};
   std::vector<double> out(3);
-  vadd.on(on_sim)(a, b, out);
+  vadd.on(on_dev)(a, b, out);
   EXPECT_EQ(out, (std::vector<double>{1.5, 2.25, 3.125}));
   std::vector<float> narrow(3); // float64 result into float32: same-kind cast on the way back
-  vadd.on(on_sim)(a, b, narrow);
+  vadd.on(on_dev)(a, b, narrow);
   EXPECT_EQ(narrow, (std::vector<float>{1.5f, 2.25f, 3.125f}));
 }
 
 TEST(UfuncDevice, SeveralLoops) {
   constexpr kernel::ufunc<maximum<float>, maximum<double>> vmax;
-  auto dx = kernel::to_device(std::vector<double>{1, 5, 3}, sim);
+  auto dx = kernel::to_device(std::vector<double>{1, 5, 3}, dev);
   auto r = vmax(dx, 2.0).copy_to_host();
   EXPECT_EQ(r.to_vector(), (std::vector<double>{2, 5, 3}));
 }
 
 TEST(UfuncDevice, ComplexMultiply) {
   std::vector<std::complex<float>> a{{1, 2}, {3, 4}}, b{{0, 1}, {2, 0}};
-  auto r = kernel::ufunc<cmul>{}.on(on_sim)(a, b);
+  auto r = kernel::ufunc<cmul>{}.on(on_dev)(a, b);
   EXPECT_EQ(r[0], std::complex<float>(-2, 1));
   EXPECT_EQ(r[1], std::complex<float>(6, 8));
 }
 
 TEST(UfuncDevice, StreamsAreAsynchronous) {
-  kernel::stream s(sim);
+  kernel::stream s(dev);
   auto x = iota(4096, 0.0f), y = iota(4096, 0.0f);
   auto dx = kernel::to_device(x, s), dy = kernel::to_device(y, s);
   kernel::device_array<float> dout(4096, s);
@@ -118,17 +120,42 @@ TEST(UfuncDevice, StreamsAreAsynchronous) {
 }
 
 TEST(UfuncDevice, InPlaceOnTheDevice) {
-  auto dx = kernel::to_device(std::vector<float>{1, 2, 3}, sim);
-  auto dy = kernel::to_device(std::vector<float>{1, 1, 1}, sim);
+  auto dx = kernel::to_device(std::vector<float>{1, 2, 3}, dev);
+  auto dy = kernel::to_device(std::vector<float>{1, 1, 1}, dev);
   vsaxpy(2.0f, dx, dy, dx);
   EXPECT_EQ(dx.copy_to_host().to_vector(), (std::vector<float>{3, 5, 7}));
+}
+
+// The module is built once, whichever thread calls first; calls from several host threads at
+// once, each with its own stream or on the default one, all give their own results.
+TEST(UfuncDevice, CallsFromSeveralHostThreads) {
+  constexpr int threads = 8;
+  std::vector<int> wrong(threads, 0);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&wrong, t] {
+      kernel::stream s(dev);
+      const auto x = iota(20000, float(t)), y = iota(20000, 1.0f);
+      auto dx = kernel::to_device(x, s), dy = kernel::to_device(y, s);
+      for (int rep = 0; rep < 10; ++rep) {
+        auto dr = vsaxpy.on(s)(float(t), dx, dy);
+        auto h = dr.copy_to_host(s);
+        s.synchronize();
+        std::vector<float> out(20000);
+        vsaxpy.on(on_dev)(float(rep), x, y, out); // host arrays, default stream
+        for (int i = 0; i < 20000; i += 97)
+          if (h[i] != float(t) * x[i] + y[i] || out[i] != float(rep) * x[i] + y[i]) ++wrong[t];
+      }
+    });
+  for (auto &th : pool) th.join();
+  EXPECT_EQ(wrong, std::vector<int>(threads, 0));
 }
 
 // Errors name the ufunc and the argument, and leave the user's data alone.
 
 TEST(UfuncDeviceErrors, ShapesThatDoNotBroadcast) {
-  auto dx = kernel::to_device(std::vector<float>(4), sim);
-  auto dy = kernel::to_device(std::vector<float>(5), sim);
+  auto dx = kernel::to_device(std::vector<float>(4), dev);
+  auto dy = kernel::to_device(std::vector<float>(5), dev);
   try {
     vsaxpy(1.0f, dx, dy);
     FAIL();
@@ -141,8 +168,8 @@ TEST(UfuncDeviceErrors, ShapesThatDoNotBroadcast) {
 }
 
 TEST(UfuncDeviceErrors, TooShortOutput) {
-  auto dx = kernel::to_device(std::vector<float>(4, 1.0f), sim);
-  kernel::device_array<float> dout(3, sim);
+  auto dx = kernel::to_device(std::vector<float>(4, 1.0f), dev);
+  kernel::device_array<float> dout(3, dev);
   std::vector<float> host_out(3, -1.0f);
   try {
     vsaxpy(1.0f, dx, dx, dout);
@@ -151,12 +178,12 @@ TEST(UfuncDeviceErrors, TooShortOutput) {
     EXPECT_EQ(e.argument(), 4);
     EXPECT_NE(std::string(e.what()).find("output has shape (3,) but the inputs broadcast to (4,)"), std::string::npos);
   }
-  EXPECT_THROW(vsaxpy.on(on_sim)(1.0f, std::vector<float>(4), std::vector<float>(4), host_out), kernel::argument_error);
+  EXPECT_THROW(vsaxpy.on(on_dev)(1.0f, std::vector<float>(4), std::vector<float>(4), host_out), kernel::argument_error);
   EXPECT_EQ(host_out, std::vector<float>(3, -1.0f));
 }
 
 TEST(UfuncDeviceErrors, DeviceArrayOfTheWrongElementType) {
-  auto di = kernel::to_device(std::vector<int>{1, 2}, sim); // int32 casts safely to float64 ...
+  auto di = kernel::to_device(std::vector<int>{1, 2}, dev); // int32 casts safely to float64 ...
   try {
     vadd(di, 1.0); // ... but device arrays are never converted implicitly
     FAIL();
@@ -166,8 +193,8 @@ TEST(UfuncDeviceErrors, DeviceArrayOfTheWrongElementType) {
                                      "float64; convert it on the device first (device arrays are never "
                                      "converted implicitly)");
   }
-  kernel::device_array<float> wrong_out(2, sim);
-  auto dd = kernel::to_device(std::vector<double>{1, 2}, sim);
+  kernel::device_array<float> wrong_out(2, dev);
+  auto dd = kernel::to_device(std::vector<double>{1, 2}, dev);
   try {
     vadd(dd, dd, wrong_out);
     FAIL();
@@ -179,9 +206,9 @@ TEST(UfuncDeviceErrors, DeviceArrayOfTheWrongElementType) {
 }
 
 TEST(UfuncDeviceErrors, PartiallyOverlappingDeviceOperands) {
-  auto d = kernel::to_device(std::vector<float>{1, 2, 3, 4, 5}, sim);
-  kernel::device_view<float> in(sim, d.data(), {4});
-  kernel::device_view<float> out(sim, d.data() + 1, {4});
+  auto d = kernel::to_device(std::vector<float>{1, 2, 3, 4, 5}, dev);
+  kernel::device_view<float> in(dev, d.data(), {4});
+  kernel::device_view<float> out(dev, d.data() + 1, {4});
   try {
     vsaxpy(2.0f, in, in, out);
     FAIL();

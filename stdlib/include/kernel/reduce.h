@@ -173,7 +173,7 @@ private:
     const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::reduce_kernel<F>), name(),
                                [](const void *p) { detail::reduce_kernel<F>(*static_cast<const params_type *>(p)); }};
     constexpr unsigned block = 256; // warps of 32: the kernel's shuffles need whole warps
-    const index_t cap = std::max<index_t>(detail::elementwise_config(*c.device, k, n).grid.x, 1);
+    const index_t cap = std::max<index_t>(detail::resident_config(*c.device, k, n).grid.x, 1);
     const index_t blocks = std::min<index_t>((n + block - 1) / block, cap);
 
     auto partials = detail::device_allocate(*c.device, static_cast<std::size_t>(blocks) * sizeof(T), c.stream);

@@ -68,8 +68,12 @@ std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes);
 /// Runs `work` on the host after everything queued on `s` so far.
 void host_work(stream_state &s, std::function<void()> work);
 
-/// The configuration for `work` independent items processed in a grid-stride loop.
+/// The configuration for `work` independent items processed in a grid-stride loop: up to
+/// one thread per item.
 launch_config elementwise_config(device_state &d, const kernel_ref &k, index_t work);
+/// At most the blocks that the device runs at once, for kernels that combine per block
+/// (reductions): each block walks a share of the `work` items.
+launch_config resident_config(device_state &d, const kernel_ref &k, index_t work);
 /// Launches kernel `k` with its parameter block on `s`.
 void launch(device_state &d, const kernel_ref &k, const launch_config &config, const void *params,
             std::size_t param_size, stream_state &s);

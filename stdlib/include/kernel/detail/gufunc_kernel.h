@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -56,8 +57,12 @@ template <class... P> struct gufunc_params_of<void (*)(P...)> {
 template <class... P> struct gufunc_params_of<void (*)(P...) noexcept> : gufunc_params_of<void (*)(P...)> {};
 template <auto F> using gufunc_params_for = typename gufunc_params_of<decltype(F)>::type;
 
-// The argument for parameter P at loop offset `off`.
-template <class P> KERNEL_ALWAYS_INLINE decltype(auto) gu_argument(const gu_operand<P> &op, index_t off) noexcept {
+// The argument for parameter P at loop offset `off`; `value` is the operand's scalar, read
+// from the parameter block once, before the loop, so that no pointer into the block is
+// formed (see ufunc_kernel.h).
+template <class P>
+KERNEL_ALWAYS_INLINE decltype(auto) gu_argument(const gu_operand<P> &op, index_t off,
+                                                const typename gu_param<P>::element &value) noexcept {
   using traits = gu_param<P>;
   if constexpr (traits::core_rank > 0) {
     using T = std::remove_pointer_t<typename traits::pointer>;
@@ -65,33 +70,44 @@ template <class P> KERNEL_ALWAYS_INLINE decltype(auto) gu_argument(const gu_oper
   } else if constexpr (traits::scalar_output) {
     return static_cast<P>(op.data[off]);
   } else {
-    return op.data ? op.data[off] : op.value;
+    return op.data ? op.data[off] : value;
   }
 }
 
 template <auto F, std::size_t... K>
-KERNEL_ALWAYS_INLINE void gufunc_call(const gufunc_params_for<F> &p, index_t i, std::index_sequence<K...>) noexcept {
+KERNEL_ALWAYS_INLINE auto gu_values(const gufunc_params_for<F> &p, std::index_sequence<K...>) noexcept {
+  return std::make_tuple(get_gu_operand<K>(p.ops).value...);
+}
+
+template <auto F, class Values, std::size_t... K>
+KERNEL_ALWAYS_INLINE void gufunc_call(const gufunc_params_for<F> &p, index_t i, const Values &values,
+                                      std::index_sequence<K...>) noexcept {
   index_t off[sizeof...(K)] = {};
   index_t rest = i;
-  for (int d = p.ndim - 1; d >= 0; --d) {
-    const index_t at = rest % p.shape[d];
-    rest /= p.shape[d];
+  // Unrolled over the largest rank so that shapes and strides are read at constant offsets.
+#pragma unroll
+  for (int d = max_device_dims - 1; d >= 0; --d) {
+    if (d >= p.ndim) continue;
+    const index_t at = d == 0 ? rest : rest % p.shape[d];
+    rest = d == 0 ? 0 : rest / p.shape[d];
     ((off[K] += at * get_gu_operand<K>(p.ops).loop_strides[d]), ...);
   }
-  F(gu_argument(get_gu_operand<K>(p.ops), off[K])...);
+  F(gu_argument(get_gu_operand<K>(p.ops), off[K], std::get<K>(values))...);
 }
 
 /// Loop iterations [begin, end) on the calling thread: the CPU targets' loop.
 template <auto F> void gufunc_range(const gufunc_params_for<F> &p, index_t begin, index_t end) noexcept {
-  constexpr std::size_t n = gufunc_params_of<decltype(F)>::arity;
-  for (index_t i = begin; i < end; ++i) gufunc_call<F>(p, i, std::make_index_sequence<n>{});
+  constexpr auto seq = std::make_index_sequence<gufunc_params_of<decltype(F)>::arity>{};
+  const auto values = gu_values<F>(p, seq);
+  for (index_t i = begin; i < end; ++i) gufunc_call<F>(p, i, values, seq);
 }
 
 /// The GPU entry: a grid-stride loop over the loop iterations.
 template <auto F> void gufunc_kernel(const gufunc_params_for<F> &p) noexcept {
-  constexpr std::size_t n = gufunc_params_of<decltype(F)>::arity;
+  constexpr auto seq = std::make_index_sequence<gufunc_params_of<decltype(F)>::arity>{};
+  const auto values = gu_values<F>(p, seq);
   const index_t step = gridsize<1>();
-  for (index_t i = grid<1>(); i < p.size; i += step) gufunc_call<F>(p, i, std::make_index_sequence<n>{});
+  for (index_t i = grid<1>(); i < p.size; i += step) gufunc_call<F>(p, i, values, seq);
 }
 
 } // namespace kernel::detail

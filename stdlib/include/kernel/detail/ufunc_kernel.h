@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
+#include <utility>
 #include <type_traits>
 
 #include "kernel/config.h"
@@ -21,6 +23,9 @@ namespace kernel::detail {
 /// Most loop dimensions a GPU ufunc call may have after broadcasting and collapsing
 /// (contiguous calls collapse to one).
 inline constexpr int max_device_dims = 8;
+
+/// Elements per thread per trip of a contiguous ufunc's loop.
+inline constexpr int elementwise_unroll = 4;
 
 /// One operand of a GPU ufunc launch.
 template <class T> struct device_operand {
@@ -61,37 +66,73 @@ template <class R, class... A>
 struct ufunc_params_of<R (*)(A...) noexcept> : ufunc_params_of<R (*)(A...)> {};
 template <auto F> using ufunc_params_for = typename ufunc_params_of<decltype(F)>::type;
 
-template <class T> KERNEL_ALWAYS_INLINE T load_operand(const device_operand<const T> &op, index_t offset) noexcept {
-  return op.data ? op.data[offset] : op.value;
-}
+// The kernel reads its parameter block only at constant offsets (no dynamic index, no
+// pointer into it that outlives a load), so that the NVPTX backend keeps it in the
+// parameter space and reads it with ld.param. Anything else makes the whole block go
+// through a generic pointer, which costs every thread far more than the element it computes.
 
+// The operands' pointers and scalar values, read once into registers.
+template <auto F, std::size_t... I> struct ufunc_operands {
+  using params = ufunc_params_for<F>;
+  decltype(params{}.out.data) out;
+  std::tuple<decltype(get_operand<I>(std::declval<params &>().in).data)...> data;
+  std::tuple<decltype(get_operand<I>(std::declval<params &>().in).value)...> value;
+
+  KERNEL_ALWAYS_INLINE explicit ufunc_operands(const params &p) noexcept
+      : out(p.out.data), data(get_operand<I>(p.in).data...), value(get_operand<I>(p.in).value...) {}
+
+  template <std::size_t J> KERNEL_ALWAYS_INLINE auto load(index_t offset) const noexcept {
+    return std::get<J>(data) ? std::get<J>(data)[offset] : std::get<J>(value);
+  }
+};
+
+// True when the call is one contiguous run: every array operand (the output too) has unit
+// stride over a single loop dimension. Uniform across the grid, so it costs one check.
+// Written with `&`, not `&&`: every load is issued at once rather than one after the other.
 template <auto F, std::size_t... I>
-KERNEL_ALWAYS_INLINE void ufunc_element(const ufunc_params_for<F> &p, index_t i,
-                                         std::index_sequence<I...>) noexcept {
-  if (p.ndim <= 1) {
-    p.out.data[i * p.out.strides[0]] =
-        F(load_operand(get_operand<I>(p.in), i * get_operand<I>(p.in).strides[0])...);
-    return;
-  }
-  // Unravel the flat index over the loop dimensions, innermost first.
-  index_t out_offset = 0;
-  index_t in_offset[sizeof...(I) + 1] = {};
-  index_t rest = i;
-  for (int d = p.ndim - 1; d >= 0; --d) {
-    const index_t at = rest % p.shape[d];
-    rest /= p.shape[d];
-    out_offset += at * p.out.strides[d];
-    ((in_offset[I] += at * get_operand<I>(p.in).strides[d]), ...);
-  }
-  p.out.data[out_offset] = F(load_operand(get_operand<I>(p.in), in_offset[I])...);
+KERNEL_ALWAYS_INLINE bool ufunc_is_contiguous(const ufunc_params_for<F> &p, std::index_sequence<I...>) noexcept {
+  return ((p.ndim <= 1) & (p.out.strides[0] == 1) &
+          ((!get_operand<I>(p.in).data | (get_operand<I>(p.in).strides[0] == 1)) & ... & true));
 }
 
 /// The elementwise kernel: a grid-stride loop over the iteration space.
 template <auto F> void ufunc_kernel(const ufunc_params_for<F> &p) noexcept {
   constexpr std::size_t nin = function_traits<decltype(F)>::arity;
-  const index_t step = gridsize<1>();
-  for (index_t i = grid<1>(); i < p.size; i += step)
-    ufunc_element<F>(p, i, std::make_index_sequence<nin>{});
+  [&]<std::size_t... I>(std::index_sequence<I...> in) {
+    const ufunc_operands<F, I...> ops(p);
+    const index_t n = p.size, step = gridsize<1>();
+    if (ufunc_is_contiguous<F>(p, in)) {
+      // The common case. Each thread takes elementwise_unroll elements a grid-stride apart
+      // per trip: all their loads are in flight together before the first store.
+      index_t i = grid<1>();
+      const auto row = [&](index_t at) { return std::make_tuple(ops.template load<I>(at)...); };
+      for (; i + (elementwise_unroll - 1) * step < n; i += elementwise_unroll * step)
+        [&]<std::size_t... U>(std::index_sequence<U...>) {
+          const auto rows = std::make_tuple(row(i + index_t{U} * step)...);
+          const auto call = [](const auto &...a) { return F(a...); }; // a direct call, not through a pointer
+          ((ops.out[i + index_t{U} * step] = std::apply(call, std::get<U>(rows))), ...);
+        }(std::make_index_sequence<elementwise_unroll>{});
+      for (; i < n; i += step) ops.out[i] = F(ops.template load<I>(i)...);
+      return;
+    }
+    for (index_t i = grid<1>(); i < n; i += step) {
+      // Unravel the flat index over the loop dimensions, innermost first; unrolled over the
+      // largest rank so that every shape and stride is read at a constant offset.
+      index_t out_offset = 0;
+      index_t in_offset[sizeof...(I) + 1] = {};
+      index_t rest = i;
+#pragma unroll
+      for (int d = max_device_dims - 1; d >= 0; --d) {
+        if (d >= p.ndim) continue;
+        const index_t extent = p.shape[d];
+        const index_t at = d == 0 ? rest : rest % extent; // the outermost takes what is left
+        rest = d == 0 ? 0 : rest / extent;
+        out_offset += at * p.out.strides[d];
+        ((in_offset[I] += at * get_operand<I>(p.in).strides[d]), ...);
+      }
+      ops.out[out_offset] = F(ops.template load<I>(in_offset[I])...);
+    }
+  }(std::make_index_sequence<nin>{});
 }
 
 } // namespace kernel::detail

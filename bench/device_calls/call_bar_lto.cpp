@@ -1,0 +1,4 @@
+// `bar` linked as LTO-IR (nvcc -dlto): nvJitLink links with -lto.
+#include "bench/device_calls/call_bar.h"
+
+KERNEL_BENCH_CALL_BAR(call_bar_lto)

@@ -1,0 +1,4 @@
+// `bar` linked as a relocatable object (nvcc -dc): a call across the module boundary.
+#include "bench/device_calls/call_bar.h"
+
+KERNEL_BENCH_CALL_BAR(call_bar_object)
