@@ -186,13 +186,16 @@ void *cuda_device::allocate(std::size_t bytes, detail::stream_state &s) {
   return reinterpret_cast<void *>(p);
 }
 
+template <class T> bool cuda_device::defer_in_host_function(std::vector<T> &pending, T item) noexcept {
+  if (!in_host_function) return false;
+  std::lock_guard lock(deferred_mutex_);
+  pending.push_back(item);
+  has_deferred_.store(true, std::memory_order_release);
+  return true;
+}
+
 void cuda_device::release(void *p, detail::stream_state &s) noexcept {
-  if (in_host_function) {
-    std::lock_guard lock(deferred_mutex_);
-    deferred_frees_.push_back(reinterpret_cast<CUdeviceptr>(p));
-    has_deferred_.store(true, std::memory_order_release);
-    return;
-  }
+  if (defer_in_host_function(deferred_frees_, reinterpret_cast<CUdeviceptr>(p))) return;
   // At exit the driver may already be shut down; nothing is left to free then.
   try {
     make_current();
@@ -203,12 +206,7 @@ void cuda_device::release(void *p, detail::stream_state &s) noexcept {
 }
 
 void cuda_device::destroy_stream(CUstream s) noexcept {
-  if (in_host_function) {
-    std::lock_guard lock(deferred_mutex_);
-    deferred_streams_.push_back(s);
-    has_deferred_.store(true, std::memory_order_release);
-    return;
-  }
+  if (defer_in_host_function(deferred_streams_, s)) return;
   try {
     make_current();
   } catch (...) {
@@ -365,23 +363,26 @@ const cuda_device::loaded_kernel &cuda_device::kernel_for_locked(const detail::k
   return kernels_.at(k.host_key);
 }
 
-detail::launch_config cuda_device::elementwise_config(const detail::kernel_ref &k, index_t work) {
-  const loaded_kernel &lk = kernel_for(k);
-  const index_t block = std::max(lk.block_size, 32);
+// The occupancy calculator's block size, and a grid of one thread per item up to `waves`
+// times the blocks that the SMs hold at once.
+static detail::launch_config grid_stride_config(int block_size, int full_grid, index_t work, index_t waves) {
+  const index_t block = std::max(block_size, 32);
   const index_t needed = std::max<index_t>((work + block - 1) / block, 1);
-  // Up to four waves of the blocks the SMs hold at once: enough threads to keep the memory
-  // busy, each taking several elements per trip of the grid-stride loop, so that what a
-  // thread reads from its parameter block once is shared by many elements.
-  const index_t grid = std::min<index_t>(needed, index_t{lk.full_grid} * 4);
+  const index_t grid = std::min<index_t>(needed, index_t{full_grid} * waves);
   return detail::launch_config{dim3(static_cast<std::uint32_t>(grid)), dim3(static_cast<std::uint32_t>(block)), 0};
+}
+
+detail::launch_config cuda_device::elementwise_config(const detail::kernel_ref &k, index_t work) {
+  // Four waves: enough threads to keep the memory busy, each taking several elements per
+  // trip of the grid-stride loop, so that what a thread reads from its parameter block
+  // once is shared by many elements.
+  const loaded_kernel &lk = kernel_for(k);
+  return grid_stride_config(lk.block_size, lk.full_grid, work, 4);
 }
 
 detail::launch_config cuda_device::resident_config(const detail::kernel_ref &k, index_t work) {
   const loaded_kernel &lk = kernel_for(k);
-  const index_t block = std::max(lk.block_size, 32);
-  const index_t needed = std::max<index_t>((work + block - 1) / block, 1);
-  const index_t grid = std::min<index_t>(needed, lk.full_grid);
-  return detail::launch_config{dim3(static_cast<std::uint32_t>(grid)), dim3(static_cast<std::uint32_t>(block)), 0};
+  return grid_stride_config(lk.block_size, lk.full_grid, work, 1);
 }
 
 void cuda_device::check_launch(const loaded_kernel &k, const detail::kernel_ref &ref,

@@ -70,6 +70,8 @@ private:
   // hold may be the last reference to device memory or a stream: those are released later,
   // by the next call into this device from an ordinary thread.
   void release_deferred() noexcept;
+  /// Queues `item` on `pending` when called from a host function; false otherwise.
+  template <class T> bool defer_in_host_function(std::vector<T> &pending, T item) noexcept;
 
   void check_device_status(const loaded_kernel &k, const detail::kernel_ref &ref, detail::stream_state &s);
   const loaded_kernel &kernel_for(const detail::kernel_ref &k);

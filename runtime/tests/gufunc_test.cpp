@@ -105,7 +105,7 @@ TEST(Gufunc, ScalarInputAndSeveralOutputs) {
 }
 
 TEST(Gufunc, DeviceArrays) {
-    kernel::ndarray<double, 2> a({6, 4}, 2.0);
+  kernel::ndarray<double, 2> a({6, 4}, 2.0);
   auto da = kernel::to_device(a, kernel_test::device());
   auto r = vdot(da, da); // device arrays: a device result
   static_assert(std::is_same_v<decltype(r), kernel::device_array<double, 1>>);

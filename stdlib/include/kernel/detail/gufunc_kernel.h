@@ -83,15 +83,9 @@ template <auto F, class Values, std::size_t... K>
 KERNEL_ALWAYS_INLINE void gufunc_call(const gufunc_params_for<F> &p, index_t i, const Values &values,
                                       std::index_sequence<K...>) noexcept {
   index_t off[sizeof...(K)] = {};
-  index_t rest = i;
-  // Unrolled over the largest rank so that shapes and strides are read at constant offsets.
-#pragma unroll
-  for (int d = max_device_dims - 1; d >= 0; --d) {
-    if (d >= p.ndim) continue;
-    const index_t at = d == 0 ? rest : rest % p.shape[d];
-    rest = d == 0 ? 0 : rest / p.shape[d];
+  for_each_loop_coordinate(i, p.ndim, p.shape, [&](int d, index_t at) {
     ((off[K] += at * get_gu_operand<K>(p.ops).loop_strides[d]), ...);
-  }
+  });
   F(gu_argument(get_gu_operand<K>(p.ops), off[K], std::get<K>(values))...);
 }
 

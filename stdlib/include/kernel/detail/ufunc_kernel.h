@@ -71,6 +71,21 @@ template <auto F> using ufunc_params_for = typename ufunc_params_of<decltype(F)>
 // parameter space and reads it with ld.param. Anything else makes the whole block go
 // through a generic pointer, which costs every thread far more than the element it computes.
 
+/// Unravels the flat loop index `i` over the loop dimensions `shape[0, ndim)`, innermost
+/// first, calling `visit(d, coordinate)` for each. Unrolled over the largest rank, so that
+/// the caller's shapes and strides are read at constant offsets.
+template <class Visit>
+KERNEL_ALWAYS_INLINE void for_each_loop_coordinate(index_t i, std::int32_t ndim, const index_t (&shape)[max_device_dims],
+                                                   Visit &&visit) noexcept {
+#pragma unroll
+  for (int d = max_device_dims - 1; d >= 0; --d) {
+    if (d >= ndim) continue;
+    const index_t at = d == 0 ? i : i % shape[d]; // the outermost takes what is left
+    i = d == 0 ? 0 : i / shape[d];
+    visit(d, at);
+  }
+}
+
 // The operands' pointers and scalar values, read once into registers.
 template <auto F, std::size_t... I> struct ufunc_operands {
   using params = ufunc_params_for<F>;
@@ -116,20 +131,12 @@ template <auto F> void ufunc_kernel(const ufunc_params_for<F> &p) noexcept {
       return;
     }
     for (index_t i = grid<1>(); i < n; i += step) {
-      // Unravel the flat index over the loop dimensions, innermost first; unrolled over the
-      // largest rank so that every shape and stride is read at a constant offset.
       index_t out_offset = 0;
       index_t in_offset[sizeof...(I) + 1] = {};
-      index_t rest = i;
-#pragma unroll
-      for (int d = max_device_dims - 1; d >= 0; --d) {
-        if (d >= p.ndim) continue;
-        const index_t extent = p.shape[d];
-        const index_t at = d == 0 ? rest : rest % extent; // the outermost takes what is left
-        rest = d == 0 ? 0 : rest / extent;
+      for_each_loop_coordinate(i, p.ndim, p.shape, [&](int d, index_t at) {
         out_offset += at * p.out.strides[d];
         ((in_offset[I] += at * get_operand<I>(p.in).strides[d]), ...);
-      }
+      });
       ops.out[out_offset] = F(ops.template load<I>(in_offset[I])...);
     }
   }(std::make_index_sequence<nin>{});
