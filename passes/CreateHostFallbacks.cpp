@@ -14,8 +14,9 @@ void createHostFallbacks(Module &Host, ArrayRef<ExternalFunction> Functions) {
   Type *Ptr = PointerType::getUnqual(Ctx);
   // [[noreturn]] void __kernel_missing_host_function(signature, location, convention):
   // the runtime throws, or fails the simulated thread.
-  FunctionCallee Report = Host.getOrInsertFunction(
-      "__kernel_missing_host_function", FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, Ptr}, false));
+  FunctionCallee Report =
+      Host.getOrInsertFunction("__kernel_missing_host_function",
+                               FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, Ptr}, false));
   if (auto *R = dyn_cast<Function>(Report.getCallee()))
     R->setDoesNotReturn();
   for (const ExternalFunction &F : Functions) {
@@ -34,6 +35,14 @@ void createHostFallbacks(Module &Host, ArrayRef<ExternalFunction> Functions) {
                                                   "kernel.host_fallback.abi")});
     B.CreateUnreachable();
   }
+}
+
+PreservedAnalyses CreateHostFallbacksPass::run(Module &M, ModuleAnalysisManager &) {
+  SmallVector<ExternalFunction, 4> Functions = collectExternalFunctions(M);
+  if (Functions.empty())
+    return PreservedAnalyses::all();
+  createHostFallbacks(M, Functions);
+  return PreservedAnalyses::none();
 }
 
 } // namespace passes

@@ -4,7 +4,8 @@
 // simulator, where no CUDA-C code exists. Each declared function gets a weak definition in
 // the host object that reports the fact (naming the function, its declaration and what to
 // do); a host implementation the user defines in another source file is a strong
-// definition and replaces it at link time.
+// definition and replaces it at link time. CreateHostFallbacksPass does it for the
+// functions the module's annotations declare.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +14,18 @@
 
 #include "ExternalDeviceCode.h"
 
+#include "llvm/IR/PassManager.h"
+
 namespace kernel {
 namespace passes {
 
 void createHostFallbacks(llvm::Module &Host, llvm::ArrayRef<ExternalFunction> Functions);
+
+class CreateHostFallbacksPass : public llvm::PassInfoMixin<CreateHostFallbacksPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
+  static bool isRequired() { return true; }
+};
 
 } // namespace passes
 } // namespace kernel

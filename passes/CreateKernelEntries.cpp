@@ -1,6 +1,7 @@
 //===- CreateKernelEntries.cpp - PTX entry points -------------------------===//
 
 #include "CreateKernelEntries.h"
+#include "DeviceCodeAnalysis.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
@@ -13,17 +14,20 @@ using namespace llvm;
 namespace kernel {
 namespace passes {
 
-PreservedAnalyses CreateKernelEntriesPass::run(Module &M, ModuleAnalysisManager &) {
+PreservedAnalyses CreateKernelEntriesPass::run(Module &M, ModuleAnalysisManager &AM) {
   LLVMContext &Ctx = M.getContext();
+  DeviceDiagnostics Own(Ctx);
+  DeviceDiagnostics &D = Diags ? *Diags : Own;
+  const DeviceSymbols &Code = AM.getResult<DeviceCodeAnalysis>(M);
   StringSet<> Exported;
 
-  for (const DeviceEntry &E : Code.Entries) {
-    const std::string Symbol = E.HostFunction->getName().str();
+  for (const DeviceSymbols::Entry &E : Code.Entries) {
+    const std::string &Symbol = E.Symbol;
     Function *Body = M.getFunction(Symbol);
     if (!Body || Body->isDeclaration() || Body->arg_size() != 1 ||
         !Body->getArg(0)->getType()->isPointerTy()) {
-      Diags.error("the GPU entry of '" + E.Info.Name +
-                  "' does not have the expected shape (one parameter block)");
+      D.error("the GPU entry of '" + E.Info.Name +
+              "' does not have the expected shape (one parameter block)");
       continue;
     }
     Body->setName(Symbol + ".body");
@@ -49,17 +53,17 @@ PreservedAnalyses CreateKernelEntriesPass::run(Module &M, ModuleAnalysisManager 
     // to local memory in every thread.
     NamedMDNode *Annotations = M.getOrInsertNamedMetadata("nvvm.annotations");
     Type *I32 = Type::getInt32Ty(Ctx);
-    Annotations->addOperand(MDNode::get(
-        Ctx, {ValueAsMetadata::get(Kernel), MDString::get(Ctx, "grid_constant"),
-              MDNode::get(Ctx, {ConstantAsMetadata::get(ConstantInt::get(I32, 1))})}));
+    Annotations->addOperand(
+        MDNode::get(Ctx, {ValueAsMetadata::get(Kernel), MDString::get(Ctx, "grid_constant"),
+                          MDNode::get(Ctx, {ConstantAsMetadata::get(ConstantInt::get(I32, 1))})}));
 
     IRBuilder<> B(BasicBlock::Create(Ctx, "entry", Kernel));
     B.CreateCall(Body, {Block});
     B.CreateRetVoid();
     Exported.insert(Symbol);
   }
-  for (const Function *F : Code.DeviceFunctions)
-    Exported.insert(F->getName());
+  for (const std::string &F : Code.DeviceFunctions)
+    Exported.insert(F);
 
   for (Function &F : M)
     if (!F.isDeclaration() && !Exported.contains(F.getName()))

@@ -5,7 +5,8 @@
 // with the ptx_kernel calling convention, named as the entry, taking the block as one
 // byval parameter and calling the entry, which is inlined into it. Then internalises
 // everything but the kernels and the [[kernel::device]] functions, so that the optimiser
-// may inline and drop the rest.
+// may inline and drop the rest. The entries and device functions come from
+// DeviceCodeAnalysis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +14,6 @@
 #define KERNEL_PASSES_CREATEKERNELENTRIES_H
 
 #include "DeviceDiagnostics.h"
-#include "DeviceEntries.h"
 
 #include "llvm/IR/PassManager.h"
 
@@ -22,13 +22,13 @@ namespace passes {
 
 class CreateKernelEntriesPass : public llvm::PassInfoMixin<CreateKernelEntriesPass> {
 public:
-  CreateKernelEntriesPass(const DeviceCode &Code, DeviceDiagnostics &Diags)
-      : Code(Code), Diags(Diags) {}
+  /// Errors go to `Diags` when given (the offload pass), else to the module's context.
+  explicit CreateKernelEntriesPass(DeviceDiagnostics *Diags = nullptr) : Diags(Diags) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
+  static bool isRequired() { return true; }
 
 private:
-  const DeviceCode &Code;
-  DeviceDiagnostics &Diags;
+  DeviceDiagnostics *Diags;
 };
 
 } // namespace passes

@@ -44,7 +44,7 @@ DeviceCode collectDeviceCode(Module &M) {
       return;
     if (std::optional<EntryAnnotation> Entry = EntryAnnotation::decode(Text)) {
       Code.Entries.push_back({&F, std::move(*Entry)});
-    } else if (Text == "kernel.device" || Text.starts_with("kernel.device\x1f")) {
+    } else if (AttributeAnnotation::decode(Text, "device")) {
       Code.DeviceFunctions.push_back(&F);
     }
   });

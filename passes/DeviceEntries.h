@@ -9,7 +9,7 @@
 #ifndef KERNEL_PASSES_DEVICEENTRIES_H
 #define KERNEL_PASSES_DEVICEENTRIES_H
 
-#include "EntryAnnotation.h"
+#include "KernelAnnotations.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"

@@ -1,6 +1,7 @@
 //===- EmbedDeviceImages.cpp - GPU code inside the host object ------------===//
 
 #include "EmbedDeviceImages.h"
+#include "ModuleAbiTypes.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -12,9 +13,6 @@ namespace kernel {
 namespace passes {
 
 namespace {
-
-// Keep in step with kernel/detail/module_abi.h.
-constexpr uint32_t ModuleAbiVersion = 3;
 
 class DescriptorBuilder {
 public:
@@ -51,74 +49,89 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
                        const DenseMap<Function *, Function *> &SimulatorEntries) {
   DescriptorBuilder B(Host, Hash);
   LLVMContext &Ctx = Host.getContext();
-  Type *I32 = Type::getInt32Ty(Ctx);
-  Type *I64 = Type::getInt64Ty(Ctx);
-  Type *Ptr = PointerType::getUnqual(Ctx);
-  StructType *ImageTy = StructType::get(Ctx, {Ptr, Ptr, I64});
-  StructType *EntryTy = StructType::get(Ctx, {Ptr, Ptr, Ptr, Ptr, Ptr, Ptr, I32, I32, I32, I32});
-  StructType *LinkInputTy = StructType::get(Ctx, {Ptr, Ptr, Ptr, Ptr, I64});
-  StructType *ExternalTy = StructType::get(Ctx, {Ptr, Ptr, Ptr, Ptr});
-  StructType *ModuleTy = StructType::get(Ctx, {I32, I32, I32, I32, Ptr, Ptr, Ptr, I32, I32, Ptr, Ptr});
+  PointerType *Ptr = PointerType::getUnqual(Ctx);
+  auto *Null = ConstantPointerNull::get(Ptr);
+  // An array of descriptors, or null when there are none.
+  auto ArrayOrNull = [&](ArrayRef<AbiField> Fields, ArrayRef<Constant *> Items,
+                         const Twine &Name) -> Constant * {
+    return Items.empty() ? static_cast<Constant *>(Null)
+                         : B.array(abiStructType(Ctx, Fields), Items, Name);
+  };
 
   SmallVector<Constant *, 4> ImageItems;
-  for (const DeviceImage &Img : Images)
-    ImageItems.push_back(ConstantStruct::get(
-        ImageTy, {B.string(Img.Arch, "arch." + Img.Arch),
-                  B.string(Img.PTX, "ptx." + Img.Arch, PTXSection),
-                  ConstantInt::get(I64, Img.PTX.size())}));
+  for (const DeviceImage &Img : Images) {
+    AbiStructBuilder I(Ctx, ImageFields);
+    I.set(offsetof(kernel_image, arch), B.string(Img.Arch, "arch." + Img.Arch));
+    I.set(offsetof(kernel_image, ptx), B.string(Img.PTX, "ptx." + Img.Arch, PTXSection));
+    I.setInt(offsetof(kernel_image, size), Img.PTX.size());
+    ImageItems.push_back(I.get());
+  }
 
   SmallVector<Constant *, 8> EntryItems;
-  unsigned Index = 0;
   for (const DeviceEntry &E : Code.Entries) {
-    const std::string N = "entry." + std::to_string(Index++) + ".";
-    EntryItems.push_back(ConstantStruct::get(
-        EntryTy, {E.HostFunction,
-                  SimulatorEntries.count(E.HostFunction)
-                      ? static_cast<Constant *>(SimulatorEntries.lookup(E.HostFunction))
-                      : ConstantPointerNull::get(cast<PointerType>(Ptr)),
-                  B.string(E.HostFunction->getName(), N + "symbol"),
-                  B.string(E.Info.Name, N + "name"), B.string(E.Info.Signature, N + "signature"),
-                  B.string(E.Info.Location, N + "location"),
-                  ConstantInt::get(I32, static_cast<uint32_t>(E.Info.Kind)),
-                  ConstantInt::get(I32, E.Info.ParamSize), ConstantInt::get(I32, E.Info.ParamAlign),
-                  ConstantInt::get(I32, 0)}));
+    const std::string N = "entry." + std::to_string(EntryItems.size()) + ".";
+    AbiStructBuilder En(Ctx, EntryFields);
+    En.set(offsetof(kernel_entry, host_key), E.HostFunction);
+    Function *Simulated = SimulatorEntries.lookup(E.HostFunction);
+    En.set(offsetof(kernel_entry, simulator_entry),
+           Simulated ? static_cast<Constant *>(Simulated) : Null);
+    En.set(offsetof(kernel_entry, symbol), B.string(E.HostFunction->getName(), N + "symbol"));
+    En.set(offsetof(kernel_entry, name), B.string(E.Info.Name, N + "name"));
+    En.set(offsetof(kernel_entry, signature), B.string(E.Info.Signature, N + "signature"));
+    En.set(offsetof(kernel_entry, location), B.string(E.Info.Location, N + "location"));
+    En.setInt(offsetof(kernel_entry, kind), E.Info.Kind);
+    En.setInt(offsetof(kernel_entry, param_size), E.Info.ParamSize);
+    En.setInt(offsetof(kernel_entry, param_align), E.Info.ParamAlign);
+    En.setInt(offsetof(kernel_entry, reserved), 0);
+    EntryItems.push_back(En.get());
   }
 
   SmallVector<Constant *, 4> InputItems;
-  for (size_t I = 0; I < External.Inputs.size(); ++I) {
-    const LinkInput &In = External.Inputs[I];
-    const std::string N = "link." + std::to_string(I) + ".";
+  for (const LinkInput &In : External.Inputs) {
+    const std::string N = "link." + std::to_string(InputItems.size()) + ".";
     Constant *Data = ConstantDataArray::getString(Ctx, In.Bytes, /*AddNull=*/false);
-    auto *DataGV = new GlobalVariable(Host, Data->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage,
-                                      Data, B.Prefix + N + "data");
+    auto *DataGV = new GlobalVariable(Host, Data->getType(), /*isConstant=*/true,
+                                      GlobalValue::PrivateLinkage, Data, B.Prefix + N + "data");
     DataGV->setAlignment(Align(16));
-    InputItems.push_back(ConstantStruct::get(
-        LinkInputTy, {B.string(In.Name, N + "name"), B.string(In.Kind, N + "kind"), B.string(In.Hash, N + "hash"),
-                      DataGV, ConstantInt::get(I64, In.Bytes.size())}));
+    AbiStructBuilder L(Ctx, LinkInputFields);
+    L.set(offsetof(kernel_link_input, name), B.string(In.Name, N + "name"));
+    L.set(offsetof(kernel_link_input, kind), B.string(In.Kind, N + "kind"));
+    L.set(offsetof(kernel_link_input, hash), B.string(In.Hash, N + "hash"));
+    L.set(offsetof(kernel_link_input, data), DataGV);
+    L.setInt(offsetof(kernel_link_input, size), In.Bytes.size());
+    InputItems.push_back(L.get());
   }
-  SmallVector<Constant *, 4> ExternalItems;
-  for (size_t I = 0; I < External.Functions.size(); ++I) {
-    const ExternalFunction &F = External.Functions[I];
-    const std::string N = "external." + std::to_string(I) + ".";
-    ExternalItems.push_back(ConstantStruct::get(
-        ExternalTy, {B.string(F.HostDeclaration->getName(), N + "symbol"), B.string(F.Signature, N + "signature"),
-                     B.string(F.NumbaConvention ? "numba" : "c", N + "abi"), B.string(F.Location, N + "location")}));
-  }
-  auto *Null = ConstantPointerNull::get(cast<PointerType>(Ptr));
-  Constant *Inputs = InputItems.empty() ? static_cast<Constant *>(Null) : B.array(LinkInputTy, InputItems, "links");
-  Constant *Externals =
-      ExternalItems.empty() ? static_cast<Constant *>(Null) : B.array(ExternalTy, ExternalItems, "externals");
 
-  Constant *Images_ = B.array(ImageTy, ImageItems, "images");
-  Constant *Entries = EntryItems.empty() ? ConstantPointerNull::get(cast<PointerType>(Ptr))
-                                         : B.array(EntryTy, EntryItems, "entries");
-  Constant *Descriptor = ConstantStruct::get(
-      ModuleTy, {ConstantInt::get(I32, ModuleAbiVersion), ConstantInt::get(I32, Images.size()),
-                 ConstantInt::get(I32, EntryItems.size()), ConstantInt::get(I32, 0),
-                 B.string(Hash, "hash"), Images_, Entries, ConstantInt::get(I32, InputItems.size()),
-                 ConstantInt::get(I32, ExternalItems.size()), Inputs, Externals});
-  auto *ModuleGV = new GlobalVariable(Host, ModuleTy, /*isConstant=*/true,
-                                      GlobalValue::PrivateLinkage, Descriptor, B.Prefix + "module");
+  SmallVector<Constant *, 4> ExternalItems;
+  for (const ExternalFunction &F : External.Functions) {
+    const std::string N = "external." + std::to_string(ExternalItems.size()) + ".";
+    AbiStructBuilder X(Ctx, ExternalFields);
+    X.set(offsetof(kernel_external, symbol), B.string(F.HostDeclaration->getName(), N + "symbol"));
+    X.set(offsetof(kernel_external, signature), B.string(F.Signature, N + "signature"));
+    X.set(offsetof(kernel_external, abi), B.string(F.NumbaConvention ? "numba" : "c", N + "abi"));
+    X.set(offsetof(kernel_external, location), B.string(F.Location, N + "location"));
+    ExternalItems.push_back(X.get());
+  }
+
+  // Created in the order the globals always were, so that the object's bytes stay the same.
+  Constant *Inputs = ArrayOrNull(LinkInputFields, InputItems, "links");
+  Constant *Externals = ArrayOrNull(ExternalFields, ExternalItems, "externals");
+  Constant *ImageArray = B.array(abiStructType(Ctx, ImageFields), ImageItems, "images");
+  Constant *Entries = ArrayOrNull(EntryFields, EntryItems, "entries");
+  AbiStructBuilder M(Ctx, ModuleFields);
+  M.setInt(offsetof(kernel_module, abi_version), KERNEL_MODULE_ABI_VERSION);
+  M.setInt(offsetof(kernel_module, num_images), ImageItems.size());
+  M.setInt(offsetof(kernel_module, num_entries), EntryItems.size());
+  M.setInt(offsetof(kernel_module, reserved), 0);
+  M.set(offsetof(kernel_module, hash), B.string(Hash, "hash"));
+  M.set(offsetof(kernel_module, images), ImageArray);
+  M.set(offsetof(kernel_module, entries), Entries);
+  M.setInt(offsetof(kernel_module, num_link_inputs), InputItems.size());
+  M.setInt(offsetof(kernel_module, num_externals), ExternalItems.size());
+  M.set(offsetof(kernel_module, link_inputs), Inputs);
+  M.set(offsetof(kernel_module, externals), Externals);
+  auto *ModuleGV = new GlobalVariable(Host, M.type(), /*isConstant=*/true,
+                                      GlobalValue::PrivateLinkage, M.get(), B.Prefix + "module");
 
   // The constructor: if the runtime is linked, register the module with it.
   FunctionCallee Register = Host.getOrInsertFunction(

@@ -33,8 +33,9 @@ struct DeviceImage {
 inline constexpr llvm::StringLiteral PTXSection = "__kernel_ptx";
 
 /// `SimulatorEntries` maps an entry's host function to its instrumented copy, if any.
-void embedDeviceImages(llvm::Module &Host, llvm::ArrayRef<DeviceImage> Images, const DeviceCode &Code,
-                       const ExternalDeviceCode &External, llvm::StringRef Hash,
+void embedDeviceImages(llvm::Module &Host, llvm::ArrayRef<DeviceImage> Images,
+                       const DeviceCode &Code, const ExternalDeviceCode &External,
+                       llvm::StringRef Hash,
                        const llvm::DenseMap<llvm::Function *, llvm::Function *> &SimulatorEntries);
 
 } // namespace passes

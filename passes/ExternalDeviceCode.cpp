@@ -3,9 +3,11 @@
 #include "ExternalDeviceCode.h"
 #include "ContentHash.h"
 #include "DeviceEntries.h"
+#include "KernelAnnotations.h"
+
+#include "kernel/detail/link_inputs.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -14,32 +16,21 @@ using namespace llvm;
 namespace kernel {
 namespace passes {
 
-namespace {
-constexpr StringRef DeclareDevicePrefix = "kernel.declare_device\x1f";
-constexpr StringRef LinkPrefix = "kernel.link\x1f";
-} // namespace
-
 std::string linkInputKind(StringRef Path) {
-  return StringSwitch<std::string>(sys::path::extension(Path))
-      .Case(".o", "object")
-      .Case(".a", "library")
-      .Case(".ptx", "ptx")
-      .Case(".cubin", "cubin")
-      .Case(".fatbin", "fatbin")
-      .Case(".ltoir", "ltoir")
-      .Case(".cu", "cuda")
-      .Default("");
+  const StringRef Extension = sys::path::extension(Path);
+  const kernel::detail::link_format_info *Format = kernel::detail::link_format_for_extension(
+      std::string_view(Extension.data(), Extension.size()));
+  return Format ? std::string(Format->name) : std::string();
 }
 
 SmallVector<ExternalFunction, 4> collectExternalFunctions(Module &M) {
   SmallVector<ExternalFunction, 4> Functions;
   forEachFunctionAnnotation(M, [&](Function &F, StringRef Text) {
-    SmallVector<StringRef, 4> Fields;
-    if (!F.isDeclaration() || !Text.consume_front(DeclareDevicePrefix))
+    if (!F.isDeclaration())
       return;
-    Text.split(Fields, '\x1f');
-    if (Fields.size() == 3)
-      Functions.push_back({&F, Fields[0] == "numba", Fields[1].str(), Fields[2].str()});
+    if (std::optional<DeclareDeviceAnnotation> A = DeclareDeviceAnnotation::decode(Text))
+      Functions.push_back(
+          {&F, A->NumbaConvention, std::move(A->Signature), std::move(A->Location)});
   });
   llvm::sort(Functions, [](const ExternalFunction &A, const ExternalFunction &B) {
     return A.HostDeclaration->getName() < B.HostDeclaration->getName();
@@ -52,16 +43,13 @@ SmallVector<ExternalFunction, 4> collectExternalFunctions(Module &M) {
   return Functions;
 }
 
-std::vector<LinkInput> collectLinkInputs(Module &M, ArrayRef<std::string> ExtraFiles, DeviceDiagnostics &Diags) {
+std::vector<LinkInput> collectLinkInputs(Module &M, ArrayRef<std::string> ExtraFiles,
+                                         DeviceDiagnostics &Diags) {
   // (path to read, name to show)
   std::vector<std::pair<std::string, std::string>> Files;
   forEachFunctionAnnotation(M, [&](Function &, StringRef Text) {
-    SmallVector<StringRef, 2> Fields;
-    if (!Text.consume_front(LinkPrefix))
-      return;
-    Text.split(Fields, '\x1f');
-    if (Fields.size() == 2)
-      Files.emplace_back(Fields[0].str(), Fields[1].str());
+    if (std::optional<LinkAnnotation> A = LinkAnnotation::decode(Text))
+      Files.emplace_back(std::move(A->Path), std::move(A->Written));
   });
   for (const std::string &F : ExtraFiles)
     Files.emplace_back(F, sys::path::filename(F).str());
@@ -72,7 +60,8 @@ std::vector<LinkInput> collectLinkInputs(Module &M, ArrayRef<std::string> ExtraF
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
         MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!Buffer) {
-      Diags.error("cannot read the device code '" + Path + "' to embed: " + Buffer.getError().message());
+      Diags.error("cannot read the device code '" + Path +
+                  "' to embed: " + Buffer.getError().message());
       continue;
     }
     LinkInput In;
@@ -81,7 +70,7 @@ std::vector<LinkInput> collectLinkInputs(Module &M, ArrayRef<std::string> ExtraF
     In.Bytes = (*Buffer)->getBuffer().str();
     In.Hash = contentHash({StringRef(In.Kind), StringRef(In.Bytes)});
     if (In.Kind.empty()) {
-      Diags.error("'" + Path + "' is not device code nvJitLink can link");
+      Diags.error(kernel::detail::not_linkable_message(Path));
       continue;
     }
     if (Seen.insert(In.Hash).second)

@@ -2,10 +2,9 @@
 
 #include "ExtractDeviceModule.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
-#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/IR/Module.h"
 
 using namespace llvm;
 
@@ -55,45 +54,73 @@ private:
   SmallPtrSet<const Constant *, 32> SeenConstants;
 };
 
-} // namespace
-
-std::unique_ptr<Module> extractDeviceModule(const Module &Host, ArrayRef<const GlobalValue *> Roots) {
-  Reachability R;
-  for (const GlobalValue *Root : Roots)
-    R.addRoot(Root);
-  SmallPtrSet<const GlobalValue *, 32> Reached = R.compute();
-
-  ValueToValueMapTy VMap;
-  std::unique_ptr<Module> Device =
-      CloneModule(Host, VMap, [&](const GlobalValue *GV) { return Reached.contains(GV); });
+// Leaves in `M` only the globals in `Reached`. What is not reached is only used by what is
+// not reached (or by the special arrays): without their bodies and initializers, and without
+// the special arrays, nothing uses it any more.
+void keepOnly(Module &M, const SmallPtrSet<const GlobalValue *, 32> &Reached) {
+  for (Function &F : M)
+    if (!Reached.contains(&F) && !F.isDeclaration()) {
+      F.deleteBody();
+      F.setComdat(nullptr);
+    }
+  for (GlobalVariable &GV : M.globals())
+    if (!Reached.contains(&GV) && GV.hasInitializer()) {
+      GV.setInitializer(nullptr);
+      GV.setLinkage(GlobalValue::ExternalLinkage);
+      GV.setComdat(nullptr);
+    }
 
   // The special arrays (llvm.used, llvm.global_ctors, annotations) name host code.
   for (StringRef Name : {"llvm.used", "llvm.compiler.used", "llvm.global_ctors",
                          "llvm.global_dtors", "llvm.global.annotations"})
-    if (GlobalVariable *GV = Device->getGlobalVariable(Name, /*AllowInternal=*/true))
+    if (GlobalVariable *GV = M.getGlobalVariable(Name, /*AllowInternal=*/true))
       GV->eraseFromParent();
 
-  // CloneModule declared everything it did not define; drop what nothing uses.
+  // The arrays' initializers outlive them as constants that still use what they named.
+  auto Unused = [](GlobalValue &GV) {
+    GV.removeDeadConstantUsers();
+    return GV.use_empty();
+  };
   bool Changed = true;
   while (Changed) {
     Changed = false;
-    for (GlobalAlias &A : llvm::make_early_inc_range(Device->aliases()))
-      if (A.use_empty()) {
+    for (GlobalAlias &A : llvm::make_early_inc_range(M.aliases()))
+      if (Unused(A)) {
         A.eraseFromParent();
         Changed = true;
       }
-    for (Function &F : llvm::make_early_inc_range(Device->functions()))
-      if (F.isDeclaration() && F.use_empty()) {
+    for (Function &F : llvm::make_early_inc_range(M.functions()))
+      if (F.isDeclaration() && Unused(F)) {
         F.eraseFromParent();
         Changed = true;
       }
-    for (GlobalVariable &GV : llvm::make_early_inc_range(Device->globals()))
-      if (GV.isDeclaration() && GV.use_empty()) {
+    for (GlobalVariable &GV : llvm::make_early_inc_range(M.globals()))
+      if (GV.isDeclaration() && Unused(GV)) {
         GV.eraseFromParent();
         Changed = true;
       }
   }
-  return Device;
+}
+
+} // namespace
+
+SmallPtrSet<const GlobalValue *, 32> reachableFromDeviceCode(const Module &M,
+                                                             const DeviceSymbols &Symbols) {
+  Reachability R;
+  for (const DeviceSymbols::Entry &E : Symbols.Entries)
+    if (const Function *F = M.getFunction(E.Symbol))
+      R.addRoot(F);
+  for (const std::string &Name : Symbols.DeviceFunctions)
+    if (const Function *F = M.getFunction(Name))
+      R.addRoot(F);
+  return R.compute();
+}
+
+PreservedAnalyses ExtractDeviceModulePass::run(Module &M, ModuleAnalysisManager &AM) {
+  const DeviceSymbols &Symbols = AM.getResult<DeviceCodeAnalysis>(M);
+  keepOnly(M, reachableFromDeviceCode(M, Symbols));
+  recordDeviceSymbols(M, Symbols);
+  return PreservedAnalyses::none();
 }
 
 } // namespace passes

@@ -41,10 +41,10 @@ class Instrumenter {
 public:
   explicit Instrumenter(Module &M) : M(M), Ctx(M.getContext()) {
     Type *Ptr = PointerType::getUnqual(Ctx);
-    Access = M.getOrInsertFunction("__kernel_sim_access",
-                                   FunctionType::get(Type::getVoidTy(Ctx),
-                                                     {Ptr, Type::getInt64Ty(Ctx), Type::getInt32Ty(Ctx), Ptr},
-                                                     false));
+    Access = M.getOrInsertFunction(
+        "__kernel_sim_access",
+        FunctionType::get(Type::getVoidTy(Ctx),
+                          {Ptr, Type::getInt64Ty(Ctx), Type::getInt32Ty(Ctx), Ptr}, false));
   }
 
   void instrument(Function &F) {
@@ -63,12 +63,14 @@ public:
       auto Report = [&](Value *Address, Value *Bytes, bool Write) {
         if (isa<AllocaInst>(getUnderlyingObject(Address)))
           return; // the thread's own stack
-        B.CreateCall(Access, {Address, B.CreateZExtOrTrunc(Bytes, B.getInt64Ty()), B.getInt32(Write), where(*I)});
+        B.CreateCall(Access, {Address, B.CreateZExtOrTrunc(Bytes, B.getInt64Ty()),
+                              B.getInt32(Write), where(*I)});
       };
       if (auto *L = dyn_cast<LoadInst>(I))
         Report(L->getPointerOperand(), B.getInt64(DL.getTypeStoreSize(L->getType())), false);
       else if (auto *S = dyn_cast<StoreInst>(I))
-        Report(S->getPointerOperand(), B.getInt64(DL.getTypeStoreSize(S->getValueOperand()->getType())), true);
+        Report(S->getPointerOperand(),
+               B.getInt64(DL.getTypeStoreSize(S->getValueOperand()->getType())), true);
       else if (auto *T = dyn_cast<MemTransferInst>(I)) {
         Report(T->getRawSource(), T->getLength(), false);
         Report(T->getRawDest(), T->getLength(), true);
@@ -88,7 +90,8 @@ private:
     auto &G = Locations[Text];
     if (!G) {
       Constant *Init = ConstantDataArray::getString(Ctx, Text);
-      auto *GV = new GlobalVariable(M, Init->getType(), true, GlobalValue::PrivateLinkage, Init, "__kernel_sim_where");
+      auto *GV = new GlobalVariable(M, Init->getType(), true, GlobalValue::PrivateLinkage, Init,
+                                    "__kernel_sim_where");
       GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
       G = GV;
     }
@@ -117,10 +120,6 @@ DenseMap<Function *, Function *> instrumentForSimulator(Module &Host, const Devi
   for (Function *F : Reached) {
     Function *Copy = Function::Create(F->getFunctionType(), GlobalValue::InternalLinkage,
                                       F->getName() + ".kernel_sim", &Host);
-    Copy->copyAttributesFrom(F);
-    Copy->setComdat(nullptr);
-    Copy->setVisibility(GlobalValue::DefaultVisibility);
-    Copy->setDLLStorageClass(GlobalValue::DefaultStorageClass);
     VMap[F] = Copy;
   }
   Instrumenter Inst(Host);
@@ -131,11 +130,22 @@ DenseMap<Function *, Function *> instrumentForSimulator(Module &Host, const Devi
       VMap[&A] = &*Arg++;
     SmallVector<ReturnInst *, 4> Returns;
     CloneFunctionInto(Copy, F, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
+    // The original's visibility, storage class and dso_local came with its attributes; an
+    // internal function is local and visible only here.
+    Copy->setVisibility(GlobalValue::DefaultVisibility);
+    Copy->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    Copy->setDSOLocal(true);
     Inst.instrument(*Copy);
   }
   for (Function *Root : Roots)
     Copies[Root] = cast<Function>(VMap[Root]);
   return Copies;
+}
+
+PreservedAnalyses InstrumentForSimulatorPass::run(Module &M, ModuleAnalysisManager &) {
+  if (instrumentForSimulator(M, collectDeviceCode(M)).empty())
+    return PreservedAnalyses::all();
+  return PreservedAnalyses::none();
 }
 
 } // namespace passes

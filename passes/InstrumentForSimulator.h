@@ -8,7 +8,9 @@
 // function's own stack are not either: they are private to its thread.
 //
 // The copies serve only the simulator (the registration names them); ordinary host code
-// keeps calling the uninstrumented functions.
+// keeps calling the uninstrumented functions. The offload pass calls
+// instrumentForSimulator for the copies to register; InstrumentForSimulatorPass is the same
+// on the entries the module's annotations name, for opt.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,12 +21,20 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
 
 namespace kernel {
 namespace passes {
 
 /// Adds the instrumented copies to `Host`; returns, for each entry's host function, its copy.
-llvm::DenseMap<llvm::Function *, llvm::Function *> instrumentForSimulator(llvm::Module &Host, const DeviceCode &Code);
+llvm::DenseMap<llvm::Function *, llvm::Function *> instrumentForSimulator(llvm::Module &Host,
+                                                                          const DeviceCode &Code);
+
+class InstrumentForSimulatorPass : public llvm::PassInfoMixin<InstrumentForSimulatorPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
+  static bool isRequired() { return true; }
+};
 
 } // namespace passes
 } // namespace kernel

@@ -4,25 +4,31 @@
 #include "ContentHash.h"
 #include "CreateHostFallbacks.h"
 #include "CreateKernelEntries.h"
-#include "DeviceDiagnostics.h"
+#include "DeviceCodeAnalysis.h"
 #include "DeviceEntries.h"
 #include "EmbedDeviceImages.h"
-#include "ExtractDeviceModule.h"
 #include "ExternalDeviceCode.h"
+#include "ExtractDeviceModule.h"
 #include "InstrumentForSimulator.h"
 #include "LinkDeviceLibraries.h"
+#include "LinkDeviceRuntime.h"
+#include "LinkLibdevice.h"
 #include "LowerKernelIntrinsics.h"
 #include "LowerNumbaDeviceCalls.h"
 #include "LowerPrintf.h"
 #include "MapMathToLibdevice.h"
+#include "ModuleAbiTypes.h"
 #include "PTXCodeGen.h"
 #include "RetargetToNVPTX.h"
 #include "VerifyDeviceModule.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace llvm;
 
@@ -31,26 +37,99 @@ namespace passes {
 
 namespace {
 
-// Library functions are built for some target CPU; in a module compiled for several
-// architectures that would stop them being inlined.
-void dropTargetAttributes(Module &M) {
-  for (Function &F : M) {
-    F.removeFnAttr("target-cpu");
-    F.removeFnAttr("target-features");
-  }
+struct CompiledImages {
+  std::vector<DeviceImage> Images;
+  std::vector<std::string> OptimizedIR; ///< per image, when the inspect directory is set
+};
+
+// The GPU module: a copy of the host module, which the device pipeline reduces to the GPU
+// code and prepares for code generation. Null after an error.
+std::unique_ptr<Module> prepareDeviceModule(Module &Host, const OffloadOptions &Options,
+                                            DeviceDiagnostics &Diags) {
+  std::optional<DataLayout> Layout = nvptxDataLayout(Diags);
+  if (!Layout)
+    return nullptr;
+  // ExtractDeviceModule would remove what the device code does not reach: not copying it
+  // saves cloning the whole host module. The copy has the annotations but not the strings
+  // they point to, so it is told what its device code is.
+  const DeviceSymbols Symbols = describeDeviceCode(Host);
+  SmallPtrSet<const GlobalValue *, 32> Reached = reachableFromDeviceCode(Host, Symbols);
+  ValueToValueMapTy VMap;
+  std::unique_ptr<Module> Device =
+      CloneModule(Host, VMap, [&](const GlobalValue *GV) { return Reached.contains(GV); });
+  recordDeviceSymbols(*Device, Symbols);
+
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PassBuilder PB;
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  registerKernelAnalyses(MAM);
+  ModulePassManager MPM = buildDevicePipeline(Options, std::move(Layout), &Diags);
+  MPM.run(*Device, MAM);
+  if (Diags.failed())
+    return nullptr;
+  eraseDeviceSymbols(*Device);
+  return Device;
 }
 
-std::string joinNames(ArrayRef<std::string> Names) {
-  std::string S;
-  for (const std::string &N : Names)
-    if (S.find("'" + N + "'") == std::string::npos)
-      S += (S.empty() ? "'" : ", '") + N + "'";
-  return S;
+// PTX for each architecture; std::nullopt after an error.
+std::optional<CompiledImages>
+compileForEachArch(const Module &Device, const OffloadOptions &Options, DeviceDiagnostics &Diags) {
+  CompiledImages Result;
+  const bool KeepIR = !Options.InspectDir.empty();
+  for (const std::string &Arch : Options.Archs) {
+    std::optional<CompiledModule> Compiled =
+        emitPTX(Device, Arch, Options.PTXFeatures, KeepIR, Diags);
+    if (!Compiled)
+      return std::nullopt;
+    Result.Images.push_back({Arch, std::move(Compiled->PTX)});
+    Result.OptimizedIR.push_back(std::move(Compiled->OptimizedIR));
+  }
+  return Result;
+}
+
+// The module's identity: its PTX, its entries, the functions it links at run time and the
+// files they come from.
+std::string moduleHash(ArrayRef<DeviceImage> Images, const DeviceCode &Code,
+                       const ExternalDeviceCode &External) {
+  SmallVector<StringRef, 16> Parts;
+  for (const DeviceImage &Img : Images) {
+    Parts.push_back(Img.Arch);
+    Parts.push_back(Img.PTX);
+  }
+  std::vector<std::string> EntryKeys;
+  for (const DeviceEntry &E : Code.Entries)
+    EntryKeys.push_back(E.HostFunction->getName().str() + "\n" + E.Info.Name + "\n" +
+                        E.Info.Signature + "\n" + std::to_string(static_cast<int>(E.Info.Kind)));
+  for (const std::string &K : EntryKeys)
+    Parts.push_back(K);
+  std::vector<std::string> ExternalKeys;
+  for (const ExternalFunction &F : External.Functions)
+    ExternalKeys.push_back(F.HostDeclaration->getName().str() +
+                           (F.NumbaConvention ? "\nnumba" : "\nc"));
+  for (const std::string &K : ExternalKeys)
+    Parts.push_back(K);
+  for (const LinkInput &In : External.Inputs)
+    Parts.push_back(In.Hash);
+  return contentHash(Parts);
+}
+
+// A comment line names the module in the PTX itself, so that PTX extracted from a binary
+// says which registration it belongs to.
+void labelImages(MutableArrayRef<DeviceImage> Images, StringRef Hash) {
+  for (DeviceImage &Img : Images)
+    Img.PTX = "// kernel-module hash=" + Hash.str() + " arch=" + Img.Arch + "\n" + Img.PTX;
 }
 
 void writeInspection(StringRef Dir, const Module &Host, StringRef Hash,
-                     ArrayRef<DeviceImage> Images, ArrayRef<std::string> OptimizedIR,
-                     const DeviceCode &Code, DeviceDiagnostics &Diags) {
+                     const CompiledImages &Compiled, const DeviceCode &Code,
+                     DeviceDiagnostics &Diags) {
   if (std::error_code EC = sys::fs::create_directories(Dir)) {
     Diags.error("cannot create the inspect directory '" + Dir + "': " + EC.message());
     return;
@@ -68,24 +147,43 @@ void writeInspection(StringRef Dir, const Module &Host, StringRef Hash,
     }
     OS << Text;
   };
-  for (size_t I = 0; I < Images.size(); ++I) {
-    Write(Stem + "." + Images[I].Arch + ".ptx", Images[I].PTX);
-    Write(Stem + "." + Images[I].Arch + ".ll", OptimizedIR[I]);
+  for (size_t I = 0; I < Compiled.Images.size(); ++I) {
+    const DeviceImage &Img = Compiled.Images[I];
+    Write(Stem + "." + Img.Arch + ".ptx", Img.PTX);
+    Write(Stem + "." + Img.Arch + ".ll", Compiled.OptimizedIR[I]);
   }
   std::string List;
   for (const DeviceEntry &E : Code.Entries)
-    List += E.Info.Name + "\t" + E.Info.Signature + "\t" +
-            E.Info.kindName() + "\t" + E.Info.Location + "\t" +
-            E.HostFunction->getName().str() + "\n";
+    List += E.Info.Name + "\t" + E.Info.Signature + "\t" + E.Info.kindName() + "\t" +
+            E.Info.Location + "\t" + E.HostFunction->getName().str() + "\n";
   Write(Stem + ".kernels", List);
 }
 
 } // namespace
 
+void registerKernelAnalyses(ModuleAnalysisManager &MAM) {
+  MAM.registerPass([] { return DeviceCodeAnalysis(); });
+}
+
+ModulePassManager buildDevicePipeline(const OffloadOptions &Options,
+                                      std::optional<DataLayout> Layout, DeviceDiagnostics *Diags) {
+  auto Libdevice = std::make_shared<LibdeviceSource>(Options.LibdevicePath);
+  ModulePassManager MPM;
+  MPM.addPass(ExtractDeviceModulePass());
+  MPM.addPass(Layout ? RetargetToNVPTXPass(std::move(*Layout)) : RetargetToNVPTXPass());
+  MPM.addPass(LinkDeviceRuntimePass(Diags));
+  MPM.addPass(LowerKernelIntrinsicsPass());
+  MPM.addPass(LowerPrintfPass());
+  MPM.addPass(MapMathToLibdevicePass(Libdevice, Diags));
+  MPM.addPass(LinkLibdevicePass(Libdevice, Diags));
+  MPM.addPass(CreateKernelEntriesPass(Diags));
+  MPM.addPass(LowerNumbaDeviceCallsPass());
+  MPM.addPass(VerifyDeviceModulePass(Libdevice, Diags));
+  return MPM;
+}
+
 PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   DeviceCode Code = collectDeviceCode(M);
-  LLVMContext &Ctx = M.getContext();
-  DeviceDiagnostics Diags(Ctx);
   ExternalDeviceCode External{collectExternalFunctions(M), {}};
   if (Code.empty()) {
     // Host code may still call a declared CUDA-C function: it gets the fallback that
@@ -95,100 +193,28 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
     createHostFallbacks(M, External.Functions);
     return PreservedAnalyses::none();
   }
+  DeviceDiagnostics Diags(M.getContext());
+  // The runtime reads the descriptors with the C layout this plugin was built with; a host
+  // that lays them out otherwise (a 32-bit target) would register garbage.
+  if (std::string Why = moduleAbiMismatch(M.getContext(), M.getDataLayout()); !Why.empty()) {
+    Diags.error("GPU code cannot be embedded for the target '" + M.getTargetTriple() +
+                "': its data layout does not match the runtime's module ABI (" + Why + ")");
+    return PreservedAnalyses::all();
+  }
   External.Inputs = collectLinkInputs(M, Options.LinkFiles, Diags);
-  std::optional<DataLayout> Layout = nvptxDataLayout(Diags);
-  if (!Layout)
+
+  std::unique_ptr<Module> Device = prepareDeviceModule(M, Options, Diags);
+  if (!Device)
     return PreservedAnalyses::all();
-
-  SmallVector<const GlobalValue *, 8> Roots;
-  for (const DeviceEntry &E : Code.Entries)
-    Roots.push_back(E.HostFunction);
-  for (const Function *F : Code.DeviceFunctions)
-    Roots.push_back(F);
-  std::unique_ptr<Module> Device = extractDeviceModule(M, Roots);
-  ModuleAnalysisManager DeviceAM;
-
-  RetargetToNVPTXPass(*Layout).run(*Device, DeviceAM);
-  if (std::unique_ptr<Module> Runtime = loadDeviceRuntime(Ctx, Diags)) {
-    dropTargetAttributes(*Runtime);
-    linkNeeded(*Device, std::move(Runtime), Diags);
-  }
-  LowerKernelIntrinsicsPass().run(*Device, DeviceAM);
-  LowerPrintfPass().run(*Device, DeviceAM);
-
-  std::string Searched;
-  std::string LibdevicePath = findLibdevice(Options.LibdevicePath, Searched);
-  std::unique_ptr<Module> Libdevice;
-  if (!LibdevicePath.empty())
-    Libdevice = loadLibdevice(Ctx, LibdevicePath, Diags);
-  MapMathToLibdevicePass MapMath(Libdevice.get());
-  MapMath.run(*Device, DeviceAM);
-  const std::string LibdeviceHint =
-      Libdevice ? std::string()
-                : "; the GPU math functions come from libdevice, which was not found (looked for " +
-                      Searched + "): install the CUDA toolkit or pass "
-                                 "-fplugin-arg-kernel-libdevice=PATH";
-  if (!MapMath.unmapped().empty())
-    Diags.error("no GPU version of the math functions " + joinNames(MapMath.unmapped()) +
-                LibdeviceHint);
-  if (Libdevice) {
-    dropTargetAttributes(*Libdevice);
-    linkNeeded(*Device, std::move(Libdevice), Diags);
-  }
-  // Denormals are kept, as nvcc does by default; libdevice asks through NVVMReflect.
-  Device->addModuleFlag(Module::Override, "nvvm-reflect-ftz", uint32_t(0));
-
-  CreateKernelEntriesPass(Code, Diags).run(*Device, DeviceAM);
-  std::vector<std::string> ExternalSymbols, NumbaSymbols;
-  for (const ExternalFunction &F : External.Functions) {
-    ExternalSymbols.push_back(F.HostDeclaration->getName().str());
-    NumbaSymbols.push_back(F.NumbaConvention ? ExternalSymbols.back() : std::string());
-  }
-  LowerNumbaDeviceCallsPass(NumbaSymbols).run(*Device, DeviceAM);
-  VerifyDeviceModulePass(Diags, LibdeviceHint, ExternalSymbols).run(*Device, DeviceAM);
-  if (Diags.failed())
+  std::optional<CompiledImages> Compiled = compileForEachArch(*Device, Options, Diags);
+  if (!Compiled)
     return PreservedAnalyses::all();
-
-  std::vector<DeviceImage> Images;
-  std::vector<std::string> OptimizedIR;
-  const bool KeepIR = !Options.InspectDir.empty();
-  for (const std::string &Arch : Options.Archs) {
-    std::optional<CompiledModule> Compiled =
-        emitPTX(*Device, Arch, Options.PTXFeatures, KeepIR, Diags);
-    if (!Compiled)
-      return PreservedAnalyses::all();
-    Images.push_back({Arch, std::move(Compiled->PTX)});
-    OptimizedIR.push_back(std::move(Compiled->OptimizedIR));
-  }
-
-  SmallVector<StringRef, 16> Parts;
-  for (const DeviceImage &Img : Images) {
-    Parts.push_back(Img.Arch);
-    Parts.push_back(Img.PTX);
-  }
-  std::vector<std::string> EntryKeys;
-  for (const DeviceEntry &E : Code.Entries)
-    EntryKeys.push_back(E.HostFunction->getName().str() + "\n" + E.Info.Name + "\n" +
-                        E.Info.Signature + "\n" + std::to_string(static_cast<int>(E.Info.Kind)));
-  for (const std::string &K : EntryKeys)
-    Parts.push_back(K);
-  std::vector<std::string> ExternalKeys;
-  for (const ExternalFunction &F : External.Functions)
-    ExternalKeys.push_back(F.HostDeclaration->getName().str() + (F.NumbaConvention ? "\nnumba" : "\nc"));
-  for (const std::string &K : ExternalKeys)
-    Parts.push_back(K);
-  for (const LinkInput &In : External.Inputs)
-    Parts.push_back(In.Hash);
-  std::string Hash = contentHash(Parts);
-
-  // A comment line names the module in the PTX itself, so that PTX extracted from a
-  // binary says which registration it belongs to.
-  for (DeviceImage &Img : Images)
-    Img.PTX = "// kernel-module hash=" + Hash + " arch=" + Img.Arch + "\n" + Img.PTX;
-
+  std::string Hash = moduleHash(Compiled->Images, Code, External);
+  labelImages(Compiled->Images, Hash);
   if (!Options.InspectDir.empty())
-    writeInspection(Options.InspectDir, M, Hash, Images, OptimizedIR, Code, Diags);
-  embedDeviceImages(M, Images, Code, External, Hash, instrumentForSimulator(M, Code));
+    writeInspection(Options.InspectDir, M, Hash, *Compiled, Code, Diags);
+
+  embedDeviceImages(M, Compiled->Images, Code, External, Hash, instrumentForSimulator(M, Code));
   createHostFallbacks(M, External.Functions);
   return PreservedAnalyses::none();
 }

@@ -60,12 +60,44 @@ std::unique_ptr<Module> loadDeviceRuntime(LLVMContext &Ctx, DeviceDiagnostics &D
 }
 
 void linkNeeded(Module &M, std::unique_ptr<Module> Library, DeviceDiagnostics &Diags) {
+  for (Function &F : *Library) {
+    F.removeFnAttr("target-cpu");
+    F.removeFnAttr("target-features");
+  }
   // libdevice says nvptx64-nvidia-gpulibs; agree with the module to link into.
   Library->setTargetTriple(M.getTargetTriple());
   Library->setDataLayout(M.getDataLayout());
   std::string Name = Library->getModuleIdentifier();
   if (Linker::linkModules(M, std::move(Library), Linker::LinkOnlyNeeded))
     Diags.error("linking '" + Name + "' into the GPU module failed");
+}
+
+void LibdeviceSource::load(LLVMContext &Ctx, DeviceDiagnostics &Diags) {
+  if (Attempted)
+    return;
+  Attempted = true;
+  std::string Path = findLibdevice(ExplicitPath, Searched);
+  if (!Path.empty())
+    Libdevice = loadLibdevice(Ctx, Path, Diags);
+  Loaded = Libdevice != nullptr;
+}
+
+const Module *LibdeviceSource::get(LLVMContext &Ctx, DeviceDiagnostics &Diags) {
+  load(Ctx, Diags);
+  return Libdevice.get();
+}
+
+std::unique_ptr<Module> LibdeviceSource::take(LLVMContext &Ctx, DeviceDiagnostics &Diags) {
+  load(Ctx, Diags);
+  return std::move(Libdevice);
+}
+
+std::string LibdeviceSource::missingHint(LLVMContext &Ctx, DeviceDiagnostics &Diags) {
+  load(Ctx, Diags);
+  if (Loaded)
+    return std::string();
+  return "; the GPU math functions come from libdevice, which was not found (looked for " +
+         Searched + "): install the CUDA toolkit or pass -fplugin-arg-kernel-libdevice=PATH";
 }
 
 } // namespace passes

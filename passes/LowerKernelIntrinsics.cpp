@@ -41,7 +41,9 @@ Lowering noResult(Intrinsic::ID ID) {
   };
 }
 
-Value *predicate(IRBuilder<> &B, Value *V) { return B.CreateICmpNE(V, ConstantInt::get(V->getType(), 0)); }
+Value *predicate(IRBuilder<> &B, Value *V) {
+  return B.CreateICmpNE(V, ConstantInt::get(V->getType(), 0));
+}
 
 // barrier0.popc/and/or take the predicate as i32 and answer an i32.
 Lowering reducingBarrier(Intrinsic::ID ID) {
@@ -56,7 +58,8 @@ Lowering shuffle(Intrinsic::ID ID, bool Up) {
   return [ID, Up](IRBuilder<> &B, CallInst &C) {
     Value *Segment = B.CreateShl(B.CreateSub(B.getInt32(32), C.getArgOperand(3)), 8);
     Value *Clamp = Up ? Segment : B.CreateOr(Segment, B.getInt32(0x1f));
-    return callIntrinsic(B, ID, {C.getArgOperand(0), C.getArgOperand(1), C.getArgOperand(2), Clamp});
+    return callIntrinsic(B, ID,
+                         {C.getArgOperand(0), C.getArgOperand(1), C.getArgOperand(2), Clamp});
   };
 }
 
@@ -82,8 +85,9 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
       const auto *Bytes = dyn_cast<ConstantInt>(C.getArgOperand(1));
       const auto *AlignArg = dyn_cast<ConstantInt>(C.getArgOperand(2));
       ArrayType *T = ArrayType::get(I8, Bytes ? Bytes->getZExtValue() : 0);
-      G = new GlobalVariable(M, T, /*isConstant=*/false, GlobalValue::InternalLinkage, UndefValue::get(T),
-                             "__kernel_shared", nullptr, GlobalValue::NotThreadLocal, SharedAddressSpace);
+      G = new GlobalVariable(M, T, /*isConstant=*/false, GlobalValue::InternalLinkage,
+                             UndefValue::get(T), "__kernel_shared", nullptr,
+                             GlobalValue::NotThreadLocal, SharedAddressSpace);
       G->setAlignment(Align(std::max<uint64_t>(AlignArg ? AlignArg->getZExtValue() : 16, 16)));
     }
     return B.CreateAddrSpaceCast(G, C.getType());
@@ -92,16 +96,18 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
     GlobalVariable *G = M.getGlobalVariable("__kernel_dynamic_shared", true);
     if (!G) {
       ArrayType *T = ArrayType::get(I8, 0);
-      G = new GlobalVariable(M, T, false, GlobalValue::ExternalLinkage, nullptr, "__kernel_dynamic_shared", nullptr,
-                             GlobalValue::NotThreadLocal, SharedAddressSpace);
+      G = new GlobalVariable(M, T, false, GlobalValue::ExternalLinkage, nullptr,
+                             "__kernel_dynamic_shared", nullptr, GlobalValue::NotThreadLocal,
+                             SharedAddressSpace);
       G->setAlignment(Align(16));
     }
     return B.CreateAddrSpaceCast(G, C.getType());
   };
   Lowering SharedDynamicBytes = [](IRBuilder<> &B, CallInst &) -> Value * {
     // PTX has the register; LLVM 19 has no intrinsic for it.
-    InlineAsm *Read = InlineAsm::get(FunctionType::get(B.getInt32Ty(), false), "mov.u32 $0, %dynamic_smem_size;",
-                                     "=r", /*hasSideEffects=*/false);
+    InlineAsm *Read =
+        InlineAsm::get(FunctionType::get(B.getInt32Ty(), false), "mov.u32 $0, %dynamic_smem_size;",
+                       "=r", /*hasSideEffects=*/false);
     return B.CreateCall(Read);
   };
 

@@ -19,6 +19,7 @@ namespace passes {
 class LowerKernelIntrinsicsPass : public llvm::PassInfoMixin<LowerKernelIntrinsicsPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
+  static bool isRequired() { return true; }
 };
 
 } // namespace passes

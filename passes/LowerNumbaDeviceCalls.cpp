@@ -1,6 +1,7 @@
 //===- LowerNumbaDeviceCalls.cpp - Numba's device-function convention -----===//
 
 #include "LowerNumbaDeviceCalls.h"
+#include "DeviceCodeAnalysis.h"
 #include "ExternalDeviceCode.h"
 
 #include "llvm/IR/Constants.h"
@@ -18,17 +19,20 @@ namespace {
 constexpr unsigned GlobalAddressSpace = 1;
 } // namespace
 
-PreservedAnalyses LowerNumbaDeviceCallsPass::run(Module &M, ModuleAnalysisManager &) {
+PreservedAnalyses LowerNumbaDeviceCallsPass::run(Module &M, ModuleAnalysisManager &AM) {
+  // The runtime names a failed function by its position in this list.
+  const std::vector<DeviceSymbols::External> &Externals =
+      AM.getResult<DeviceCodeAnalysis>(M).Externals;
   LLVMContext &Ctx = M.getContext();
   Type *I32 = Type::getInt32Ty(Ctx);
   Type *I64 = Type::getInt64Ty(Ctx);
   GlobalVariable *Status = nullptr;
   bool Changed = false;
 
-  for (size_t Index = 0; Index < Symbols.size(); ++Index) {
-    if (Symbols[Index].empty())
+  for (size_t Index = 0; Index < Externals.size(); ++Index) {
+    if (!Externals[Index].Info.NumbaConvention)
       continue;
-    Function *Declared = M.getFunction(Symbols[Index]);
+    Function *Declared = M.getFunction(Externals[Index].Symbol);
     if (!Declared || !Declared->isDeclaration() || Declared->use_empty())
       continue;
     if (!Status) {
@@ -44,8 +48,8 @@ PreservedAnalyses LowerNumbaDeviceCallsPass::run(Module &M, ModuleAnalysisManage
       Params.push_back(P);
     std::string Name = Declared->getName().str();
     Declared->setName(Name + ".as_declared");
-    Function *Actual = Function::Create(FunctionType::get(I32, Params, false), GlobalValue::ExternalLinkage,
-                                        Name, M);
+    Function *Actual = Function::Create(FunctionType::get(I32, Params, false),
+                                        GlobalValue::ExternalLinkage, Name, M);
     Actual->setCallingConv(Declared->getCallingConv());
 
     SmallVector<CallInst *, 8> Calls;
@@ -66,9 +70,10 @@ PreservedAnalyses LowerNumbaDeviceCallsPass::run(Module &M, ModuleAnalysisManage
       Value *Failed = B.CreateICmpNE(Code, ConstantInt::get(I32, 0));
       Instruction *Then = SplitBlockAndInsertIfThen(Failed, Call, /*Unreachable=*/false);
       IRBuilder<> T(Then);
-      Value *Record = T.CreateOr(ConstantInt::get(I64, uint64_t(Index + 1) << 32), T.CreateZExt(Code, I64));
-      T.CreateAtomicCmpXchg(Status, ConstantInt::get(I64, 0), Record, MaybeAlign(8), AtomicOrdering::Monotonic,
-                            AtomicOrdering::Monotonic);
+      Value *Record =
+          T.CreateOr(ConstantInt::get(I64, uint64_t(Index + 1) << 32), T.CreateZExt(Code, I64));
+      T.CreateAtomicCmpXchg(Status, ConstantInt::get(I64, 0), Record, MaybeAlign(8),
+                            AtomicOrdering::Monotonic, AtomicOrdering::Monotonic);
       B.SetInsertPoint(Call);
       Value *Loaded = B.CreateLoad(Result, Slot, "numba.result.value");
       Call->replaceAllUsesWith(Loaded);

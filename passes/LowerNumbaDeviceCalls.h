@@ -4,15 +4,14 @@
 // comes back through the first argument and the int is a status, 0 for success. Kernels
 // call it as declared in C++, `T f(args...)`; this pass rewrites each call in the device
 // module to pass a result slot, and to record the first non-zero status (with which
-// function returned it) in the device global the runtime reads after the kernel.
+// function returned it) in the device global the runtime reads after the kernel. The
+// declared functions and their conventions come from DeviceCodeAnalysis.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KERNEL_PASSES_LOWERNUMBADEVICECALLS_H
 #define KERNEL_PASSES_LOWERNUMBADEVICECALLS_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
 #include "llvm/IR/PassManager.h"
 
 namespace kernel {
@@ -20,12 +19,8 @@ namespace passes {
 
 class LowerNumbaDeviceCallsPass : public llvm::PassInfoMixin<LowerNumbaDeviceCallsPass> {
 public:
-  /// `Symbols[i]` is the function whose failure is recorded as index i + 1.
-  explicit LowerNumbaDeviceCallsPass(llvm::ArrayRef<std::string> Symbols) : Symbols(Symbols) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
-
-private:
-  llvm::ArrayRef<std::string> Symbols;
+  static bool isRequired() { return true; }
 };
 
 } // namespace passes

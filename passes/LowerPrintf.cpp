@@ -33,7 +33,8 @@ PreservedAnalyses LowerPrintfPass::run(Module &M, ModuleAnalysisManager &) {
         Fields.push_back(Call->getArgOperand(I)->getType());
       // Each field at its natural alignment, as vprintf reads them.
       StructType *Args = StructType::get(Ctx, Fields);
-      IRBuilder<> Entry(&Call->getFunction()->getEntryBlock(), Call->getFunction()->getEntryBlock().begin());
+      IRBuilder<> Entry(&Call->getFunction()->getEntryBlock(),
+                        Call->getFunction()->getEntryBlock().begin());
       AllocaInst *Storage = Entry.CreateAlloca(Args);
       Storage->setAlignment(DL.getStructLayout(Args)->getAlignment());
       for (unsigned I = 1; I < Call->arg_size(); ++I)

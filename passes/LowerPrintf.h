@@ -18,6 +18,7 @@ namespace passes {
 class LowerPrintfPass : public llvm::PassInfoMixin<LowerPrintfPass> {
 public:
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
+  static bool isRequired() { return true; }
 };
 
 } // namespace passes

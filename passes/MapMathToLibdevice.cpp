@@ -59,9 +59,24 @@ std::optional<Intrinsic::ID> nativeIntrinsicOf(StringRef Name) {
 
 bool isFloatOrDouble(Type *T) { return T->isFloatTy() || T->isDoubleTy(); }
 
+// 'a', 'b', each name once.
+std::string quotedNames(ArrayRef<std::string> Names) {
+  std::string S;
+  for (const std::string &N : Names)
+    if (S.find("'" + N + "'") == std::string::npos)
+      S += (S.empty() ? "'" : ", '") + N + "'";
+  return S;
+}
+
 } // namespace
 
 PreservedAnalyses MapMathToLibdevicePass::run(Module &M, ModuleAnalysisManager &) {
+  DeviceDiagnostics Own(M.getContext());
+  DeviceDiagnostics &D = Diags ? *Diags : Own;
+  const Module *Lib = Libdevice->get(M.getContext(), D);
+  // Math intrinsics that were called but could not be mapped (libdevice missing or lacking
+  // them), and libm names whose type differs from libdevice's.
+  std::vector<std::string> Unmapped;
   bool Changed = false;
 
   for (Function &F : llvm::make_early_inc_range(M)) {
@@ -91,16 +106,17 @@ PreservedAnalyses MapMathToLibdevicePass::run(Module &M, ModuleAnalysisManager &
     }
 
     if (!Replacement) {
-      const Function *Lib = Libdevice ? Libdevice->getFunction(Wanted) : nullptr;
-      if (!Lib) {
+      const Function *Implementation = Lib ? Lib->getFunction(Wanted) : nullptr;
+      if (!Implementation) {
         // An intrinsic must be mapped; any other name may simply not be math, and is left
         // to VerifyDeviceModule if nothing else defines it.
         if (F.isIntrinsic())
           Unmapped.push_back(F.getName().str());
         continue;
       }
-      Replacement = cast<Function>(
-          M.getOrInsertFunction(Wanted, Lib->getFunctionType(), Lib->getAttributes()).getCallee());
+      FunctionCallee Callee = M.getOrInsertFunction(Wanted, Implementation->getFunctionType(),
+                                                    Implementation->getAttributes());
+      Replacement = cast<Function>(Callee.getCallee());
     }
     if (Replacement->getFunctionType() != FT) {
       Unmapped.push_back(F.getName().str());
@@ -110,6 +126,9 @@ PreservedAnalyses MapMathToLibdevicePass::run(Module &M, ModuleAnalysisManager &
     F.eraseFromParent();
     Changed = true;
   }
+  if (!Unmapped.empty())
+    D.error("no GPU version of the math functions " + quotedNames(Unmapped) +
+            Libdevice->missingHint(M.getContext(), D));
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 

@@ -15,29 +15,31 @@
 #ifndef KERNEL_PASSES_MAPMATHTOLIBDEVICE_H
 #define KERNEL_PASSES_MAPMATHTOLIBDEVICE_H
 
+#include "DeviceDiagnostics.h"
+#include "LinkDeviceLibraries.h"
+
 #include "llvm/IR/PassManager.h"
 
-#include <string>
-#include <vector>
+#include <memory>
 
 namespace kernel {
 namespace passes {
 
 class MapMathToLibdevicePass : public llvm::PassInfoMixin<MapMathToLibdevicePass> {
 public:
-  /// `Libdevice` may be null (not found): only native mappings are then made, and the
-  /// other math calls are reported by unmapped().
-  explicit MapMathToLibdevicePass(const llvm::Module *Libdevice) : Libdevice(Libdevice) {}
+  /// Without libdevice only the native mappings are made, and math intrinsics left
+  /// unmapped are reported. Errors go to `Diags` when given (the offload pass), else to the
+  /// module's context.
+  explicit MapMathToLibdevicePass(std::shared_ptr<LibdeviceSource> Libdevice,
+                                  DeviceDiagnostics *Diags = nullptr)
+      : Libdevice(std::move(Libdevice)), Diags(Diags) {}
 
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
-
-  /// Math intrinsics that were called but could not be mapped (libdevice missing or
-  /// lacking them), and libm names whose type differs from libdevice's.
-  const std::vector<std::string> &unmapped() const { return Unmapped; }
+  static bool isRequired() { return true; }
 
 private:
-  const llvm::Module *Libdevice;
-  std::vector<std::string> Unmapped;
+  std::shared_ptr<LibdeviceSource> Libdevice;
+  DeviceDiagnostics *Diags;
 };
 
 } // namespace passes

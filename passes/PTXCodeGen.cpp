@@ -47,9 +47,9 @@ static std::unique_ptr<TargetMachine> createTargetMachine(StringRef Arch, String
   const Target *T = nvptxTarget(Diags);
   if (!T)
     return nullptr;
-  std::unique_ptr<TargetMachine> TM(T->createTargetMachine(
-      NVPTXTriple.str(), Arch, Features, TargetOptions(), std::nullopt, std::nullopt,
-      CodeGenOptLevel::Aggressive));
+  std::unique_ptr<TargetMachine> TM(
+      T->createTargetMachine(NVPTXTriple.str(), Arch, Features, TargetOptions(), std::nullopt,
+                             std::nullopt, CodeGenOptLevel::Aggressive));
   if (!TM)
     Diags.error("cannot create an NVPTX target machine for " + Arch);
   return TM;

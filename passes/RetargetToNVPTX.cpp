@@ -1,6 +1,7 @@
 //===- RetargetToNVPTX.cpp - Host IR to NVPTX IR --------------------------===//
 
 #include "RetargetToNVPTX.h"
+#include "PTXCodeGen.h"
 
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/Instructions.h"
@@ -26,10 +27,9 @@ static void stripHostAttributes(Function &F) {
         Attribute::SafeStack, Attribute::ShadowCallStack})
     F.removeFnAttr(Kind);
   for (StringRef Kind :
-       {"target-cpu", "target-features", "tune-cpu", "frame-pointer",
-        "stack-protector-buffer-size", "min-legal-vector-width", "probe-stack",
-        "stack-probe-size", "prefer-vector-width", "indirect-tls-seg-refs",
-        "zero-call-used-regs", "patchable-function-entry", "fentry-call",
+       {"target-cpu", "target-features", "tune-cpu", "frame-pointer", "stack-protector-buffer-size",
+        "min-legal-vector-width", "probe-stack", "stack-probe-size", "prefer-vector-width",
+        "indirect-tls-seg-refs", "zero-call-used-regs", "patchable-function-entry", "fentry-call",
         "instrument-function-entry", "instrument-function-exit-inlined"})
     F.removeFnAttr(Kind);
 }
@@ -48,8 +48,14 @@ static void removeExceptionHandling(Function &F) {
 }
 
 PreservedAnalyses RetargetToNVPTXPass::run(Module &M, ModuleAnalysisManager &) {
+  if (!Layout) {
+    DeviceDiagnostics Diags(M.getContext());
+    Layout = nvptxDataLayout(Diags);
+    if (!Layout)
+      return PreservedAnalyses::all();
+  }
   M.setTargetTriple("nvptx64-nvidia-cuda");
-  M.setDataLayout(Layout);
+  M.setDataLayout(*Layout);
   M.setModuleInlineAsm("");
   StripDebugInfo(M);
   for (StringRef Name : {"llvm.module.flags", "llvm.ident", "llvm.linker.options",

@@ -14,19 +14,28 @@
 #ifndef KERNEL_PASSES_RETARGETTONVPTX_H
 #define KERNEL_PASSES_RETARGETTONVPTX_H
 
+#include "DeviceDiagnostics.h"
+
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/PassManager.h"
+
+#include <optional>
 
 namespace kernel {
 namespace passes {
 
 class RetargetToNVPTXPass : public llvm::PassInfoMixin<RetargetToNVPTXPass> {
 public:
+  /// Alone, the pass asks the NVPTX backend for the data layout (and reports to the
+  /// module's context if it cannot).
+  RetargetToNVPTXPass() = default;
+  /// The offload pass asks once, before it extracts anything.
   explicit RetargetToNVPTXPass(llvm::DataLayout Layout) : Layout(std::move(Layout)) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
+  static bool isRequired() { return true; }
 
 private:
-  llvm::DataLayout Layout;
+  std::optional<llvm::DataLayout> Layout;
 };
 
 } // namespace passes

@@ -1,6 +1,7 @@
 //===- VerifyDeviceModule.cpp - Last checks before code generation --------===//
 
 #include "VerifyDeviceModule.h"
+#include "DeviceCodeAnalysis.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Demangle/Demangle.h"
@@ -21,10 +22,18 @@ static bool isResolvedLater(StringRef Name) {
       .Default(false);
 }
 
-PreservedAnalyses VerifyDeviceModulePass::run(Module &M, ModuleAnalysisManager &) {
+static bool isExternal(const DeviceSymbols &Code, StringRef Name) {
+  return llvm::any_of(Code.Externals,
+                      [&](const DeviceSymbols::External &E) { return E.Symbol == Name; });
+}
+
+PreservedAnalyses VerifyDeviceModulePass::run(Module &M, ModuleAnalysisManager &AM) {
+  DeviceDiagnostics Own(M.getContext());
+  DeviceDiagnostics &D = Diags ? *Diags : Own;
+  const DeviceSymbols &Code = AM.getResult<DeviceCodeAnalysis>(M);
   for (Function &F : M) {
     if (F.isDeclaration()) {
-      if (F.use_empty() || isResolvedLater(F.getName()) || llvm::is_contained(External, F.getName()))
+      if (F.use_empty() || isResolvedLater(F.getName()) || isExternal(Code, F.getName()))
         continue;
       if (F.isIntrinsic() && !F.getName().starts_with("llvm.x86."))
         continue;
@@ -35,15 +44,15 @@ PreservedAnalyses VerifyDeviceModulePass::run(Module &M, ModuleAnalysisManager &
           if (Callers.find(Caller) == std::string::npos)
             Callers += (Callers.empty() ? "" : "', '") + Caller;
         }
-      Diags.error("GPU code calls '" + demangle(F.getName()) +
-                  "', which has no GPU implementation" +
-                  (Callers.empty() ? std::string() : " (called from '" + Callers + "')") +
-                  Hint);
+      D.error("GPU code calls '" + demangle(F.getName()) + "', which has no GPU implementation" +
+              (Callers.empty() ? std::string() : " (called from '" + Callers + "')") +
+              Libdevice->missingHint(M.getContext(), D));
       continue;
     }
     for (Instruction &I : instructions(F))
-      if (auto *Call = dyn_cast<CallBase>(&I); Call && Call->isIndirectCall() && !Call->isInlineAsm())
-        Diags.error("GPU code makes an indirect call in '" + demangle(F.getName()) + "'");
+      if (auto *Call = dyn_cast<CallBase>(&I);
+          Call && Call->isIndirectCall() && !Call->isInlineAsm())
+        D.error("GPU code makes an indirect call in '" + demangle(F.getName()) + "'");
   }
   return PreservedAnalyses::all();
 }

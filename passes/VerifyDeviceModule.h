@@ -3,7 +3,8 @@
 // After the libraries are linked, every function the GPU module calls must be defined in
 // it, be an intrinsic the NVPTX backend lowers, or be one of the system functions the CUDA
 // driver provides (vprintf, __assertfail, malloc, free); and no call may be indirect.
-// The plugin rejects such code at the source line first; this names what remains.
+// The plugin rejects such code at the source line first; this names what remains. The
+// declared CUDA-C functions, linked at run time, come from DeviceCodeAnalysis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,28 +12,28 @@
 #define KERNEL_PASSES_VERIFYDEVICEMODULE_H
 
 #include "DeviceDiagnostics.h"
+#include "LinkDeviceLibraries.h"
 
 #include "llvm/IR/PassManager.h"
 
-#include <string>
-#include <vector>
+#include <memory>
 
 namespace kernel {
 namespace passes {
 
 class VerifyDeviceModulePass : public llvm::PassInfoMixin<VerifyDeviceModulePass> {
 public:
-  /// `Hint` is appended to each unresolved-call error (why math may be missing).
-  /// `External` lists the functions linked at run time from the user's CUDA-C code.
-  VerifyDeviceModulePass(DeviceDiagnostics &Diags, std::string Hint = "",
-                         std::vector<std::string> External = {})
-      : Diags(Diags), Hint(std::move(Hint)), External(std::move(External)) {}
+  /// An unresolved-call error says so when `Libdevice` was missing (math may be why).
+  /// Errors go to `Diags` when given (the offload pass), else to the module's context.
+  explicit VerifyDeviceModulePass(std::shared_ptr<LibdeviceSource> Libdevice,
+                                  DeviceDiagnostics *Diags = nullptr)
+      : Libdevice(std::move(Libdevice)), Diags(Diags) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
+  static bool isRequired() { return true; }
 
 private:
-  DeviceDiagnostics &Diags;
-  std::string Hint;
-  std::vector<std::string> External;
+  std::shared_ptr<LibdeviceSource> Libdevice;
+  DeviceDiagnostics *Diags;
 };
 
 } // namespace passes

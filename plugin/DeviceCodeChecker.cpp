@@ -69,8 +69,8 @@ const char *hostOnlyType(QualType T) {
 class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
 public:
   BodyVisitor(DeviceCodeChecker &Checker, const FunctionDecl *FD)
-      : Checker(Checker), FD(FD), Ctx(FD->getASTContext()),
-        Diags(Checker.sema().getDiagnostics()) {}
+      : Checker(Checker), FD(FD), Ctx(FD->getASTContext()), Diags(Checker.sema().getDiagnostics()) {
+  }
 
   bool shouldVisitImplicitCode() const { return true; }
   bool shouldVisitTemplateInstantiations() const { return true; }
@@ -105,9 +105,11 @@ public:
       const CXXMethodDecl *MD = Member->getMethodDecl();
       if (MD && MD->isVirtual()) {
         const auto *ME = dyn_cast<MemberExpr>(Member->getCallee()->IgnoreParens());
-        bool Static = ME && (ME->hasQualifier() || MD->getDevirtualizedMethod(ME->getBase(), false));
+        bool Static =
+            ME && (ME->hasQualifier() || MD->getDevirtualizedMethod(ME->getBase(), false));
         if (!Static) {
-          report(E->getExprLoc(), diag::GpuVirtualCall, [&](const DiagnosticBuilder &B) { B << MD; });
+          report(E->getExprLoc(), diag::GpuVirtualCall,
+                 [&](const DiagnosticBuilder &B) { B << MD; });
           return true;
         }
       }
@@ -180,7 +182,8 @@ public:
     if (VD->getTLSKind() != VarDecl::TLS_None)
       report(E->getLocation(), diag::GpuThreadLocal, [&](const DiagnosticBuilder &B) { B << VD; });
     else if (VD->hasGlobalStorage() && !isConstantGlobal(VD))
-      report(E->getLocation(), diag::GpuMutableGlobal, [&](const DiagnosticBuilder &B) { B << VD; });
+      report(E->getLocation(), diag::GpuMutableGlobal,
+             [&](const DiagnosticBuilder &B) { B << VD; });
     return true;
   }
 
@@ -248,8 +251,9 @@ private:
         return;
       bool Throws = Callee->isInStdNamespace() && Callee->getIdentifier() &&
                     Callee->getName().starts_with("__throw_");
-      report(Loc, diag::GpuUndefinedCallee, [&](const DiagnosticBuilder &B) { B << Callee; },
-             Throws ? diag::id(Diags, DiagnosticsEngine::Note, diag::NoteThrowingLibrary) : 0);
+      report(
+          Loc, diag::GpuUndefinedCallee, [&](const DiagnosticBuilder &B) { B << Callee; },
+          Throws ? diag::id(Diags, DiagnosticsEngine::Note, diag::NoteThrowingLibrary) : 0);
       return;
     }
     Checker.reach(Definition, FD, Loc);
@@ -259,8 +263,7 @@ private:
   void report(SourceLocation Loc, const char (&Format)[N],
               llvm::function_ref<void(const DiagnosticBuilder &)> Args = nullptr,
               unsigned ExplanationID = 0) {
-    Checker.report(Loc, FD, diag::id(Diags, DiagnosticsEngine::Error, Format), Args,
-                   ExplanationID);
+    Checker.report(Loc, FD, diag::id(Diags, DiagnosticsEngine::Error, Format), Args, ExplanationID);
   }
 
   DeviceCodeChecker &Checker;
@@ -316,7 +319,8 @@ bool DeviceCodeChecker::report(SourceLocation Loc, const FunctionDecl *In, unsig
     F = It->second.Caller;
   }
   if (const GpuRoot *Root = RootOf.lookup(F))
-    Diags.Report(Root->Origin->AttrLoc, diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCompiledForGpu))
+    Diags.Report(Root->Origin->AttrLoc,
+                 diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCompiledForGpu))
         << Root->Fn << attrSpelling(Root->Origin->Kind);
   return true;
 }

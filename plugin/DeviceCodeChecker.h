@@ -16,9 +16,9 @@
 
 #include "clang/AST/Decl.h"
 #include "clang/Basic/Diagnostic.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace clang {
 class Sema;

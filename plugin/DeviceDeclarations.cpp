@@ -4,7 +4,8 @@
 // defines them:
 //
 //   [[kernel::declare_device]] extern "C" int bar(int a, int b);          // C ABI
-//   [[kernel::declare_device("numba")]] extern "C" int bar(int a, int b);  // int bar(int *ret, int, int)
+//   [[kernel::declare_device("numba")]] extern "C" int bar(int a, int b);  // int bar(int *ret,
+//   int, int)
 //   [[kernel::link("bar.o")]]                                             // relative to this file
 //
 // The handlers check what the plugin can see of the calling convention and leave
@@ -21,6 +22,9 @@
 #include "KernelDiagnostics.h"
 
 #include "ExternalDeviceCode.h"
+#include "KernelAnnotations.h"
+
+#include "kernel/detail/link_inputs.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -105,11 +109,13 @@ public:
     if (!isKernelScope(Attr) || isa<FunctionDecl>(D))
       return true;
     if (isa<FunctionTemplateDecl>(D)) {
-      S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::DeclareDeviceTemplate))
+      S.Diag(Attr.getLoc(),
+             diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::DeclareDeviceTemplate))
           << cast<NamedDecl>(D);
       return false;
     }
-    S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::NotAFunction))
+    S.Diag(Attr.getLoc(),
+           diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::NotAFunction))
         << "kernel::declare_device";
     return false;
   }
@@ -153,7 +159,8 @@ public:
       }
     QualType Result = FD->getReturnType();
     if (!Result->isVoidType() && !isDevicePassable(Result)) {
-      Error(FD->getLocation(), diag::DeclareDeviceResult) << FD << printed(S.Context, Result) << Convention;
+      Error(FD->getLocation(), diag::DeclareDeviceResult)
+          << FD << printed(S.Context, Result) << Convention;
       Ok = false;
     }
     if (Ok && Numba) {
@@ -178,10 +185,11 @@ public:
     if (!Ok)
       return AttributeNotApplied;
 
-    const std::string Annotation = std::string(DeclareDeviceAnnotation) + "\x1f" + Abi.str() + "\x1f" +
-                                   cxxSignature(S.Context, FD) + "\x1f" +
-                                   locationString(S.getSourceManager(), FD->getLocation());
-    FD->addAttr(AnnotateAttr::CreateImplicit(S.Context, Annotation, nullptr, 0, Attr.getRange()));
+    const passes::DeclareDeviceAnnotation Annotation{
+        Numba, cxxSignature(S.Context, FD),
+        locationString(S.getSourceManager(), FD->getLocation())};
+    FD->addAttr(
+        AnnotateAttr::CreateImplicit(S.Context, Annotation.encode(), nullptr, 0, Attr.getRange()));
     if (KernelDeclTable *Table = KernelDeclTable::forContext(S.Context))
       Table->addDeviceDeclaration(FD);
     return AttributeApplied;
@@ -192,14 +200,16 @@ class LinkAttrInfo : public ParsedAttrInfo {
 public:
   LinkAttrInfo() {
     OptArgs = 15;
-    static constexpr Spelling Names[] = {{ParsedAttr::AS_CXX11, "kernel::link"}, {ParsedAttr::AS_CXX11, "link"}};
+    static constexpr Spelling Names[] = {{ParsedAttr::AS_CXX11, "kernel::link"},
+                                         {ParsedAttr::AS_CXX11, "link"}};
     Spellings = Names;
   }
 
   bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr, const Decl *D) const override {
     if (!isKernelScope(Attr) || isa<FunctionDecl>(D) || isa<FunctionTemplateDecl>(D))
       return true;
-    S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::NotAFunction))
+    S.Diag(Attr.getLoc(),
+           diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::NotAFunction))
         << "kernel::link";
     return false;
   }
@@ -220,13 +230,17 @@ public:
     for (unsigned I = 0; I < Attr.getNumArgs(); ++I) {
       const StringLiteral *Literal = stringArgument(Attr, I);
       if (!Literal) {
-        S.Diag(argumentLoc(Attr, I), diag::id(Diags, DiagnosticsEngine::Error, diag::LinkNotString));
+        S.Diag(argumentLoc(Attr, I),
+               diag::id(Diags, DiagnosticsEngine::Error, diag::LinkNotString));
         Ok = false;
         continue;
       }
       StringRef Written = Literal->getString();
       if (!isLinkableFile(Written)) {
-        S.Diag(Literal->getBeginLoc(), diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileKind)) << Written;
+        S.Diag(Literal->getBeginLoc(),
+               diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileKind))
+            << kernel::detail::not_linkable_message(
+                   std::string_view(Written.data(), Written.size()));
         Ok = false;
         continue;
       }
@@ -240,21 +254,22 @@ public:
         llvm::sys::path::append(Path, Written);
       }
       if (!llvm::sys::fs::is_regular_file(Path)) {
-        S.Diag(Literal->getBeginLoc(), diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileMissing))
+        S.Diag(Literal->getBeginLoc(),
+               diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileMissing))
             << Written << Path.str();
         Ok = false;
         continue;
       }
-      const std::string Annotation =
-          std::string(LinkAnnotation) + "\x1f" + Path.str().str() + "\x1f" + Written.str();
-      FD->addAttr(AnnotateAttr::CreateImplicit(S.Context, Annotation, nullptr, 0, Attr.getRange()));
+      const passes::LinkAnnotation Annotation{Path.str().str(), Written.str()};
+      FD->addAttr(AnnotateAttr::CreateImplicit(S.Context, Annotation.encode(), nullptr, 0,
+                                               Attr.getRange()));
     }
     return Ok ? AttributeApplied : AttributeNotApplied;
   }
 };
 
-ParsedAttrInfoRegistry::Add<DeclareDeviceAttrInfo> RegisterDeclareDevice("kernel-declare-device",
-                                                                         "[[kernel::declare_device]]");
+ParsedAttrInfoRegistry::Add<DeclareDeviceAttrInfo>
+    RegisterDeclareDevice("kernel-declare-device", "[[kernel::declare_device]]");
 ParsedAttrInfoRegistry::Add<LinkAttrInfo> RegisterLink("kernel-link", "[[kernel::link]]");
 
 } // namespace
@@ -264,7 +279,7 @@ bool isLinkableFile(llvm::StringRef Path) { return !passes::linkInputKind(Path).
 bool isDeclaredDevice(const FunctionDecl *FD) {
   for (const FunctionDecl *R : FD->redecls())
     for (const auto *A : R->specific_attrs<AnnotateAttr>())
-      if (A->getAnnotation().starts_with(DeclareDeviceAnnotation))
+      if (passes::DeclareDeviceAnnotation::decode(A->getAnnotation()))
         return true;
   return false;
 }
@@ -272,7 +287,8 @@ bool isDeclaredDevice(const FunctionDecl *FD) {
 void checkDeviceDeclarations(Sema &S, llvm::ArrayRef<const FunctionDecl *> Declarations) {
   for (const FunctionDecl *FD : Declarations)
     if (const FunctionDecl *Def = FD->getDefinition())
-      S.Diag(Def->getLocation(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::DeclareDeviceBody))
+      S.Diag(Def->getLocation(),
+             diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::DeclareDeviceBody))
           << Def;
 }
 

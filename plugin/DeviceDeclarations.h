@@ -16,10 +16,6 @@
 namespace kernel {
 namespace plugin {
 
-/// The annotate strings the offload pass reads (passes/ExternalDeviceCode.h).
-inline constexpr const char DeclareDeviceAnnotation[] = "kernel.declare_device";
-inline constexpr const char LinkAnnotation[] = "kernel.link";
-
 /// Whether `Path` names a kind of device code nvJitLink (or NVRTC, for .cu) takes.
 bool isLinkableFile(llvm::StringRef Path);
 
@@ -28,7 +24,8 @@ bool isLinkableFile(llvm::StringRef Path);
 bool isDeclaredDevice(const clang::FunctionDecl *FD);
 
 /// Reports declared device functions that were given a body after all.
-void checkDeviceDeclarations(clang::Sema &S, llvm::ArrayRef<const clang::FunctionDecl *> Declarations);
+void checkDeviceDeclarations(clang::Sema &S,
+                             llvm::ArrayRef<const clang::FunctionDecl *> Declarations);
 
 } // namespace plugin
 } // namespace kernel

@@ -25,9 +25,11 @@ inline bool isKernelScope(const clang::ParsedAttr &Attr) {
 inline bool warnIfNotKernelScope(clang::Sema &S, const clang::ParsedAttr &Attr) {
   if (isKernelScope(Attr))
     return false;
-  std::string Written = (Attr.getScopeName() ? Attr.getScopeName()->getName().str() + "::" : std::string()) +
-                        Attr.getAttrName()->getName().str();
-  S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), clang::DiagnosticsEngine::Warning, diag::UnknownScope))
+  std::string Written =
+      (Attr.getScopeName() ? Attr.getScopeName()->getName().str() + "::" : std::string()) +
+      Attr.getAttrName()->getName().str();
+  S.Diag(Attr.getLoc(),
+         diag::id(S.getDiagnostics(), clang::DiagnosticsEngine::Warning, diag::UnknownScope))
       << Written << Attr.getAttrName()->getName();
   return true;
 }

@@ -12,6 +12,8 @@
 #include "SignatureMatcher.h"
 #include "SignatureParser.h"
 
+#include "KernelAnnotations.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
@@ -28,6 +30,12 @@ namespace kernel {
 namespace plugin {
 namespace {
 
+/// Reports the error `Format` at `Loc`.
+template <unsigned N>
+Sema::SemaDiagnosticBuilder error(Sema &S, SourceLocation Loc, const char (&Format)[N]) {
+  return S.Diag(Loc, diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, Format));
+}
+
 class KernelAttrInfo : public ParsedAttrInfo {
 public:
   KernelAttrInfo(KernelAttrKind Kind, const Spelling (&Names)[2]) : Kind(Kind) {
@@ -40,7 +48,8 @@ public:
       return true; // reported as unknown by the handler
     if (isa<FunctionDecl>(D) || isa<FunctionTemplateDecl>(D))
       return true;
-    S.Diag(Attr.getLoc(), diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::NotAFunction))
+    S.Diag(Attr.getLoc(),
+           diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::NotAFunction))
         << attrSpelling(Kind);
     return false;
   }
@@ -62,8 +71,8 @@ public:
     if (!checkFunction(S, FD, Info))
       return AttributeNotApplied;
 
-    FD->addAttr(AnnotateAttr::CreateImplicit(S.Context, annotationFor(Info), nullptr, 0,
-                                             Attr.getRange()));
+    FD->addAttr(
+        AnnotateAttr::CreateImplicit(S.Context, annotationFor(Info), nullptr, 0, Attr.getRange()));
     if (KernelDeclTable *Table = KernelDeclTable::forContext(S.Context)) {
       if (AnnotatedFunction *Existing = Table->find(FD)) {
         if (Existing->Kind != Kind) {
@@ -81,14 +90,15 @@ public:
 
 private:
   // The annotation left on the function: its kind and the canonical signatures. The pass
-  // does not need it (entries carry their own), but it shows in the IR what was checked.
+  // keeps kernel::device functions by it; for the others it shows in the IR what was
+  // checked (entries carry their own annotation).
   static std::string annotationFor(const AnnotatedFunction &Info) {
-    std::string A = "kernel." + attrSpelling(Info.Kind).drop_front(8).str();
+    passes::AttributeAnnotation A{attrName(Info.Kind).str(), {}};
     for (const WrittenSignature &W : Info.Signatures)
-      A += "\x1f" + W.Sig.str();
+      A.Details.push_back(W.Sig.str());
     if (Info.Layout)
-      A += "\x1f" + Info.Layout->str();
-    return A;
+      A.Details.push_back(Info.Layout->str());
+    return A.encode();
   }
 
   bool readSignatures(Sema &S, const ParsedAttr &Attr, AnnotatedFunction &Info) const {
@@ -122,7 +132,8 @@ private:
       SignatureError Error;
       if (Kind == KernelAttrKind::Guvectorize && looksLikeLayout(Literal->getString())) {
         if (Info.Layout) {
-          S.Diag(Literal->getBeginLoc(), diag::id(Diags, DiagnosticsEngine::Error, diag::SecondLayout));
+          S.Diag(Literal->getBeginLoc(),
+                 diag::id(Diags, DiagnosticsEngine::Error, diag::SecondLayout));
           Ok = false;
           continue;
         }
@@ -151,146 +162,189 @@ private:
     return Ok;
   }
 
+  // The attribute's rules, one family at a time: where the function is declared, what its
+  // written signatures say, then whether its C++ type agrees with them. A family that fails
+  // ends the check, so that one mistake is not reported again by the next family.
   bool checkFunction(Sema &S, FunctionDecl *FD, AnnotatedFunction &Info) const {
-    DiagnosticsEngine &Diags = S.getDiagnostics();
-    auto Error = [&](SourceLocation Loc, const auto &Format) {
-      return S.Diag(Loc, diag::id(Diags, DiagnosticsEngine::Error, Format));
-    };
+    if (!checkDeclaration(S, FD, Info) || !checkSignaturesForKind(S, Info))
+      return false;
+    const bool IsTemplate = FD->getDescribedFunctionTemplate() != nullptr;
+    if (Kind == KernelAttrKind::Reduce && !IsTemplate && !checkReduceType(S, FD, Info))
+      return false;
+    if (Kind == KernelAttrKind::Guvectorize && !Info.Layout) {
+      error(S, Info.AttrLoc, diag::GuvectorizeNeedsLayout);
+      return false;
+    }
+    if (IsTemplate)
+      return checkTemplateSignatures(S, FD, Info);
+    if (Kind == KernelAttrKind::Guvectorize)
+      return checkTypeAgainstLayout(S, FD, Info);
+    return checkTypeAgainstSignatures(S, FD, Info);
+  }
+
+  // Where the attribute may be written: free and static member functions, not variadic, not
+  // members of class templates (kernel::device also takes non-static members).
+  bool checkDeclaration(Sema &S, FunctionDecl *FD, const AnnotatedFunction &Info) const {
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
         MD && !MD->isStatic() && Kind != KernelAttrKind::Device) {
-      Error(Info.AttrLoc, diag::NonStaticMember) << attrSpelling(Kind) << FD;
+      error(S, Info.AttrLoc, diag::NonStaticMember) << attrSpelling(Kind) << FD;
       return false;
     }
     if (FD->isVariadic()) {
-      Error(Info.AttrLoc, diag::VariadicFunction) << attrSpelling(Kind) << FD;
+      error(S, Info.AttrLoc, diag::VariadicFunction) << attrSpelling(Kind) << FD;
       return false;
     }
-    const bool IsTemplate = FD->getDescribedFunctionTemplate() != nullptr;
-    if (!IsTemplate && FD->getDeclContext()->isDependentContext()) {
-      Error(Info.AttrLoc, diag::InClassTemplate) << attrSpelling(Kind);
+    if (!FD->getDescribedFunctionTemplate() && FD->getDeclContext()->isDependentContext()) {
+      error(S, Info.AttrLoc, diag::InClassTemplate) << attrSpelling(Kind);
       return false;
     }
+    return true;
+  }
 
+  // What each written signature may say for this attribute; every signature is checked.
+  bool checkSignaturesForKind(Sema &S, const AnnotatedFunction &Info) const {
     bool Ok = true;
-    for (const WrittenSignature &W : Info.Signatures) {
-      const Signature &Sig = W.Sig;
-      if (Kind == KernelAttrKind::Vectorize) {
-        if (Sig.Result.isVoid()) {
-          Error(byteLocation(S, W.Literal, 0), diag::VectorizeNeedsResult) << Sig.str();
-          Ok = false;
-          continue;
-        }
-        auto RequireScalar = [&](const SignatureType &T) {
-          if (!T.isArray())
-            return;
-          Error(byteLocation(S, W.Literal, T.Begin), diag::VectorizeNeedsScalars) << T.str();
-          Ok = false;
-        };
-        RequireScalar(Sig.Result);
-        for (const SignatureType &P : Sig.Params)
-          RequireScalar(P);
-      }
-      if (Kind == KernelAttrKind::Reduce &&
-          !(Sig.Result.isScalar() && Sig.Params.size() == 2 && sameSignatureType(Sig.Params[0], Sig.Result) &&
-            sameSignatureType(Sig.Params[1], Sig.Result))) {
-        Error(byteLocation(S, W.Literal, 0), diag::ReduceSignature) << Sig.str();
-        Ok = false;
-      }
-      if (Kind == KernelAttrKind::Guvectorize && !Sig.Result.isVoid()) {
-        Error(byteLocation(S, W.Literal, Sig.Result.Begin), diag::GuvectorizeReturnsVoid)
-            << Sig.str() << Sig.Result.str();
-        Ok = false;
-      }
-      if (Kind == KernelAttrKind::Jit && !Sig.Result.isVoid()) {
-        Error(byteLocation(S, W.Literal, Sig.Result.Begin), diag::JitReturnsVoid)
-            << Sig.str() << Sig.Result.str();
-        Ok = false;
-      }
-    }
-    if (!Ok)
-      return false;
+    for (const WrittenSignature &W : Info.Signatures)
+      Ok = checkSignatureForKind(S, W) && Ok;
+    return Ok;
+  }
 
-    if (Kind == KernelAttrKind::Reduce) {
-      // T f(T, T), T a scalar: checked on the C++ type, which the signatures must match too.
-      auto Shape = [&](const FunctionDecl *Fn) {
-        std::string Why;
-        std::optional<SignatureType> R = signatureTypeOf(S.Context, Fn->getReturnType(), false, Why);
-        bool Ok = Fn->getNumParams() == 2 && R && R->isScalar();
-        for (unsigned I = 0; Ok && I < 2; ++I) {
-          std::optional<SignatureType> P = signatureTypeOf(S.Context, Fn->getParamDecl(I)->getType(), true, Why);
-          Ok = P && sameSignatureType(*P, *R);
-        }
-        return Ok;
-      };
-      if (!IsTemplate && !Shape(FD)) {
-        std::string Type;
-        llvm::raw_string_ostream OS(Type);
-        FD->getType().print(OS, S.Context.getPrintingPolicy());
-        Error(Info.AttrLoc, diag::ReduceShape) << FD->getNameAsString() << OS.str();
-        return false;
-      }
+  bool checkSignatureForKind(Sema &S, const WrittenSignature &W) const {
+    switch (Kind) {
+    case KernelAttrKind::Vectorize: return checkVectorizeSignature(S, W);
+    case KernelAttrKind::Reduce: return checkReduceSignature(S, W);
+    case KernelAttrKind::Guvectorize: return checkReturnsVoid(S, W, diag::GuvectorizeReturnsVoid);
+    case KernelAttrKind::Jit: return checkReturnsVoid(S, W, diag::JitReturnsVoid);
+    case KernelAttrKind::Device: return true;
     }
-    if (Kind == KernelAttrKind::Guvectorize) {
-      if (!Info.Layout) {
-        Error(Info.AttrLoc, diag::GuvectorizeNeedsLayout);
-        return false;
-      }
-      if (IsTemplate) {
-        if (Info.Signatures.empty()) {
-          Error(Info.AttrLoc, diag::TemplateNeedsSignature) << attrSpelling(Kind) << FD;
-          return false;
-        }
-        return true;
-      }
-      auto CheckLayout = [&](const Signature *Sig) {
-        std::string Why;
-        unsigned Operand = 0;
-        if (functionMatchesLayout(S.Context, FD, *Info.Layout, Sig, Why, Operand))
-          return true;
-        const GufuncLayout::Operand *Op = Operand < Info.Layout->size() ? &Info.Layout->operand(Operand) : nullptr;
-        Error(byteLocation(S, Info.LayoutLiteral, Op ? Op->Begin : 0), diag::LayoutMismatch)
-            << Info.Layout->str() << FD << Why;
-        return false;
-      };
-      if (Info.Signatures.empty())
-        return CheckLayout(nullptr);
-      for (const WrittenSignature &W : Info.Signatures)
-        Ok = CheckLayout(&W.Sig) && Ok;
-      return Ok;
-    }
+    return true;
+  }
 
-    if (IsTemplate) {
-      // Each signature instantiates the template; that happens once it is defined.
-      if (Info.Signatures.empty() && Kind != KernelAttrKind::Device) {
-        Error(Info.AttrLoc, diag::TemplateNeedsSignature) << attrSpelling(Kind) << FD;
-        return false;
-      }
+  // Kernels and gufuncs write their results through their array arguments.
+  template <unsigned N>
+  static bool checkReturnsVoid(Sema &S, const WrittenSignature &W, const char (&Format)[N]) {
+    const Signature &Sig = W.Sig;
+    if (Sig.Result.isVoid())
       return true;
-    }
+    error(S, byteLocation(S, W.Literal, Sig.Result.Begin), Format) << Sig.str() << Sig.Result.str();
+    return false;
+  }
 
+  // A reduction combines two values of its result type: T(T, T).
+  static bool checkReduceSignature(Sema &S, const WrittenSignature &W) {
+    const Signature &Sig = W.Sig;
+    if (Sig.Result.isScalar() && Sig.Params.size() == 2 &&
+        sameSignatureType(Sig.Params[0], Sig.Result) &&
+        sameSignatureType(Sig.Params[1], Sig.Result))
+      return true;
+    error(S, byteLocation(S, W.Literal, 0), diag::ReduceSignature) << Sig.str();
+    return false;
+  }
+
+  // A ufunc loop returns its result and takes and returns scalars: each array is reported.
+  static bool checkVectorizeSignature(Sema &S, const WrittenSignature &W) {
+    const Signature &Sig = W.Sig;
+    if (Sig.Result.isVoid()) {
+      error(S, byteLocation(S, W.Literal, 0), diag::VectorizeNeedsResult) << Sig.str();
+      return false;
+    }
+    bool Ok = true;
+    auto RequireScalar = [&](const SignatureType &T) {
+      if (!T.isArray())
+        return;
+      error(S, byteLocation(S, W.Literal, T.Begin), diag::VectorizeNeedsScalars) << T.str();
+      Ok = false;
+    };
+    RequireScalar(Sig.Result);
+    for (const SignatureType &P : Sig.Params)
+      RequireScalar(P);
+    return Ok;
+  }
+
+  // T f(T, T), T a scalar: checked on the C++ type, which the signatures must match too.
+  static bool checkReduceType(Sema &S, const FunctionDecl *FD, const AnnotatedFunction &Info) {
+    std::string Why;
+    std::optional<SignatureType> R = signatureTypeOf(S.Context, FD->getReturnType(), false, Why);
+    bool Ok = FD->getNumParams() == 2 && R && R->isScalar();
+    for (unsigned I = 0; Ok && I < 2; ++I) {
+      std::optional<SignatureType> P =
+          signatureTypeOf(S.Context, FD->getParamDecl(I)->getType(), true, Why);
+      Ok = P && sameSignatureType(*P, *R);
+    }
+    if (Ok)
+      return true;
+    std::string Type;
+    llvm::raw_string_ostream OS(Type);
+    FD->getType().print(OS, S.Context.getPrintingPolicy());
+    error(S, Info.AttrLoc, diag::ReduceShape) << FD->getNameAsString() << OS.str();
+    return false;
+  }
+
+  // A template is instantiated with each of its signatures once it is defined, so it needs
+  // at least one (kernel::device templates are instantiated by their callers).
+  bool checkTemplateSignatures(Sema &S, FunctionDecl *FD, const AnnotatedFunction &Info) const {
+    if (Info.Signatures.empty() && Kind != KernelAttrKind::Device) {
+      error(S, Info.AttrLoc, diag::TemplateNeedsSignature) << attrSpelling(Kind) << FD;
+      return false;
+    }
+    return true;
+  }
+
+  // A gufunc's parameters against its layout, and against each of its signatures.
+  static bool checkTypeAgainstLayout(Sema &S, FunctionDecl *FD, const AnnotatedFunction &Info) {
+    auto CheckLayout = [&](const Signature *Sig) {
+      std::string Why;
+      unsigned Operand = 0;
+      if (functionMatchesLayout(S.Context, FD, *Info.Layout, Sig, Why, Operand))
+        return true;
+      const GufuncLayout::Operand *Op =
+          Operand < Info.Layout->size() ? &Info.Layout->operand(Operand) : nullptr;
+      error(S, byteLocation(S, Info.LayoutLiteral, Op ? Op->Begin : 0), diag::LayoutMismatch)
+          << Info.Layout->str() << FD << Why;
+      return false;
+    };
+    if (Info.Signatures.empty())
+      return CheckLayout(nullptr);
+    bool Ok = true;
+    for (const WrittenSignature &W : Info.Signatures)
+      Ok = CheckLayout(&W.Sig) && Ok;
+    return Ok;
+  }
+
+  // The C++ types against each written signature; without one, the signature derived from
+  // the C++ types is recorded.
+  bool checkTypeAgainstSignatures(Sema &S, FunctionDecl *FD, AnnotatedFunction &Info) const {
+    bool Ok = true;
     for (const WrittenSignature &W : Info.Signatures) {
       std::string Why;
       unsigned TypeIndex = 0;
-      if (!functionMatchesSignature(S.Context, FD, W.Sig, Why, TypeIndex)) {
-        const SignatureType &T = TypeIndex == 0 ? W.Sig.Result : W.Sig.Params[TypeIndex - 1];
-        unsigned Offset = (TypeIndex == 0 && !W.Sig.ResultWritten) ? 0 : T.Begin;
-        Error(byteLocation(S, W.Literal, Offset), diag::SignatureMismatch) << W.Sig.str() << FD << Why;
-        Ok = false;
-      }
+      if (functionMatchesSignature(S.Context, FD, W.Sig, Why, TypeIndex))
+        continue;
+      const SignatureType &T = TypeIndex == 0 ? W.Sig.Result : W.Sig.Params[TypeIndex - 1];
+      unsigned Offset = (TypeIndex == 0 && !W.Sig.ResultWritten) ? 0 : T.Begin;
+      error(S, byteLocation(S, W.Literal, Offset), diag::SignatureMismatch)
+          << W.Sig.str() << FD << Why;
+      Ok = false;
     }
-    if (Ok && Info.Signatures.empty() && Kind != KernelAttrKind::Device) {
-      // Like Numba's lazy compilation, but at compile time: the C++ types are the signature.
-      std::string Why;
-      if (std::optional<Signature> Derived = deriveSignature(S.Context, FD, Why)) {
-        Info.Signatures.push_back({std::move(*Derived), nullptr});
-      } else if (Kind == KernelAttrKind::Vectorize) {
-        Error(Info.AttrLoc, diag::CannotDeriveSignature) << attrSpelling(Kind) << FD << Why;
-        Ok = false;
-      }
-      // A jit kernel may take plain structs, which signatures cannot name: it then has no
-      // written signature and is described by its C++ parameter types.
-    }
+    if (Ok && Info.Signatures.empty() && Kind != KernelAttrKind::Device)
+      return recordDerivedSignature(S, FD, Info);
     return Ok;
+  }
+
+  // Like Numba's lazy compilation, but at compile time: the C++ types are the signature.
+  bool recordDerivedSignature(Sema &S, FunctionDecl *FD, AnnotatedFunction &Info) const {
+    std::string Why;
+    if (std::optional<Signature> Derived = deriveSignature(S.Context, FD, Why)) {
+      Info.Signatures.push_back({std::move(*Derived), nullptr});
+      return true;
+    }
+    if (Kind == KernelAttrKind::Vectorize) {
+      error(S, Info.AttrLoc, diag::CannotDeriveSignature) << attrSpelling(Kind) << FD << Why;
+      return false;
+    }
+    // A jit kernel may take plain structs, which signatures cannot name: it then has no
+    // written signature and is described by its C++ parameter types.
+    return true;
   }
 
   static SourceLocation byteLocation(Sema &S, const StringLiteral *Literal, unsigned Offset) {
@@ -311,8 +365,8 @@ constexpr ParsedAttrInfo::Spelling ReduceSpellings[] = {{ParsedAttr::AS_CXX11, "
                                                         {ParsedAttr::AS_CXX11, "reduce"}};
 constexpr ParsedAttrInfo::Spelling JitSpellings[] = {{ParsedAttr::AS_CXX11, "kernel::jit"},
                                                      {ParsedAttr::AS_CXX11, "jit"}};
-constexpr ParsedAttrInfo::Spelling DeviceSpellings[] = {
-    {ParsedAttr::AS_CXX11, "kernel::device"}, {ParsedAttr::AS_CXX11, "device"}};
+constexpr ParsedAttrInfo::Spelling DeviceSpellings[] = {{ParsedAttr::AS_CXX11, "kernel::device"},
+                                                        {ParsedAttr::AS_CXX11, "device"}};
 
 struct VectorizeAttrInfo : KernelAttrInfo {
   VectorizeAttrInfo() : KernelAttrInfo(KernelAttrKind::Vectorize, VectorizeSpellings) {}

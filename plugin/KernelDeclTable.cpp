@@ -22,6 +22,21 @@ StringRef attrSpelling(KernelAttrKind K) {
   return "kernel::?";
 }
 
+StringRef attrName(KernelAttrKind K) {
+  return attrSpelling(K).drop_front(StringRef("kernel::").size());
+}
+
+std::optional<kernel_entry_kind> entryKindFor(KernelAttrKind K) {
+  switch (K) {
+  case KernelAttrKind::Vectorize: return KERNEL_ENTRY_UFUNC;
+  case KernelAttrKind::Guvectorize: return KERNEL_ENTRY_GUFUNC;
+  case KernelAttrKind::Reduce: return KERNEL_ENTRY_REDUCE;
+  case KernelAttrKind::Jit: return KERNEL_ENTRY_JIT;
+  case KernelAttrKind::Device: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 // Tables of the compilations running in this process (normally one), by ASTContext.
 static std::mutex TablesMutex;
 static llvm::DenseMap<const ASTContext *, KernelDeclTable *> &tables() {

@@ -13,6 +13,8 @@
 
 #include "SignatureParser.h"
 
+#include "kernel/detail/module_abi.h"
+
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
@@ -29,6 +31,12 @@ enum class KernelAttrKind { Vectorize, Guvectorize, Reduce, Jit, Device };
 
 /// "kernel::vectorize", "kernel::jit", "kernel::device".
 llvm::StringRef attrSpelling(KernelAttrKind K);
+/// The spelling without the scope: "vectorize", "jit", "device".
+llvm::StringRef attrName(KernelAttrKind K);
+
+/// The kind of GPU entry the plugin instantiates for a function with this attribute
+/// (kernel/detail/module_abi.h); std::nullopt for kernel::device, which has none.
+std::optional<kernel_entry_kind> entryKindFor(KernelAttrKind K);
 
 /// A signature as written in an attribute argument (Literal is null for one derived from
 /// the C++ types).
@@ -68,7 +76,9 @@ public:
   /// Declarations of external device functions ([[kernel::declare_device]]), checked at
   /// the end of the translation unit for a body that may come after the attribute.
   void addDeviceDeclaration(const clang::FunctionDecl *FD) { DeviceDeclarations.push_back(FD); }
-  llvm::ArrayRef<const clang::FunctionDecl *> deviceDeclarations() const { return DeviceDeclarations; }
+  llvm::ArrayRef<const clang::FunctionDecl *> deviceDeclarations() const {
+    return DeviceDeclarations;
+  }
 
 private:
   const clang::ASTContext &Ctx;

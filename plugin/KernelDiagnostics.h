@@ -37,8 +37,7 @@ inline constexpr const char InClassTemplate[] =
     "signatures";
 inline constexpr const char ConflictingAttributes[] =
     "%0 conflicts with the %1 attribute already on %2";
-inline constexpr const char SignatureMismatch[] =
-    "signature '%0' does not match %1: %2";
+inline constexpr const char SignatureMismatch[] = "signature '%0' does not match %1: %2";
 inline constexpr const char VectorizeNeedsScalars[] =
     "kernel::vectorize signatures take and return scalars; '%0' is an array (use "
     "kernel::guvectorize for functions of arrays)";
@@ -58,14 +57,16 @@ inline constexpr const char MissingHeader[] =
 inline constexpr const char GuvectorizeNeedsLayout[] =
     "kernel::guvectorize needs a layout string such as \"(n),(n)->()\"";
 inline constexpr const char MalformedLayout[] = "malformed kernel::guvectorize layout: %0";
-inline constexpr const char SecondLayout[] = "kernel::guvectorize takes one layout string; this is a second";
+inline constexpr const char SecondLayout[] =
+    "kernel::guvectorize takes one layout string; this is a second";
 inline constexpr const char LayoutMismatch[] = "layout '%0' does not match %1: %2";
 inline constexpr const char GuvectorizeReturnsVoid[] =
     "kernel::guvectorize signatures return void (outputs are parameters); '%0' returns %1";
-inline constexpr const char ReduceShape[] =
-    "kernel::reduce needs a function combining two values of its result type, T f(T, T); '%0' is %1";
+inline constexpr const char ReduceShape[] = "kernel::reduce needs a function combining two values "
+                                            "of its result type, T f(T, T); '%0' is %1";
 inline constexpr const char ReduceSignature[] =
-    "kernel::reduce signatures combine two values of their result type, like \"float32(float32, float32)\"; "
+    "kernel::reduce signatures combine two values of their result type, like \"float32(float32, "
+    "float32)\"; "
     "'%0' does not";
 inline constexpr const char UnknownScope[] =
     "unknown attribute '%0' ignored; the kernel attributes are spelled [[kernel::%1]]";
@@ -101,9 +102,8 @@ inline constexpr const char LinkNotString[] =
     "kernel::link arguments are paths of device code, such as \"bar.o\", as string literals";
 inline constexpr const char LinkFileMissing[] =
     "cannot find the device code '%0' to link (looked for '%1')";
-inline constexpr const char LinkFileKind[] =
-    "'%0' is not device code nvJitLink can link: expected a .o, .a, .ptx, .cubin, .fatbin, .ltoir "
-    "or .cu file";
+/// The text comes from kernel::detail::not_linkable_message, shared with the runtime.
+inline constexpr const char LinkFileKind[] = "%0";
 
 // Code that cannot run on a GPU.
 inline constexpr const char GpuThrow[] = "GPU code cannot throw exceptions";

@@ -5,7 +5,7 @@
 #include "SignatureMatcher.h"
 #include "StdlibLookup.h"
 
-#include "EntryAnnotation.h"
+#include "KernelAnnotations.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -93,15 +93,17 @@ FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
   // by const reference instantiate as well as those taken by value. Arrays are tried as
   // views of const elements too (inputs usually are): for a gufunc, inputs first.
   enum class Constness { Inputs, None, All };
-  const Constness Attempts[] = {F.Kind == KernelAttrKind::Guvectorize ? Constness::Inputs : Constness::None,
-                                F.Kind == KernelAttrKind::Guvectorize ? Constness::None : Constness::All};
+  const Constness Attempts[] = {
+      F.Kind == KernelAttrKind::Guvectorize ? Constness::Inputs : Constness::None,
+      F.Kind == KernelAttrKind::Guvectorize ? Constness::None : Constness::All};
   FunctionDecl *Spec = nullptr;
   std::unique_ptr<sema::TemplateDeductionInfo> Info;
   TemplateDeductionResult R = TemplateDeductionResult::Invalid;
   for (Constness C : Attempts) {
     SmallVector<Expr *, 4> Args;
     for (unsigned I = 0; I < W.Sig.Params.size(); ++I) {
-      const bool Const = C == Constness::All || (C == Constness::Inputs && F.Layout && I < F.Layout->Inputs.size());
+      const bool Const = C == Constness::All ||
+                         (C == Constness::Inputs && F.Layout && I < F.Layout->Inputs.size());
       std::string Why;
       QualType T = cxxTypeOf(S, W.Sig.Params[I], Loc, Why, Const);
       if (T.isNull())
@@ -112,7 +114,8 @@ FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
     Spec = nullptr;
     Info = std::make_unique<sema::TemplateDeductionInfo>(Loc);
     R = S.DeduceTemplateArguments(Template, /*ExplicitTemplateArgs=*/nullptr, Args, Spec, *Info,
-                                  /*PartialOverloading=*/false, /*AggregateDeductionCandidate=*/false, QualType(),
+                                  /*PartialOverloading=*/false,
+                                  /*AggregateDeductionCandidate=*/false, QualType(),
                                   Expr::Classification(), [](ArrayRef<QualType>) { return false; });
     if (R == TemplateDeductionResult::Success && Spec)
       break;
@@ -155,10 +158,11 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
   ASTContext &Ctx = S.Context;
   DiagnosticsEngine &Diags = S.getDiagnostics();
   SourceLocation Loc = F.AttrLoc;
-  const char *EntryName = F.Kind == KernelAttrKind::Vectorize     ? "ufunc_kernel"
-                          : F.Kind == KernelAttrKind::Guvectorize ? "gufunc_kernel"
-                          : F.Kind == KernelAttrKind::Reduce      ? "reduce_kernel"
-                                                                  : "jit_kernel";
+  const std::optional<kernel_entry_kind> Kind = entryKindFor(F.Kind);
+  if (!Kind)
+    return;
+  // kernel::detail::ufunc_kernel<&f>, jit_kernel<&f> ...: named after the kind.
+  const std::string EntryName = std::string(passes::entryKindName(*Kind)) + "_kernel";
   FunctionTemplateDecl *Entry = lookupFunctionTemplate(S, {"kernel", "detail"}, EntryName);
   if (!Entry) {
     S.Diag(Loc, diag::id(Diags, DiagnosticsEngine::Error, diag::MissingHeader))
@@ -188,15 +192,13 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
     return;
 
   passes::EntryAnnotation A;
-  A.Kind = F.Kind == KernelAttrKind::Vectorize     ? passes::EntryKind::Ufunc
-           : F.Kind == KernelAttrKind::Guvectorize ? passes::EntryKind::Gufunc
-           : F.Kind == KernelAttrKind::Reduce      ? passes::EntryKind::Reduce
-                                                   : passes::EntryKind::Jit;
+  A.Kind = *Kind;
   A.Name = displayName(Fn);
   A.Signature = Signature;
   PresumedLoc P = S.getSourceManager().getPresumedLoc(Fn->getLocation());
   if (P.isValid())
-    A.Location = llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine());
+    A.Location =
+        llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine());
   A.ParamSize = Ctx.getTypeSizeInChars(Params).getQuantity();
   A.ParamAlign = Ctx.getTypeAlignInChars(Params).getQuantity();
 

@@ -4,7 +4,7 @@
 // specialization of each signature; for kernel::vectorize and kernel::jit, the entry
 // templates of the kernel headers (kernel::detail::ufunc_kernel<&f>,
 // kernel::detail::jit_kernel<&f>) instantiated for it, kept by a `used` attribute and
-// marked with an entry annotation (passes/EntryAnnotation.h).
+// marked with an entry annotation (passes/KernelAnnotations.h).
 //
 //===----------------------------------------------------------------------===//
 

@@ -23,6 +23,8 @@
 #include "KernelOffload.h"
 #include "OffloadOptions.h"
 
+#include "kernel/detail/link_inputs.h"
+
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
@@ -120,10 +122,8 @@ public:
         Options.InspectDir = Value.str();
       } else if (Name == "link" && !Value.empty()) {
         if (!isLinkableFile(Value)) {
-          D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
-                                     "kernel plugin: '%0' is not device code nvJitLink can link: "
-                                     "expected a .o, .a, .ptx, .cubin, .fatbin, .ltoir or .cu file"))
-              << Value;
+          D.Report(D.getCustomDiagID(DiagnosticsEngine::Error, "kernel plugin: %0"))
+              << kernel::detail::not_linkable_message(std::string_view(Value.data(), Value.size()));
           return false;
         }
         Options.LinkFiles.push_back(Value.str());

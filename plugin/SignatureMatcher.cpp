@@ -149,7 +149,8 @@ bool functionMatchesSignature(ASTContext &Ctx, const FunctionDecl *FD, const Sig
   return true;
 }
 
-std::optional<SignatureType> gufuncOperandType(ASTContext &Ctx, QualType T, bool IsOutput, std::string &Why) {
+std::optional<SignatureType> gufuncOperandType(ASTContext &Ctx, QualType T, bool IsOutput,
+                                               std::string &Why) {
   if (IsOutput && T->isLValueReferenceType() && !T->getPointeeType().isConstQualified()) {
     // A scalar output, "()": written through the reference.
     std::optional<SignatureType> S = signatureTypeOf(Ctx, T->getPointeeType(), false, Why);
@@ -162,12 +163,14 @@ std::optional<SignatureType> gufuncOperandType(ASTContext &Ctx, QualType T, bool
   if (!S)
     return std::nullopt;
   if (IsOutput && S->isScalar()) {
-    Why = "'" + T.getAsString() + "' is passed by value, so the function cannot write it; a scalar output "
+    Why = "'" + T.getAsString() +
+          "' is passed by value, so the function cannot write it; a scalar output "
           "is a non-const reference";
     return std::nullopt;
   }
   if (IsOutput && S->isArray()) {
-    const auto *Spec = cast<ClassTemplateSpecializationDecl>(T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+    const auto *Spec = cast<ClassTemplateSpecializationDecl>(
+        T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
     if (Spec->getTemplateArgs()[0].getAsType().isConstQualified()) {
       Why = "'" + T.getAsString() + "' is a view of const elements; an output must be writable";
       return std::nullopt;
@@ -180,19 +183,20 @@ bool functionMatchesLayout(ASTContext &Ctx, const FunctionDecl *FD, const Gufunc
                            const Signature *Sig, std::string &Why, unsigned &Operand) {
   if (FD->getNumParams() != Layout.size()) {
     Operand = 0;
-    Why = "the layout has " + std::to_string(Layout.size()) + " operands but '" + FD->getNameAsString() +
-          "' has " + std::to_string(FD->getNumParams()) + " parameters";
+    Why = "the layout has " + std::to_string(Layout.size()) + " operands but '" +
+          FD->getNameAsString() + "' has " + std::to_string(FD->getNumParams()) + " parameters";
     return false;
   }
   if (!FD->getReturnType()->isVoidType()) {
     Operand = 0;
-    Why = "a kernel::guvectorize function returns void and writes its outputs through its parameters";
+    Why =
+        "a kernel::guvectorize function returns void and writes its outputs through its parameters";
     return false;
   }
   if (Sig && Sig->Params.size() != FD->getNumParams()) {
     Operand = 0;
-    Why = "the signature has " + std::to_string(Sig->Params.size()) + " parameters but the layout has " +
-          std::to_string(Layout.size()) + " operands";
+    Why = "the signature has " + std::to_string(Sig->Params.size()) +
+          " parameters but the layout has " + std::to_string(Layout.size()) + " operands";
     return false;
   }
   for (unsigned I = 0; I < FD->getNumParams(); ++I) {
@@ -203,8 +207,8 @@ bool functionMatchesLayout(ASTContext &Ctx, const FunctionDecl *FD, const Gufunc
     const QualType T = FD->getParamDecl(I)->getType();
     std::optional<SignatureType> S = gufuncOperandType(Ctx, T, IsOutput, TypeWhy);
     const std::string What = std::string(IsOutput ? "output" : "input") + " " +
-                             std::to_string(IsOutput ? I - Layout.Inputs.size() + 1 : I + 1) + " (parameter " +
-                             std::to_string(I + 1) + ")";
+                             std::to_string(IsOutput ? I - Layout.Inputs.size() + 1 : I + 1) +
+                             " (parameter " + std::to_string(I + 1) + ")";
     if (!S) {
       Why = What + ": " + TypeWhy;
       return false;
@@ -218,8 +222,8 @@ bool functionMatchesLayout(ASTContext &Ctx, const FunctionDecl *FD, const Gufunc
     if (Sig) {
       const SignatureType &Expected = Sig->Params[I];
       // Numba spells a scalar output as a one-element array: accept that too.
-      const bool ScalarOutputAsArray = IsOutput && Rank == 0 && Expected.isArray() && Expected.Rank == 1 &&
-                                       Expected.Element == S->Element;
+      const bool ScalarOutputAsArray = IsOutput && Rank == 0 && Expected.isArray() &&
+                                       Expected.Rank == 1 && Expected.Element == S->Element;
       if (!sameSignatureType(*S, Expected) && !ScalarOutputAsArray) {
         Why = What + " is '" + T.getAsString() + "' but the signature says " + Expected.str();
         return false;
@@ -271,7 +275,8 @@ static QualType builtinTypeOf(ASTContext &Ctx, ScalarKind K) {
   return QualType();
 }
 
-QualType cxxTypeOf(Sema &S, const SignatureType &T, SourceLocation Loc, std::string &Why, bool ConstElements) {
+QualType cxxTypeOf(Sema &S, const SignatureType &T, SourceLocation Loc, std::string &Why,
+                   bool ConstElements) {
   ASTContext &Ctx = S.Context;
   if (T.isVoid())
     return Ctx.VoidTy;

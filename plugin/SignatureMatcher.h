@@ -47,14 +47,15 @@ std::optional<Signature> deriveSignature(clang::ASTContext &Ctx, const clang::Fu
 /// The signature type of a gufunc operand's C++ parameter type: inputs are arrays or scalars
 /// (by value or const reference); outputs are arrays or, for "()", scalars by non-const
 /// reference (`float &out`).
-std::optional<SignatureType> gufuncOperandType(clang::ASTContext &Ctx, clang::QualType T, bool IsOutput,
-                                               std::string &Why);
+std::optional<SignatureType> gufuncOperandType(clang::ASTContext &Ctx, clang::QualType T,
+                                               bool IsOutput, std::string &Why);
 
 /// Checks `FD`'s parameters against `Layout` (one parameter per operand, ranks equal to the
 /// core dimensions, outputs writable) and, when written, `Sig`. On mismatch returns false
 /// with `Why` and the offending operand in `Operand`.
-bool functionMatchesLayout(clang::ASTContext &Ctx, const clang::FunctionDecl *FD, const GufuncLayout &Layout,
-                           const Signature *Sig, std::string &Why, unsigned &Operand);
+bool functionMatchesLayout(clang::ASTContext &Ctx, const clang::FunctionDecl *FD,
+                           const GufuncLayout &Layout, const Signature *Sig, std::string &Why,
+                           unsigned &Operand);
 
 /// The C++ type of a signature type (for instantiating templates), or a null type with
 /// `Why` when the header that defines it (<complex>, <kernel/kernel.h>) is not included.

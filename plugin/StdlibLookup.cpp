@@ -12,8 +12,7 @@ using namespace clang;
 namespace kernel {
 namespace plugin {
 
-static NamedDecl *lookupIn(Sema &S, DeclContext *DC, StringRef Name,
-                           Sema::LookupNameKind Kind) {
+static NamedDecl *lookupIn(Sema &S, DeclContext *DC, StringRef Name, Sema::LookupNameKind Kind) {
   LookupResult R(S, DeclarationName(&S.Context.Idents.get(Name)), SourceLocation(), Kind);
   if (!S.LookupQualifiedName(R, DC) || R.empty() || R.isAmbiguous())
     return nullptr;
@@ -24,8 +23,8 @@ static NamedDecl *lookupIn(Sema &S, DeclContext *DC, StringRef Name,
 NamedDecl *lookupQualified(Sema &S, ArrayRef<StringRef> Namespaces, StringRef Name) {
   DeclContext *DC = S.Context.getTranslationUnitDecl();
   for (StringRef NS : Namespaces) {
-    auto *Found = dyn_cast_or_null<NamespaceDecl>(
-        lookupIn(S, DC, NS, Sema::LookupNestedNameSpecifierName));
+    auto *Found =
+        dyn_cast_or_null<NamespaceDecl>(lookupIn(S, DC, NS, Sema::LookupNestedNameSpecifierName));
     if (!Found)
       return nullptr;
     DC = Found;
@@ -48,8 +47,7 @@ QualType specializeClassTemplate(Sema &S, ClassTemplateDecl *Template,
   TemplateArgumentListInfo List(Loc, Loc);
   for (const TemplateArgument &A : Args) {
     if (A.getKind() == TemplateArgument::Type) {
-      List.addArgument(
-          TemplateArgumentLoc(A, Ctx.getTrivialTypeSourceInfo(A.getAsType(), Loc)));
+      List.addArgument(TemplateArgumentLoc(A, Ctx.getTrivialTypeSourceInfo(A.getAsType(), Loc)));
     } else {
       Expr *E = IntegerLiteral::Create(Ctx, A.getAsIntegral(), A.getIntegralType(), Loc);
       List.addArgument(TemplateArgumentLoc(TemplateArgument(E), E));

@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     for (int arch : {75, 90}) {
       if (arch < ptx_arch) continue;
       try {
-        const cuda::link_input input{cuda::link_input_kind::ptx, argv[i], ptx};
+        const cuda::link_input input{kernel::detail::link_format::ptx, argv[i], ptx};
         const std::vector<char> cubin = linker.link(arch, std::span<const cuda::link_input>(&input, 1), argv[i]);
         const std::vector<std::string> symbols = cuda::cubin_symbols(cubin);
         for (const std::string &e : entries)

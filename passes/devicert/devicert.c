@@ -55,22 +55,30 @@ float2 __mulsc3(float a, float b, float c, float d) {
     if (isinf_f(a) || isinf_f(b)) {
       a = copysignf(isinf_f(a) ? 1.0f : 0.0f, a);
       b = copysignf(isinf_f(b) ? 1.0f : 0.0f, b);
-      if (isnan_f(c)) c = copysignf(0.0f, c);
-      if (isnan_f(d)) d = copysignf(0.0f, d);
+      if (isnan_f(c))
+        c = copysignf(0.0f, c);
+      if (isnan_f(d))
+        d = copysignf(0.0f, d);
       recalc = 1;
     }
     if (isinf_f(c) || isinf_f(d)) {
       c = copysignf(isinf_f(c) ? 1.0f : 0.0f, c);
       d = copysignf(isinf_f(d) ? 1.0f : 0.0f, d);
-      if (isnan_f(a)) a = copysignf(0.0f, a);
-      if (isnan_f(b)) b = copysignf(0.0f, b);
+      if (isnan_f(a))
+        a = copysignf(0.0f, a);
+      if (isnan_f(b))
+        b = copysignf(0.0f, b);
       recalc = 1;
     }
     if (!recalc && (isinf_f(ac) || isinf_f(bd) || isinf_f(ad) || isinf_f(bc))) {
-      if (isnan_f(a)) a = copysignf(0.0f, a);
-      if (isnan_f(b)) b = copysignf(0.0f, b);
-      if (isnan_f(c)) c = copysignf(0.0f, c);
-      if (isnan_f(d)) d = copysignf(0.0f, d);
+      if (isnan_f(a))
+        a = copysignf(0.0f, a);
+      if (isnan_f(b))
+        b = copysignf(0.0f, b);
+      if (isnan_f(c))
+        c = copysignf(0.0f, c);
+      if (isnan_f(d))
+        d = copysignf(0.0f, d);
       recalc = 1;
     }
     if (recalc) {
@@ -89,22 +97,30 @@ double _Complex __muldc3(double a, double b, double c, double d) {
     if (isinf_d(a) || isinf_d(b)) {
       a = copysign(isinf_d(a) ? 1.0 : 0.0, a);
       b = copysign(isinf_d(b) ? 1.0 : 0.0, b);
-      if (isnan_d(c)) c = copysign(0.0, c);
-      if (isnan_d(d)) d = copysign(0.0, d);
+      if (isnan_d(c))
+        c = copysign(0.0, c);
+      if (isnan_d(d))
+        d = copysign(0.0, d);
       recalc = 1;
     }
     if (isinf_d(c) || isinf_d(d)) {
       c = copysign(isinf_d(c) ? 1.0 : 0.0, c);
       d = copysign(isinf_d(d) ? 1.0 : 0.0, d);
-      if (isnan_d(a)) a = copysign(0.0, a);
-      if (isnan_d(b)) b = copysign(0.0, b);
+      if (isnan_d(a))
+        a = copysign(0.0, a);
+      if (isnan_d(b))
+        b = copysign(0.0, b);
       recalc = 1;
     }
     if (!recalc && (isinf_d(ac) || isinf_d(bd) || isinf_d(ad) || isinf_d(bc))) {
-      if (isnan_d(a)) a = copysign(0.0, a);
-      if (isnan_d(b)) b = copysign(0.0, b);
-      if (isnan_d(c)) c = copysign(0.0, c);
-      if (isnan_d(d)) d = copysign(0.0, d);
+      if (isnan_d(a))
+        a = copysign(0.0, a);
+      if (isnan_d(b))
+        b = copysign(0.0, b);
+      if (isnan_d(c))
+        c = copysign(0.0, c);
+      if (isnan_d(d))
+        d = copysign(0.0, d);
       recalc = 1;
     }
     if (recalc) {
@@ -209,26 +225,38 @@ float2 clogf(float2 z) { return make_f(logf(hypotf(z.x, z.y)), atan2f(z.y, z.x))
 double _Complex clog(double re, double im) { return make_d(log(hypot(re, im)), atan2(im, re)); }
 
 float2 csqrtf(float2 z) {
-  if (z.x == 0.0f && z.y == 0.0f) return make_f(0.0f, z.y);
+  if (z.x == 0.0f && z.y == 0.0f)
+    return make_f(0.0f, z.y);
   float t = sqrtf((fabsf(z.x) + hypotf(z.x, z.y)) * 0.5f);
-  if (z.x >= 0.0f) return make_f(t, z.y / (2.0f * t));
+  if (z.x >= 0.0f)
+    return make_f(t, z.y / (2.0f * t));
   return make_f(fabsf(z.y) / (2.0f * t), copysignf(t, z.y));
 }
 double _Complex csqrt(double re, double im) {
-  if (re == 0.0 && im == 0.0) return make_d(0.0, im);
+  if (re == 0.0 && im == 0.0)
+    return make_d(0.0, im);
   double t = sqrt((fabs(re) + hypot(re, im)) * 0.5);
-  if (re >= 0.0) return make_d(t, im / (2.0 * t));
+  if (re >= 0.0)
+    return make_d(t, im / (2.0 * t));
   return make_d(fabs(im) / (2.0 * t), copysign(t, im));
 }
 
 float2 csinf(float2 z) { return make_f(sinf(z.x) * coshf(z.y), cosf(z.x) * sinhf(z.y)); }
-double _Complex csin(double re, double im) { return make_d(sin(re) * cosh(im), cos(re) * sinh(im)); }
+double _Complex csin(double re, double im) {
+  return make_d(sin(re) * cosh(im), cos(re) * sinh(im));
+}
 float2 ccosf(float2 z) { return make_f(cosf(z.x) * coshf(z.y), -sinf(z.x) * sinhf(z.y)); }
-double _Complex ccos(double re, double im) { return make_d(cos(re) * cosh(im), -sin(re) * sinh(im)); }
+double _Complex ccos(double re, double im) {
+  return make_d(cos(re) * cosh(im), -sin(re) * sinh(im));
+}
 float2 csinhf(float2 z) { return make_f(sinhf(z.x) * cosf(z.y), coshf(z.x) * sinf(z.y)); }
-double _Complex csinh(double re, double im) { return make_d(sinh(re) * cos(im), cosh(re) * sin(im)); }
+double _Complex csinh(double re, double im) {
+  return make_d(sinh(re) * cos(im), cosh(re) * sin(im));
+}
 float2 ccoshf(float2 z) { return make_f(coshf(z.x) * cosf(z.y), sinhf(z.x) * sinf(z.y)); }
-double _Complex ccosh(double re, double im) { return make_d(cosh(re) * cos(im), sinh(re) * sin(im)); }
+double _Complex ccosh(double re, double im) {
+  return make_d(cosh(re) * cos(im), sinh(re) * sin(im));
+}
 
 float2 cpowf(float2 x, float2 y) {
   float2 l = clogf(x);

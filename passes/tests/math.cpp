@@ -17,6 +17,7 @@
          std::remainder(x, y) + std::pow(x, 3);
 }
 
-[[kernel::vectorize]] std::complex<float> complex_math(std::complex<float> a, std::complex<float> b) {
+[[kernel::vectorize]] std::complex<float> complex_math(std::complex<float> a,
+                                                       std::complex<float> b) {
   return a * b + a / b + std::exp(a) + std::sqrt(b) + std::abs(a) + std::log(b) + std::pow(a, b);
 }

@@ -46,12 +46,13 @@ TEST(SignatureParser, Types) {
 
 TEST(SignatureParser, EveryAlias) {
   const std::pair<const char *, ScalarKind> Cases[] = {
-      {"i1", ScalarKind::Int8},      {"i2", ScalarKind::Int16},    {"i4", ScalarKind::Int32},
-      {"i8", ScalarKind::Int64},     {"intp", ScalarKind::Int64},  {"intc", ScalarKind::Int32},
-      {"u1", ScalarKind::UInt8},     {"byte", ScalarKind::UInt8},  {"u8", ScalarKind::UInt64},
-      {"f4", ScalarKind::Float32},   {"float_", ScalarKind::Float32},
-      {"double", ScalarKind::Float64}, {"c16", ScalarKind::Complex128},
-      {"boolean", ScalarKind::Boolean}};
+      {"i1", ScalarKind::Int8},        {"i2", ScalarKind::Int16},
+      {"i4", ScalarKind::Int32},       {"i8", ScalarKind::Int64},
+      {"intp", ScalarKind::Int64},     {"intc", ScalarKind::Int32},
+      {"u1", ScalarKind::UInt8},       {"byte", ScalarKind::UInt8},
+      {"u8", ScalarKind::UInt64},      {"f4", ScalarKind::Float32},
+      {"float_", ScalarKind::Float32}, {"double", ScalarKind::Float64},
+      {"c16", ScalarKind::Complex128}, {"boolean", ScalarKind::Boolean}};
   for (const auto &[Name, Kind] : Cases) {
     std::optional<ScalarKind> K = lookupScalarName(Name);
     ASSERT_TRUE(K.has_value()) << Name;

@@ -17,7 +17,6 @@ namespace {
 
 constexpr std::string_view magic = "KERNEL-CUBIN 1\n";
 
-
 } // namespace
 
 std::string cubin_key::text() const {

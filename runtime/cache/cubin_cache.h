@@ -16,8 +16,8 @@ namespace kernel::runtime {
 
 struct cubin_key {
   std::string module_hash;
-  std::string ptx_arch; ///< the PTX image that was linked ("sm_75")
-  int target_arch = 0;  ///< the device's architecture (90 for sm_90)
+  std::string ptx_arch;                 ///< the PTX image that was linked ("sm_75")
+  int target_arch = 0;                  ///< the device's architecture (90 for sm_90)
   std::vector<std::string> link_inputs; ///< content hashes of linked user device code
   std::string nvjitlink_version;
   int driver_version = 0;

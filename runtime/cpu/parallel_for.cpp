@@ -11,9 +11,7 @@ void parallel_for(index_t n, index_t grain, void (*body)(void *, index_t, index_
     return;
   }
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<index_t>(0, n, grain),
-                            [&](const oneapi::tbb::blocked_range<index_t> &r) {
-                              body(context, r.begin(), r.end());
-                            });
+                            [&](const oneapi::tbb::blocked_range<index_t> &r) { body(context, r.begin(), r.end()); });
 }
 
 } // namespace kernel::detail

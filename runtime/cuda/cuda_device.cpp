@@ -59,8 +59,8 @@ public:
   }
   void record(detail::stream_state &s) override {
     device_.make_current();
-    device_.api().check(device_.api().cuEventRecord(handle_, static_cast<cuda_stream &>(s).handle()),
-                        "cuEventRecord", device_.name());
+    device_.api().check(device_.api().cuEventRecord(handle_, static_cast<cuda_stream &>(s).handle()), "cuEventRecord",
+                        device_.name());
   }
   void synchronize() override {
     device_.make_current();
@@ -76,9 +76,8 @@ public:
   float elapsed_ms(detail::event_state &start) override {
     float ms = 0;
     device_.make_current();
-    device_.api().check(
-        device_.api().cuEventElapsedTime(&ms, static_cast<cuda_event &>(start).handle_, handle_),
-        "cuEventElapsedTime", device_.name());
+    device_.api().check(device_.api().cuEventElapsedTime(&ms, static_cast<cuda_event &>(start).handle_, handle_),
+                        "cuEventElapsedTime", device_.name());
     return ms;
   }
   CUevent handle() const noexcept { return handle_; }
@@ -98,9 +97,7 @@ CUstream handle_of(detail::stream_state &s) { return static_cast<cuda_stream &>(
 
 // Staging buffers come in powers of two from 64 KiB, so that they are reused across calls
 // of similar sizes.
-std::size_t size_class(std::size_t bytes) {
-  return std::bit_ceil(std::max<std::size_t>(bytes, std::size_t{1} << 16));
-}
+std::size_t size_class(std::size_t bytes) { return std::bit_ceil(std::max<std::size_t>(bytes, std::size_t{1} << 16)); }
 
 std::string human_bytes(std::size_t bytes) {
   if (bytes >= (std::size_t{1} << 30)) return std::to_string(bytes >> 30) + " GiB";
@@ -137,13 +134,16 @@ cuda_device::cuda_device(int ordinal) : drv_(driver::get()), ordinal_(ordinal) {
   compute_capability_ = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
                         attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   multiprocessors_ = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  max_block_dim_[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
-  max_block_dim_[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
-  max_block_dim_[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
-  max_grid_dim_[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
-  max_grid_dim_[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
-  max_grid_dim_[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
-  max_shared_per_block_ = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  // What launches of any kernel may have; each kernel adds its own limits as it loads.
+  limits_.threads_limited_by = "this kernel";
+  limits_.dimensions_limited_by = "the device";
+  limits_.block[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+  limits_.block[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+  limits_.block[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+  limits_.grid[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+  limits_.grid[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+  limits_.grid[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+  limits_.shared_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   name_ = "cuda:" + std::to_string(ordinal) + " (" + name + ", sm_" + std::to_string(compute_capability_) + ")";
 
   drv_.check(drv_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain", name_);
@@ -245,8 +245,7 @@ void cuda_device::copy(void *dst, const void *src, std::size_t bytes, detail::co
                "copying " + human_bytes(bytes) + " from " + name_);
     return;
   case detail::copy_direction::device_to_device:
-    drv_.check(drv_.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
-                                      bytes, h),
+    drv_.check(drv_.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes, h),
                "cuMemcpyDtoDAsync", "copying " + human_bytes(bytes) + " on " + name_);
     return;
   }
@@ -325,9 +324,13 @@ void cuda_device::load_module(const ::kernel_module &m, const std::string &what)
     drv_.check(drv_.cuOccupancyMaxPotentialBlockSize(&min_grid, &k.block_size, k.function, nullptr, 0, 0),
                "cuOccupancyMaxPotentialBlockSize", e.name);
     k.full_grid = std::max(min_grid, 1);
-    drv_.cuFuncGetAttribute(&k.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k.function);
-    drv_.cuFuncGetAttribute(&k.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function);
+    int max_threads = 0, static_shared = 0;
+    drv_.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k.function);
+    drv_.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function);
     drv_.cuFuncGetAttribute(&k.max_dynamic_shared, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.function);
+    k.limits = limits_;
+    k.limits.threads_per_block = static_cast<std::uint64_t>(max_threads);
+    k.limits.static_shared = static_cast<std::uint64_t>(static_shared);
     kernels_.emplace(e.host_key, k);
   }
 }
@@ -385,37 +388,10 @@ detail::launch_config cuda_device::resident_config(const detail::kernel_ref &k, 
   return grid_stride_config(lk.block_size, lk.full_grid, work, 1);
 }
 
-void cuda_device::check_launch(const loaded_kernel &k, const detail::kernel_ref &ref,
-                               const detail::launch_config &c) const {
-  auto fail = [&](const std::string &what) {
-    throw argument_error(std::string(ref.name), 0, what + " on " + name_);
-  };
-  const std::uint64_t threads = c.block.count();
-  if (threads == 0 || c.grid.count() == 0) fail("a launch needs at least one block of one thread");
-  if (threads > static_cast<std::uint64_t>(k.max_threads))
-    fail("a block of " + std::to_string(threads) + " threads is more than this kernel can run (" +
-         std::to_string(k.max_threads) + ")");
-  const std::uint32_t block[3] = {c.block.x, c.block.y, c.block.z};
-  const std::uint32_t grid[3] = {c.grid.x, c.grid.y, c.grid.z};
-  const char *axis = "xyz";
-  for (int d = 0; d < 3; ++d) {
-    if (block[d] > static_cast<std::uint32_t>(max_block_dim_[d]))
-      fail(std::string("block dimension ") + axis[d] + " of " + std::to_string(block[d]) +
-           " is more than the device allows (" + std::to_string(max_block_dim_[d]) + ")");
-    if (grid[d] > static_cast<std::uint32_t>(max_grid_dim_[d]))
-      fail(std::string("grid dimension ") + axis[d] + " of " + std::to_string(grid[d]) +
-           " is more than the device allows (" + std::to_string(max_grid_dim_[d]) + ")");
-  }
-  if (static_cast<int>(c.shared_bytes) + k.static_shared > max_shared_per_block_)
-    fail(std::to_string(c.shared_bytes) + " bytes of dynamic shared memory (with " +
-         std::to_string(k.static_shared) + " static) is more than a block can have (" +
-         std::to_string(max_shared_per_block_) + ")");
-}
-
-void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_config &c, const void *params,
-                         std::size_t, detail::stream_state &s) {
+void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_config &c, const void *params, std::size_t,
+                         detail::stream_state &s) {
   const loaded_kernel &lk = kernel_for(k);
-  check_launch(lk, k, c);
+  check_launch(k.name, c, lk.limits, name_);
   make_current();
   // Above 48 KiB a kernel must opt in to its dynamic shared memory.
   if (c.shared_bytes > 48 * 1024 && static_cast<int>(c.shared_bytes) > lk.max_dynamic_shared)
@@ -431,8 +407,7 @@ void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_confi
 
 // A status is only known once the kernel has run: kernels that call Numba-convention
 // functions are synchronous, as a host result would make them.
-void cuda_device::check_device_status(const loaded_kernel &k, const detail::kernel_ref &ref,
-                                      detail::stream_state &s) {
+void cuda_device::check_device_status(const loaded_kernel &k, const detail::kernel_ref &ref, detail::stream_state &s) {
   const std::string what = "'" + std::string(ref.name) + "' on " + name_;
   std::uint64_t record = 0;
   drv_.check(drv_.cuMemcpyDtoHAsync(&record, k.status, sizeof record, handle_of(s)), "cuMemcpyDtoHAsync", what);

@@ -15,6 +15,7 @@
 
 #include "cuda/driver.h"
 #include "device/device_state.h"
+#include "device/launch_limits.h"
 #include "kernel/detail/module_abi.h"
 
 namespace kernel::runtime::cuda {
@@ -29,7 +30,6 @@ public:
   int compute_capability() const noexcept override { return compute_capability_; }
 
   std::shared_ptr<detail::stream_state> create_stream() override;
-  const std::shared_ptr<detail::stream_state> &default_stream() override { return default_stream_; }
   std::shared_ptr<detail::event_state> create_event() override;
 
   void *allocate(std::size_t bytes, detail::stream_state &s) override;
@@ -57,11 +57,11 @@ private:
 
   struct loaded_kernel {
     CUfunction function = nullptr;
-    int block_size = 0;     // what the occupancy calculator suggests
-    int full_grid = 0;      // blocks that fill every SM at that block size (resident_config)
-    int max_threads = 0;    // per block
-    int static_shared = 0;  // bytes
+    int block_size = 0; // what the occupancy calculator suggests
+    int full_grid = 0;  // blocks that fill every SM at that block size (resident_config)
     int max_dynamic_shared = 0;
+    // The device's, with this kernel's threads per block and static shared memory.
+    launch_limits limits;
     // Where Numba-convention CUDA-C calls record a failure; 0 when the kernel's module has none.
     CUdeviceptr status = 0;
     const ::kernel_module *module = nullptr;
@@ -77,7 +77,6 @@ private:
   const loaded_kernel &kernel_for(const detail::kernel_ref &k);
   const loaded_kernel &kernel_for_locked(const detail::kernel_ref &k);
   void load_module(const ::kernel_module &m, const std::string &what);
-  void check_launch(const loaded_kernel &k, const detail::kernel_ref &ref, const detail::launch_config &c) const;
 
   const driver &drv_;
   int ordinal_;
@@ -85,11 +84,8 @@ private:
   CUcontext context_ = nullptr;
   int compute_capability_ = 0;
   int multiprocessors_ = 0;
-  int max_block_dim_[3] = {};
-  int max_grid_dim_[3] = {};
-  int max_shared_per_block_ = 0;
+  launch_limits limits_;
   std::string name_;
-  std::shared_ptr<detail::stream_state> default_stream_;
 
   std::mutex kernels_mutex_;
   std::unordered_map<const void *, loaded_kernel> kernels_;

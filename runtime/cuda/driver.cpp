@@ -15,8 +15,7 @@ const driver &driver::get() {
 bool driver::bind_all(std::string &missing) {
   // cuGetProcAddress (CUDA 12+) returns the entry point matching the API version of our
   // headers; older drivers are found by the versioned symbol names the headers use.
-  using get_proc_t = CUresult (*)(const char *, void **, int, cuuint64_t,
-                                  CUdriverProcAddressQueryResult *);
+  using get_proc_t = CUresult (*)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
   get_proc_t get_proc = nullptr;
   lib_.bind(get_proc, "cuGetProcAddress_v2");
   auto resolve = [&](auto &fn, const char *base, const char *versioned) {
@@ -59,8 +58,7 @@ driver::driver() : lib_({"libcuda.so.1", "libcuda.so"}) {
   }
   std::string missing;
   if (!bind_all(missing)) {
-    reason_ = "the CUDA driver is too old for this runtime: it lacks " + missing +
-              " (CUDA 12 or newer is needed)";
+    reason_ = "the CUDA driver is too old for this runtime: it lacks " + missing + " (CUDA 12 or newer is needed)";
     return;
   }
   cuDriverGetVersion(&version_);

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "cuda/nvjitlink.h"
-#include "device_code/nvrtc.h"
+#include "cuda/nvrtc.h"
 #include "device_code/runtime_inputs.h"
 #include "kernel/errors.h"
 
@@ -46,19 +46,21 @@ const kernel_image *select_image(const kernel_module &m, int arch) {
 
 namespace {
 
-link_input_kind kind_from_name(std::string_view kind) {
-  if (kind == "object") return link_input_kind::object;
-  if (kind == "library") return link_input_kind::library;
-  if (kind == "cubin") return link_input_kind::cubin;
-  if (kind == "fatbin") return link_input_kind::fatbin;
-  if (kind == "ltoir") return link_input_kind::ltoir;
-  return link_input_kind::ptx; // "ptx", and "cuda" once NVRTC has compiled it
+using kernel::detail::link_format;
+
+// The format of an input by the name the module ABI stores. The pass and the runtime only
+// store names from the table; anything else is a damaged module.
+link_format format_named(const std::string &kind, const std::string &name) {
+  if (const kernel::detail::link_format_info *f = kernel::detail::link_format_named(kind)) return f->format;
+  throw link_error("device code '" + name + "' has the unknown kind '" + kind + "'");
 }
 
 // The architecture a cubin was built for, from its ELF header (e_flags; the field moved
 // with the ELF ABI version 8 of CUDA 12), or -1.
 int cubin_arch(std::string_view bytes) {
-  if (bytes.size() < 0x34 || bytes.substr(0, 4) != "\x7f" "ELF") return -1;
+  if (bytes.size() < 0x34 || bytes.substr(0, 4) != "\x7f"
+                                                   "ELF")
+    return -1;
   std::uint32_t flags = 0;
   std::memcpy(&flags, bytes.data() + 0x30, sizeof flags);
   const auto abi_version = static_cast<unsigned char>(bytes[8]);
@@ -127,8 +129,9 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
   key.nvjitlink_version = nvjitlink::identity();
   key.driver_version = driver_version;
   for (const user_code &c : code)
-    key.link_inputs.push_back(c.kind + ":" + c.hash +
-                              (c.kind == "cuda" ? " nvrtc " + device_code::nvrtc::get().version() : ""));
+    key.link_inputs.push_back(
+        c.kind + ":" + c.hash +
+        (format_named(c.kind, c.name) == link_format::cuda ? " nvrtc " + nvrtc::get().version() : ""));
 
   built_module result;
   result.ptx_arch = image->arch;
@@ -140,22 +143,23 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
   const nvjitlink &linker = nvjitlink::get();
   std::deque<std::string> compiled; // NVRTC output, alive until the link is done
   std::vector<link_input> inputs{
-      {link_input_kind::ptx, "kernel-module-" + std::string(m.hash), std::string_view(image->ptx, image->size)}};
+      {link_format::ptx, "kernel-module-" + std::string(m.hash), std::string_view(image->ptx, image->size)}};
   std::vector<std::string> options;
   for (const user_code &c : code) {
-    if (c.kind == "cubin")
+    const link_format format = format_named(c.kind, c.name);
+    if (format == link_format::cubin)
       if (const int built_for = cubin_arch(c.bytes); built_for >= 0 && !cubin_runs_on(built_for, arch))
         throw link_error(what + ": '" + c.name + "' is a cubin for sm_" + std::to_string(built_for) +
                          ", but the GPU is sm_" + std::to_string(arch) + "; link code for sm_" + std::to_string(arch) +
                          " instead (a cubin, an object or a fatbin built with -gencode arch=compute_" +
                          std::to_string(arch) + ",code=sm_" + std::to_string(arch) + ", or PTX)");
-    if (c.kind == "cuda") {
-      compiled.push_back(device_code::nvrtc::get().compile(std::string(c.bytes), c.name, arch));
-      inputs.push_back({link_input_kind::ptx, c.name, compiled.back()});
+    if (format == link_format::cuda) {
+      compiled.push_back(nvrtc::get().compile(std::string(c.bytes), c.name, arch));
+      inputs.push_back({link_format::ptx, c.name, compiled.back()});
       continue;
     }
-    if (c.kind == "ltoir" && options.empty()) options.push_back("-lto");
-    inputs.push_back({kind_from_name(c.kind), c.name, c.bytes});
+    if (format == link_format::ltoir && options.empty()) options.push_back("-lto");
+    inputs.push_back({format, c.name, c.bytes});
   }
   try {
     try {
@@ -185,7 +189,11 @@ std::vector<std::string> cubin_symbols(const std::vector<char> &cubin) {
     std::memcpy(&value, cubin.data() + offset, sizeof(value));
     return true;
   };
-  if (cubin.size() < 64 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0) return names;
+  if (cubin.size() < 64 || std::memcmp(cubin.data(),
+                                       "\x7f"
+                                       "ELF",
+                                       4) != 0)
+    return names;
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0;
   if (!read(0x28, shoff) || !read(0x3A, shentsize) || !read(0x3C, shnum)) return names;

@@ -10,14 +10,13 @@
 #include <vector>
 
 #include "cuda/shared_library.h"
+#include "kernel/detail/link_inputs.h"
 
 namespace kernel::runtime::cuda {
 
-/// What nvJitLink is given, as its input types (NVJITLINK_INPUT_*).
-enum class link_input_kind { ptx, cubin, object, library, fatbin, ltoir };
-
 struct link_input {
-  link_input_kind kind;
+  /// Anything but link_format::cuda, which NVRTC compiles to PTX first.
+  kernel::detail::link_format kind;
   std::string name;       ///< shown in errors: a file name, or "<kernel module 1a2b...>"
   std::string_view bytes; ///< PTX text or binary contents
 };

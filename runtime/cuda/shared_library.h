@@ -1,6 +1,8 @@
 // A dlopen'ed shared library, closed when the owner goes away.
 #pragma once
 
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -9,8 +11,10 @@ namespace kernel::runtime {
 class shared_library {
 public:
   shared_library() = default;
-  /// Opens the first of `names` that loads; on failure `error()` says why for each.
+  /// Opens the first of `names` that loads; on failure `error()` says why for each, in
+  /// order, separated by "; ".
   explicit shared_library(std::initializer_list<const char *> names);
+  explicit shared_library(std::span<const std::string> names);
   shared_library(shared_library &&other) noexcept
       : handle_(std::exchange(other.handle_, nullptr)), error_(std::move(other.error_)) {}
   shared_library &operator=(shared_library &&other) noexcept;
@@ -31,6 +35,9 @@ public:
   }
 
 private:
+  /// Tries `name`; on failure appends why to error().
+  bool open(const char *name);
+
   void *handle_ = nullptr;
   std::string error_;
 };

@@ -60,7 +60,7 @@ public:
 
   virtual std::shared_ptr<stream_state> create_stream() = 0;
   /// Where work goes when the caller names no stream (the legacy default stream on CUDA).
-  virtual const std::shared_ptr<stream_state> &default_stream() = 0;
+  const std::shared_ptr<stream_state> &default_stream() const noexcept { return default_stream_; }
   virtual std::shared_ptr<event_state> create_event() = 0;
 
   /// Device memory, ordered on `s` (cuMemAllocAsync's pool on CUDA).
@@ -78,10 +78,14 @@ public:
 
   virtual launch_config elementwise_config(const kernel_ref &k, index_t work) = 0;
   virtual launch_config resident_config(const kernel_ref &k, index_t work) = 0;
-  virtual void launch(const kernel_ref &k, const launch_config &config, const void *params,
-                      std::size_t param_size, stream_state &s) = 0;
+  virtual void launch(const kernel_ref &k, const launch_config &config, const void *params, std::size_t param_size,
+                      stream_state &s) = 0;
 
   virtual void synchronize() = 0;
+
+protected:
+  /// Set by each backend's constructor: a stream refers to its device, which must exist first.
+  std::shared_ptr<stream_state> default_stream_;
 };
 
 } // namespace kernel::detail

@@ -29,8 +29,8 @@ std::vector<linked_module> link_modules(int arch) {
     for (uint32_t i = 0; i < m->num_externals; ++i) l.externals.push_back(m->externals[i].signature);
     for (uint32_t i = 0; i < m->num_link_inputs; ++i) l.linked.push_back(m->link_inputs[i].name);
     for (const auto &in : extra) l.linked.push_back(in.name);
-    auto built = runtime::cuda::build_cubin(*m, arch, runtime::cubin_cache::process(), 0,
-                                            "'" + l.kernels.front() + "'");
+    auto built =
+        runtime::cuda::build_cubin(*m, arch, runtime::cubin_cache::process(), 0, "'" + l.kernels.front() + "'");
     l.symbols = runtime::cuda::cubin_symbols(built.cubin);
     l.cubin_bytes = built.cubin.size();
     l.from_cache = built.from_cache;

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <mutex>
 
+#include "kernel/detail/link_inputs.h"
 #include "kernel/device_code.h"
 #include "kernel/errors.h"
 
@@ -36,15 +37,9 @@ void clear_runtime_inputs() {
 }
 
 std::string kind_of(const std::string &path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".o") return "object";
-  if (ext == ".a") return "library";
-  if (ext == ".ptx") return "ptx";
-  if (ext == ".cubin") return "cubin";
-  if (ext == ".fatbin") return "fatbin";
-  if (ext == ".ltoir") return "ltoir";
-  if (ext == ".cu") return "cuda";
-  return "";
+  const kernel::detail::link_format_info *format =
+      kernel::detail::link_format_for_extension(std::filesystem::path(path).extension().string());
+  return format ? std::string(format->name) : std::string();
 }
 
 std::string hash_of(const std::string &kind, const void *data, std::size_t size) {
@@ -61,9 +56,7 @@ void link_device_code(const std::filesystem::path &file) {
   using namespace runtime::device_code;
   const std::string kind = kind_of(file.string());
   if (kind.empty())
-    throw link_error("kernel::link_device_code: '" + file.string() +
-                     "' is not device code nvJitLink can link: expected a .o, .a, .ptx, .cubin, .fatbin, "
-                     ".ltoir or .cu file");
+    throw link_error("kernel::link_device_code: " + kernel::detail::not_linkable_message(file.string()));
   std::ifstream in(file, std::ios::binary);
   if (!in) throw link_error("kernel::link_device_code: cannot read '" + file.string() + "'");
   auto bytes = std::make_shared<std::string>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -74,7 +67,8 @@ void link_device_code(const std::filesystem::path &file) {
 void link_device_source(const std::string &name, const std::string &cuda_source) {
   using namespace runtime::device_code;
   auto bytes = std::make_shared<const std::string>(cuda_source);
-  add({name, "cuda", hash_of("cuda", bytes->data(), bytes->size()), std::move(bytes)});
+  const std::string kind(kernel::detail::link_format_name(kernel::detail::link_format::cuda));
+  add({name, kind, hash_of(kind, bytes->data(), bytes->size()), std::move(bytes)});
 }
 
 std::vector<std::string> linked_device_code() {

@@ -1,6 +1,5 @@
 #include "registry/registry.h"
 
-
 namespace kernel::runtime {
 
 // Constructed on first use: registration runs from static constructors of other
@@ -13,11 +12,10 @@ registry &registry::instance() {
 void registry::add(const kernel_module *module) {
   std::lock_guard lock(mutex_);
   if (module->abi_version != KERNEL_MODULE_ABI_VERSION) {
-    rejected_.push_back("module " + std::string(module->hash ? module->hash : "?") +
-                         " was compiled for runtime ABI " + std::to_string(module->abi_version) +
-                         " but this runtime reads ABI " +
-                         std::to_string(KERNEL_MODULE_ABI_VERSION) +
-                         "; rebuild it with the plugin that matches this runtime");
+    rejected_.push_back("module " + std::string(module->hash ? module->hash : "?") + " was compiled for runtime ABI " +
+                        std::to_string(module->abi_version) + " but this runtime reads ABI " +
+                        std::to_string(KERNEL_MODULE_ABI_VERSION) +
+                        "; rebuild it with the plugin that matches this runtime");
     return;
   }
   const kernel_module *images = module;
@@ -51,13 +49,8 @@ kernel_info describe(const registered_kernel &k) {
   kernel_info info;
   info.name = k.entry->name;
   info.signature = k.entry->signature;
-  switch (k.entry->kind) {
-  case KERNEL_ENTRY_UFUNC: info.kind = "ufunc"; break;
-  case KERNEL_ENTRY_JIT: info.kind = "jit"; break;
-  case KERNEL_ENTRY_GUFUNC: info.kind = "gufunc"; break;
-  case KERNEL_ENTRY_REDUCE: info.kind = "reduce"; break;
-  default: info.kind = "unknown"; break;
-  }
+  const char *kind = kernel_entry_kind_name(k.entry->kind);
+  info.kind = kind ? kind : "unknown";
   info.symbol = k.entry->symbol;
   info.location = k.entry->location;
   info.module_hash = k.module->hash;
@@ -78,8 +71,7 @@ namespace kernel {
 
 std::vector<kernel_info> compiled_kernels() {
   std::vector<kernel_info> out;
-  for (const runtime::registered_kernel &k : runtime::registry::instance().all())
-    out.push_back(runtime::describe(k));
+  for (const runtime::registered_kernel &k : runtime::registry::instance().all()) out.push_back(runtime::describe(k));
   return out;
 }
 

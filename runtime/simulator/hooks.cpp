@@ -121,13 +121,16 @@ std::uint32_t __kernel_activemask() noexcept {
   sim_thread *t = current_sim_thread();
   return t ? t->block->active_lanes(t->warp()) : 1u;
 }
-std::uint32_t __kernel_shfl_idx(std::uint32_t mask, std::uint32_t value, std::int32_t lane, std::int32_t width) noexcept {
+std::uint32_t __kernel_shfl_idx(std::uint32_t mask, std::uint32_t value, std::int32_t lane,
+                                std::int32_t width) noexcept {
   return warp_op(warp_kind::shfl_idx, mask, value, lane, width);
 }
-std::uint32_t __kernel_shfl_up(std::uint32_t mask, std::uint32_t value, std::int32_t delta, std::int32_t width) noexcept {
+std::uint32_t __kernel_shfl_up(std::uint32_t mask, std::uint32_t value, std::int32_t delta,
+                               std::int32_t width) noexcept {
   return warp_op(warp_kind::shfl_up, mask, value, delta, width);
 }
-std::uint32_t __kernel_shfl_down(std::uint32_t mask, std::uint32_t value, std::int32_t delta, std::int32_t width) noexcept {
+std::uint32_t __kernel_shfl_down(std::uint32_t mask, std::uint32_t value, std::int32_t delta,
+                                 std::int32_t width) noexcept {
   return warp_op(warp_kind::shfl_down, mask, value, delta, width);
 }
 std::uint32_t __kernel_shfl_xor(std::uint32_t mask, std::uint32_t value, std::int32_t lane_mask,
@@ -170,8 +173,9 @@ void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t 
   sim_thread *t = current_sim_thread();
   if (!t || !t->block->launch_races()) return;
   kernel::runtime::sim::block_run &b = *t->block;
-  const kernel::runtime::sim::race_detector::accessor who{b.linear_index() * static_cast<std::uint32_t>(t->ctx.block_dim.count()) + t->linear,
-                                                          b.linear_index(), static_cast<std::uint32_t>(b.epoch())};
+  const kernel::runtime::sim::race_detector::accessor who{
+      b.linear_index() * static_cast<std::uint32_t>(t->ctx.block_dim.count()) + t->linear, b.linear_index(),
+      static_cast<std::uint32_t>(b.epoch())};
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   if (!b.shadow().access(*b.launch_races(), who, a, bytes, write != 0, where))
     b.launch_races()->global_access(who, a, bytes, write != 0, where);

@@ -12,8 +12,8 @@ constexpr std::size_t max_reported = 4;
 } // namespace
 
 race_detector::race_detector(std::string kernel, dim3 grid, dim3 block, std::vector<allocation> global)
-    : kernel_(std::move(kernel)), grid_(grid), block_(block),
-      block_threads_(static_cast<std::uint32_t>(block.count())), global_(std::move(global)), stripes_(stripes) {
+    : kernel_(std::move(kernel)), grid_(grid), block_(block), block_threads_(static_cast<std::uint32_t>(block.count())),
+      global_(std::move(global)), stripes_(stripes) {
   std::sort(global_.begin(), global_.end(), [](const allocation &a, const allocation &b) { return a.begin < b.begin; });
 }
 
@@ -28,7 +28,9 @@ void race_detector::check(cell &c, const accessor &who, bool write, const std::s
                           std::size_t bytes, const char *where) {
   const std::uint32_t me = who.thread + 1;
   // Ordered: the same block, and a barrier since (an earlier generation).
-  auto ordered = [&](std::uint32_t other_block, std::uint32_t epoch) { return other_block == who.block && epoch < who.epoch; };
+  auto ordered = [&](std::uint32_t other_block, std::uint32_t epoch) {
+    return other_block == who.block && epoch < who.epoch;
+  };
   std::string conflict;
   std::uint32_t other = 0;
   if (c.writer && c.writer != me && !ordered((c.writer - 1) / block_threads_, c.writer_epoch)) {
@@ -108,8 +110,7 @@ std::string race_detector::report() const {
   if (races_.empty()) return std::string();
   std::string s = "kernel '" + kernel_ + "': data race: " + races_.front();
   for (std::size_t i = 1; i < races_.size(); ++i) s += "; and " + races_[i];
-  if (total_races_ > races_.size())
-    s += " (" + std::to_string(total_races_) + " racing accesses in all)";
+  if (total_races_ > races_.size()) s += " (" + std::to_string(total_races_) + " racing accesses in all)";
   return s;
 }
 

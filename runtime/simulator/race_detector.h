@@ -74,10 +74,9 @@ public:
   bool any() const;
 
 private:
-
   friend class shared_shadow;
-  void check(cell &c, const accessor &who, bool write, const std::string &memory, std::size_t offset,
-             std::size_t bytes, const char *where);
+  void check(cell &c, const accessor &who, bool write, const std::string &memory, std::size_t offset, std::size_t bytes,
+             const char *where);
   std::string thread_name(std::uint32_t thread) const;
 
   std::string kernel_;

@@ -63,28 +63,6 @@ bool serial() {
   return s;
 }
 
-void check_launch(const detail::kernel_ref &k, const detail::launch_config &c) {
-  auto fail = [&](const std::string &what) { throw argument_error(std::string(k.name), 0, what + " on the simulator"); };
-  const std::uint64_t threads = c.block.count();
-  if (threads == 0 || c.grid.count() == 0) fail("a launch needs at least one block of one thread");
-  if (threads > device_limits::max_threads_per_block)
-    fail("a block of " + std::to_string(threads) + " threads is more than a GPU can run (" +
-         std::to_string(device_limits::max_threads_per_block) + ")");
-  const std::uint32_t block[3] = {c.block.x, c.block.y, c.block.z}, grid[3] = {c.grid.x, c.grid.y, c.grid.z};
-  const char *axis = "xyz";
-  for (int d = 0; d < 3; ++d) {
-    if (block[d] > device_limits::max_block[d])
-      fail(std::string("block dimension ") + axis[d] + " of " + std::to_string(block[d]) +
-           " is more than a GPU allows (" + std::to_string(device_limits::max_block[d]) + ")");
-    if (grid[d] > device_limits::max_grid[d])
-      fail(std::string("grid dimension ") + axis[d] + " of " + std::to_string(grid[d]) +
-           " is more than a GPU allows (" + std::to_string(device_limits::max_grid[d]) + ")");
-  }
-  if (c.shared_bytes > device_limits::max_shared_per_block)
-    fail(std::to_string(c.shared_bytes) + " bytes of dynamic shared memory is more than a block can have (" +
-         std::to_string(device_limits::max_shared_per_block) + ")");
-}
-
 } // namespace
 
 sim_thread *current_sim_thread() noexcept { return current_thread().owner; }
@@ -141,11 +119,11 @@ void *block_run::shared_static(const void *site, std::size_t bytes, std::size_t 
   auto it = shared_.find(site);
   if (it != shared_.end()) return it->second.first.get();
   shared_used_ += bytes;
-  if (shared_used_ + launch.config.shared_bytes > device_limits::max_shared_per_block) {
+  if (shared_used_ + launch.config.shared_bytes > gpu_limits.shared_per_block) {
     sim_thread *t = current_sim_thread();
     t->fail("the block's shared arrays (" + std::to_string(shared_used_) + " bytes) and dynamic shared memory (" +
             std::to_string(launch.config.shared_bytes) + " bytes) are more than a block can have (" +
-            std::to_string(device_limits::max_shared_per_block) + ")");
+            std::to_string(gpu_limits.shared_per_block) + ")");
   }
   std::unique_ptr<char, aligned_free> memory(
       static_cast<char *>(::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{256})));
@@ -271,9 +249,12 @@ bool block_run::complete_warp_operations() {
 bool block_run::complete_barrier() {
   std::vector<std::uint32_t> waiting, exited, elsewhere;
   for (const sim_thread &t : threads_) {
-    if (t.status == thread_status::barrier) waiting.push_back(t.linear);
-    else if (t.status == thread_status::done) exited.push_back(t.linear);
-    else elsewhere.push_back(t.linear);
+    if (t.status == thread_status::barrier)
+      waiting.push_back(t.linear);
+    else if (t.status == thread_status::done)
+      exited.push_back(t.linear);
+    else
+      elsewhere.push_back(t.linear);
   }
   if (waiting.empty()) return false;
   auto site = [&](std::uint32_t i) {
@@ -370,9 +351,9 @@ bool races_enabled() {
   return on;
 }
 
-void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config,
-         const void *instrumented, std::vector<allocation> global) {
-  check_launch(k, config);
+void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config, const void *instrumented,
+         std::vector<allocation> global) {
+  check_launch(k.name, config, gpu_limits, "the simulator");
   // A launch of one thread cannot race; nor is there anything to see without the
   // instrumented copy of the kernel.
   std::unique_ptr<race_detector> races;

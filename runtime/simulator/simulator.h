@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "device/launch_limits.h"
 #include "kernel/detail/device_api.h"
 #include "simulator/fiber.h"
 #include "simulator/race_detector.h"
@@ -31,19 +32,21 @@
 namespace kernel::runtime::sim {
 
 /// The limits the simulator checks launches against: those of an sm_90 GPU.
-struct device_limits {
-  static constexpr std::uint32_t max_threads_per_block = 1024;
-  static constexpr std::uint32_t max_block[3] = {1024, 1024, 64};
-  static constexpr std::uint32_t max_grid[3] = {2147483647u, 65535, 65535};
-  static constexpr std::size_t max_shared_per_block = 227 * 1024;
+inline constexpr launch_limits gpu_limits{
+    .threads_per_block = 1024,
+    .threads_limited_by = "a GPU",
+    .block = {1024, 1024, 64},
+    .grid = {2147483647u, 65535, 65535},
+    .dimensions_limited_by = "a GPU",
+    .shared_per_block = 227 * 1024,
 };
 
 /// Runs kernel `k` over `config`; throws argument_error for a launch no GPU would accept and
 /// simulator_error when a check fails. `instrumented` is the entry's copy instrumented by
 /// the plugin (kernel_entry::simulator_entry), which enables the race checks; null without
 /// it. `global` lists the simulated device's allocations.
-void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config,
-         const void *instrumented, std::vector<allocation> global);
+void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config, const void *instrumented,
+         std::vector<allocation> global);
 
 struct launch_state;
 class block_run;

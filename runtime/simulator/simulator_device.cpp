@@ -45,15 +45,13 @@ simulator_device &simulator_device::get() {
   return d;
 }
 
-simulator_device::simulator_device() : default_stream_(std::make_shared<simulator_stream>(*this)) {}
+simulator_device::simulator_device() { default_stream_ = std::make_shared<simulator_stream>(*this); }
 
 std::shared_ptr<detail::stream_state> simulator_device::create_stream() {
   return std::make_shared<simulator_stream>(*this);
 }
 
-std::shared_ptr<detail::event_state> simulator_device::create_event() {
-  return std::make_shared<simulator_event>();
-}
+std::shared_ptr<detail::event_state> simulator_device::create_event() { return std::make_shared<simulator_event>(); }
 
 void *simulator_device::allocate(std::size_t bytes, detail::stream_state &) {
   void *p = ::operator new(bytes, device_alignment);
@@ -87,8 +85,8 @@ detail::launch_config simulator_device::elementwise_config(const detail::kernel_
   return detail::launch_config{dim3(1), dim3(1), 0};
 }
 
-void simulator_device::launch(const detail::kernel_ref &k, const detail::launch_config &config,
-                              const void *params, std::size_t, detail::stream_state &) {
+void simulator_device::launch(const detail::kernel_ref &k, const detail::launch_config &config, const void *params,
+                              std::size_t, detail::stream_state &) {
   // Kernels compiled with the plugin come with a copy instrumented for the race checks.
   const void *instrumented = nullptr;
   if (auto found = registry::instance().find(k.host_key)) instrumented = found->entry->simulator_entry;

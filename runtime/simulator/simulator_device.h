@@ -19,7 +19,6 @@ public:
   int compute_capability() const noexcept override { return 0; }
 
   std::shared_ptr<detail::stream_state> create_stream() override;
-  const std::shared_ptr<detail::stream_state> &default_stream() override { return default_stream_; }
   std::shared_ptr<detail::event_state> create_event() override;
 
   void *allocate(std::size_t bytes, detail::stream_state &s) override;
@@ -40,7 +39,6 @@ public:
 
 private:
   simulator_device();
-  std::shared_ptr<detail::stream_state> default_stream_;
   // Device memory, for telling it from other host memory in the race checks.
   std::mutex allocations_mutex_;
   std::map<const void *, std::size_t> allocations_;

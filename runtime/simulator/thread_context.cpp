@@ -20,4 +20,3 @@ thread_scope::thread_scope(thread_context &ctx) noexcept : previous_(current) { 
 thread_scope::~thread_scope() { current = previous_; }
 
 } // namespace kernel::runtime::sim
-

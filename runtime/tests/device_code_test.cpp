@@ -144,7 +144,10 @@ TEST_F(DeviceCode, NumbaConventionCallsPassAResultSlot) {
   EXPECT_STREQ(m.externals[0].signature, "int checked(int, int)");
   const std::string ptx(m.images[0].ptx, m.images[0].size);
   // int checked(int *result, int a, int b) as the CUDA-C code defines it, and the status slot.
-  EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(\.extern \.func\s+\(\.param \.b32 func_retval0\) checked\s*\(\s*\.param \.b64 checked_param_0,\s*\.param \.b32 checked_param_1,\s*\.param \.b32 checked_param_2\s*\))")))
+  EXPECT_TRUE(std::regex_search(
+      ptx,
+      std::regex(
+          R"(\.extern \.func\s+\(\.param \.b32 func_retval0\) checked\s*\(\s*\.param \.b64 checked_param_0,\s*\.param \.b32 checked_param_1,\s*\.param \.b32 checked_param_2\s*\))")))
       << ptx;
   EXPECT_NE(ptx.find(".visible .global .align 8 .u64 __kernel_device_status"), std::string::npos) << ptx;
   kernel::link_device_source("checked.cu", R"(extern "C" __device__ int checked(int *r, int a, int b) {
@@ -165,7 +168,8 @@ TEST_F(DeviceCode, SimulatorReportsAMissingHostImplementation) {
     kernel::launch<double_all>(1, 64).on(kernel::device::simulator())(values);
     FAIL();
   } catch (const kernel::simulator_error &e) {
-    EXPECT_EQ(std::string(e.what()), std::string("kernel 'double_all': thread (0,0,0) of block (0,0,0): ") + missing_host);
+    EXPECT_EQ(std::string(e.what()),
+              std::string("kernel 'double_all': thread (0,0,0) of block (0,0,0): ") + missing_host);
   }
   EXPECT_EQ(values, std::vector<int>(64, 1)); // nothing copied back from a failed launch
 }

@@ -106,8 +106,8 @@ TEST(Stream, OrderedWorkAndEvents) {
   std::vector<double> host(1 << 16, 1.5);
   kernel::event start(sim), stop(sim);
   start.record(s);
-  auto d = kernel::to_device(host, s);          // allocated and copied in order on s
-  kernel::device_array<double> e(d.size(), s);  // stream-ordered allocation
+  auto d = kernel::to_device(host, s);         // allocated and copied in order on s
+  kernel::device_array<double> e(d.size(), s); // stream-ordered allocation
   std::vector<double> back(host.size());
   d.copy_to_host(back, s);
   stop.record(s);

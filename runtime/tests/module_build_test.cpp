@@ -39,7 +39,8 @@ struct TempDir {
 };
 
 const kernel_module &this_module() {
-  auto k = kernel::runtime::registry::instance().find(reinterpret_cast<const void *>(&kernel::detail::ufunc_kernel<scale>));
+  auto k =
+      kernel::runtime::registry::instance().find(reinterpret_cast<const void *>(&kernel::detail::ufunc_kernel<scale>));
   if (!k) throw std::runtime_error("this test was compiled without the plugin");
   return *k->module;
 }
@@ -142,8 +143,7 @@ TEST(CubinCache, LocationFromTheEnvironment) {
   EXPECT_TRUE(cubin_cache(fs::path()).enabled() == false);
   EXPECT_FALSE(cubin_cache(fs::path()).store(cubin_key{}, std::vector<char>{'x'}));
   const cubin_cache &process = cubin_cache::process();
-  if (const char *dir = std::getenv("KERNEL_CACHE_DIR"))
-    EXPECT_EQ(process.directory(), fs::path(dir));
+  if (const char *dir = std::getenv("KERNEL_CACHE_DIR")) EXPECT_EQ(process.directory(), fs::path(dir));
 }
 
 TEST(CubinCache, UnwritableDirectoryIsSkipped) {

@@ -23,8 +23,10 @@ const kernel_entry entries[] = {
 };
 const kernel_module module = {KERNEL_MODULE_ABI_VERSION, 2, 2, 0, "0123abcd", images, entries, 0, 0, nullptr, nullptr};
 // The same module compiled into a second translation unit: same hash, same entries.
-const kernel_module duplicate = {KERNEL_MODULE_ABI_VERSION, 2, 2, 0, "0123abcd", images, entries, 0, 0, nullptr, nullptr};
-const kernel_module future = {KERNEL_MODULE_ABI_VERSION + 1, 0, 0, 0, "ffff0000", nullptr, nullptr, 0, 0, nullptr, nullptr};
+const kernel_module duplicate = {
+    KERNEL_MODULE_ABI_VERSION, 2, 2, 0, "0123abcd", images, entries, 0, 0, nullptr, nullptr};
+const kernel_module future = {
+    KERNEL_MODULE_ABI_VERSION + 1, 0, 0, 0, "ffff0000", nullptr, nullptr, 0, 0, nullptr, nullptr};
 
 struct Registered {
   Registered() {
@@ -61,8 +63,9 @@ TEST(Registry, DuplicatesAreRegisteredOnce) {
 TEST(Registry, IncompatibleModulesAreReported) {
   auto rejected = kernel::detail::rejected_modules();
   ASSERT_EQ(rejected.size(), 1u);
-  EXPECT_EQ(rejected[0], "module ffff0000 was compiled for runtime ABI " + std::to_string(KERNEL_MODULE_ABI_VERSION + 1) +
-                             " but this runtime reads ABI " + std::to_string(KERNEL_MODULE_ABI_VERSION) +
+  EXPECT_EQ(rejected[0], "module ffff0000 was compiled for runtime ABI " +
+                             std::to_string(KERNEL_MODULE_ABI_VERSION + 1) + " but this runtime reads ABI " +
+                             std::to_string(KERNEL_MODULE_ABI_VERSION) +
                              "; rebuild it with the plugin that matches this runtime");
 }
 

@@ -149,8 +149,7 @@ TEST(UfuncCpu, TooShortOutput) {
     FAIL();
   } catch (const kernel::argument_error &e) {
     EXPECT_EQ(e.argument(), 4);
-    EXPECT_NE(std::string(e.what()).find("output has shape (3,) but the inputs broadcast to (4,)"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("output has shape (3,) but the inputs broadcast to (4,)"), std::string::npos)
         << e.what();
   }
   // Nothing was written.
@@ -191,9 +190,7 @@ TEST(UfuncCpu, IntegerLoop) {
   EXPECT_EQ(out[2], 13);
 }
 
-TEST(UfuncCpu, NameComesFromFunction) {
-  EXPECT_EQ(vsaxpy.name(), "(anonymous namespace)::saxpy");
-}
+TEST(UfuncCpu, NameComesFromFunction) { EXPECT_EQ(vsaxpy.name(), "(anonymous namespace)::saxpy"); }
 
 TEST(UfuncCpu, OutputMayAddLeadingDimensions) {
   std::vector<double> row{1, 2, 3};

@@ -16,7 +16,9 @@
 [[kernel::vectorize]] std::complex<float> cmul(std::complex<float> a, std::complex<float> b) { return a * b; }
 template <class T>
 [[kernel::vectorize("float32(float32, float32)", "float64(float64, float64)")]]
-T maximum(T a, T b) { return a > b ? a : b; }
+T maximum(T a, T b) {
+  return a > b ? a : b;
+}
 
 namespace {
 
@@ -162,8 +164,7 @@ TEST(UfuncDeviceErrors, ShapesThatDoNotBroadcast) {
   } catch (const kernel::argument_error &e) {
     EXPECT_EQ(e.callee(), "saxpy");
     EXPECT_EQ(e.argument(), 3);
-    EXPECT_EQ(std::string(e.what()),
-              "'saxpy': argument 3: shape (5,) cannot be broadcast with argument 2 (4,)");
+    EXPECT_EQ(std::string(e.what()), "'saxpy': argument 3: shape (5,) cannot be broadcast with argument 2 (4,)");
   }
 }
 

@@ -14,6 +14,7 @@ those.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load("//tools/bazel:link_inputs.bzl", "LINK_INPUT_EXTENSIONS", "describe_link_inputs")
 
 # The flags tools/kernel-clang++ adds too: math without errno, so that std::exp and friends
 # vectorize on the CPU (with glibc's libmvec) and become single calls on the GPU. LLVM 19
@@ -27,11 +28,8 @@ KERNEL_COPTS = [
 
 _HEADER_EXTENSIONS = ["h", "hh", "hpp", "inc"]
 
-# What nvJitLink (or NVRTC, for .cu) links with the kernels.
-_DEVICE_EXTENSIONS = ["o", "a", "ptx", "cubin", "fatbin", "ltoir", "cu"]
-
 def _device_files(ctx):
-    return [f for f in ctx.files.device_deps if f.extension in _DEVICE_EXTENSIONS]
+    return [f for f in ctx.files.device_deps if f.extension in LINK_INPUT_EXTENSIONS]
 
 def _plugin_flags(ctx):
     flags = ["-fplugin=" + ctx.file._plugin.path]
@@ -98,8 +96,8 @@ _kernel_cc_compile = rule(
         "copts": attr.string_list(),
         "device_deps": attr.label_list(
             allow_files = True,
-            doc = "cuda_device_library targets and device code files (.o, .a, .ptx, .cubin, .fatbin, " +
-                  ".ltoir, .cu) linked with every kernel of these sources.",
+            doc = "cuda_device_library targets and device code files (" + describe_link_inputs() +
+                  ") linked with every kernel of these sources.",
         ),
         "device_srcs": attr.label_list(
             allow_files = True,

@@ -56,11 +56,9 @@ public:
   /// A 1-d view of a contiguous range: std::vector, std::span, std::array, ndarray.
   template <std::ranges::contiguous_range R>
     requires(Rank == 1 && std::ranges::sized_range<R> &&
-             std::is_convertible_v<std::remove_reference_t<std::ranges::range_reference_t<R>> (*)[],
-                                   T (*)[]>)
+             std::is_convertible_v<std::remove_reference_t<std::ranges::range_reference_t<R>> (*)[], T (*)[]>)
   constexpr array_view(R &&range) noexcept
-      : data_(std::ranges::data(range)), shape_{static_cast<index_t>(std::ranges::size(range))},
-        strides_{1} {}
+      : data_(std::ranges::data(range)), shape_{static_cast<index_t>(std::ranges::size(range))}, strides_{1} {}
 
   /// Views of non-const elements convert to views of const elements.
   template <class U>
@@ -133,9 +131,7 @@ template <std::ranges::contiguous_range R>
 array_view(R &&) -> array_view<std::remove_reference_t<std::ranges::range_reference_t<R>>, 1>;
 
 /// A 1-d view of `n` elements at `data` (a raw pointer and a length).
-template <class T> constexpr array_view<T, 1> view(T *data, index_t n) noexcept {
-  return array_view<T, 1>(data, {n});
-}
+template <class T> constexpr array_view<T, 1> view(T *data, index_t n) noexcept { return array_view<T, 1>(data, {n}); }
 
 /// A C-contiguous N-d view of `data` with the given shape.
 template <class T, std::size_t Rank>
@@ -156,8 +152,8 @@ struct aligned_delete {
 };
 } // namespace detail
 
-/// An owning, C-contiguous host array (of scalars, or of trivially copyable structs). Storage is 64-byte aligned so that CPU loops use
-/// aligned vector loads and transfers can be pinned without a copy.
+/// An owning, C-contiguous host array (of scalars, or of trivially copyable structs). Storage is 64-byte aligned so
+/// that CPU loops use aligned vector loads and transfers can be pinned without a copy.
 template <class T, std::size_t Rank = 1>
   requires std::is_trivially_copyable_v<T>
 class ndarray {
@@ -211,8 +207,7 @@ public:
   ndarray(uninitialized_t, const extents_type &shape) : shape_(shape) {
     const index_t n = size();
     if (n > 0)
-      storage_.reset(static_cast<T *>(
-          ::operator new(static_cast<std::size_t>(n) * sizeof(T), std::align_val_t{64})));
+      storage_.reset(static_cast<T *>(::operator new(static_cast<std::size_t>(n) * sizeof(T), std::align_val_t{64})));
   }
 
   T *data() noexcept { return storage_.get(); }
@@ -232,9 +227,7 @@ public:
   const T *end() const noexcept { return data() + size(); }
 
   array_view<T, Rank> view() noexcept { return array_view<T, Rank>(data(), shape_); }
-  array_view<const T, Rank> view() const noexcept {
-    return array_view<const T, Rank>(data(), shape_);
-  }
+  array_view<const T, Rank> view() const noexcept { return array_view<const T, Rank>(data(), shape_); }
   operator array_view<T, Rank>() noexcept { return view(); }
   operator array_view<const T, Rank>() const noexcept { return view(); }
 

@@ -36,8 +36,10 @@ template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_add(T &target, T value) 
 #if defined(__clang__)
   return __atomic_fetch_add(&target, value, __ATOMIC_RELAXED); // atom.add, floats included
 #else
-  if constexpr (std::is_integral_v<T>) return __atomic_fetch_add(&target, value, __ATOMIC_RELAXED);
-  else return detail::atomic_update(target, [value](T old) { return old + value; });
+  if constexpr (std::is_integral_v<T>)
+    return __atomic_fetch_add(&target, value, __ATOMIC_RELAXED);
+  else
+    return detail::atomic_update(target, [value](T old) { return old + value; });
 #endif
 }
 
@@ -45,8 +47,10 @@ template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_sub(T &target, T value) 
 #if defined(__clang__)
   return __atomic_fetch_sub(&target, value, __ATOMIC_RELAXED);
 #else
-  if constexpr (std::is_integral_v<T>) return __atomic_fetch_sub(&target, value, __ATOMIC_RELAXED);
-  else return detail::atomic_update(target, [value](T old) { return old - value; });
+  if constexpr (std::is_integral_v<T>)
+    return __atomic_fetch_sub(&target, value, __ATOMIC_RELAXED);
+  else
+    return detail::atomic_update(target, [value](T old) { return old - value; });
 #endif
 }
 

@@ -72,8 +72,8 @@ void require_same_shape(std::string_view operation, const std::array<index_t, Ra
                         const std::array<index_t, Rank> &actual) {
   if (expected != actual)
     throw argument_error(std::string(operation), 1,
-                         "the host array has shape " + shape_string(actual) +
-                             " but the device array has shape " + shape_string(expected));
+                         "the host array has shape " + shape_string(actual) + " but the device array has shape " +
+                             shape_string(expected));
 }
 
 } // namespace detail
@@ -191,9 +191,7 @@ public:
   }
 
   /// Copies a host container of the same shape into the device array.
-  template <class Host> void copy_from_host(const Host &src) {
-    copy_from(src, *detail::default_stream(*device_));
-  }
+  template <class Host> void copy_from_host(const Host &src) { copy_from(src, *detail::default_stream(*device_)); }
   template <class Host> void copy_from_host(const Host &src, const stream &s) { copy_from(src, *s.state()); }
 
   /// A second device array with the same contents (a device-to-device copy).
@@ -210,14 +208,12 @@ public:
 
 private:
   void read(T *host, detail::stream_state &s) const {
-    if (bytes() > 0)
-      detail::device_copy(*device_, host, data(), bytes(), detail::copy_direction::device_to_host, s);
+    if (bytes() > 0) detail::device_copy(*device_, host, data(), bytes(), detail::copy_direction::device_to_host, s);
   }
 
   template <class Host> void copy_into(Host &&dest, const std::shared_ptr<detail::stream_state> &s, bool wait) const {
     using arg = detail::ufunc_arg<Host &>;
-    static_assert(arg::supported && !arg::is_scalar && arg::writable,
-                  "copy_to_host needs a writable host array");
+    static_assert(arg::supported && !arg::is_scalar && arg::writable, "copy_to_host needs a writable host array");
     static_assert(std::is_same_v<typename arg::element_type, T>,
                   "copy_to_host: the host array's element type differs from the device array's");
     static_assert(arg::rank == Rank, "copy_to_host: the host array's rank differs");
@@ -276,13 +272,13 @@ template <class A> struct ufunc_arg<A, std::enable_if_t<is_device_array<std::rem
   static constexpr bool supported = true;
   static constexpr bool is_scalar = false;
   static constexpr bool is_device = true;
-  static constexpr bool writable =
-      !std::is_const_v<std::remove_reference_t<A>> &&
-      !std::is_const_v<std::remove_pointer_t<decltype(std::declval<array_type>().data())>>;
+  static constexpr bool writable = !std::is_const_v<std::remove_reference_t<A>> &&
+                                   !std::is_const_v<std::remove_pointer_t<decltype(std::declval<array_type>().data())>>;
   static constexpr std::size_t rank = array_type::rank;
   using element_type = typename array_type::value_type;
   // The device memory as a plain view (the call checks the device separately).
-  static array_view<std::remove_pointer_t<decltype(std::declval<array_type>().data())>, rank> view(const array_type &a) {
+  static array_view<std::remove_pointer_t<decltype(std::declval<array_type>().data())>, rank>
+  view(const array_type &a) {
     return a.view();
   }
 };
@@ -315,7 +311,10 @@ template <class Host> auto to_device(const Host &host, const stream &s) {
 
 namespace detail {
 template <class A> auto shape_and_type_of(const A &a) {
-  if constexpr (requires { a.device(); a.view(); }) {
+  if constexpr (requires {
+                  a.device();
+                  a.view();
+                }) {
     return device_array<typename A::value_type, A::rank>();
   } else {
     auto view = host_view_of(a);
@@ -323,8 +322,13 @@ template <class A> auto shape_and_type_of(const A &a) {
   }
 }
 template <class A> auto extents_of(const A &a) {
-  if constexpr (requires { a.device(); a.view(); }) return a.shape();
-  else return host_view_of(a).shape();
+  if constexpr (requires {
+                  a.device();
+                  a.view();
+                })
+    return a.shape();
+  else
+    return host_view_of(a).shape();
 }
 } // namespace detail
 
@@ -336,8 +340,10 @@ template <class A> auto device_array_like(const A &a, device d) {
 
 /// The same, on `a`'s device for a device array, else the current device.
 template <class A> auto device_array_like(const A &a) {
-  if constexpr (requires { a.device(); }) return device_array_like(a, a.device());
-  else return device_array_like(a, device::current());
+  if constexpr (requires { a.device(); })
+    return device_array_like(a, a.device());
+  else
+    return device_array_like(a, device::current());
 }
 
 /// The same, allocated in order on `s`.

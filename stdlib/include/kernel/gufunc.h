@@ -21,8 +21,8 @@
 
 #include <algorithm>
 #include <array>
-#include <functional>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +37,7 @@
 #include "kernel/detail/function_traits.h"
 #include "kernel/detail/gufunc_kernel.h"
 #include "kernel/detail/gufunc_layout.h"
+#include "kernel/detail/placement.h"
 #include "kernel/detail/runtime_api.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/detail/ufunc_device.h"
@@ -53,7 +54,8 @@ namespace detail {
 template <class P, class Arg> constexpr bool gu_accepts() {
   using param = gu_param<P>;
   using arg = ufunc_arg<Arg>;
-  if constexpr (!param::supported || !arg::supported) return false;
+  if constexpr (!param::supported || !arg::supported)
+    return false;
   else if constexpr (arg::is_scalar)
     return param::core_rank == 0 && !param::scalar_output &&
            scalar_fits(dtype_of<typename arg::element_type>, dtype_of<typename param::element>);
@@ -68,8 +70,10 @@ template <auto F, class... Args, std::size_t... K> constexpr bool gu_loop_accept
 }
 
 template <auto F, class... Args> constexpr bool gu_loop_accepts() {
-  if constexpr (function_traits<decltype(F)>::arity != sizeof...(Args)) return false;
-  else return gu_loop_accepts<F, Args...>(std::index_sequence_for<Args...>{});
+  if constexpr (function_traits<decltype(F)>::arity != sizeof...(Args))
+    return false;
+  else
+    return gu_loop_accepts<F, Args...>(std::index_sequence_for<Args...>{});
 }
 
 // The core dimension sizes bound so far, by name.
@@ -86,7 +90,8 @@ struct gu_dims {
 
 } // namespace detail
 
-template <detail::fixed_string Layout, auto... F> class gufunc {
+/// `on(...)` places a gufunc on a target, device or stream (detail::placed).
+template <detail::fixed_string Layout, auto... F> class gufunc : public detail::placed<gufunc<Layout, F...>> {
   static_assert(sizeof...(F) >= 1, "kernel::gufunc needs at least one function");
   static constexpr detail::gu_layout layout = detail::parse_gu_layout(Layout.view());
   static constexpr auto primary = std::get<0>(std::make_tuple(F...));
@@ -97,12 +102,12 @@ template <detail::fixed_string Layout, auto... F> class gufunc {
       return false;
     } else {
       return []<std::size_t... K>(std::index_sequence<K...>) {
-        return ((detail::gu_param<std::tuple_element_t<K, typename traits::args_tuple>>::supported &&
-                 detail::gu_param<std::tuple_element_t<K, typename traits::args_tuple>>::core_rank ==
-                     layout.core_rank[K] &&
-                 (static_cast<int>(K) < layout.nin ||
-                  detail::gu_param<std::tuple_element_t<K, typename traits::args_tuple>>::writable)) &&
-                ...);
+        return (
+            (detail::gu_param<std::tuple_element_t<K, typename traits::args_tuple>>::supported &&
+             detail::gu_param<std::tuple_element_t<K, typename traits::args_tuple>>::core_rank == layout.core_rank[K] &&
+             (static_cast<int>(K) < layout.nin ||
+              detail::gu_param<std::tuple_element_t<K, typename traits::args_tuple>>::writable)) &&
+            ...);
       }(std::make_index_sequence<traits::arity>{});
     }
   }
@@ -116,18 +121,7 @@ public:
   static constexpr int nout = layout.nout;
 
   constexpr gufunc() noexcept = default;
-  constexpr explicit gufunc(target t) noexcept : target_(t) {}
-  constexpr gufunc on(target t) const noexcept { return gufunc(t); }
-  gufunc on(device d) const noexcept {
-    gufunc g(d.is_simulator() ? target::simulator : target::cuda);
-    g.device_ = &d.state();
-    return g;
-  }
-  gufunc on(const stream &s) const noexcept {
-    gufunc g = on(s.device());
-    g.stream_ = &s;
-    return g;
-  }
+  constexpr explicit gufunc(target t) noexcept : detail::placed<gufunc>(t) {}
 
   static constexpr std::string_view name() noexcept { return detail::function_name<primary>(); }
   static constexpr std::string_view signature() noexcept { return Layout.view(); }
@@ -145,8 +139,10 @@ public:
   template <class... Args> auto operator()(Args &&...args) const {
     static_assert(sizeof...(Args) == nin || sizeof...(Args) == nin + nout,
                   "a gufunc call takes its inputs, optionally followed by all its outputs");
-    if constexpr (sizeof...(Args) == nin) return allocate_and_call(args...);
-    else call(args...);
+    if constexpr (sizeof...(Args) == nin)
+      return allocate_and_call(args...);
+    else
+      call(args...);
   }
 
 private:
@@ -206,7 +202,7 @@ private:
         shape[loop_rank + static_cast<std::size_t>(j)] = dims.size[id];
       }
       if constexpr (on_device_arrays) {
-        const detail::device_call c = call_for(detail::first_device(in...));
+        const detail::device_call c = this->call_on(detail::first_device(in...));
         return device_array<T, rank>(shape, c.stream);
       } else {
         return ndarray<T, rank>(ndarray<T, rank>::uninitialized, shape);
@@ -216,8 +212,10 @@ private:
       return std::make_tuple(make(std::integral_constant<std::size_t, O>{})...);
     }(std::make_index_sequence<nout>{});
     std::apply([&](auto &...out) { call(in..., out...); }, outputs);
-    if constexpr (nout == 1) return std::move(std::get<0>(outputs));
-    else return outputs;
+    if constexpr (nout == 1)
+      return std::move(std::get<0>(outputs));
+    else
+      return outputs;
   }
 
   template <class... In> static constexpr std::size_t max_input_loop_rank() {
@@ -281,18 +279,17 @@ private:
                           "function's, outputs must be writable, and arrays need the layout's core dimensions");
     constexpr auto fn = loop_fn<L>();
     constexpr bool any_device = (detail::ufunc_arg<A &>::is_device || ...);
-    const bool on_host = (target_ == target::cpu || target_ == target::parallel) && !device_ && !stream_;
+    const bool on_host = this->placed_on().runs_on_host();
     if (on_host && !any_device) {
       run_host<fn>(all...);
       return;
     }
-    run_device<fn>(call_for(on_host ? detail::first_device(all...) : nullptr), all...);
+    run_device<fn>(this->call_on(on_host ? detail::first_device(all...) : nullptr), all...);
   }
 
   // Fills the parameter block from operands whose data pointers are all in one memory (the
   // host's, or one device's).
-  template <auto Fn, class... A>
-  index_t fill_params(detail::gufunc_params_for<Fn> &p, A &...all) const {
+  template <auto Fn, class... A> index_t fill_params(detail::gufunc_params_for<Fn> &p, A &...all) const {
     constexpr std::size_t N = sizeof...(A);
     using traits = detail::function_traits<decltype(Fn)>;
     detail::gu_dims dims;
@@ -331,7 +328,7 @@ private:
     detail::gufunc_params_for<Fn> p{};
     const index_t size = fill_params<Fn>(p, all...);
     if (size == 0) return;
-    if (target_ == target::parallel) {
+    if (this->placed_on().where == target::parallel) {
       // A gufunc's iterations each do a core computation: parallelise from a few hundred up.
       detail::parallel_for(
           size, 256,
@@ -358,10 +355,9 @@ private:
           detail::gufunc_params_for<Fn> p{};
           const index_t size = fill_params<Fn>(p, s...);
           if (size == 0) return;
-          const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::gufunc_kernel<Fn>), name(),
-                                     [](const void *q) {
-                                       detail::gufunc_kernel<Fn>(*static_cast<const detail::gufunc_params_for<Fn> *>(q));
-                                     }};
+          const detail::kernel_ref k{
+              reinterpret_cast<const void *>(&detail::gufunc_kernel<Fn>), name(),
+              [](const void *q) { detail::gufunc_kernel<Fn>(*static_cast<const detail::gufunc_params_for<Fn> *>(q)); }};
           detail::launch(*c.device, k, detail::elementwise_config(*c.device, k, size), &p, sizeof p, *c.stream);
         },
         staged);
@@ -406,25 +402,14 @@ private:
           auto staging = detail::pinned_allocate(*c.device, bytes);
           detail::device_copy(*c.device, staging.get(), memory.get(), bytes, detail::copy_direction::device_to_host,
                               *c.stream);
-          detail::host_work(*c.stream, [staging, host] { detail::scatter(static_cast<const T *>(staging.get()), host); });
+          detail::host_work(*c.stream,
+                            [staging, host] { detail::scatter(static_cast<const T *>(staging.get()), host); });
         });
       }
       keep.push_back(memory);
       return V(kernel::device(c.device), static_cast<T *>(memory.get()), host.shape());
     }
   }
-
-  detail::device_call call_for(detail::device_state *array_device) const {
-    return detail::device_call_for(stream_ ? &stream_->state() : nullptr, device_, array_device,
-                                   target_ == target::simulator, [](const std::string &why) {
-                                     return "'" + std::string(name()) + "' on target cuda: " + why +
-                                            ". Targets that work on this machine: cpu, parallel, simulator";
-                                   });
-  }
-
-  target target_ = target::cpu;
-  detail::device_state *device_ = nullptr;
-  const stream *stream_ = nullptr;
 };
 
 } // namespace kernel

@@ -45,7 +45,7 @@ struct linked_module {
   std::vector<std::string> linked;    ///< the device code linked in (embedded, then run-time)
   std::vector<std::string> symbols;   ///< every symbol the cubin defines
   std::size_t cubin_bytes = 0;
-  bool from_cache = false;            ///< read from the disk cache rather than linked now
+  bool from_cache = false; ///< read from the disk cache rather than linked now
 };
 
 /// Links every module of the program for sm_<arch>, as the cuda target does on first use,

@@ -46,10 +46,14 @@ void __kernel_threadfence_system() noexcept;
 
 std::uint32_t __kernel_laneid() noexcept;
 std::uint32_t __kernel_activemask() noexcept;
-std::uint32_t __kernel_shfl_idx(std::uint32_t mask, std::uint32_t value, std::int32_t lane, std::int32_t width) noexcept;
-std::uint32_t __kernel_shfl_up(std::uint32_t mask, std::uint32_t value, std::int32_t delta, std::int32_t width) noexcept;
-std::uint32_t __kernel_shfl_down(std::uint32_t mask, std::uint32_t value, std::int32_t delta, std::int32_t width) noexcept;
-std::uint32_t __kernel_shfl_xor(std::uint32_t mask, std::uint32_t value, std::int32_t lane_mask, std::int32_t width) noexcept;
+std::uint32_t __kernel_shfl_idx(std::uint32_t mask, std::uint32_t value, std::int32_t lane,
+                                std::int32_t width) noexcept;
+std::uint32_t __kernel_shfl_up(std::uint32_t mask, std::uint32_t value, std::int32_t delta,
+                               std::int32_t width) noexcept;
+std::uint32_t __kernel_shfl_down(std::uint32_t mask, std::uint32_t value, std::int32_t delta,
+                                 std::int32_t width) noexcept;
+std::uint32_t __kernel_shfl_xor(std::uint32_t mask, std::uint32_t value, std::int32_t lane_mask,
+                                std::int32_t width) noexcept;
 int __kernel_vote_all(std::uint32_t mask, int predicate) noexcept;
 int __kernel_vote_any(std::uint32_t mask, int predicate) noexcept;
 int __kernel_vote_uni(std::uint32_t mask, int predicate) noexcept;
@@ -58,8 +62,7 @@ std::uint32_t __kernel_vote_ballot(std::uint32_t mask, int predicate) noexcept;
 
 // `threadIdx.x` reads a register each time it is used, as in CUDA, so the components are
 // objects that convert to unsigned rather than stored numbers.
-template <std::uint32_t (*X)() noexcept, std::uint32_t (*Y)() noexcept,
-          std::uint32_t (*Z)() noexcept>
+template <std::uint32_t (*X)() noexcept, std::uint32_t (*Y)() noexcept, std::uint32_t (*Z)() noexcept>
 struct special_register3 {
   template <std::uint32_t (*Read)() noexcept> struct component {
     KERNEL_ALWAYS_INLINE operator std::uint32_t() const noexcept { return Read(); }
@@ -74,19 +77,15 @@ struct special_register3 {
 struct dim3 {
   std::uint32_t x = 1, y = 1, z = 1;
   constexpr dim3() noexcept = default;
-  constexpr dim3(std::uint32_t x_, std::uint32_t y_ = 1, std::uint32_t z_ = 1) noexcept
-      : x(x_), y(y_), z(z_) {}
+  constexpr dim3(std::uint32_t x_, std::uint32_t y_ = 1, std::uint32_t z_ = 1) noexcept : x(x_), y(y_), z(z_) {}
   constexpr std::uint64_t count() const noexcept { return std::uint64_t{x} * y * z; }
 };
 
-inline constexpr detail::special_register3<detail::__kernel_tid_x, detail::__kernel_tid_y,
-                                           detail::__kernel_tid_z>
+inline constexpr detail::special_register3<detail::__kernel_tid_x, detail::__kernel_tid_y, detail::__kernel_tid_z>
     threadIdx{};
-inline constexpr detail::special_register3<detail::__kernel_ntid_x, detail::__kernel_ntid_y,
-                                           detail::__kernel_ntid_z>
+inline constexpr detail::special_register3<detail::__kernel_ntid_x, detail::__kernel_ntid_y, detail::__kernel_ntid_z>
     blockDim{};
-inline constexpr detail::special_register3<detail::__kernel_ctaid_x, detail::__kernel_ctaid_y,
-                                           detail::__kernel_ctaid_z>
+inline constexpr detail::special_register3<detail::__kernel_ctaid_x, detail::__kernel_ctaid_y, detail::__kernel_ctaid_z>
     blockIdx{};
 inline constexpr detail::special_register3<detail::__kernel_nctaid_x, detail::__kernel_nctaid_y,
                                            detail::__kernel_nctaid_z>
@@ -96,18 +95,15 @@ inline constexpr detail::special_register3<detail::__kernel_nctaid_x, detail::__
 /// N = 1, else {x, y[, z]} for `auto [x, y] = kernel::grid<2>();`.
 template <int N> KERNEL_ALWAYS_INLINE auto grid() noexcept {
   static_assert(N >= 1 && N <= 3, "kernel::grid<N>: N is 1, 2 or 3");
-  const index_t x = index_t{detail::__kernel_ctaid_x()} * detail::__kernel_ntid_x() +
-                    detail::__kernel_tid_x();
+  const index_t x = index_t{detail::__kernel_ctaid_x()} * detail::__kernel_ntid_x() + detail::__kernel_tid_x();
   if constexpr (N == 1) {
     return x;
   } else {
-    const index_t y = index_t{detail::__kernel_ctaid_y()} * detail::__kernel_ntid_y() +
-                      detail::__kernel_tid_y();
+    const index_t y = index_t{detail::__kernel_ctaid_y()} * detail::__kernel_ntid_y() + detail::__kernel_tid_y();
     if constexpr (N == 2) {
       return std::array<index_t, 2>{x, y};
     } else {
-      const index_t z = index_t{detail::__kernel_ctaid_z()} * detail::__kernel_ntid_z() +
-                        detail::__kernel_tid_z();
+      const index_t z = index_t{detail::__kernel_ctaid_z()} * detail::__kernel_ntid_z() + detail::__kernel_tid_z();
       return std::array<index_t, 3>{x, y, z};
     }
   }
@@ -169,7 +165,8 @@ KERNEL_ALWAYS_INLINE std::uint32_t laneid() noexcept { return detail::__kernel_l
 KERNEL_ALWAYS_INLINE std::uint32_t activemask() noexcept { return detail::__kernel_activemask(); }
 
 namespace detail {
-template <class T> concept shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+template <class T>
+concept shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
 
 // Shuffles move 32-bit registers; 64-bit values go as two halves.
 template <shuffleable T, class Op> KERNEL_ALWAYS_INLINE T shuffle(T value, Op op) noexcept {

@@ -9,16 +9,16 @@
 // (any C++20 compiler), the same source builds and runs on the CPU targets.
 #pragma once
 
-#include "kernel/config.h"
 #include "kernel/array.h"
 #include "kernel/atomic.h"
+#include "kernel/config.h"
 #include "kernel/detail/jit_kernel.h"
 #include "kernel/device.h"
 #include "kernel/device_array.h"
-#include "kernel/gufunc.h"
-#include "kernel/errors.h"
-#include "kernel/inspect.h"
 #include "kernel/device_code.h"
+#include "kernel/errors.h"
+#include "kernel/gufunc.h"
+#include "kernel/inspect.h"
 #include "kernel/intrinsics.h"
 #include "kernel/launch.h"
 #include "kernel/memory.h"

@@ -33,6 +33,7 @@
 #include "kernel/detail/device_api.h"
 #include "kernel/detail/function_traits.h"
 #include "kernel/detail/jit_kernel.h"
+#include "kernel/detail/placement.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/detail/ufunc_device.h"
 #include "kernel/device.h"
@@ -98,19 +99,21 @@ template <auto F> class launcher {
 public:
   launcher(dim3 grid, dim3 block, unsigned shared_bytes = 0) noexcept : config_{grid, block, shared_bytes} {}
   launcher(dim3 grid, dim3 block, const stream &s, unsigned shared_bytes = 0) noexcept
-      : config_{grid, block, shared_bytes}, stream_(&s) {}
+      : config_{grid, block, shared_bytes}, placement_{target::cuda, nullptr, &s} {}
 
   /// The launch on another target: target::simulator runs it on the simulated device.
   launcher on(target t) const {
     launcher l = *this;
-    if (t == target::simulator) l.device_ = detail::simulator_device();
-    else if (t != target::cuda) throw argument_error(std::string(name()), 0, "kernels run on target cuda or simulator");
+    if (t == target::simulator)
+      l.placement_.chosen_device = detail::simulator_device();
+    else if (t != target::cuda)
+      throw argument_error(std::string(name()), 0, "kernels run on target cuda or simulator");
     return l;
   }
-  /// The launch on device `d`.
+  /// The launch on device `d` (a stream given to kernel::launch still decides).
   launcher on(device d) const noexcept {
     launcher l = *this;
-    l.device_ = &d.state();
+    l.placement_.chosen_device = &d.state();
     return l;
   }
 
@@ -141,11 +144,10 @@ public:
 
 private:
   template <class... Args> detail::device_call call_for(Args &...args) const {
-    return detail::device_call_for(stream_ ? &stream_->state() : nullptr, device_, detail::first_device(args...),
-                                   /*simulator=*/false, [](const std::string &why) {
-                                     return "kernel '" + std::string(name()) + "': " + why +
-                                            "; launch it .on(kernel::target::simulator) to run it on the CPU";
-                                   });
+    return placement_.call_on(detail::first_device(args...), [](const std::string &why) {
+      return "kernel '" + std::string(name()) + "': " + why +
+             "; launch it .on(kernel::target::simulator) to run it on the CPU";
+    });
   }
 
   template <std::size_t K, class A, class Slot>
@@ -195,8 +197,9 @@ private:
   }
 
   detail::launch_config config_;
-  const stream *stream_ = nullptr;
-  detail::device_state *device_ = nullptr;
+  // A launch keeps target cuda (no fallback to the simulator without a GPU);
+  // on(target::simulator) chooses the simulated device instead.
+  detail::placement placement_{target::cuda};
 };
 
 /// Launches kernel `F` over `grid` blocks of `block` threads, with `shared_bytes` of dynamic

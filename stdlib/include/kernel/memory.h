@@ -47,9 +47,8 @@ KERNEL_ALWAYS_INLINE array_view<T, sizeof...(D)> shared_array() noexcept {
 template <class T> KERNEL_ALWAYS_INLINE array_view<T, 1> dynamic_shared_array(std::size_t offset_bytes = 0) noexcept {
   const std::size_t bytes = detail::__kernel_shared_dynamic_bytes();
   const std::size_t available = bytes > offset_bytes ? bytes - offset_bytes : 0;
-  return array_view<T, 1>(
-      reinterpret_cast<T *>(static_cast<char *>(detail::__kernel_shared_dynamic()) + offset_bytes),
-      {static_cast<index_t>(available / sizeof(T))});
+  return array_view<T, 1>(reinterpret_cast<T *>(static_cast<char *>(detail::__kernel_shared_dynamic()) + offset_bytes),
+                          {static_cast<index_t>(available / sizeof(T))});
 }
 
 /// An array private to a thread, of shape D... (Numba's cuda.local.array): `a(i, j)`.

@@ -24,7 +24,9 @@ struct xoroshiro128p_state {
 };
 
 namespace detail {
-KERNEL_ALWAYS_INLINE constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+KERNEL_ALWAYS_INLINE constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {
+  return (x << k) | (x >> (64 - k));
+}
 
 constexpr std::uint64_t splitmix64(std::uint64_t &state) noexcept {
   std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);

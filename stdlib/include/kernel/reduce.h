@@ -25,6 +25,7 @@
 #include "kernel/array.h"
 #include "kernel/detail/device_api.h"
 #include "kernel/detail/function_traits.h"
+#include "kernel/detail/placement.h"
 #include "kernel/detail/reduce_kernel.h"
 #include "kernel/detail/runtime_api.h"
 #include "kernel/detail/ufunc_args.h"
@@ -37,11 +38,14 @@
 
 namespace kernel {
 
-template <auto F> class reduce {
+/// `on(...)` places a reduction on a target, device or stream (detail::placed); on a stream
+/// the call still returns the value, so it waits for the stream.
+template <auto F> class reduce : public detail::placed<reduce<F>> {
   using traits = detail::function_traits<decltype(F)>;
   static_assert(traits::arity == 2, "a reduction's function takes two values");
   using T = typename traits::result_type;
-  static_assert(std::is_same_v<typename traits::template arg<0>, T> && std::is_same_v<typename traits::template arg<1>, T>,
+  static_assert(std::is_same_v<typename traits::template arg<0>, T> &&
+                    std::is_same_v<typename traits::template arg<1>, T>,
                 "a reduction's function combines two values of its result type: T f(T, T)");
   static_assert(scalar<T>, "reductions are over scalar element types");
   using params_type = detail::reduce_params_for<F>;
@@ -50,19 +54,7 @@ public:
   using value_type = T;
 
   constexpr reduce() noexcept = default;
-  constexpr explicit reduce(target t) noexcept : target_(t) {}
-  constexpr reduce on(target t) const noexcept { return reduce(t); }
-  reduce on(device d) const noexcept {
-    reduce r(d.is_simulator() ? target::simulator : target::cuda);
-    r.device_ = &d.state();
-    return r;
-  }
-  /// On a stream: the call still returns the value, so it waits for the stream.
-  reduce on(const stream &s) const noexcept {
-    reduce r = on(s.device());
-    r.stream_ = &s;
-    return r;
-  }
+  constexpr explicit reduce(target t) noexcept : detail::placed<reduce>(t) {}
 
   static constexpr std::string_view name() noexcept { return detail::function_name<F>(); }
   static std::optional<kernel_info> inspect() {
@@ -91,17 +83,17 @@ private:
     static_assert(arg::supported && !arg::is_scalar, "a reduction takes an array");
     static_assert(can_cast_safely(dtype_of<typename arg::element_type>, dtype_of<T>),
                   "the array's elements do not cast safely to the reduction's type");
-    const bool on_host = (target_ == target::cpu || target_ == target::parallel) && !device_ && !stream_;
     if constexpr (arg::is_device) {
-      return run_device(call_for(&array.device().state()), array);
+      return run_device(this->call_on(&array.device().state()), array);
     } else {
-      if (on_host) return run_host(arg::view(array));
-      return run_device(call_for(nullptr), array);
+      if (this->placed_on().runs_on_host()) return run_host(arg::view(array));
+      return run_device(this->call_on(nullptr), array);
     }
   }
 
   // Several partial results side by side, so that the loop vectorizes when F does.
-  template <class S, std::size_t R> static std::optional<T> fold(const array_view<S, R> &v, index_t begin, index_t end) {
+  template <class S, std::size_t R>
+  static std::optional<T> fold(const array_view<S, R> &v, index_t begin, index_t end) {
     if (begin >= end) return std::nullopt;
     if constexpr (R == 1) {
       if (v.stride(0) == 1) {
@@ -135,7 +127,7 @@ private:
 
   template <class S, std::size_t R> std::optional<T> run_host(const array_view<S, R> &v) const {
     const index_t n = v.size();
-    if (target_ == target::cpu || n < 2 * (index_t{1} << 15) || (R > 1 && !v.is_c_contiguous()))
+    if (this->placed_on().where == target::cpu || n < 2 * (index_t{1} << 15) || (R > 1 && !v.is_c_contiguous()))
       return fold(v, 0, n);
     // Parallel: fixed chunks, each folded by one task, combined in order.
     const index_t chunk = index_t{1} << 15;
@@ -152,7 +144,8 @@ private:
         [](void *ctx, index_t b, index_t e) {
           const job &jb = *static_cast<const job *>(ctx);
           for (index_t c = b; c < e; ++c)
-            (*jb.partial)[static_cast<std::size_t>(c)] = fold(*jb.flat, c * jb.chunk, std::min(jb.n, (c + 1) * jb.chunk));
+            (*jb.partial)[static_cast<std::size_t>(c)] =
+                fold(*jb.flat, c * jb.chunk, std::min(jb.n, (c + 1) * jb.chunk));
         },
         &j);
     std::optional<T> r;
@@ -211,18 +204,6 @@ private:
     for (int d = 0; d < l.rank; ++d) n *= l.shape[d];
     return n;
   }
-
-  detail::device_call call_for(detail::device_state *array_device) const {
-    return detail::device_call_for(stream_ ? &stream_->state() : nullptr, device_, array_device,
-                                   target_ == target::simulator, [](const std::string &why) {
-                                     return "'" + std::string(name()) + "' on target cuda: " + why +
-                                            ". Targets that work on this machine: cpu, parallel, simulator";
-                                   });
-  }
-
-  target target_ = target::cpu;
-  detail::device_state *device_ = nullptr;
-  const stream *stream_ = nullptr;
 };
 
 } // namespace kernel

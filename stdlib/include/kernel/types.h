@@ -60,19 +60,27 @@ template <dtype D> struct dtype_tag {
 // int64 as they are in Numba's C interface.
 template <class T> constexpr dtype integer_dtype() {
   if constexpr (std::is_signed_v<T>) {
-    if constexpr (sizeof(T) == 1) return dtype::int8;
-    else if constexpr (sizeof(T) == 2) return dtype::int16;
-    else if constexpr (sizeof(T) == 4) return dtype::int32;
-    else return dtype::int64;
+    if constexpr (sizeof(T) == 1)
+      return dtype::int8;
+    else if constexpr (sizeof(T) == 2)
+      return dtype::int16;
+    else if constexpr (sizeof(T) == 4)
+      return dtype::int32;
+    else
+      return dtype::int64;
   } else {
-    if constexpr (sizeof(T) == 1) return dtype::uint8;
-    else if constexpr (sizeof(T) == 2) return dtype::uint16;
-    else if constexpr (sizeof(T) == 4) return dtype::uint32;
-    else return dtype::uint64;
+    if constexpr (sizeof(T) == 1)
+      return dtype::uint8;
+    else if constexpr (sizeof(T) == 2)
+      return dtype::uint16;
+    else if constexpr (sizeof(T) == 4)
+      return dtype::uint32;
+    else
+      return dtype::uint64;
   }
 }
 template <> struct dtype_of_impl<bool> : dtype_tag<dtype::boolean> {};
-#define KERNEL_INTEGER_DTYPE(T)                                                          \
+#define KERNEL_INTEGER_DTYPE(T)                                                                                        \
   template <> struct dtype_of_impl<T> : dtype_tag<integer_dtype<T>()> {};
 KERNEL_INTEGER_DTYPE(signed char)
 KERNEL_INTEGER_DTYPE(char)
@@ -168,14 +176,12 @@ constexpr bool can_cast_safely(dtype from, dtype to) noexcept {
   case dtype_kind::boolean: return true;
   case dtype_kind::signed_integer:
     if (tk == dtype_kind::signed_integer) return dtype_size(to) >= fs;
-    if (tk == dtype_kind::floating || tk == dtype_kind::complex)
-      return detail::real_size(to) == 8 || fs <= 2;
+    if (tk == dtype_kind::floating || tk == dtype_kind::complex) return detail::real_size(to) == 8 || fs <= 2;
     return false;
   case dtype_kind::unsigned_integer:
     if (tk == dtype_kind::unsigned_integer) return dtype_size(to) >= fs;
     if (tk == dtype_kind::signed_integer) return dtype_size(to) > fs;
-    if (tk == dtype_kind::floating || tk == dtype_kind::complex)
-      return detail::real_size(to) == 8 || fs <= 2;
+    if (tk == dtype_kind::floating || tk == dtype_kind::complex) return detail::real_size(to) == 8 || fs <= 2;
     return false;
   case dtype_kind::floating:
     if (tk == dtype_kind::floating || tk == dtype_kind::complex) return detail::real_size(to) >= fs;

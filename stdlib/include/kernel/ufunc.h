@@ -27,6 +27,7 @@
 #include "kernel/config.h"
 #include "kernel/detail/broadcast.h"
 #include "kernel/detail/function_traits.h"
+#include "kernel/detail/placement.h"
 #include "kernel/detail/runtime_api.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/detail/ufunc_cpu.h"
@@ -57,7 +58,9 @@ template <std::size_t... R> constexpr std::size_t max_rank() {
 } // namespace detail
 
 /// A ufunc made of the loops `F...` (functions with the same number of scalar parameters).
-template <auto... F> class ufunc {
+/// `on(...)` places it on a target, device or stream (detail::placed); on a stream, host
+/// results are written when the stream is synchronized.
+template <auto... F> class ufunc : public detail::placed<ufunc<F...>> {
   static_assert(sizeof...(F) >= 1, "kernel::ufunc needs at least one function");
   static constexpr auto primary = detail::first_loop<F...>::value;
   using primary_traits = detail::function_traits<decltype(primary)>;
@@ -69,24 +72,9 @@ public:
                 "every loop of a ufunc takes the same number of arguments");
 
   constexpr ufunc() noexcept = default;
-  constexpr explicit ufunc(target t) noexcept : target_(t) {}
+  constexpr explicit ufunc(target t) noexcept : detail::placed<ufunc>(t) {}
 
-  /// The same ufunc running on target `t`.
-  constexpr ufunc on(target t) const noexcept { return ufunc(t); }
-  /// The same ufunc running on device `d`.
-  ufunc on(device d) const noexcept {
-    ufunc u(d.is_simulator() ? target::simulator : target::cuda);
-    u.device_ = &d.state();
-    return u;
-  }
-  /// The same ufunc running asynchronously, in order on stream `s` (which must outlive the
-  /// call's work): host results are written when `s` is synchronized.
-  ufunc on(const stream &s) const noexcept {
-    ufunc u = on(s.device());
-    u.stream_ = &s;
-    return u;
-  }
-  constexpr target where() const noexcept { return target_; }
+  constexpr target where() const noexcept { return this->placed_on().where; }
 
   /// The name used in messages: the first loop's function.
   static constexpr std::string_view name() noexcept { return detail::function_name<primary>(); }
@@ -119,16 +107,13 @@ public:
 private:
   template <class... In> static constexpr int select() {
     constexpr int loop = detail::select_loop<std::tuple<In...>, F...>::value;
-    static_assert(loop >= 0,
-                  "no loop of this ufunc accepts these argument types: arrays must cast safely "
-                  "to a loop's parameter types (NumPy 'safe' casting) and scalars must be of the "
-                  "same kind or a lower one; the loops are the ufunc's template arguments");
+    static_assert(loop >= 0, "no loop of this ufunc accepts these argument types: arrays must cast safely "
+                             "to a loop's parameter types (NumPy 'safe' casting) and scalars must be of the "
+                             "same kind or a lower one; the loops are the ufunc's template arguments");
     return loop;
   }
 
-  template <int L> static constexpr auto loop_fn() {
-    return std::get<L>(std::make_tuple(F...));
-  }
+  template <int L> static constexpr auto loop_fn() { return std::get<L>(std::make_tuple(F...)); }
 
   template <class... In> auto allocate_and_call(In &...in) const {
     constexpr int L = select<In &...>();
@@ -144,9 +129,8 @@ private:
       std::copy_n(space.shape, rank, shape.begin());
       if constexpr ((detail::ufunc_arg<In &>::is_device || ...)) {
         // Device inputs give a device result, on the call's device and stream.
-        const detail::device_call call = device_call_for(target_ == target::cpu || target_ == target::parallel
-                                                             ? detail::first_device(in...)
-                                                             : nullptr);
+        const detail::device_call call = this->call_on(
+            this->placed_on().runs_on_host() ? detail::first_device(in...) : nullptr, unavailable_message);
         device_array<R, rank> result(shape, call.stream);
         call_into(result, in...);
         return result;
@@ -158,8 +142,7 @@ private:
     }
   }
 
-  template <auto Fn, std::size_t... I, class... In>
-  auto invoke_scalars(std::index_sequence<I...>, In &...in) const {
+  template <auto Fn, std::size_t... I, class... In> auto invoke_scalars(std::index_sequence<I...>, In &...in) const {
     using traits = detail::function_traits<decltype(Fn)>;
     return Fn(detail::convert_scalar<typename traits::template arg<I>>(name(), int(I) + 1, in)...);
   }
@@ -184,8 +167,10 @@ private:
   template <std::size_t I, auto Fn, class A> static auto input_source(A &a) {
     using arg = detail::ufunc_arg<A &>;
     using param = typename detail::function_traits<decltype(Fn)>::template arg<I>;
-    if constexpr (arg::is_scalar) return detail::convert_scalar<param>(name(), int(I) + 1, a);
-    else return arg::view(a);
+    if constexpr (arg::is_scalar)
+      return detail::convert_scalar<param>(name(), int(I) + 1, a);
+    else
+      return arg::view(a);
   }
 
   template <class Out, class... In> void call_into(Out &out, In &...in) const {
@@ -201,39 +186,34 @@ private:
                   "the output's element type cannot hold the ufunc's result (NumPy "
                   "'same_kind' casting)");
     constexpr bool any_device = out_arg::is_device || (detail::ufunc_arg<In &>::is_device || ...);
-    const bool on_host = target_ == target::cpu || target_ == target::parallel;
-    if (on_host && device_ == nullptr) {
+    if (this->placed_on().runs_on_host()) {
       if constexpr (any_device) {
         // Device arrays given to a host target: run where the arrays are, as NumPy would
         // run a ufunc where its operands live, rather than copying behind the user's back.
-        const detail::device_call call = device_call_for(detail::first_device(in..., out));
+        const detail::device_call call = this->call_on(detail::first_device(in..., out), unavailable_message);
         detail::run_ufunc_on_device<fn>(name(), call, out, in...);
       } else {
         run<fn>(out_arg::view(out), std::index_sequence_for<In...>{}, in...);
       }
       return;
     }
-    const detail::device_call call = device_call_for(nullptr);
+    const detail::device_call call = this->call_on(nullptr, unavailable_message);
     detail::run_ufunc_on_device<fn>(name(), call, out, in...);
   }
 
-  detail::device_call device_call_for(detail::device_state *array_device) const {
-    return detail::device_call_for(stream_ ? &stream_->state() : nullptr, device_, array_device,
-                                   target_ == target::simulator, unavailable_message);
-  }
-
+  // No device to run on: `why`, and first, when it is so, that no GPU code was compiled.
   static std::string unavailable_message(const std::string &why) {
-    std::string msg = "'" + std::string(name()) + "' on target cuda: ";
+    std::string missing_code;
     bool compiled = true;
     for (const void *key : {reinterpret_cast<const void *>(&detail::ufunc_kernel<F>)...})
       compiled = compiled && detail::find_kernel(key).has_value();
     if (!compiled) {
-      msg += "no GPU code was compiled for it (build its translation unit with the kernel plugin: "
-             "tools/kernel-clang++ or a kernel_cc_* Bazel rule";
-      for (const std::string &r : detail::rejected_modules()) msg += "; " + r;
-      msg += "); and ";
+      missing_code = "no GPU code was compiled for it (build its translation unit with the kernel plugin: "
+                     "tools/kernel-clang++ or a kernel_cc_* Bazel rule";
+      for (const std::string &r : detail::rejected_modules()) missing_code += "; " + r;
+      missing_code += "); and ";
     }
-    return msg + why + ". Targets that work on this machine: cpu, parallel, simulator";
+    return detail::no_device_message(name(), missing_code + why);
   }
 
   template <auto Fn, class OutView, std::size_t... I, class... In>
@@ -256,10 +236,8 @@ private:
     using loop = detail::cpu_loop<Fn, out_elem, loop_input_t<std::tuple_element_t<I, decltype(sources)>>...>;
     const typename loop::inputs ptrs{loop_source(std::get<I>(sources))...};
 
-    switch (target_) {
-    case target::cpu:
-      loop::run(plan, out.data(), ptrs, 0, size);
-      return;
+    switch (this->placed_on().where) {
+    case target::cpu: loop::run(plan, out.data(), ptrs, 0, size); return;
     case target::parallel: {
       struct job {
         const detail::loop_plan<N> *plan;
@@ -276,8 +254,7 @@ private:
       return;
     }
     case target::cuda:
-    case target::simulator:
-      break; // handled by the device path
+    case target::simulator: break; // handled by the device path
     }
   }
 
@@ -305,13 +282,11 @@ private:
   }
 
   template <class S> static auto loop_source(const S &s) {
-    if constexpr (scalar<S>) return typename detail::scalar_input<S>::source{s};
-    else return static_cast<const typename S::value_type *>(s.data());
+    if constexpr (scalar<S>)
+      return typename detail::scalar_input<S>::source{s};
+    else
+      return static_cast<const typename S::value_type *>(s.data());
   }
-
-  target target_ = target::cpu;
-  detail::device_state *device_ = nullptr;
-  const stream *stream_ = nullptr;
 };
 
 } // namespace kernel

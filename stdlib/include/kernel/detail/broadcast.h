@@ -90,11 +90,10 @@ inline iteration_space broadcast_shapes(std::string_view callee, std::span<const
       std::string others;
       for (const operand_layout &o : ops)
         if (&o != &op && o.rank > 0 && !o.is_output)
-          others += (others.empty() ? "" : ", ") + std::string("argument ") +
-                    std::to_string(o.argument) + " " + shape_string(o.shape, o.rank);
+          others += (others.empty() ? "" : ", ") + std::string("argument ") + std::to_string(o.argument) + " " +
+                    shape_string(o.shape, o.rank);
       throw argument_error(std::string(callee), op.argument,
-                           "shape " + shape_string(op.shape, op.rank) +
-                               " cannot be broadcast with " + others);
+                           "shape " + shape_string(op.shape, op.rank) + " cannot be broadcast with " + others);
     }
   }
   for (const operand_layout &op : ops) {
@@ -106,8 +105,7 @@ inline iteration_space broadcast_shapes(std::string_view callee, std::span<const
     }
     if (!fits)
       throw argument_error(std::string(callee), op.argument,
-                           "output has shape " + shape_string(op.shape, op.rank) +
-                               " but the inputs broadcast to " +
+                           "output has shape " + shape_string(op.shape, op.rank) + " but the inputs broadcast to " +
                                shape_string(space.shape, space.rank));
     space.rank = op.rank;
     for (int d = 0; d < op.rank; ++d) space.shape[d] = op.shape[d];
@@ -161,8 +159,7 @@ loop_plan<N> plan_loop(const iteration_space &space, const std::array<operand_la
   plan.ndim = 0;
   for (int d = 0; d < n; ++d) {
     bool merge = plan.ndim > 0;
-    for (std::size_t k = 0; merge && k < N; ++k)
-      merge = plan.strides[k][plan.ndim - 1] == strides[k][d] * shape[d];
+    for (std::size_t k = 0; merge && k < N; ++k) merge = plan.strides[k][plan.ndim - 1] == strides[k][d] * shape[d];
     if (merge) {
       plan.shape[plan.ndim - 1] *= shape[d];
       for (std::size_t k = 0; k < N; ++k) plan.strides[k][plan.ndim - 1] = strides[k][d];
@@ -203,12 +200,10 @@ void check_output_aliasing(std::string_view callee, const std::array<operand_lay
     const auto [ilo, ihi] = memory_extent(in);
     if (ihi <= olo || ohi <= ilo) continue;
     bool identical = in.data == out.data && in.elem_size == out.elem_size;
-    for (int d = 0; identical && d < plan.ndim; ++d)
-      identical = plan.strides[k][d] == plan.strides[N - 1][d];
+    for (int d = 0; identical && d < plan.ndim; ++d) identical = plan.strides[k][d] == plan.strides[N - 1][d];
     if (!identical)
       throw argument_error(std::string(callee), in.argument,
-                           "shares memory with the output (argument " +
-                               std::to_string(out.argument) +
+                           "shares memory with the output (argument " + std::to_string(out.argument) +
                                ") without being the same elements; pass a copy");
   }
 }

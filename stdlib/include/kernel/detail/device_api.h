@@ -59,10 +59,9 @@ float event_elapsed_ms(event_state &end, event_state &start);
 
 /// Device memory of `bytes`, allocated and eventually freed in order on `s` (which the
 /// allocation keeps alive).
-std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes,
-                                      const std::shared_ptr<stream_state> &s);
-void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes,
-                 copy_direction direction, stream_state &s);
+std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes, const std::shared_ptr<stream_state> &s);
+void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes, copy_direction direction,
+                 stream_state &s);
 /// Page-locked host memory for staging transfers.
 std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes);
 /// Runs `work` on the host after everything queued on `s` so far.

@@ -19,8 +19,7 @@ template <class R, class... A> struct function_traits<R (*)(A...)> {
   static constexpr std::size_t arity = sizeof...(A);
   template <std::size_t I> using arg = std::remove_cvref_t<std::tuple_element_t<I, args_tuple>>;
 };
-template <class R, class... A>
-struct function_traits<R (*)(A...) noexcept> : function_traits<R (*)(A...)> {};
+template <class R, class... A> struct function_traits<R (*)(A...) noexcept> : function_traits<R (*)(A...)> {};
 
 /// The name of the function `F` as the compiler prints it ("saxpy", "ns::mul"), read from
 /// the signature of this function template so it works without the plugin too.

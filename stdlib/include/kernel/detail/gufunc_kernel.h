@@ -23,7 +23,7 @@ namespace kernel::detail {
 template <class P> struct gu_operand {
   using traits = gu_param<P>;
   static constexpr std::size_t core = static_cast<std::size_t>(traits::core_rank);
-  typename traits::pointer data;        // nullptr: a scalar input, held in `value`
+  typename traits::pointer data;         // nullptr: a scalar input, held in `value`
   index_t loop_strides[max_device_dims]; // elements, per loop dimension
   std::array<index_t, core> core_shape;
   std::array<index_t, core> core_strides;
@@ -37,8 +37,10 @@ template <class P, class... Rest> struct gu_pack<P, Rest...> {
 };
 
 template <std::size_t I, class Pack> KERNEL_ALWAYS_INLINE constexpr auto &get_gu_operand(Pack &p) noexcept {
-  if constexpr (I == 0) return p.head;
-  else return get_gu_operand<I - 1>(p.tail);
+  if constexpr (I == 0)
+    return p.head;
+  else
+    return get_gu_operand<I - 1>(p.tail);
 }
 
 template <class... P> struct gufunc_params {
@@ -83,9 +85,8 @@ template <auto F, class Values, std::size_t... K>
 KERNEL_ALWAYS_INLINE void gufunc_call(const gufunc_params_for<F> &p, index_t i, const Values &values,
                                       std::index_sequence<K...>) noexcept {
   index_t off[sizeof...(K)] = {};
-  for_each_loop_coordinate(i, p.ndim, p.shape, [&](int d, index_t at) {
-    ((off[K] += at * get_gu_operand<K>(p.ops).loop_strides[d]), ...);
-  });
+  for_each_loop_coordinate(
+      i, p.ndim, p.shape, [&](int d, index_t at) { ((off[K] += at * get_gu_operand<K>(p.ops).loop_strides[d]), ...); });
   F(gu_argument(get_gu_operand<K>(p.ops), off[K], std::get<K>(values))...);
 }
 

@@ -70,8 +70,10 @@ constexpr gu_layout parse_gu_layout(std::string_view s) {
       if (l.core_rank[op] >= gu_max_core) throw "too many core dimensions";
       l.dim[op][l.core_rank[op]++] = id;
       space();
-      if (i < s.size() && s[i] == ',') ++i;
-      else if (i >= s.size() || s[i] != ')') throw "expected ',' or ')'";
+      if (i < s.size() && s[i] == ',')
+        ++i;
+      else if (i >= s.size() || s[i] != ')')
+        throw "expected ',' or ')'";
     }
     if (i >= s.size()) throw "expected ')'";
     ++i;

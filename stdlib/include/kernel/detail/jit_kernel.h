@@ -22,8 +22,10 @@ template <class T, class... Rest> struct arg_block<T, Rest...> {
 };
 
 template <std::size_t I, class Block> KERNEL_ALWAYS_INLINE constexpr auto &get_arg(Block &b) noexcept {
-  if constexpr (I == 0) return b.head;
-  else return get_arg<I - 1>(b.tail);
+  if constexpr (I == 0)
+    return b.head;
+  else
+    return get_arg<I - 1>(b.tail);
 }
 
 template <class F> struct jit_args_of;

@@ -1,8 +1,9 @@
 /* The descriptor through which a compiled translation unit hands its GPU code to the
- * runtime. The pass (passes/EmbedDeviceImages.cpp) builds these structs in the host module
- * and calls __kernel_register_module from a constructor; the runtime
- * (runtime/registry.cpp) reads them. Changing the layout means bumping the version, which
- * the runtime checks. Plain C so that the layout is the platform ABI's. */
+ * runtime: the one definition of the module ABI. The pass (passes/EmbedDeviceImages.cpp)
+ * builds these structs in the host module from the field tables in passes/ModuleAbiTypes.h,
+ * which are derived from the declarations below and checked against them at compile time;
+ * the runtime (runtime/registry/) reads them. Changing a layout means bumping the version,
+ * which the runtime checks. Plain C so that the layout is the platform ABI's. */
 #ifndef KERNEL_DETAIL_MODULE_ABI_H
 #define KERNEL_DETAIL_MODULE_ABI_H
 
@@ -14,13 +15,38 @@ extern "C" {
 
 #define KERNEL_MODULE_ABI_VERSION 3u
 
-/* What an entry is, and so how the runtime launches it. */
-enum kernel_entry_kind {
-  KERNEL_ENTRY_UFUNC = 1, /* kernel::detail::ufunc_kernel<&f> */
-  KERNEL_ENTRY_JIT = 2,   /* kernel::detail::jit_kernel<&f> */
-  KERNEL_ENTRY_GUFUNC = 3, /* kernel::detail::gufunc_kernel<&f> */
-  KERNEL_ENTRY_REDUCE = 4  /* kernel::detail::reduce_kernel<&f> */
-};
+/* What an entry is, and so how the runtime launches it: X(NAME, value, "name"). The name
+ * is what annotations, kernel_info::kind and messages say, and the entry template the
+ * plugin instantiates is kernel::detail::<name>_kernel<&f>. */
+#define KERNEL_ENTRY_KINDS(X)                                                                                          \
+  X(UFUNC, 1, "ufunc")                                                                                                 \
+  X(JIT, 2, "jit")                                                                                                     \
+  X(GUFUNC, 3, "gufunc")                                                                                               \
+  X(REDUCE, 4, "reduce")
+
+#define KERNEL_ENTRY_KIND_ENUMERATOR(NAME, VALUE, TEXT) KERNEL_ENTRY_##NAME = VALUE,
+enum kernel_entry_kind { KERNEL_ENTRY_KINDS(KERNEL_ENTRY_KIND_ENUMERATOR) };
+#undef KERNEL_ENTRY_KIND_ENUMERATOR
+
+/* "ufunc", "jit", ...; NULL for a value that is no entry kind. */
+static inline const char *kernel_entry_kind_name(uint32_t kind) {
+#define KERNEL_ENTRY_KIND_CASE(NAME, VALUE, TEXT)                                                                      \
+  case VALUE: return TEXT;
+  switch (kind) { KERNEL_ENTRY_KINDS(KERNEL_ENTRY_KIND_CASE) }
+#undef KERNEL_ENTRY_KIND_CASE
+  return 0;
+}
+
+/* The kind named `name` (a NUL-terminated string); 0 when none is. */
+static inline uint32_t kernel_entry_kind_from_name(const char *name) {
+  for (uint32_t kind = 1;; ++kind) {
+    const char *candidate = kernel_entry_kind_name(kind);
+    if (!candidate) return 0;
+    const char *a = candidate, *b = name;
+    while (*a && *a == *b) ++a, ++b;
+    if (*a == *b) return kind;
+  }
+}
 
 /* The PTX of one translation unit for one architecture. */
 struct kernel_image {
@@ -31,7 +57,7 @@ struct kernel_image {
 
 /* One kernel of the module. */
 struct kernel_entry {
-  const void *host_key;  /* address of the entry's host copy: how the runtime finds it */
+  const void *host_key; /* address of the entry's host copy: how the runtime finds it */
   /* The host copy instrumented for the simulator's race checks, void(const void *params);
    * null when the plugin made none. */
   const void *simulator_entry;
@@ -48,7 +74,7 @@ struct kernel_entry {
 /* Device code the user asked to link ([[kernel::link]], -fplugin-arg-kernel-link), embedded. */
 struct kernel_link_input {
   const char *name; /* as the user wrote it */
-  const char *kind; /* "object", "library", "ptx", "cubin", "fatbin", "ltoir", "cuda" */
+  const char *kind; /* a format's name in kernel/detail/link_inputs.h: "object", "ptx", ... */
   const char *hash; /* content hash */
   const void *data;
   uint64_t size;

@@ -45,7 +45,8 @@ template <class T> KERNEL_ALWAYS_INLINE T reduce_load(const reduce_params<T> &p,
 }
 
 // Folds `other` (when present) into `acc`.
-template <auto F, class T> KERNEL_ALWAYS_INLINE void reduce_combine(T &acc, bool &have, T other, bool other_have) noexcept {
+template <auto F, class T>
+KERNEL_ALWAYS_INLINE void reduce_combine(T &acc, bool &have, T other, bool other_have) noexcept {
   if (other_have) {
     acc = have ? F(acc, other) : other;
     have = true;

@@ -10,7 +10,6 @@ namespace kernel::detail {
 
 /// Runs `body(context, begin, end)` over pieces of [0, n) on all cores (oneTBB), each piece
 /// at least `grain` elements long. Exceptions thrown by `body` reach the caller.
-void parallel_for(index_t n, index_t grain, void (*body)(void *, index_t, index_t),
-                  void *context);
+void parallel_for(index_t n, index_t grain, void (*body)(void *, index_t, index_t), void *context);
 
 } // namespace kernel::detail

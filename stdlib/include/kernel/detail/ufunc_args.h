@@ -33,8 +33,7 @@ template <class A, class = void> struct ufunc_arg {
 };
 
 // Scalars: arithmetic values and std::complex.
-template <class A>
-struct ufunc_arg<A, std::enable_if_t<scalar<std::remove_cvref_t<A>>>> {
+template <class A> struct ufunc_arg<A, std::enable_if_t<scalar<std::remove_cvref_t<A>>>> {
   static constexpr bool supported = true;
   static constexpr bool is_scalar = true;
   static constexpr bool is_device = false;
@@ -44,8 +43,7 @@ struct ufunc_arg<A, std::enable_if_t<scalar<std::remove_cvref_t<A>>>> {
 };
 
 // Arrays: views, ndarrays and contiguous ranges (std::vector, std::span, std::array).
-template <class A>
-struct ufunc_arg<A, std::enable_if_t<is_array_view<std::remove_cvref_t<A>>::value>> {
+template <class A> struct ufunc_arg<A, std::enable_if_t<is_array_view<std::remove_cvref_t<A>>::value>> {
   using view_type = std::remove_cvref_t<A>;
   // Arrays of any trivially copyable type are supported as kernel arguments; ufunc loops
   // further require scalars (arg_accepts).
@@ -58,8 +56,7 @@ struct ufunc_arg<A, std::enable_if_t<is_array_view<std::remove_cvref_t<A>>::valu
   static view_type view(const view_type &a) { return a; }
 };
 
-template <class A>
-struct ufunc_arg<A, std::enable_if_t<is_ndarray<std::remove_cvref_t<A>>::value>> {
+template <class A> struct ufunc_arg<A, std::enable_if_t<is_ndarray<std::remove_cvref_t<A>>::value>> {
   using array_type = std::remove_cvref_t<A>;
   static constexpr bool supported = true;
   static constexpr bool is_scalar = false;
@@ -71,11 +68,10 @@ struct ufunc_arg<A, std::enable_if_t<is_ndarray<std::remove_cvref_t<A>>::value>>
 };
 
 template <class A>
-struct ufunc_arg<A, std::enable_if_t<!is_array_view<std::remove_cvref_t<A>>::value &&
-                                     !is_ndarray<std::remove_cvref_t<A>>::value &&
-                                     !is_device_array<std::remove_cvref_t<A>>::value &&
-                                     std::ranges::contiguous_range<A> &&
-                                     std::ranges::sized_range<A>>> {
+struct ufunc_arg<
+    A, std::enable_if_t<!is_array_view<std::remove_cvref_t<A>>::value && !is_ndarray<std::remove_cvref_t<A>>::value &&
+                        !is_device_array<std::remove_cvref_t<A>>::value && std::ranges::contiguous_range<A> &&
+                        std::ranges::sized_range<A>>> {
   using reference = std::ranges::range_reference_t<A>;
   using stored_type = std::remove_reference_t<reference>;
   static constexpr bool supported = std::is_trivially_copyable_v<stored_type>;
@@ -85,8 +81,7 @@ struct ufunc_arg<A, std::enable_if_t<!is_array_view<std::remove_cvref_t<A>>::val
   static constexpr std::size_t rank = 1;
   using element_type = std::remove_cv_t<stored_type>;
   static array_view<stored_type, 1> view(std::remove_reference_t<A> &a) {
-    return array_view<stored_type, 1>(std::ranges::data(a),
-                                      {static_cast<index_t>(std::ranges::size(a))});
+    return array_view<stored_type, 1>(std::ranges::data(a), {static_cast<index_t>(std::ranges::size(a))});
   }
 };
 
@@ -105,21 +100,25 @@ constexpr bool scalar_fits(dtype value, dtype param) noexcept {
 /// safely, scalars must fit.
 template <class Arg, class Param> constexpr bool arg_accepts() {
   using arg = ufunc_arg<Arg>;
-  if constexpr (!arg::supported || !scalar<Param> || !scalar<typename arg::element_type>) return false;
-  else if constexpr (arg::is_scalar) return scalar_fits(dtype_of<typename arg::element_type>, dtype_of<Param>);
-  else return can_cast_safely(dtype_of<typename arg::element_type>, dtype_of<Param>);
+  if constexpr (!arg::supported || !scalar<Param> || !scalar<typename arg::element_type>)
+    return false;
+  else if constexpr (arg::is_scalar)
+    return scalar_fits(dtype_of<typename arg::element_type>, dtype_of<Param>);
+  else
+    return can_cast_safely(dtype_of<typename arg::element_type>, dtype_of<Param>);
 }
 
-template <auto F, class... Args, std::size_t... I>
-constexpr bool loop_accepts_impl(std::index_sequence<I...>) {
+template <auto F, class... Args, std::size_t... I> constexpr bool loop_accepts_impl(std::index_sequence<I...>) {
   using traits = function_traits<decltype(F)>;
   return (arg_accepts<Args, typename traits::template arg<I>>() && ...);
 }
 
 /// True when loop `F` accepts arguments `Args` as its inputs.
 template <auto F, class... Args> constexpr bool loop_accepts() {
-  if constexpr (function_traits<decltype(F)>::arity != sizeof...(Args)) return false;
-  else return loop_accepts_impl<F, Args...>(std::index_sequence_for<Args...>{});
+  if constexpr (function_traits<decltype(F)>::arity != sizeof...(Args))
+    return false;
+  else
+    return loop_accepts_impl<F, Args...>(std::index_sequence_for<Args...>{});
 }
 
 /// Index of the first loop in `Fs` accepting `Args`, or -1 (NumPy also takes the first
@@ -135,10 +134,8 @@ template <class... Args, auto... Fs> struct select_loop<std::tuple<Args...>, Fs.
 
 /// Converts a scalar argument to the loop's parameter type, rejecting integers that do not
 /// fit (300 for an int8 parameter) instead of wrapping them.
-template <class Param, class Value>
-Param convert_scalar(std::string_view callee, int argument, const Value &value) {
-  if constexpr (std::is_integral_v<Value> && std::is_integral_v<Param> &&
-                !std::is_same_v<Param, bool>) {
+template <class Param, class Value> Param convert_scalar(std::string_view callee, int argument, const Value &value) {
+  if constexpr (std::is_integral_v<Value> && std::is_integral_v<Param> && !std::is_same_v<Param, bool>) {
     if (!std::in_range<Param>(value))
       throw argument_error(std::string(callee), argument,
                            "value " + std::to_string(value) + " does not fit the loop's " +

@@ -89,21 +89,23 @@ private:
   template <std::size_t K>
   static auto row_source(const plan_type &plan, const inputs &in, const index_t *offset, index_t col) {
     using I = std::tuple_element_t<K, std::tuple<In...>>;
-    if constexpr (is_scalar<I>) return std::get<K>(in);
-    else return std::get<K>(in) + offset[K] + col * plan.strides[K][plan.ndim - 1];
+    if constexpr (is_scalar<I>)
+      return std::get<K>(in);
+    else
+      return std::get<K>(in) + offset[K] + col * plan.strides[K][plan.ndim - 1];
   }
 
   template <std::size_t... K>
-  static void run_row(const plan_type &plan, Out *out, const inputs &in, const index_t *offset,
-                      index_t col, index_t n, bool unit, std::index_sequence<K...>) {
+  static void run_row(const plan_type &plan, Out *out, const inputs &in, const index_t *offset, index_t col, index_t n,
+                      bool unit, std::index_sequence<K...>) {
     const int inner = plan.ndim - 1;
     Out *o = out + offset[nin] + col * plan.strides[nin][inner];
     const inputs src{row_source<K>(plan, in, offset, col)...};
     if (!unit) {
       const index_t ostride = plan.strides[nin][inner];
       for (index_t j = 0; j < n; ++j)
-        o[j * ostride] = static_cast<Out>(F(static_cast<typename traits::template arg<K>>(
-            std::get<K>(src)[j * plan.strides[K][inner]])...));
+        o[j * ostride] = static_cast<Out>(
+            F(static_cast<typename traits::template arg<K>>(std::get<K>(src)[j * plan.strides[K][inner]])...));
       return;
     }
     // A broadcast array operand repeats one value along the row: read it from a buffer of
@@ -129,8 +131,10 @@ private:
   template <std::size_t K, class Buffers>
   static auto advance(bool broadcast, const Buffers &buffers, const inputs &src, index_t base) {
     using I = std::tuple_element_t<K, std::tuple<In...>>;
-    if constexpr (is_scalar<I>) return std::get<K>(src);
-    else return broadcast ? static_cast<typename I::source>(std::get<K>(buffers).data) : std::get<K>(src) + base;
+    if constexpr (is_scalar<I>)
+      return std::get<K>(src);
+    else
+      return broadcast ? static_cast<typename I::source>(std::get<K>(buffers).data) : std::get<K>(src) + base;
   }
 
   // `out` is restrict: every other overlap with the inputs is rejected before the loop but

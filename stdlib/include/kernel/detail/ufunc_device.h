@@ -65,8 +65,8 @@ device_call device_call_for(const std::shared_ptr<stream_state> *stream, device_
 
 /// One operand after staging: its device address and layout, and what keeps it alive.
 struct staged_operand {
-  operand_layout layout;                 // describes device memory
-  std::shared_ptr<void> device_memory;   // for operands staged from the host
+  operand_layout layout;               // describes device memory
+  std::shared_ptr<void> device_memory; // for operands staged from the host
   bool on_device_already = false;
 };
 

@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
-#include <utility>
 #include <type_traits>
+#include <utility>
 
 #include "kernel/config.h"
 #include "kernel/detail/function_traits.h"
@@ -44,8 +44,10 @@ template <class T, class... Rest> struct operand_pack<T, Rest...> {
 };
 
 template <std::size_t I, class Pack> KERNEL_ALWAYS_INLINE constexpr auto &get_operand(Pack &p) noexcept {
-  if constexpr (I == 0) return p.head;
-  else return get_operand<I - 1>(p.tail);
+  if constexpr (I == 0)
+    return p.head;
+  else
+    return get_operand<I - 1>(p.tail);
 }
 
 /// The parameter block of a ufunc kernel launch.
@@ -62,8 +64,7 @@ template <class F> struct ufunc_params_of<F const> : ufunc_params_of<F> {};
 template <class R, class... A> struct ufunc_params_of<R (*)(A...)> {
   using type = ufunc_params<R, std::remove_cvref_t<A>...>;
 };
-template <class R, class... A>
-struct ufunc_params_of<R (*)(A...) noexcept> : ufunc_params_of<R (*)(A...)> {};
+template <class R, class... A> struct ufunc_params_of<R (*)(A...) noexcept> : ufunc_params_of<R (*)(A...)> {};
 template <auto F> using ufunc_params_for = typename ufunc_params_of<decltype(F)>::type;
 
 // The kernel reads its parameter block only at constant offsets (no dynamic index, no
@@ -75,8 +76,8 @@ template <auto F> using ufunc_params_for = typename ufunc_params_of<decltype(F)>
 /// first, calling `visit(d, coordinate)` for each. Unrolled over the largest rank, so that
 /// the caller's shapes and strides are read at constant offsets.
 template <class Visit>
-KERNEL_ALWAYS_INLINE void for_each_loop_coordinate(index_t i, std::int32_t ndim, const index_t (&shape)[max_device_dims],
-                                                   Visit &&visit) noexcept {
+KERNEL_ALWAYS_INLINE void for_each_loop_coordinate(index_t i, std::int32_t ndim,
+                                                   const index_t (&shape)[max_device_dims], Visit &&visit) noexcept {
 #pragma unroll
   for (int d = max_device_dims - 1; d >= 0; --d) {
     if (d >= ndim) continue;

@@ -7,7 +7,7 @@
 
 #include "cuda/shared_library.h"
 
-namespace kernel::runtime::device_code {
+namespace kernel::runtime::cuda {
 
 class nvrtc {
 public:
@@ -35,4 +35,4 @@ private:
   std::unique_ptr<api> api_;
 };
 
-} // namespace kernel::runtime::device_code
+} // namespace kernel::runtime::cuda

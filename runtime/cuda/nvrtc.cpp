@@ -1,13 +1,11 @@
-#include "device_code/nvrtc.h"
+#include "cuda/nvrtc.h"
 
 #include <nvrtc.h>
 
-#include <cstdlib>
-#include <vector>
-
+#include "cuda/toolkit.h"
 #include "kernel/errors.h"
 
-namespace kernel::runtime::device_code {
+namespace kernel::runtime::cuda {
 
 struct nvrtc::api {
   nvrtcResult (*create)(nvrtcProgram *, const char *, const char *, int, const char *const *,
@@ -30,18 +28,9 @@ const nvrtc &nvrtc::get() {
 }
 
 nvrtc::nvrtc() {
-  std::vector<std::string> names = {"libnvrtc.so.13"};
-  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *root = std::getenv(var)) names.push_back(std::string(root) + "/lib64/libnvrtc.so.13");
-  names.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
-  std::string errors;
-  for (const std::string &name : names) {
-    lib_ = shared_library({name.c_str()});
-    if (lib_) break;
-    errors += (errors.empty() ? "" : "; ") + lib_.error();
-  }
+  lib_ = shared_library(toolkit_library_candidates("libnvrtc.so.13"));
   if (!lib_) {
-    reason_ = "NVRTC could not be loaded (" + errors + ")";
+    reason_ = "NVRTC could not be loaded (" + lib_.error() + ")";
     return;
   }
   auto t = std::make_unique<api>();
@@ -88,4 +77,4 @@ std::string nvrtc::compile(const std::string &source, const std::string &name, i
   return ptx;
 }
 
-} // namespace kernel::runtime::device_code
+} // namespace kernel::runtime::cuda

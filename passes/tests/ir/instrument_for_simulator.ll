@@ -1,0 +1,66 @@
+; For the simulator's race checks, each entry gets an instrumented copy of itself and what it
+; calls: plain loads, stores and memcpy/memset report their address first. Atomics and the
+; thread's own stack are not reported; the original functions are not changed.
+; RUN: opt -load-pass-plugin=%plugin -passes=kernel-instrument-simulator %s -S | FileCheck %s
+
+target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+target triple = "x86_64-pc-linux-gnu"
+
+@.str.entry = private unnamed_addr constant [52 x i8] c"kernel.entry\1Fjit\1Fkernel\1Fvoid(int64[:])\1Fk.cpp:3\1F16\1F8\00", section "llvm.metadata"
+@.str.file = private unnamed_addr constant [6 x i8] c"k.cpp\00", section "llvm.metadata"
+@llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [
+  { ptr, ptr, ptr, i32, ptr } { ptr @_Z6kernelRK6Params, ptr @.str.entry, ptr @.str.file, i32 3, ptr null }
+], section "llvm.metadata"
+
+; CHECK: @__kernel_sim_where = private unnamed_addr constant [8 x i8] c"k.cpp:5\00"
+
+; The originals stay as they were.
+; CHECK-LABEL: define void @_Z6kernelRK6Params(ptr %params) {
+; CHECK-NOT: __kernel_sim_access
+; CHECK: ret void
+define void @_Z6kernelRK6Params(ptr %params) {
+  %local = alloca i64
+  %data = load ptr, ptr %params, !dbg !8
+  %x = load i64, ptr %data
+  store i64 %x, ptr %local
+  %old = atomicrmw add ptr %data, i64 1 monotonic
+  call void @_Z6helperPl(ptr %data)
+  call void @llvm.memcpy.p0.p0.i64(ptr %data, ptr %local, i64 8, i1 false)
+  ret void
+}
+
+; CHECK-LABEL: define void @_Z6helperPl(ptr %p) {
+; CHECK-NEXT: store i64 0, ptr %p
+define void @_Z6helperPl(ptr %p) {
+  store i64 0, ptr %p
+  ret void
+}
+
+; CHECK-LABEL: define internal void @_Z6kernelRK6Params.kernel_sim(ptr %0) {
+; CHECK-NEXT: %local = alloca i64
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %0, i64 8, i32 0, ptr @__kernel_sim_where)
+; CHECK-NEXT: %data = load ptr, ptr %0
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 0, ptr null)
+; CHECK-NEXT: %x = load i64, ptr %data
+; CHECK-NEXT: store i64 %x, ptr %local
+; CHECK-NEXT: %old = atomicrmw add ptr %data, i64 1 monotonic
+; CHECK-NEXT: call void @_Z6helperPl.kernel_sim(ptr %data)
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 1, ptr null)
+; CHECK-NEXT: call void @llvm.memcpy.p0.p0.i64(ptr %data, ptr %local, i64 8, i1 false)
+
+; CHECK-LABEL: define internal void @_Z6helperPl.kernel_sim(ptr %0) {
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %0, i64 8, i32 1, ptr null)
+; CHECK-NEXT: store i64 0, ptr %0
+
+; CHECK: declare void @__kernel_sim_access(ptr, i64, i32, ptr)
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!2}
+!0 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "clang", isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug)
+!1 = !DIFile(filename: "k.cpp", directory: "/tmp")
+!2 = !{i32 2, !"Debug Info Version", i32 3}
+!5 = distinct !DISubprogram(name: "kernel", scope: !1, file: !1, line: 3, type: !6, scopeLine: 3, spFlags: DISPFlagDefinition, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{null}
+!8 = !DILocation(line: 5, column: 3, scope: !5)

@@ -1,0 +1,94 @@
+; The kernel hooks become PTX special registers, barriers, shuffles, votes and shared
+; variables; the simulator's bounds checks disappear.
+; RUN: opt -load-pass-plugin=%plugin -passes=kernel-lower-intrinsics %s -S \
+; RUN:   | FileCheck %s --implicit-check-not=__kernel_
+
+target triple = "nvptx64-nvidia-cuda"
+
+@__kernel_simulating = external global i32
+@site = internal constant i8 0
+@.file = private constant [6 x i8] c"k.cpp\00"
+
+; One shared variable per shared_array site, aligned to at least 16 bytes.
+; CHECK: @__kernel_shared = internal addrspace(3) global [256 x i8] undef, align 16
+; CHECK: @__kernel_dynamic_shared = external addrspace(3) global [0 x i8], align 16
+
+; CHECK-LABEL: define i32 @index(
+; CHECK: %[[CTAID:.*]] = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+; CHECK: %[[NTID:.*]] = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+; CHECK: %[[TID:.*]] = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+; CHECK: %[[BASE:.*]] = mul i32 %[[CTAID]], %[[NTID]]
+; CHECK: add i32 %[[BASE]], %[[TID]]
+define i32 @index() {
+  %b = call i32 @__kernel_ctaid_x()
+  %n = call i32 @__kernel_ntid_x()
+  %t = call i32 @__kernel_tid_x()
+  %bn = mul i32 %b, %n
+  %i = add i32 %bn, %t
+  ret i32 %i
+}
+
+; CHECK-LABEL: define i32 @warp(
+; CHECK: call void @llvm.nvvm.barrier0()
+; CHECK: %[[PRED:.*]] = icmp ne i32 %p, 0
+; CHECK: %[[PRED32:.*]] = zext i1 %[[PRED]] to i32
+; CHECK: call i32 @llvm.nvvm.barrier0.popc(i32 %[[PRED32]])
+; Width 16: segment mask (32 - 16) << 8 = 4096, maximum lane 31.
+; CHECK: call i32 @llvm.nvvm.shfl.sync.down.i32(i32 -1, i32 %v, i32 1, i32 4127)
+; CHECK: call i32 @llvm.nvvm.vote.ballot.sync(i32 -1, i1
+; CHECK: call void @llvm.nvvm.membar.gl()
+define i32 @warp(i32 %v, i32 %p) {
+  call void @__kernel_syncthreads(ptr @.file, i32 3)
+  %count = call i32 @__kernel_syncthreads_count(i32 %p, ptr @.file, i32 4)
+  %down = call i32 @__kernel_shfl_down(i32 -1, i32 %v, i32 1, i32 16)
+  %ballot = call i32 @__kernel_vote_ballot(i32 -1, i32 %p)
+  call void @__kernel_threadfence()
+  %s1 = add i32 %count, %down
+  %s2 = add i32 %s1, %ballot
+  ret i32 %s2
+}
+
+; CHECK-LABEL: define ptr @shared(
+; CHECK: ret ptr addrspacecast (ptr addrspace(3) @__kernel_shared to ptr)
+define ptr @shared() {
+  %p = call ptr @__kernel_shared_static(ptr @site, i64 256, i64 4)
+  ret ptr %p
+}
+
+; CHECK-LABEL: define ptr @dynamic_shared(
+; CHECK: call i32 asm "mov.u32 $0, %dynamic_smem_size;", "=r"()
+; CHECK: addrspacecast (ptr addrspace(3) @__kernel_dynamic_shared to ptr)
+define ptr @dynamic_shared(ptr %out) {
+  %bytes = call i32 @__kernel_shared_dynamic_bytes()
+  store i32 %bytes, ptr %out
+  %p = call ptr @__kernel_shared_dynamic()
+  ret ptr %p
+}
+
+; The simulator's flag is zero on the GPU and its check is never called.
+; CHECK-LABEL: define float @checked_load(
+; CHECK-NEXT: %on = icmp ne i32 0, 0
+define float @checked_load(ptr %data, ptr %shape, ptr %index) {
+  %simulating = load i32, ptr @__kernel_simulating
+  %on = icmp ne i32 %simulating, 0
+  br i1 %on, label %check, label %load
+check:
+  call void @__kernel_check_index(ptr %data, i64 1, ptr %shape, ptr %index)
+  br label %load
+load:
+  %v = load float, ptr %data
+  ret float %v
+}
+
+declare i32 @__kernel_ctaid_x()
+declare i32 @__kernel_ntid_x()
+declare i32 @__kernel_tid_x()
+declare void @__kernel_syncthreads(ptr, i32)
+declare i32 @__kernel_syncthreads_count(i32, ptr, i32)
+declare i32 @__kernel_shfl_down(i32, i32, i32, i32)
+declare i32 @__kernel_vote_ballot(i32, i32)
+declare void @__kernel_threadfence()
+declare ptr @__kernel_shared_static(ptr, i64, i64)
+declare ptr @__kernel_shared_dynamic()
+declare i32 @__kernel_shared_dynamic_bytes()
+declare void @__kernel_check_index(ptr, i64, ptr, ptr)

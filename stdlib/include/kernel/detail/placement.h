@@ -1,0 +1,89 @@
+// Where a call runs: the target, and the device or stream chosen with `.on(...)`. One type
+// holds that choice for kernel::ufunc, kernel::gufunc, kernel::reduce and kernel::launcher, and
+// one base class gives the first three their `on(target)`, `on(device)` and `on(stream)`.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "kernel/detail/device_api.h"
+#include "kernel/detail/ufunc_device.h"
+#include "kernel/device.h"
+#include "kernel/target.h"
+
+namespace kernel::detail {
+
+/// The message of the error thrown when `callee` was to run on a GPU and cannot: `why`.
+inline std::string no_device_message(std::string_view callee, const std::string &why) {
+  return "'" + std::string(callee) + "' on target cuda: " + why +
+         ". Targets that work on this machine: cpu, parallel, simulator";
+}
+
+/// A callable's target and the device and stream chosen for it. A device or stream is only
+/// chosen together with target cuda or simulator: choosing a target drops them.
+struct placement {
+  target where = target::cpu;
+  device_state *chosen_device = nullptr; ///< null: the arrays' device or the default one
+  const stream *chosen_stream = nullptr; ///< non-null: the call is asynchronous, on this stream
+
+  /// Device `d`, and its target: the simulator for the simulated device, cuda for a GPU.
+  static placement of(device d) noexcept {
+    return {d.is_simulator() ? target::simulator : target::cuda, &d.state(), nullptr};
+  }
+  /// Stream `s`, on its device.
+  static placement of(const stream &s) noexcept {
+    placement p = of(s.device());
+    p.chosen_stream = &s;
+    return p;
+  }
+
+  /// True when the call runs on the host's cores, not on a device.
+  constexpr bool runs_on_host() const noexcept { return where == target::cpu || where == target::parallel; }
+
+  /// Where a device call runs (see device_call_for): `array_device` is the device of the
+  /// call's device arrays, or null; `unavailable(why)` the message when there is no device.
+  template <class Unavailable> device_call call_on(device_state *array_device, Unavailable &&unavailable) const {
+    return device_call_for(chosen_stream ? &chosen_stream->state() : nullptr, chosen_device, array_device,
+                           where == target::simulator, unavailable);
+  }
+};
+
+/// The `on(...)` overloads of a callable `Derived` (CRTP): each returns a copy of it placed
+/// elsewhere. Derived reads where it runs with placed_on() and finds its device with call_on().
+template <class Derived> class placed {
+public:
+  /// The same callable running on target `t`.
+  constexpr Derived on(target t) const noexcept { return placed_at(placement{t}); }
+  /// The same callable running on device `d`.
+  Derived on(device d) const noexcept { return placed_at(placement::of(d)); }
+  /// The same callable running asynchronously, in order on stream `s` (which must outlive
+  /// the call's work).
+  Derived on(const stream &s) const noexcept { return placed_at(placement::of(s)); }
+
+protected:
+  constexpr placed() noexcept = default;
+  constexpr explicit placed(target t) noexcept : placement_{t} {}
+
+  constexpr const placement &placed_on() const noexcept { return placement_; }
+
+  /// Where a device call of Derived runs; `unavailable(why)` is the message when there is no
+  /// device (by default no_device_message for Derived::name()).
+  template <class Unavailable> device_call call_on(device_state *array_device, Unavailable &&unavailable) const {
+    return placement_.call_on(array_device, unavailable);
+  }
+  device_call call_on(device_state *array_device) const {
+    return placement_.call_on(array_device,
+                              [](const std::string &why) { return no_device_message(Derived::name(), why); });
+  }
+
+private:
+  constexpr Derived placed_at(const placement &p) const noexcept {
+    Derived copy = static_cast<const Derived &>(*this);
+    static_cast<placed &>(copy).placement_ = p;
+    return copy;
+  }
+
+  placement placement_;
+};
+
+} // namespace kernel::detail
