@@ -24,6 +24,10 @@ void createHostFallbacks(Module &Host, ArrayRef<ExternalFunction> Functions) {
     if (!Fn->isDeclaration())
       continue;
     Fn->setLinkage(GlobalValue::WeakAnyLinkage);
+    // With -g at -O1 and above clang attaches a declaration's DISubprogram (for call-site
+    // information); a definition must have a distinct one of its own, or the backend's lexical
+    // scopes crash. The body is generated and has no source lines: give it none.
+    Fn->setSubprogram(nullptr);
     // The report unwinds (a C++ exception) through this frame.
     Fn->setUWTableKind(UWTableKind::Default);
     Fn->removeFnAttr(Attribute::NoUnwind);

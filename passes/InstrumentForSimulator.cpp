@@ -5,8 +5,10 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -45,9 +47,34 @@ public:
         "__kernel_sim_access",
         FunctionType::get(Type::getVoidTy(Ctx),
                           {Ptr, Type::getInt64Ty(Ctx), Type::getInt32Ty(Ctx), Ptr}, false));
+    Yield =
+        M.getOrInsertFunction("__kernel_sim_yield", FunctionType::get(Type::getVoidTy(Ctx), false));
   }
 
-  void instrument(Function &F) {
+  // A thread spinning until another of its block sets a flag must let that one run: the
+  // simulator's threads are fibers, switched only where they call into it. A loop can wait
+  // for another thread only by reading what it writes: with an atomic or volatile access,
+  // or in a function it calls (the kernel hooks aside: those that wait switch threads).
+  void giveWayInWaitingLoops(Function &F) {
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    SmallPtrSet<BasicBlock *, 8> Latches;
+    for (Loop *L : LI.getLoopsInPreorder()) {
+      if (!mayWaitForOtherThreads(*L))
+        continue;
+      SmallVector<BasicBlock *, 4> LoopLatches;
+      L->getLoopLatches(LoopLatches);
+      for (BasicBlock *Latch : LoopLatches)
+        if (Latches.insert(Latch).second) {
+          Instruction *Term = Latch->getTerminator();
+          CallInst::Create(Yield, {}, "", Term->getIterator())->setDebugLoc(Term->getDebugLoc());
+        }
+    }
+  }
+
+  // `IsEntry`: F is an entry's copy, whose argument is the launch's parameters: the same for
+  // every thread and read-only, as CUDA's parameter space, so its loads cannot race.
+  void instrument(Function &F, bool IsEntry) {
     SmallVector<Instruction *, 32> Accesses;
     for (Instruction &I : instructions(F)) {
       if (auto *L = dyn_cast<LoadInst>(&I); L && !L->isAtomic())
@@ -61,8 +88,12 @@ public:
     for (Instruction *I : Accesses) {
       IRBuilder<> B(I);
       auto Report = [&](Value *Address, Value *Bytes, bool Write) {
-        if (isa<AllocaInst>(getUnderlyingObject(Address)))
-          return; // the thread's own stack
+        const Value *Object = getUnderlyingObject(Address);
+        // The thread's own stack, and the host's globals: neither is memory threads share
+        // on a GPU (device memory is the simulator's allocations).
+        if (isa<AllocaInst>(Object) || isa<GlobalVariable>(Object) ||
+            (IsEntry && isa<Argument>(Object)))
+          return;
         B.CreateCall(Access, {Address, B.CreateZExtOrTrunc(Bytes, B.getInt64Ty()),
                               B.getInt32(Write), where(*I)});
       };
@@ -81,6 +112,20 @@ public:
   }
 
 private:
+  static bool mayWaitForOtherThreads(const Loop &L) {
+    for (BasicBlock *BB : L.blocks())
+      for (Instruction &I : *BB) {
+        if (I.isAtomic() || (isa<LoadInst>(I) && cast<LoadInst>(I).isVolatile()))
+          return true;
+        if (auto *Call = dyn_cast<CallBase>(&I)) {
+          const Function *Callee = Call->getCalledFunction();
+          if (!Callee || (!Callee->isIntrinsic() && !Callee->getName().starts_with("__kernel_")))
+            return true;
+        }
+      }
+    return false;
+  }
+
   // "file.cpp:12" when the module has debug information, for race reports.
   Constant *where(const Instruction &I) {
     const DebugLoc &DL = I.getDebugLoc();
@@ -101,6 +146,7 @@ private:
   Module &M;
   LLVMContext &Ctx;
   FunctionCallee Access;
+  FunctionCallee Yield;
   StringMap<Constant *> Locations;
 };
 
@@ -135,7 +181,8 @@ DenseMap<Function *, Function *> instrumentForSimulator(Module &Host, const Devi
     Copy->setVisibility(GlobalValue::DefaultVisibility);
     Copy->setDLLStorageClass(GlobalValue::DefaultStorageClass);
     Copy->setDSOLocal(true);
-    Inst.instrument(*Copy);
+    Inst.instrument(*Copy, is_contained(Roots, F));
+    Inst.giveWayInWaitingLoops(*Copy);
   }
   for (Function *Root : Roots)
     Copies[Root] = cast<Function>(VMap[Root]);

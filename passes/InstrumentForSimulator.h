@@ -5,7 +5,12 @@
 // instrumented copy of the entry and of everything it calls: before each plain load and
 // store (and memcpy/memset) it calls __kernel_sim_access(address, bytes, is_write, where).
 // Atomic operations are not instrumented: they are how threads synchronise. Accesses to a
-// function's own stack are not either: they are private to its thread.
+// function's own stack are not either: they are private to its thread; nor are those to
+// the host's global variables, which are not device memory, nor an entry's reads of its
+// parameters, which are the same for every thread and read-only. At the back-edges of loops
+// that may wait for another thread (with an atomic or volatile access, or a call) it calls
+// __kernel_sim_yield(), where the simulator may switch to another thread of the block, so
+// that threads spinning on each other's flags finish.
 //
 // The copies serve only the simulator (the registration names them); ordinary host code
 // keeps calling the uninstrumented functions. The offload pass calls

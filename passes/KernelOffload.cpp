@@ -172,12 +172,12 @@ ModulePassManager buildDevicePipeline(const OffloadOptions &Options,
   MPM.addPass(ExtractDeviceModulePass());
   MPM.addPass(Layout ? RetargetToNVPTXPass(std::move(*Layout)) : RetargetToNVPTXPass());
   MPM.addPass(LinkDeviceRuntimePass(Diags));
-  MPM.addPass(LowerKernelIntrinsicsPass());
+  MPM.addPass(LowerKernelIntrinsicsPass(Diags));
   MPM.addPass(LowerPrintfPass());
   MPM.addPass(MapMathToLibdevicePass(Libdevice, Diags));
   MPM.addPass(LinkLibdevicePass(Libdevice, Diags));
   MPM.addPass(CreateKernelEntriesPass(Diags));
-  MPM.addPass(LowerNumbaDeviceCallsPass());
+  MPM.addPass(LowerNumbaDeviceCallsPass(Diags));
   MPM.addPass(VerifyDeviceModulePass(Libdevice, Diags));
   return MPM;
 }

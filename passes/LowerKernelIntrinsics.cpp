@@ -1,8 +1,12 @@
 //===- LowerKernelIntrinsics.cpp - Kernel hooks to NVVM intrinsics --------===//
 
 #include "LowerKernelIntrinsics.h"
+#include "DeviceCodeAnalysis.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
@@ -70,11 +74,76 @@ Lowering vote(Intrinsic::ID ID, bool Ballot) {
   };
 }
 
+/// The shared variables `F` and the functions it calls use, each once.
+const SetVector<const GlobalVariable *> &
+sharedVariablesOf(const Function &F,
+                  DenseMap<const Function *, SetVector<const GlobalVariable *>> &Memo) {
+  if (auto It = Memo.find(&F); It != Memo.end())
+    return It->second;
+  SetVector<const GlobalVariable *> Used;
+  Memo[&F]; // a recursive call sees what is known so far
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB)
+      for (const Value *Op : I.operands()) {
+        const Value *V = Op->stripPointerCasts();
+        if (const auto *G = dyn_cast<GlobalVariable>(V)) {
+          if (G->getAddressSpace() == SharedAddressSpace && !G->isDeclaration())
+            Used.insert(G);
+        } else if (const auto *Callee = dyn_cast<Function>(V); Callee && !Callee->isDeclaration()) {
+          Used.set_union(sharedVariablesOf(*Callee, Memo));
+        }
+      }
+  return Memo[&F] = std::move(Used);
+}
+
+/// Kernels (functions nothing in the module calls) whose static shared memory exceeds PTX's
+/// limit: ptxas would reject them only when the module is linked at run time.
+void checkStaticSharedSize(Module &M, const DeviceSymbols &Code, DeviceDiagnostics &D) {
+  StringMap<std::string> UserNames; // entry symbol -> the annotated function's name
+  for (const DeviceSymbols::Entry &E : Code.Entries)
+    UserNames[E.Symbol] = E.Info.Name;
+  DenseMap<const Function *, SetVector<const GlobalVariable *>> Memo;
+  const DataLayout &DL = M.getDataLayout();
+  for (const Function &F : M) {
+    if (F.isDeclaration() || !F.use_empty())
+      continue;
+    uint64_t Bytes = 0;
+    for (const GlobalVariable *G : sharedVariablesOf(F, Memo))
+      Bytes = alignTo(Bytes, G->getAlign().valueOrOne()) + DL.getTypeAllocSize(G->getValueType());
+    if (Bytes <= MaxStaticSharedBytes)
+      continue;
+    auto Name = UserNames.find(F.getName());
+    D.error(
+        "the kernel '" + (Name != UserNames.end() ? Name->second : demangle(F.getName())) +
+        "' uses " + Twine(Bytes) + " bytes of static shared memory (shared_array), more than the " +
+        Twine(MaxStaticSharedBytes) + " a GPU kernel may have; use dynamic_shared_array for more");
+  }
+}
+
+// match.any.sync.b32/b64 (sm_70 and later): the lanes of `mask` holding the same value.
+Lowering matchAny(Intrinsic::ID ID) {
+  return [ID](IRBuilder<> &B, CallInst &C) {
+    return callIntrinsic(B, ID, {C.getArgOperand(0), C.getArgOperand(1)});
+  };
+}
+
+// match.all.sync answers {lanes, all equal}; the hook returns the lanes and stores the
+// predicate, as an int, where its third argument points.
+Lowering matchAll(Intrinsic::ID ID) {
+  return [ID](IRBuilder<> &B, CallInst &C) {
+    Value *Pair = callIntrinsic(B, ID, {C.getArgOperand(0), C.getArgOperand(1)});
+    B.CreateStore(B.CreateZExt(B.CreateExtractValue(Pair, 1), B.getInt32Ty()), C.getArgOperand(2));
+    return B.CreateExtractValue(Pair, 0);
+  };
+}
+
 } // namespace
 
-PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManager &) {
+PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManager &AM) {
   LLVMContext &Ctx = M.getContext();
   Type *I8 = Type::getInt8Ty(Ctx);
+  DeviceDiagnostics Own(Ctx);
+  DeviceDiagnostics &D = Diags ? *Diags : Own;
 
   // One shared variable per shared_array site (the hook's first argument).
   DenseMap<Value *, GlobalVariable *> SharedBySite;
@@ -84,6 +153,13 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
     if (!G) {
       const auto *Bytes = dyn_cast<ConstantInt>(C.getArgOperand(1));
       const auto *AlignArg = dyn_cast<ConstantInt>(C.getArgOperand(2));
+      // kernel::shared_array's size is a template argument; a call that reaches the hook with
+      // a run-time size would otherwise get a 0-byte array.
+      if (!Bytes || !AlignArg)
+        D.error("a shared array in '" + demangle(C.getFunction()->getName()) +
+                "' has a size or alignment that is not a compile-time constant; static shared "
+                "memory is sized when the kernel is compiled (use dynamic_shared_array for a "
+                "size chosen at launch)");
       ArrayType *T = ArrayType::get(I8, Bytes ? Bytes->getZExtValue() : 0);
       G = new GlobalVariable(M, T, /*isConstant=*/false, GlobalValue::InternalLinkage,
                              UndefValue::get(T), "__kernel_shared", nullptr,
@@ -146,6 +222,11 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
       {"__kernel_vote_any", vote(Intrinsic::nvvm_vote_any_sync, false)},
       {"__kernel_vote_uni", vote(Intrinsic::nvvm_vote_uni_sync, false)},
       {"__kernel_vote_ballot", vote(Intrinsic::nvvm_vote_ballot_sync, true)},
+      {"__kernel_lanemask_lt", specialRegister(Intrinsic::nvvm_read_ptx_sreg_lanemask_lt)},
+      {"__kernel_match_any_32", matchAny(Intrinsic::nvvm_match_any_sync_i32)},
+      {"__kernel_match_any_64", matchAny(Intrinsic::nvvm_match_any_sync_i64)},
+      {"__kernel_match_all_32", matchAll(Intrinsic::nvvm_match_all_sync_i32p)},
+      {"__kernel_match_all_64", matchAll(Intrinsic::nvvm_match_all_sync_i64p)},
       {"__kernel_shared_static", SharedStatic},
       {"__kernel_shared_dynamic", SharedDynamic},
       {"__kernel_shared_dynamic_bytes", SharedDynamicBytes},
@@ -194,6 +275,8 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
     if (Hook->use_empty())
       Hook->eraseFromParent();
   }
+  if (!SharedBySite.empty())
+    checkStaticSharedSize(M, AM.getResult<DeviceCodeAnalysis>(M), D);
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 

@@ -11,15 +11,28 @@
 #ifndef KERNEL_PASSES_LOWERKERNELINTRINSICS_H
 #define KERNEL_PASSES_LOWERKERNELINTRINSICS_H
 
+#include "DeviceDiagnostics.h"
+
 #include "llvm/IR/PassManager.h"
 
 namespace kernel {
 namespace passes {
 
+/// PTX's limit on the static shared memory of one kernel (more must be dynamic, opted into at
+/// launch).
+inline constexpr uint64_t MaxStaticSharedBytes = 48 * 1024;
+
 class LowerKernelIntrinsicsPass : public llvm::PassInfoMixin<LowerKernelIntrinsicsPass> {
 public:
+  /// Errors (a shared array whose size is not a constant, kernels over
+  /// MaxStaticSharedBytes) go to `Diags` when given (the offload pass), else to the module's
+  /// context.
+  explicit LowerKernelIntrinsicsPass(DeviceDiagnostics *Diags = nullptr) : Diags(Diags) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
   static bool isRequired() { return true; }
+
+private:
+  DeviceDiagnostics *Diags;
 };
 
 } // namespace passes

@@ -4,6 +4,7 @@
 #include "DeviceCodeAnalysis.h"
 #include "ExternalDeviceCode.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -24,6 +25,8 @@ PreservedAnalyses LowerNumbaDeviceCallsPass::run(Module &M, ModuleAnalysisManage
   const std::vector<DeviceSymbols::External> &Externals =
       AM.getResult<DeviceCodeAnalysis>(M).Externals;
   LLVMContext &Ctx = M.getContext();
+  DeviceDiagnostics Own(Ctx);
+  DeviceDiagnostics &D = Diags ? *Diags : Own;
   Type *I32 = Type::getInt32Ty(Ctx);
   Type *I64 = Type::getInt64Ty(Ctx);
   GlobalVariable *Status = nullptr;
@@ -35,6 +38,19 @@ PreservedAnalyses LowerNumbaDeviceCallsPass::run(Module &M, ModuleAnalysisManage
     Function *Declared = M.getFunction(Externals[Index].Symbol);
     if (!Declared || !Declared->isDeclaration() || Declared->use_empty())
       continue;
+    // Only direct calls can be given the result slot; the address of the C++ declaration
+    // would call the CUDA-C function with the wrong arguments.
+    if (any_of(Declared->users(), [&](const User *U) {
+          const auto *Call = dyn_cast<CallInst>(U);
+          return !Call || Call->getCalledFunction() != Declared;
+        })) {
+      D.error("GPU code uses the address of the CUDA-C device function '" +
+              Externals[Index].Info.Signature + "' (Numba convention, declared at " +
+              Externals[Index].Info.Location +
+              "); such functions can only be called directly, because the compiler adds the "
+              "result pointer and the status to each call");
+      continue;
+    }
     if (!Status) {
       // Externally visible, so that the runtime finds it with cuModuleGetGlobal.
       Status = new GlobalVariable(M, I64, /*isConstant=*/false, GlobalValue::ExternalLinkage,

@@ -12,6 +12,8 @@
 #ifndef KERNEL_PASSES_LOWERNUMBADEVICECALLS_H
 #define KERNEL_PASSES_LOWERNUMBADEVICECALLS_H
 
+#include "DeviceDiagnostics.h"
+
 #include "llvm/IR/PassManager.h"
 
 namespace kernel {
@@ -19,8 +21,13 @@ namespace passes {
 
 class LowerNumbaDeviceCallsPass : public llvm::PassInfoMixin<LowerNumbaDeviceCallsPass> {
 public:
+  /// Errors go to `Diags` when given (the offload pass), else to the module's context.
+  explicit LowerNumbaDeviceCallsPass(DeviceDiagnostics *Diags = nullptr) : Diags(Diags) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &AM);
   static bool isRequired() { return true; }
+
+private:
+  DeviceDiagnostics *Diags;
 };
 
 } // namespace passes

@@ -52,9 +52,6 @@ bool isConstantGlobal(const VarDecl *VD) {
 
 /// Types no GPU has: x87 `long double` and the 128-bit float formats.
 const char *hostOnlyType(QualType T) {
-  T = T.getCanonicalType();
-  if (const auto *CT = T->getAs<ComplexType>())
-    T = CT->getElementType();
   if (const auto *BT = T->getAs<BuiltinType>()) {
     switch (BT->getKind()) {
     case BuiltinType::LongDouble: return "long double";
@@ -64,6 +61,13 @@ const char *hostOnlyType(QualType T) {
     }
   }
   return nullptr;
+}
+
+/// Integers wider than 64 bits (__int128, _BitInt(N > 64), enums based on them): the NVPTX
+/// backend has no library for some of their operations (conversions to and from floating
+/// point) and fails without a source location, so they are rejected wherever GPU code uses them.
+bool isWideInteger(const ASTContext &Ctx, QualType T) {
+  return T->isIntegralOrEnumerationType() && !T->isDependentType() && Ctx.getIntWidth(T) > 64;
 }
 
 class BodyVisitor : public RecursiveASTVisitor<BodyVisitor> {
@@ -94,6 +98,9 @@ public:
   bool TraverseConceptSpecializationExpr(ConceptSpecializationExpr *) { return true; }
 
   bool VisitCallExpr(CallExpr *E) {
+    // Clang has reported why the call is invalid; it has no callee to judge.
+    if (E->containsErrors())
+      return true;
     const FunctionDecl *Callee = E->getDirectCallee();
     if (!Callee) {
       if (isa<CXXPseudoDestructorExpr>(E->getCallee()->IgnoreParens()))
@@ -217,10 +224,18 @@ private:
   void checkType(QualType T, SourceLocation Loc) {
     if (ReportedType || T.isNull())
       return;
+    T = Ctx.getBaseElementType(T).getCanonicalType();
+    if (const auto *CT = T->getAs<ComplexType>())
+      T = CT->getElementType();
+    // Once per function: an expression of such a type has many subexpressions of it.
+    if (isWideInteger(Ctx, T)) {
+      ReportedType = true;
+      report(Loc, diag::GpuWideInteger, [&](const DiagnosticBuilder &B) { B << T; });
+      return;
+    }
     const char *Name = hostOnlyType(T);
     if (!Name)
       return;
-    // Once per function: an expression of such a type has many subexpressions of it.
     ReportedType = true;
     if (StringRef(Name) == "long double")
       report(Loc, diag::GpuLongDouble);
@@ -245,6 +260,11 @@ private:
     }
     if (isProvidedOnDevice(Callee))
       return;
+    // The host's va_list would stay in the GPU code (printf, a builtin, is lowered above).
+    if (Callee->isVariadic()) {
+      report(Loc, diag::GpuVariadicCall, [&](const DiagnosticBuilder &B) { B << Callee; });
+      return;
+    }
     const FunctionDecl *Definition = nullptr;
     if (!Callee->hasBody(Definition)) {
       if (Callee->isTrivial() || Callee->isDefaulted())

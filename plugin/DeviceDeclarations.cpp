@@ -148,6 +148,10 @@ public:
       Error(Attr.getLoc(), diag::DeclareDeviceMember) << FD;
       return AttributeNotApplied;
     }
+    if (FD->isVariadic()) {
+      Error(Attr.getLoc(), diag::DeclareDeviceVariadic) << FD;
+      return AttributeNotApplied;
+    }
     const bool Numba = Abi == "numba";
     const char *Convention = Numba ? "the Numba" : "the C";
     bool Ok = true;

@@ -62,6 +62,15 @@ public:
     if (!FD)
       return AttributeNotApplied;
 
+    KernelDeclTable *Table = KernelDeclTable::forContext(S.Context);
+    // A second kind of attribute on the function is the first thing wrong with it.
+    if (AnnotatedFunction *Existing = Table ? Table->find(FD) : nullptr;
+        Existing && Existing->Kind != Kind) {
+      S.Diag(Attr.getLoc(), diag::id(Diags, DiagnosticsEngine::Error, diag::ConflictingAttributes))
+          << attrSpelling(Kind) << attrSpelling(Existing->Kind) << FD;
+      return AttributeNotApplied;
+    }
+
     AnnotatedFunction Info;
     Info.Decl = FD;
     Info.Kind = Kind;
@@ -73,16 +82,9 @@ public:
 
     FD->addAttr(
         AnnotateAttr::CreateImplicit(S.Context, annotationFor(Info), nullptr, 0, Attr.getRange()));
-    if (KernelDeclTable *Table = KernelDeclTable::forContext(S.Context)) {
-      if (AnnotatedFunction *Existing = Table->find(FD)) {
-        if (Existing->Kind != Kind) {
-          S.Diag(Attr.getLoc(),
-                 diag::id(Diags, DiagnosticsEngine::Error, diag::ConflictingAttributes))
-              << attrSpelling(Kind) << attrSpelling(Existing->Kind) << FD;
-          return AttributeNotApplied;
-        }
+    if (Table) {
+      if (Table->find(FD))
         return AttributeApplied; // a redeclaration repeating the attribute
-      }
       Table->add(std::move(Info));
     }
     return AttributeApplied;
@@ -169,6 +171,8 @@ private:
     if (!checkDeclaration(S, FD, Info) || !checkSignaturesForKind(S, Info))
       return false;
     const bool IsTemplate = FD->getDescribedFunctionTemplate() != nullptr;
+    if (!IsTemplate && !checkCxxTypeForKind(S, FD, Info))
+      return false;
     if (Kind == KernelAttrKind::Reduce && !IsTemplate && !checkReduceType(S, FD, Info))
       return false;
     if (Kind == KernelAttrKind::Guvectorize && !Info.Layout) {
@@ -194,11 +198,69 @@ private:
       error(S, Info.AttrLoc, diag::VariadicFunction) << attrSpelling(Kind) << FD;
       return false;
     }
+    if (FD->isMain()) {
+      error(S, Info.AttrLoc, diag::OnMain) << attrSpelling(Kind);
+      return false;
+    }
     if (!FD->getDescribedFunctionTemplate() && FD->getDeclContext()->isDependentContext()) {
       error(S, Info.AttrLoc, diag::InClassTemplate) << attrSpelling(Kind);
       return false;
     }
     return true;
+  }
+
+  // What the C++ type of a non-template function must be for this attribute, checked before
+  // the signatures are matched so that the library's templates never see a function they
+  // cannot call (their errors would point into the headers).
+  bool checkCxxTypeForKind(Sema &S, FunctionDecl *FD, const AnnotatedFunction &Info) const {
+    switch (Kind) {
+    case KernelAttrKind::Vectorize:
+      if (FD->getNumParams() == 0) {
+        error(S, Info.AttrLoc, diag::VectorizeNeedsArguments) << FD;
+        return false;
+      }
+      if (FD->getReturnType()->isVoidType()) {
+        error(S, Info.AttrLoc, diag::VectorizeReturnsVoid) << FD;
+        return false;
+      }
+      return true;
+    case KernelAttrKind::Reduce:
+      if (FD->getReturnType()->isBooleanType()) {
+        error(S, Info.AttrLoc, diag::ReduceBool) << FD;
+        return false;
+      }
+      return true;
+    case KernelAttrKind::Jit: return checkJitType(S, FD, Info);
+    case KernelAttrKind::Guvectorize:
+    case KernelAttrKind::Device: return true;
+    }
+    return true;
+  }
+
+  // A kernel returns nothing and its arguments are copied to the GPU: each parameter is a
+  // value the launch can copy byte for byte, or a const reference to one.
+  static bool checkJitType(Sema &S, FunctionDecl *FD, const AnnotatedFunction &Info) {
+    bool Ok = true;
+    if (QualType R = FD->getReturnType(); !R->isVoidType() && !R->isDependentType()) {
+      error(S, Info.AttrLoc, diag::JitReturnsValue) << FD << R;
+      Ok = false;
+    }
+    for (const ParmVarDecl *P : FD->parameters()) {
+      QualType T = P->getType();
+      if (T->isDependentType())
+        continue;
+      if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()) {
+        error(S, P->getLocation(), diag::JitParamByReference) << P << FD << T;
+        Ok = false;
+        continue;
+      }
+      QualType Value = T.getNonReferenceType().getUnqualifiedType();
+      if (!S.isCompleteType(P->getLocation(), Value) || Value.isTriviallyCopyableType(S.Context))
+        continue;
+      error(S, P->getLocation(), diag::JitParamNotCopyable) << P << FD << Value;
+      Ok = false;
+    }
+    return Ok;
   }
 
   // What each written signature may say for this attribute; every signature is checked.
@@ -230,9 +292,15 @@ private:
     return false;
   }
 
-  // A reduction combines two values of its result type: T(T, T).
+  // A reduction combines two values of its result type: T(T, T), T not bool (the warp
+  // shuffles of the tree move 32- and 64-bit values).
   static bool checkReduceSignature(Sema &S, const WrittenSignature &W) {
     const Signature &Sig = W.Sig;
+    if (Sig.Result.isScalar() && Sig.Result.Element == ScalarKind::Boolean) {
+      error(S, byteLocation(S, W.Literal, Sig.Result.Begin), diag::ReduceBoolSignature)
+          << Sig.str();
+      return false;
+    }
     if (Sig.Result.isScalar() && Sig.Params.size() == 2 &&
         sameSignatureType(Sig.Params[0], Sig.Result) &&
         sameSignatureType(Sig.Params[1], Sig.Result))

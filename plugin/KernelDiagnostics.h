@@ -46,6 +46,29 @@ inline constexpr const char VectorizeNeedsResult[] =
 inline constexpr const char JitReturnsVoid[] =
     "kernel::jit kernels return void and write results through array arguments; the "
     "signature '%0' returns %1";
+inline constexpr const char OnMain[] = "%0 cannot apply to 'main'";
+inline constexpr const char VectorizeNeedsArguments[] =
+    "kernel::vectorize functions take at least one argument, which the ufunc maps element by "
+    "element; %0 takes none";
+inline constexpr const char VectorizeReturnsVoid[] =
+    "kernel::vectorize functions return their result; %0 returns void (use kernel::guvectorize "
+    "or kernel::jit to write results through arguments)";
+inline constexpr const char ReduceBool[] =
+    "kernel::reduce cannot combine bool values (%0 returns bool); reduce integers instead";
+inline constexpr const char ReduceBoolSignature[] =
+    "kernel::reduce cannot combine bool values (signature '%0'); reduce integers instead";
+inline constexpr const char JitReturnsValue[] =
+    "kernel::jit kernels return void and write results through array arguments; %0 returns %1";
+inline constexpr const char JitParamByReference[] =
+    "kernel::jit kernel arguments are copied to the GPU, so parameter %0 of %1 cannot be the "
+    "non-const reference %2; take it by value (an array_view to write through)";
+inline constexpr const char JitParamNotCopyable[] =
+    "kernel::jit kernel arguments are copied to the GPU byte for byte, so parameter %0 of %1 "
+    "cannot have the type %2, which is not trivially copyable; pass its data as an array_view";
+inline constexpr const char DeletedFunction[] = "%0 cannot apply to the deleted function %1";
+inline constexpr const char EntryNotInstantiated[] =
+    "cannot instantiate kernel::detail::%0 for %1 from <kernel/kernel.h>: %2 (is the header "
+    "from another version of the toolkit?)";
 inline constexpr const char CannotDeriveSignature[] =
     "%0 %1 needs a signature string: it cannot be derived from its C++ types (%2)";
 inline constexpr const char TemplateNeedsSignature[] =
@@ -79,6 +102,9 @@ inline constexpr const char DeclareDeviceTemplate[] =
     "kernel::declare_device declares one CUDA-C function; %0 cannot be a template";
 inline constexpr const char DeclareDeviceMember[] =
     "kernel::declare_device declares a free function; %0 is a member function";
+inline constexpr const char DeclareDeviceVariadic[] =
+    "kernel::declare_device cannot declare the variadic function %0: CUDA-C device functions "
+    "take a fixed list of arguments";
 inline constexpr const char DeclareDeviceBody[] =
     "%0 is declared with kernel::declare_device, so its GPU code comes from linked CUDA-C device "
     "code and it cannot have a body here; a host implementation for the CPU targets and the "
@@ -126,12 +152,16 @@ inline constexpr const char GpuLongDouble[] =
     "GPU code cannot use 'long double' (no GPU has it); use double";
 inline constexpr const char GpuHostOnlyType[] =
     "GPU code cannot use '%0', a type only x86 CPUs have";
+inline constexpr const char GpuWideInteger[] =
+    "GPU code cannot use %0: GPU integers are at most 64 bits wide; use int64_t or uint64_t";
 inline constexpr const char GpuHostOnlyBuiltin[] =
     "GPU code cannot call %0, a builtin only x86 CPUs have";
 inline constexpr const char GpuNew[] = "GPU code cannot allocate memory with 'new'";
 inline constexpr const char GpuDelete[] = "GPU code cannot free memory with 'delete'";
 inline constexpr const char GpuIndirectCall[] =
     "GPU code cannot make indirect calls (through a function pointer or std::function)";
+inline constexpr const char GpuVariadicCall[] =
+    "GPU code cannot call the variadic function %0 (GPUs have no C variable argument lists)";
 inline constexpr const char GpuUndefinedCallee[] =
     "GPU code cannot call %0: its definition is not visible in this translation unit";
 inline constexpr const char GpuLibraryCall[] =

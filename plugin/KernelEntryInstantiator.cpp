@@ -180,11 +180,17 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
   Explicit.addArgument(TemplateArgumentLoc(TemplateArgument(Address.get()), Address.get()));
   FunctionDecl *Spec = nullptr;
   sema::TemplateDeductionInfo Info(Loc);
+  // The header and the plugin disagree about the entry template: say so rather than leave the
+  // function without an entry that the runtime would miss at the first call.
+  auto Fail = [&](const char *Why) {
+    S.Diag(Loc, diag::id(Diags, DiagnosticsEngine::Error, diag::EntryNotInstantiated))
+        << EntryName << Fn << Why;
+  };
   if (S.DeduceTemplateArguments(Entry, &Explicit, Spec, Info) != TemplateDeductionResult::Success ||
       !Spec)
-    return;
+    return Fail("the template does not take the function's address as its template argument");
   if (Spec->getNumParams() != 1)
-    return;
+    return Fail("the entry does not take exactly one parameter block");
 
   QualType Params = Spec->getParamDecl(0)->getType().getNonReferenceType();
   if (S.RequireCompleteType(Loc, Params,

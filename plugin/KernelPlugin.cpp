@@ -18,6 +18,7 @@
 #include "DeviceCodeChecker.h"
 #include "DeviceDeclarations.h"
 #include "KernelDeclTable.h"
+#include "KernelDiagnostics.h"
 #include "KernelEntryInstantiator.h"
 
 #include "KernelOffload.h"
@@ -66,13 +67,23 @@ private:
   // has been defined: Sema is then in a clean state, and the instantiations it queues are
   // completed, with the rest, at the end of the translation unit.
   void instantiateDefinedFunctions() {
-    if (!TheSema)
+    // Instantiations of templates the function uses are handed over as top-level declarations
+    // too; inside one, a diagnostic would carry that instantiation's notes, which say nothing
+    // about the attribute. The function's own declaration follows.
+    if (!TheSema || !TheSema->CodeSynthesisContexts.empty())
       return;
     KernelEntryInstantiator Instantiator(*TheSema);
     for (const std::unique_ptr<AnnotatedFunction> &F : Table.functions()) {
       if (F->Processed || !F->Decl->isDefined())
         continue;
       F->Processed = true;
+      // `= delete` is parsed after the attribute, so it is checked here.
+      if (F->Decl->isDeleted()) {
+        TheSema->Diag(F->AttrLoc, diag::id(TheSema->getDiagnostics(), DiagnosticsEngine::Error,
+                                           diag::DeletedFunction))
+            << attrSpelling(F->Kind) << F->Decl;
+        continue;
+      }
       Instantiator.instantiate(*F, Roots);
     }
   }

@@ -1,14 +1,20 @@
 #include "cache/cubin_cache.h"
 #include "cache/checksum.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 namespace kernel::runtime {
@@ -16,6 +22,84 @@ namespace kernel::runtime {
 namespace {
 
 constexpr std::string_view magic = "KERNEL-CUBIN 1\n";
+
+// No cubin comes near this; anything larger at an entry's path is not one of ours.
+constexpr std::uint64_t max_entry_bytes = std::uint64_t{1} << 30;
+
+// Temporaries of writers that died (killed between write and rename) are removed after this.
+constexpr auto stale_after = std::chrono::minutes(10);
+
+// Whatever is at an entry's path that is not a valid entry: a damaged file, a directory, a
+// FIFO or a device someone left there. Removed so that the next store can write the entry.
+void remove_entry(const std::filesystem::path &path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(std::filesystem::symlink_status(path, ignored)))
+    std::filesystem::remove_all(path, ignored);
+  else
+    std::filesystem::remove(path, ignored);
+}
+
+// The entry's bytes when `path` is a regular file of a plausible size; std::nullopt when
+// there is nothing (a miss) or something else (damaged, and removed). Never blocks on a FIFO
+// or reads a device without end.
+std::optional<std::string> read_entry(const std::filesystem::path &path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    remove_entry(path); // a directory (EISDIR), an unreadable file, ...
+    return std::nullopt;
+  }
+  struct stat st{};
+  std::optional<std::string> contents;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) <= max_entry_bytes) {
+    std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    if (done == bytes.size()) contents = std::move(bytes);
+  }
+  ::close(fd);
+  if (!contents) remove_entry(path);
+  return contents;
+}
+
+// "<entry>.tmp.<pid>.<n>": the temporary a writer renames into place.
+std::optional<pid_t> temporary_owner(const std::filesystem::path &file) {
+  const std::string name = file.filename().string();
+  const std::size_t at = name.find(".cubin.tmp.");
+  if (at == std::string::npos) return std::nullopt;
+  pid_t pid = 0;
+  for (std::size_t i = at + std::string_view(".cubin.tmp.").size(); i < name.size() && name[i] != '.'; ++i) {
+    if (name[i] < '0' || name[i] > '9') return std::nullopt;
+    pid = pid * 10 + (name[i] - '0');
+  }
+  return pid;
+}
+
+// Removes the temporaries of writers that no longer run, or that are older than any write
+// takes. Once per process and directory: it lists the directory.
+void remove_stale_temporaries(const std::filesystem::path &directory) {
+  static std::mutex mutex;
+  static std::set<std::filesystem::path> done;
+  {
+    std::lock_guard lock(mutex);
+    if (!done.insert(directory).second) return;
+  }
+  std::error_code ec;
+  const auto now = std::filesystem::file_time_type::clock::now();
+  for (std::filesystem::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::optional<pid_t> owner = temporary_owner(it->path());
+    if (!owner) continue;
+    std::error_code ignored;
+    const bool writer_gone = *owner <= 0 || (::kill(*owner, 0) != 0 && errno == ESRCH);
+    const auto written = std::filesystem::last_write_time(it->path(), ignored);
+    if (writer_gone || (!ignored && now - written > stale_after)) std::filesystem::remove(it->path(), ignored);
+  }
+}
 
 } // namespace
 
@@ -49,10 +133,9 @@ std::filesystem::path cubin_cache::path_for(const cubin_key &key) const {
 std::optional<std::vector<char>> cubin_cache::load(const cubin_key &key) const {
   if (!enabled()) return std::nullopt;
   const std::filesystem::path path = path_for(key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  in.close();
+  std::optional<std::string> contents = read_entry(path);
+  if (!contents) return std::nullopt;
+  const std::string &file = *contents;
 
   // magic, key length, key text, payload length, payload checksum, payload
   auto parse = [&]() -> std::optional<std::vector<char>> {
@@ -82,8 +165,7 @@ std::optional<std::vector<char>> cubin_cache::load(const cubin_key &key) const {
     return std::vector<char>(rest.begin(), rest.end());
   };
   if (auto cubin = parse()) return cubin;
-  std::error_code ignored;
-  std::filesystem::remove(path, ignored); // damaged or another key's: rebuild it
+  remove_entry(path); // damaged or another key's: rebuild it
   return std::nullopt;
 }
 
@@ -92,6 +174,7 @@ bool cubin_cache::store(const cubin_key &key, std::span<const char> cubin) const
   std::error_code ec;
   std::filesystem::create_directories(directory_, ec);
   if (ec) return false;
+  remove_stale_temporaries(directory_);
   const std::string key_text = key.text();
   const std::string_view payload(cubin.data(), cubin.size());
   std::string header(magic);
@@ -114,6 +197,11 @@ bool cubin_cache::store(const cubin_key &key, std::span<const char> cubin) const
     }
   }
   std::filesystem::rename(temporary, path, ec);
+  std::error_code ignored;
+  if (ec && std::filesystem::is_directory(std::filesystem::symlink_status(path, ignored))) {
+    remove_entry(path); // a directory in the way: the entry replaces it
+    std::filesystem::rename(temporary, path, ec);
+  }
   if (ec) {
     std::filesystem::remove(temporary, ec);
     return false;

@@ -54,7 +54,13 @@ public:
     device_.api().check(device_.api().cuEventCreate(&handle_, CU_EVENT_DEFAULT), "cuEventCreate", device_.name());
   }
   ~cuda_event() override {
-    device_.make_current();
+    // A destructor must not throw: when the context cannot be made current (a driver failing
+    // at exit), the event goes with the context.
+    try {
+      device_.make_current();
+    } catch (...) {
+      return;
+    }
     device_.api().cuEventDestroy(handle_);
   }
   void record(detail::stream_state &s) override {
@@ -297,42 +303,48 @@ void cuda_device::synchronize() {
   release_deferred();
 }
 
-void cuda_device::load_module(const ::kernel_module &m, const std::string &what) {
-  if (modules_.count(m.hash)) return;
+cuda_device::loaded_module &cuda_device::load_module(const ::kernel_module &m, const std::string &what) {
+  if (auto it = modules_.find(m.hash); it != modules_.end()) return it->second;
   built_module built = build_cubin(m, compute_capability_, cubin_cache::process(), drv_.version(), what);
   make_current();
-  CUmodule module = nullptr;
-  drv_.check(drv_.cuModuleLoadData(&module, built.cubin.data()), "cuModuleLoadData",
+  loaded_module loaded;
+  drv_.check(drv_.cuModuleLoadData(&loaded.module, built.cubin.data()), "cuModuleLoadData",
              what + " on " + name_ + " (PTX for " + built.ptx_arch + ")");
-  modules_.emplace(m.hash, module);
-  CUdeviceptr status = 0;
   for (uint32_t i = 0; i < m.num_externals; ++i)
     if (std::string_view(m.externals[i].abi) == "numba") {
       size_t bytes = 0;
-      drv_.check(drv_.cuModuleGetGlobal(&status, &bytes, module, "__kernel_device_status"), "cuModuleGetGlobal",
-                 what + " on " + name_);
+      drv_.check(drv_.cuModuleGetGlobal(&loaded.status, &bytes, loaded.module, "__kernel_device_status"),
+                 "cuModuleGetGlobal", what + " on " + name_);
       break;
     }
-  for (uint32_t i = 0; i < m.num_entries; ++i) {
-    const kernel_entry &e = m.entries[i];
-    loaded_kernel k;
-    k.status = status;
-    k.module = &m;
-    drv_.check(drv_.cuModuleGetFunction(&k.function, module, e.symbol), "cuModuleGetFunction",
-               std::string(e.name) + " on " + name_);
-    int min_grid = 0;
-    drv_.check(drv_.cuOccupancyMaxPotentialBlockSize(&min_grid, &k.block_size, k.function, nullptr, 0, 0),
-               "cuOccupancyMaxPotentialBlockSize", e.name);
-    k.full_grid = std::max(min_grid, 1);
-    int max_threads = 0, static_shared = 0;
-    drv_.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k.function);
-    drv_.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function);
-    drv_.cuFuncGetAttribute(&k.max_dynamic_shared, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.function);
-    k.limits = limits_;
-    k.limits.threads_per_block = static_cast<std::uint64_t>(max_threads);
-    k.limits.static_shared = static_cast<std::uint64_t>(static_shared);
-    kernels_.emplace(e.host_key, k);
-  }
+  return modules_.emplace(m.hash, loaded).first->second;
+}
+
+// One kernel of a loaded module. Looked up per entry, not per module: an internal-linkage
+// kernel in a header used by two translation units has two host entries (two keys) whose
+// modules are the same code, registered once.
+const cuda_device::loaded_kernel &cuda_device::load_kernel(const ::kernel_entry &e, const ::kernel_module &m,
+                                                           const loaded_module &module) {
+  loaded_kernel k;
+  k.status = module.status;
+  k.status_mutex = module.status_mutex.get();
+  k.module = &m;
+  drv_.check(drv_.cuModuleGetFunction(&k.function, module.module, e.symbol), "cuModuleGetFunction",
+             std::string(e.name) + " on " + name_);
+  int min_grid = 0;
+  drv_.check(drv_.cuOccupancyMaxPotentialBlockSize(&min_grid, &k.block_size, k.function, nullptr, 0, 0),
+             "cuOccupancyMaxPotentialBlockSize", e.name);
+  k.full_grid = std::max(min_grid, 1);
+  int max_threads = 0, static_shared = 0;
+  drv_.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k.function);
+  drv_.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function);
+  int max_dynamic_shared = 0;
+  drv_.cuFuncGetAttribute(&max_dynamic_shared, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.function);
+  k.max_dynamic_shared->store(max_dynamic_shared);
+  k.limits = limits_;
+  k.limits.threads_per_block = static_cast<std::uint64_t>(max_threads);
+  k.limits.static_shared = static_cast<std::uint64_t>(static_shared);
+  return kernels_.emplace(e.host_key, k).first->second;
 }
 
 const cuda_device::loaded_kernel &cuda_device::kernel_for(const detail::kernel_ref &k) {
@@ -362,8 +374,8 @@ const cuda_device::loaded_kernel &cuda_device::kernel_for_locked(const detail::k
     for (const std::string &r : registry::instance().rejected()) msg += "; " + r;
     throw target_unavailable_error(msg);
   }
-  load_module(*found->module, "'" + std::string(k.name) + "'");
-  return kernels_.at(k.host_key);
+  const loaded_module &module = load_module(*found->module, "'" + std::string(k.name) + "'");
+  return load_kernel(*found->entry, *found->module, module);
 }
 
 // The occupancy calculator's block size, and a grid of one thread per item up to `waves`
@@ -394,10 +406,18 @@ void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_confi
   check_launch(k.name, c, lk.limits, name_);
   make_current();
   // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-  if (c.shared_bytes > 48 * 1024 && static_cast<int>(c.shared_bytes) > lk.max_dynamic_shared)
-    drv_.check(drv_.cuFuncSetAttribute(lk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                       static_cast<int>(c.shared_bytes)),
+  if (const int wanted = static_cast<int>(c.shared_bytes);
+      c.shared_bytes > 48 * 1024 && wanted > *lk.max_dynamic_shared) {
+    drv_.check(drv_.cuFuncSetAttribute(lk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, wanted),
                "cuFuncSetAttribute", "'" + std::string(k.name) + "' on " + name_);
+    int allowed = *lk.max_dynamic_shared;
+    while (allowed < wanted && !lk.max_dynamic_shared->compare_exchange_weak(allowed, wanted)) {
+    }
+  }
+  // The module's status global is read after this launch: no other launch of the module may
+  // write it in between.
+  std::unique_lock<std::mutex> status_lock;
+  if (lk.status) status_lock = std::unique_lock(*lk.status_mutex);
   void *args[] = {const_cast<void *>(params)};
   const CUresult r = drv_.cuLaunchKernel(lk.function, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
                                          c.shared_bytes, handle_of(s), args, nullptr);

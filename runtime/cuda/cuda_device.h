@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -59,11 +60,14 @@ private:
     CUfunction function = nullptr;
     int block_size = 0; // what the occupancy calculator suggests
     int full_grid = 0;  // blocks that fill every SM at that block size (resident_config)
-    int max_dynamic_shared = 0;
+    // Dynamic shared memory the kernel may use so far: raised with cuFuncSetAttribute once per
+    // new maximum, not at every launch. Shared by the copies of this record.
+    std::shared_ptr<std::atomic<int>> max_dynamic_shared = std::make_shared<std::atomic<int>>(0);
     // The device's, with this kernel's threads per block and static shared memory.
     launch_limits limits;
     // Where Numba-convention CUDA-C calls record a failure; 0 when the kernel's module has none.
     CUdeviceptr status = 0;
+    std::mutex *status_mutex = nullptr; // the module's; see loaded_module
     const ::kernel_module *module = nullptr;
   };
   // Host functions queued on a stream (host_work) must not call the driver, but what they
@@ -76,7 +80,15 @@ private:
   void check_device_status(const loaded_kernel &k, const detail::kernel_ref &ref, detail::stream_state &s);
   const loaded_kernel &kernel_for(const detail::kernel_ref &k);
   const loaded_kernel &kernel_for_locked(const detail::kernel_ref &k);
-  void load_module(const ::kernel_module &m, const std::string &what);
+  struct loaded_module {
+    CUmodule module = nullptr;
+    CUdeviceptr status = 0; // __kernel_device_status, when the module calls Numba-convention code
+    // Held from a launch of one of the module's kernels until its status is read: the status
+    // is one device global, so launches on other streams must not interleave with it.
+    std::shared_ptr<std::mutex> status_mutex = std::make_shared<std::mutex>();
+  };
+  loaded_module &load_module(const ::kernel_module &m, const std::string &what);
+  const loaded_kernel &load_kernel(const ::kernel_entry &e, const ::kernel_module &m, const loaded_module &module);
 
   const driver &drv_;
   int ordinal_;
@@ -89,7 +101,7 @@ private:
 
   std::mutex kernels_mutex_;
   std::unordered_map<const void *, loaded_kernel> kernels_;
-  std::unordered_map<std::string, CUmodule> modules_;
+  std::unordered_map<std::string, loaded_module> modules_;
 
   std::mutex deferred_mutex_;
   std::atomic<bool> has_deferred_{false};

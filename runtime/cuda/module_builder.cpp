@@ -96,7 +96,7 @@ std::string names_of(const std::vector<user_code> &code) {
 [[noreturn]] void explain_link_failure(const cuda_error &e, const kernel_module &m, const std::vector<user_code> &code,
                                        const std::string &what) {
   const std::string log = e.what();
-  const std::string marker = "Undefined reference to '";
+  const std::string_view marker = undefined_reference_marker;
   const std::size_t at = log.find(marker);
   if (at == std::string::npos) throw link_error(log);
   const std::size_t begin = at + marker.size(), end = log.find('\'', begin);
@@ -182,39 +182,44 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
 }
 
 std::vector<std::string> cubin_symbols(const std::vector<char> &cubin) {
-  // ELF64: section headers, the symbol table and its string table.
+  // ELF64: section headers, the symbol table and its string table. Every offset and size
+  // comes from the file, so each is checked against its length without overflowing.
   std::vector<std::string> names;
-  auto read = [&](std::size_t offset, auto &value) {
-    if (offset + sizeof(value) > cubin.size()) return false;
+  const std::size_t file_size = cubin.size();
+  auto fits = [&](std::uint64_t offset, std::uint64_t bytes) {
+    return offset <= file_size && bytes <= file_size - offset;
+  };
+  auto read = [&](std::uint64_t offset, auto &value) {
+    if (!fits(offset, sizeof(value))) return false;
     std::memcpy(&value, cubin.data() + offset, sizeof(value));
     return true;
   };
-  if (cubin.size() < 64 || std::memcmp(cubin.data(),
-                                       "\x7f"
-                                       "ELF",
-                                       4) != 0)
+  if (file_size < 64 || std::memcmp(cubin.data(),
+                                    "\x7f"
+                                    "ELF",
+                                    4) != 0)
     return names;
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0;
-  if (!read(0x28, shoff) || !read(0x3A, shentsize) || !read(0x3C, shnum)) return names;
+  if (!read(0x28, shoff) || !read(0x3A, shentsize) || !read(0x3C, shnum) || shentsize < 0x40 ||
+      !fits(shoff, std::uint64_t{shnum} * shentsize))
+    return names;
   for (std::uint16_t i = 0; i < shnum; ++i) {
-    const std::size_t sh = shoff + std::size_t{i} * shentsize;
+    const std::uint64_t sh = shoff + std::uint64_t{i} * shentsize;
     std::uint32_t type = 0, link = 0;
-    std::uint64_t offset = 0, size = 0, entsize = 0;
+    std::uint64_t offset = 0, size = 0, entsize = 0, str_offset = 0, str_size = 0;
     if (!read(sh + 4, type) || type != 2 /* SHT_SYMTAB */) continue;
-    read(sh + 0x18, offset);
-    read(sh + 0x20, size);
-    read(sh + 0x28, link);
-    read(sh + 0x38, entsize);
-    const std::size_t strtab = shoff + std::size_t{link} * shentsize;
-    std::uint64_t str_offset = 0;
-    read(strtab + 0x18, str_offset);
-    for (std::uint64_t s = 0; entsize && s + entsize <= size; s += entsize) {
+    if (!read(sh + 0x18, offset) || !read(sh + 0x20, size) || !read(sh + 0x28, link) || !read(sh + 0x38, entsize) ||
+        entsize < 4 || !fits(offset, size) || link >= shnum)
+      continue;
+    const std::uint64_t strtab = shoff + std::uint64_t{link} * shentsize;
+    if (!read(strtab + 0x18, str_offset) || !read(strtab + 0x20, str_size) || !fits(str_offset, str_size)) continue;
+    for (std::uint64_t s = 0; s + entsize <= size; s += entsize) {
       std::uint32_t name = 0;
       read(offset + s, name);
-      const std::size_t at = str_offset + name;
-      if (name == 0 || at >= cubin.size()) continue;
-      names.emplace_back(cubin.data() + at, strnlen(cubin.data() + at, cubin.size() - at));
+      if (name == 0 || name >= str_size) continue;
+      const char *at = cubin.data() + str_offset + name;
+      names.emplace_back(at, strnlen(at, str_size - name));
     }
   }
   return names;

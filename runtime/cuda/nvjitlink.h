@@ -14,6 +14,11 @@
 
 namespace kernel::runtime::cuda {
 
+/// How nvJitLink's error log names a function no input defines ("error   : Undefined
+/// reference to 'bar' in '<input>'"): the runtime finds the function's name after it to
+/// explain the failure. Pinned by runtime/tests:nvjitlink_log_test.
+inline constexpr std::string_view undefined_reference_marker = "Undefined reference to '";
+
 struct link_input {
   /// Anything but link_format::cuda, which NVRTC compiles to PTX first.
   kernel::detail::link_format kind;

@@ -70,10 +70,13 @@ std::string nvrtc::compile(const std::string &source, const std::string &name, i
                      api_->error_string(r) + ")" + (log.empty() ? "" : ":\n" + log));
   }
   size_t size = 0;
-  api_->ptx_size(program.get(), &size);
+  if (nvrtcResult r = api_->ptx_size(program.get(), &size); r != NVRTC_SUCCESS)
+    throw link_error("cannot compile '" + name + "': nvrtcGetPTXSize: " + api_->error_string(r));
   std::string ptx(size, '\0');
-  api_->ptx(program.get(), ptx.data());
+  if (nvrtcResult r = api_->ptx(program.get(), ptx.data()); r != NVRTC_SUCCESS)
+    throw link_error("cannot compile '" + name + "': nvrtcGetPTX: " + api_->error_string(r));
   while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+  if (ptx.empty()) throw link_error("cannot compile '" + name + "': NVRTC returned no PTX");
   return ptx;
 }
 

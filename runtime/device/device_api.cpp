@@ -2,10 +2,13 @@
 #include "kernel/detail/device_api.h"
 
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "cuda/cuda_device.h"
 #include "device/device_state.h"
+#include "kernel/detail/shape_check.h"
+#include "kernel/errors.h"
 #include "simulator/simulator_device.h"
 
 namespace kernel::detail {
@@ -41,7 +44,15 @@ void event_synchronize(event_state &e) { e.synchronize(); }
 bool event_query(event_state &e) { return e.query(); }
 float event_elapsed_ms(event_state &end, event_state &start) { return end.elapsed_ms(start); }
 
+// The callers check shapes (kernel/detail/shape_check.h); this is the last line of defence
+// against a byte count that wrapped or came from a negative extent.
+static void check_allocation(const char *what, std::size_t bytes) {
+  if (bytes > max_object_bytes)
+    throw argument_error(what, 0, std::to_string(bytes) + " bytes is more than one allocation can hold");
+}
+
 std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes, const std::shared_ptr<stream_state> &s) {
+  check_allocation("device_allocate", bytes);
   void *p = d.allocate(bytes, *s);
   // The deleter keeps the stream alive: the memory is freed in order on it.
   return std::shared_ptr<void>(p, [&d, s](void *q) { d.release(q, *s); });
@@ -53,6 +64,7 @@ void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes,
 }
 
 std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes) {
+  check_allocation("pinned_allocate", bytes);
   void *p = d.allocate_pinned(bytes);
   return std::shared_ptr<void>(p, [&d, bytes](void *q) { d.release_pinned(q, bytes); });
 }

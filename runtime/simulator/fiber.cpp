@@ -1,20 +1,29 @@
 #include "simulator/fiber.h"
 
+#include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <mutex>
 #include <new>
+#include <system_error>
 
 namespace kernel::runtime::sim {
 
 namespace ctx = boost::context::detail;
 
-stack_pool::stack_pool(std::size_t size) : page_(static_cast<std::size_t>(::sysconf(_SC_PAGESIZE))) {
-  size_ = (size + page_ - 1) / page_ * page_;
+std::size_t stack_pool::rounded(std::size_t size) noexcept {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return (size + page - 1) / page * page;
 }
 
+stack_pool::stack_pool(std::size_t size) : size_(rounded(size)) {}
+
 stack_pool::~stack_pool() {
-  for (void *m : mappings_) ::munmap(m, size_ + page_);
+  for (void *m : mappings_) ::munmap(m, guard_bytes + size_);
 }
 
 void *stack_pool::acquire() {
@@ -23,11 +32,15 @@ void *stack_pool::acquire() {
     free_.pop_back();
     return top;
   }
-  void *m = ::mmap(nullptr, size_ + page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // The guard first, then the stack made accessible above it.
+  void *m = ::mmap(nullptr, guard_bytes + size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) throw std::bad_alloc();
-  ::mprotect(m, page_, PROT_NONE); // the guard page, below the stack
+  if (::mprotect(static_cast<char *>(m) + guard_bytes, size_, PROT_READ | PROT_WRITE) != 0) {
+    ::munmap(m, guard_bytes + size_);
+    throw std::bad_alloc();
+  }
   mappings_.push_back(m);
-  return static_cast<char *>(m) + page_ + size_;
+  return static_cast<char *>(m) + guard_bytes + size_;
 }
 
 void stack_pool::release(void *top) noexcept { free_.push_back(top); }
@@ -52,9 +65,99 @@ void fiber::resume() {
   self_ = t.fctx;
 }
 
+void fiber::abandon() noexcept {
+  ctx::jump_fcontext(scheduler_, nullptr);
+  __builtin_unreachable(); // the scheduler never resumes an abandoned fiber
+}
+
+bool fiber::overflowed(std::uintptr_t address, std::uintptr_t sp) const noexcept {
+  const auto bottom = reinterpret_cast<std::uintptr_t>(stack_) - pool_.size();
+  const std::uintptr_t guard = bottom - stack_pool::guard_bytes;
+  // A fault in the guard, or anywhere with the stack pointer run past the stack's end (a
+  // frame larger than the guard).
+  return (address >= guard && address < bottom) || (sp < bottom && bottom - sp < (std::uintptr_t{1} << 32));
+}
+
 void fiber::suspend() {
   ctx::transfer_t t = ctx::jump_fcontext(scheduler_, nullptr);
   scheduler_ = t.fctx;
+}
+
+namespace {
+
+struct sigaction previous_segv;
+void (*overflow_callback)(std::uintptr_t, std::uintptr_t) = nullptr;
+
+std::uintptr_t stack_pointer(void *context) {
+  const auto *uc = static_cast<const ucontext_t *>(context);
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+void on_segv(int signal, siginfo_t *info, void *context) {
+  // Returns only when the fault is not a fiber's overflow.
+  overflow_callback(reinterpret_cast<std::uintptr_t>(info->si_addr), stack_pointer(context));
+  if (previous_segv.sa_flags & SA_SIGINFO) {
+    previous_segv.sa_sigaction(signal, info, context);
+  } else if (previous_segv.sa_handler != SIG_IGN && previous_segv.sa_handler != SIG_DFL) {
+    previous_segv.sa_handler(signal);
+  } else {
+    // Fault again, with the default action.
+    ::sigaction(SIGSEGV, &previous_segv, nullptr);
+  }
+}
+
+// A stack for the handler: the fault it handles is the thread's stack running out.
+struct signal_stack {
+  static constexpr std::size_t bytes = 64 * 1024;
+  void *memory = nullptr;
+  signal_stack() {
+    stack_t current{};
+    if (::sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE)) return; // the thread has one
+    memory = std::malloc(bytes);
+    if (!memory) throw std::bad_alloc();
+    stack_t s{};
+    s.ss_sp = memory;
+    s.ss_size = bytes;
+    if (::sigaltstack(&s, nullptr) != 0) {
+      std::free(memory);
+      memory = nullptr;
+      throw std::system_error(errno, std::generic_category(), "sigaltstack for the simulator's threads");
+    }
+  }
+  ~signal_stack() {
+    if (!memory) return;
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    ::sigaltstack(&off, nullptr);
+    std::free(memory);
+  }
+  signal_stack(const signal_stack &) = delete;
+  signal_stack &operator=(const signal_stack &) = delete;
+};
+
+} // namespace
+
+void install_overflow_handler(void (*on_overflow)(std::uintptr_t address, std::uintptr_t sp)) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    overflow_callback = on_overflow;
+    struct sigaction action{};
+    action.sa_sigaction = &on_segv;
+    // SA_NODEFER: the handler leaves by switching to the scheduler, never returning, so
+    // SIGSEGV must not stay blocked.
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    if (::sigaction(SIGSEGV, &action, &previous_segv) != 0)
+      throw std::system_error(errno, std::generic_category(), "SIGSEGV handler for the simulator");
+  });
+  thread_local signal_stack stack;
 }
 
 } // namespace kernel::runtime::sim

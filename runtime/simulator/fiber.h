@@ -8,15 +8,23 @@
 #include <boost/context/detail/fcontext.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace kernel::runtime::sim {
 
-/// Stacks for fibers, recycled across blocks; each has a guard page below it, so that a
-/// kernel overflowing its stack faults instead of corrupting the next one.
+/// Stacks for fibers, recycled across blocks; each has a guard region below it, so that a
+/// kernel overflowing its stack faults instead of corrupting the next one (the simulator
+/// turns that fault into an error: install_overflow_handler).
 class stack_pool {
 public:
+  /// The guard below each stack: large, so that a big frame (a local array) that jumps over
+  /// the stack's end still lands in it. Address space only.
+  static constexpr std::size_t guard_bytes = std::size_t{1} << 20;
+
   explicit stack_pool(std::size_t size);
+  /// The size of the stacks of a pool made for `size` bytes: whole pages.
+  static std::size_t rounded(std::size_t size) noexcept;
   ~stack_pool();
   stack_pool(const stack_pool &) = delete;
   stack_pool &operator=(const stack_pool &) = delete;
@@ -28,7 +36,6 @@ public:
 
 private:
   std::size_t size_;
-  std::size_t page_;
   std::vector<void *> free_;
   std::vector<void *> mappings_;
 };
@@ -47,7 +54,15 @@ public:
   void resume();
   /// Called from inside the fiber: returns to the scheduler.
   void suspend();
+  /// Called from inside the fiber (from a signal handler on another stack): returns to the
+  /// scheduler for good, abandoning the fiber's stack where it stands.
+  [[noreturn]] void abandon() noexcept;
   bool finished() const noexcept { return finished_; }
+  /// The lowest address of the fiber's stack.
+  std::uintptr_t stack_low() const noexcept { return reinterpret_cast<std::uintptr_t>(stack_) - pool_.size(); }
+  /// Whether a fault at `address`, with the stack pointer at `sp`, is this fiber running off
+  /// the end of its stack.
+  bool overflowed(std::uintptr_t address, std::uintptr_t sp) const noexcept;
 
 private:
   static void trampoline(boost::context::detail::transfer_t t);
@@ -60,5 +75,10 @@ private:
   context scheduler_ = nullptr; // where suspend() returns to
   bool finished_ = false;
 };
+
+/// Makes a fault in a fiber's stack guard on this host thread call `on_overflow` (on a
+/// signal stack of its own) instead of killing the process; other faults go to the handler
+/// that was there before. Idempotent per host thread.
+void install_overflow_handler(void (*on_overflow)(std::uintptr_t address, std::uintptr_t sp));
 
 } // namespace kernel::runtime::sim

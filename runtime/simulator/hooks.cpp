@@ -119,7 +119,16 @@ std::uint32_t __kernel_laneid() noexcept {
 }
 std::uint32_t __kernel_activemask() noexcept {
   sim_thread *t = current_sim_thread();
-  return t ? t->block->active_lanes(t->warp()) : 1u;
+  if (!t) return 1u;
+  // The lanes executing this call together: those that reach the same call site (in a
+  // divergent if/else, the lanes of this branch only). The scheduler finds them once every
+  // lane has run as far as it can.
+  t->op = warp_kind::activemask;
+  t->mask = 1u << t->lane();
+  t->site = __builtin_return_address(0);
+  t->status = thread_status::warp;
+  t->wait();
+  return t->result;
 }
 std::uint32_t __kernel_shfl_idx(std::uint32_t mask, std::uint32_t value, std::int32_t lane,
                                 std::int32_t width) noexcept {
@@ -171,14 +180,27 @@ std::uint32_t __kernel_shared_dynamic_bytes() noexcept {
 
 void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t write, const char *where) noexcept {
   sim_thread *t = current_sim_thread();
-  if (!t || !t->block->launch_races()) return;
-  kernel::runtime::sim::block_run &b = *t->block;
-  const kernel::runtime::sim::race_detector::accessor who{
-      b.linear_index() * static_cast<std::uint32_t>(t->ctx.block_dim.count()) + t->linear, b.linear_index(),
-      static_cast<std::uint32_t>(b.epoch())};
+  if (!t) return;
+  kernel::runtime::sim::race_detector *races = t->races;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
-  if (!b.shadow().access(*b.launch_races(), who, a, bytes, write != 0, where))
-    b.launch_races()->global_access(who, a, bytes, write != 0, where);
+  // The thread's own stack, reached through a pointer the instrumentation could not follow
+  // (an object a called function gets by address): private to the thread.
+  if (!races || a - t->stack_low < t->stack_size) return;
+  kernel::runtime::sim::block_run &b = *t->block;
+  const kernel::runtime::sim::race_detector::accessor who{b.linear_index(), t->linear, b.seq(), b.last_barrier(),
+                                                          &t->sync};
+  if (!b.shadow().access(*races, who, a, bytes, write != 0, where))
+    races->global_access(who, a, bytes, write != 0, where);
+}
+
+// At each loop back-edge of the instrumented copy: every so often the thread gives way to
+// the others of its block, so that a thread spinning until another sets a flag lets it run.
+void __kernel_sim_yield() noexcept {
+  constexpr std::uint32_t backedges_per_turn = 64;
+  sim_thread *t = current_sim_thread();
+  if (!t || ++t->backedges < backedges_per_turn) return;
+  t->backedges = 0;
+  t->wait(); // still runnable: the scheduler resumes it in its next round
 }
 
 void __kernel_check_index(const void *, std::size_t rank, const kernel::index_t *shape,
@@ -189,5 +211,39 @@ void __kernel_check_index(const void *, std::size_t rank, const kernel::index_t 
     if (index[d] < 0 || index[d] >= shape[d])
       t->fail("index " + index_string(rank, index) + " is out of bounds for an array of shape " +
               shape_string(rank, shape));
+}
+}
+
+// Warp matches, built from ballots (each lane in the mask takes part in every one, as in
+// the match itself): a lane's peers are those that agree with it on every bit of the value.
+namespace {
+template <class T> std::uint32_t match_lanes(std::uint32_t mask, T value) noexcept {
+  std::uint32_t peers = __kernel_vote_ballot(mask, 1); // the lanes of the mask that exist
+  for (unsigned bit = 0; bit < 8 * sizeof(T); ++bit) {
+    const bool set = (value >> bit) & 1u;
+    const std::uint32_t with_bit = __kernel_vote_ballot(mask, set);
+    peers &= set ? with_bit : ~with_bit;
+  }
+  return peers;
+}
+} // namespace
+
+extern "C" {
+std::uint32_t __kernel_lanemask_lt() noexcept { return (1u << __kernel_laneid()) - 1u; }
+std::uint32_t __kernel_match_any_32(std::uint32_t mask, std::uint32_t value) noexcept {
+  return match_lanes(mask, value);
+}
+std::uint32_t __kernel_match_any_64(std::uint32_t mask, std::uint64_t value) noexcept {
+  return match_lanes(mask, value);
+}
+std::uint32_t __kernel_match_all_32(std::uint32_t mask, std::uint32_t value, int *all_equal) noexcept {
+  const bool equal = match_lanes(mask, value) == __kernel_vote_ballot(mask, 1);
+  *all_equal = equal;
+  return equal ? mask : 0u;
+}
+std::uint32_t __kernel_match_all_64(std::uint32_t mask, std::uint64_t value, int *all_equal) noexcept {
+  const bool equal = match_lanes(mask, value) == __kernel_vote_ballot(mask, 1);
+  *all_equal = equal;
+  return equal ? mask : 0u;
 }
 }

@@ -1,116 +1,245 @@
 #include "simulator/race_detector.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace kernel::runtime::sim {
 
 namespace {
-std::string dims_string(dim3 d) {
-  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+std::string dims_string(std::uint64_t x, std::uint64_t y, std::uint64_t z) {
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
 }
 constexpr std::size_t max_reported = 4;
 } // namespace
 
 race_detector::race_detector(std::string kernel, dim3 grid, dim3 block, std::vector<allocation> global)
-    : kernel_(std::move(kernel)), grid_(grid), block_(block), block_threads_(static_cast<std::uint32_t>(block.count())),
-      global_(std::move(global)), stripes_(stripes) {
-  std::sort(global_.begin(), global_.end(), [](const allocation &a, const allocation &b) { return a.begin < b.begin; });
-}
-
-std::string race_detector::thread_name(std::uint32_t thread) const {
-  const std::uint32_t b = thread / block_threads_, t = thread % block_threads_;
-  const dim3 bi(b % grid_.x, b / grid_.x % grid_.y, b / (grid_.x * grid_.y));
-  const dim3 ti(t % block_.x, t / block_.x % block_.y, t / (block_.x * block_.y));
-  return "thread " + dims_string(ti) + " of block " + dims_string(bi);
-}
-
-void race_detector::check(cell &c, const accessor &who, bool write, const std::string &memory, std::size_t offset,
-                          std::size_t bytes, const char *where) {
-  const std::uint32_t me = who.thread + 1;
-  // Ordered: the same block, and a barrier since (an earlier generation).
-  auto ordered = [&](std::uint32_t other_block, std::uint32_t epoch) {
-    return other_block == who.block && epoch < who.epoch;
-  };
-  std::string conflict;
-  std::uint32_t other = 0;
-  if (c.writer && c.writer != me && !ordered((c.writer - 1) / block_threads_, c.writer_epoch)) {
-    conflict = "wrote";
-    other = c.writer - 1;
-  } else if (write && c.reader && c.reader != me && !ordered(c.reader_block, c.reader_epoch)) {
-    conflict = c.reader == several ? "several threads read" : "read";
-    other = c.reader == several ? several : c.reader - 1;
+    : kernel_(std::move(kernel)), grid_(grid), block_(block),
+      block_threads_(static_cast<std::uint32_t>(block.count())) {
+  std::sort(global.begin(), global.end(), [](const allocation &a, const allocation &b) { return a.begin < b.begin; });
+  global_.reserve(global.size());
+  if (!global.empty()) {
+    global_begin_ = global.front().begin;
+    for (const allocation &a : global) global_end_ = std::max(global_end_, a.begin + a.bytes);
   }
-  if (!conflict.empty()) {
-    const std::string key = std::string(where ? where : "") + (write ? "w" : "r") + conflict + memory;
-    std::lock_guard lock(races_mutex_);
-    ++total_races_;
-    if (races_.size() < max_reported && std::find(seen_.begin(), seen_.end(), key) == seen_.end()) {
-      seen_.push_back(key);
-      std::string what = thread_name(who.thread) + (write ? " writes " : " reads ") + std::to_string(bytes) +
-                         " bytes at offset " + std::to_string(offset) + " of " + memory + " that ";
-      what += other == several ? "other threads read" : thread_name(other) + " " + conflict;
-      what += who.block == (other == several ? who.block : other / block_threads_)
-                  ? ", with no syncthreads between them"
-                  : " (threads of different blocks cannot synchronise within a launch; use atomics)";
-      if (where) what += " (at " + std::string(where) + ")";
-      races_.push_back(what);
+  for (const allocation &a : global)
+    global_.push_back({a, std::make_unique<std::atomic<chunk *>[]>((a.bytes + chunk_bytes - 1) / chunk_bytes)});
+}
+
+race_detector::~race_detector() {
+  for (global_region &r : global_)
+    for (std::size_t i = 0, n = (r.memory.bytes + chunk_bytes - 1) / chunk_bytes; i < n; ++i)
+      if (chunk *c = r.chunks[i].load(std::memory_order_relaxed)) recycle(c);
+}
+
+namespace {
+// Spare shadow memory: global chunks for any launch (up to about 50 MB kept), shared-array
+// cells for the blocks this host thread runs.
+constexpr std::size_t max_spare_chunks = 256, max_spare_regions = 16;
+std::mutex spare_chunks_mutex;
+std::vector<void *> spare_chunks;
+thread_local std::vector<std::vector<race_detector::cell>> spare_regions;
+} // namespace
+
+race_detector::chunk *race_detector::new_chunk() {
+  {
+    std::lock_guard lock(spare_chunks_mutex);
+    if (!spare_chunks.empty()) {
+      auto *c = static_cast<chunk *>(spare_chunks.back());
+      spare_chunks.pop_back();
+      std::fill(std::begin(c->cells), std::end(c->cells), cell{});
+      return c;
+    }
+  }
+  return new chunk();
+}
+
+void race_detector::recycle(chunk *c) noexcept {
+  {
+    std::lock_guard lock(spare_chunks_mutex);
+    if (spare_chunks.size() < max_spare_chunks) {
+      spare_chunks.push_back(c);
+      return;
+    }
+  }
+  delete c;
+}
+
+std::string race_detector::thread_name(std::uint64_t block, std::uint32_t thread) const {
+  const std::uint64_t gx = grid_.x, gy = grid_.y;
+  return "thread " + dims_string(thread % block_.x, thread / block_.x % block_.y, thread / (block_.x * block_.y)) +
+         " of block " + dims_string(block % gx, block / gx % gy, block / (gx * gy));
+}
+
+void race_detector::check(cell &c, const accessor &who, bool write, const place &at, std::size_t bytes,
+                          const char *where, bool &reported) {
+  const std::uint32_t me = who.thread + 1;
+  const std::uint32_t my_warp = who.thread / 32;
+  // An earlier access of thread `other` (+ 1) of `block` at `seq` is ordered before this one
+  // by a barrier since, or by a syncwarp since that both took part in.
+  auto ordered = [&](std::uint64_t block, std::uint32_t other, std::uint64_t seq) {
+    if (block != who.block) return false;
+    if (other == me || who.last_barrier > seq) return true;
+    return (other - 1) / 32 == my_warp && who.sync->with_lane[(other - 1) % 32] > seq;
+  };
+  auto readers_ordered = [&] {
+    if (c.reader != several) return ordered(c.reader_block, c.reader, c.reader_seq);
+    if (c.reader_block != who.block) return false;
+    if (who.last_barrier > c.reader_seq) return true;
+    if (c.reader_warp != my_warp) return false;
+    for (std::uint32_t lanes = c.reader_lanes & ~(1u << who.thread % 32); lanes; lanes &= lanes - 1)
+      if (who.sync->with_lane[static_cast<std::size_t>(std::countr_zero(lanes))] <= c.reader_seq) return false;
+    return true;
+  };
+  if (!reported) {
+    if (c.writer && !ordered(c.writer_block, c.writer, c.writer_seq)) {
+      reported = true;
+      report_race(who, write, at, bytes, where, true, c.writer_block, c.writer - 1, c.writer_seq);
+    } else if (write && c.reader && !readers_ordered()) {
+      reported = true;
+      report_race(who, write, at, bytes, where, false, c.reader_block, c.reader == several ? several : c.reader - 1,
+                  c.reader_seq);
     }
   }
   if (write) {
     c.writer = me;
-    c.writer_epoch = who.epoch;
+    c.writer_block = who.block;
+    c.writer_seq = who.seq;
     c.reader = 0;
-  } else if (!c.reader || c.reader_epoch != who.epoch || c.reader_block != who.block) {
+  } else if (!c.reader || c.reader_block != who.block || who.last_barrier > c.reader_seq) {
     c.reader = me;
-    c.reader_epoch = who.epoch;
     c.reader_block = who.block;
-  } else if (c.reader != me) {
-    c.reader = several;
+    c.reader_seq = who.seq;
+  } else if (c.reader == me) {
+    c.reader_seq = who.seq;
+  } else {
+    if (c.reader != several) {
+      c.reader_warp = (c.reader - 1) / 32;
+      c.reader_lanes = 1u << (c.reader - 1) % 32;
+      c.reader = several;
+    }
+    if (c.reader_warp == my_warp)
+      c.reader_lanes |= 1u << who.thread % 32;
+    else
+      c.reader_warp = several;
+    c.reader_seq = std::max(c.reader_seq, who.seq);
   }
+}
+
+void race_detector::report_race(const accessor &who, bool write, const place &at, std::size_t bytes, const char *where,
+                                bool other_wrote, std::uint64_t other_block, std::uint32_t other_thread,
+                                std::uint64_t other_seq) {
+  total_races_.fetch_add(1, std::memory_order_relaxed);
+  const std::string memory =
+      "a " + std::to_string(at.memory_bytes) + (at.shared ? "-byte shared array" : "-byte device allocation");
+  const std::string key = std::string(where ? where : "") + (write ? "w" : "r") + (other_wrote ? "w" : "r") +
+                          (other_thread == several ? "s" : "") + memory;
+  std::lock_guard lock(races_mutex_);
+  if (races_.size() >= max_reported || std::find(seen_.begin(), seen_.end(), key) != seen_.end()) return;
+  seen_.push_back(key);
+  std::string what = thread_name(who.block, who.thread) + (write ? " writes " : " reads ") + std::to_string(bytes) +
+                     " bytes at offset " + std::to_string(at.offset) + " of " + memory + " that ";
+  what += other_thread == several ? "other threads read"
+                                  : thread_name(other_block, other_thread) + (other_wrote ? " wrote" : " read");
+  if (other_block != who.block) {
+    what += " (threads of different blocks cannot synchronise within a launch; use atomics)";
+  } else {
+    what += ", with no syncthreads between them";
+    // Say why a syncwarp in between did not order them.
+    if (who.sync->last_syncwarp > other_seq)
+      what += other_thread != several && other_thread / 32 == who.thread / 32
+                  ? ", and the syncwarp between them does not name both"
+                  : " (a syncwarp orders only the lanes of one warp)";
+  }
+  if (where) what += " (at " + std::string(where) + ")";
+  races_.push_back(std::move(what));
+}
+
+race_detector::chunk &race_detector::chunk_at(global_region &r, std::size_t index) {
+  std::atomic<chunk *> &slot = r.chunks[index];
+  chunk *c = slot.load(std::memory_order_acquire);
+  if (c) return *c;
+  chunk *fresh = new_chunk();
+  if (slot.compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) return *fresh;
+  recycle(fresh); // another thread made it first
+  return *c;
 }
 
 void race_detector::global_access(const accessor &who, std::uintptr_t address, std::size_t bytes, bool write,
                                   const char *where) {
+  if (address - global_begin_ >= global_end_ - global_begin_) return; // not device memory
   auto it = std::upper_bound(global_.begin(), global_.end(), address,
-                             [](std::uintptr_t a, const allocation &al) { return a < al.begin; });
+                             [](std::uintptr_t a, const global_region &r) { return a < r.memory.begin; });
   if (it == global_.begin()) return;
-  const allocation &al = *std::prev(it);
-  if (address >= al.begin + al.bytes) return;
-  const std::string memory = "a " + std::to_string(al.bytes) + "-byte device allocation";
-  for (std::uintptr_t word = address & ~std::uintptr_t{3}; word < address + bytes; word += 4) {
-    stripe &s = stripes_[(word >> 6) % stripes];
-    std::lock_guard lock(s.mutex);
-    check(s.words[word], who, write, memory, static_cast<std::size_t>(word - al.begin), bytes, where);
+  global_region &r = *std::prev(it);
+  const std::size_t offset = address - r.memory.begin;
+  if (offset >= r.memory.bytes) return;
+  const std::size_t end = std::min(r.memory.bytes, offset + bytes);
+  const place at{false, r.memory.bytes, offset};
+  bool reported = false;
+  for (std::size_t i = offset; i < end;) {
+    chunk &c = chunk_at(r, i / chunk_bytes);
+    const std::size_t stop = std::min(end, (i / chunk_bytes + 1) * chunk_bytes);
+    std::lock_guard lock(c);
+    cell &lead = c.cells[i % chunk_bytes];
+    const cell before = lead;
+    check(lead, who, write, at, bytes, where, reported);
+    for (++i; i < stop; ++i) {
+      cell &next = c.cells[i % chunk_bytes];
+      if (next == before)
+        next = lead;
+      else
+        check(next, who, write, at, bytes, where, reported);
+    }
   }
 }
 
 void race_detector::shared_shadow::add_region(std::uintptr_t begin, std::size_t bytes) {
-  regions_.push_back(region{begin, bytes, std::vector<cell>(bytes)});
+  std::vector<cell> cells;
+  if (!spare_regions.empty()) {
+    cells = std::move(spare_regions.back());
+    spare_regions.pop_back();
+  }
+  cells.assign(bytes, cell{});
+  regions_.push_back(region{begin, bytes, std::move(cells)});
+}
+
+race_detector::shared_shadow::~shared_shadow() {
+  for (region &r : regions_)
+    if (spare_regions.size() < max_spare_regions) spare_regions.push_back(std::move(r.cells));
 }
 
 bool race_detector::shared_shadow::access(race_detector &d, const accessor &who, std::uintptr_t address,
                                           std::size_t bytes, bool write, const char *where) {
   for (region &r : regions_) {
-    if (address < r.begin || address >= r.begin + r.bytes) continue;
-    const std::string memory = "a " + std::to_string(r.bytes) + "-byte shared array";
-    const std::size_t first = address - r.begin, end = std::min(r.bytes, first + bytes);
-    for (std::size_t i = first; i < end; ++i) d.check(r.cells[i], who, write, memory, first, bytes, where);
+    const std::size_t first = address - r.begin; // wraps to a large number below the region
+    if (first >= r.bytes) continue;
+    const std::size_t end = std::min(r.bytes, first + bytes);
+    const place at{true, r.bytes, first};
+    bool reported = false;
+    // The bytes of an access usually share their history (the same accesses made them):
+    // check the first, and give the others the same outcome when they were alike.
+    const cell before = r.cells[first];
+    d.check(r.cells[first], who, write, at, bytes, where, reported);
+    for (std::size_t i = first + 1; i < end; ++i) {
+      if (r.cells[i] == before)
+        r.cells[i] = r.cells[first];
+      else
+        d.check(r.cells[i], who, write, at, bytes, where, reported);
+    }
     return true;
   }
   return false;
 }
 
-bool race_detector::any() const {
-  std::lock_guard lock(races_mutex_);
-  return total_races_ > 0;
-}
+bool race_detector::any() const { return total_races_.load() > 0; }
 
 std::string race_detector::report() const {
   std::lock_guard lock(races_mutex_);
   if (races_.empty()) return std::string();
   std::string s = "kernel '" + kernel_ + "': data race: " + races_.front();
+  const std::size_t total = total_races_.load();
   for (std::size_t i = 1; i < races_.size(); ++i) s += "; and " + races_[i];
-  if (total_races_ > races_.size()) s += " (" + std::to_string(total_races_) + " racing accesses in all)";
+  if (total > races_.size()) s += " (" + std::to_string(total) + " racing accesses in all)";
   return s;
 }
 

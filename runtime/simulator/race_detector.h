@@ -1,18 +1,23 @@
 // Data races between the threads of a simulated launch: two threads touch the same bytes,
-// at least one of them writing, without a syncthreads between them (threads of one block)
-// or at all (threads of different blocks, which cannot synchronise within a launch).
-// Atomic operations are not seen (the instrumentation leaves them out): they are the way
-// threads share data safely.
+// at least one of them writing, with nothing that orders them: a syncthreads (threads of
+// one block), a syncwarp naming both (lanes of one warp), or nothing at all (threads of
+// different blocks, which cannot synchronise within a launch). Atomic operations are not
+// seen (the instrumentation leaves them out): they are the way threads share data safely.
 //
-// Shared memory is shadowed byte by byte, global memory by 4-byte words, with the last
-// writer and the last reader(s) of each and the barrier generation they were at.
+// Shared and global memory are shadowed byte by byte, with the last writer and the last
+// reader(s) of each byte and where in their block's order of synchronisations they were.
+// Nothing is allocated on the path of an access that does not race (the checks run on
+// every load and store of a kernel); the report is composed when a race is found.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
+#include <thread>
 #include <vector>
 
 #include "kernel/intrinsics.h"
@@ -26,35 +31,55 @@ struct allocation {
   std::size_t bytes;
 };
 
-class race_detector {
-  // The shadow of one byte (shared memory) or word (global memory).
-  struct cell {
-    std::uint32_t writer = 0; // thread + 1; 0 when none
-    std::uint32_t writer_epoch = 0;
-    std::uint32_t reader = 0; // thread + 1; `several` when more than one
-    std::uint32_t reader_epoch = 0;
-    std::uint32_t reader_block = 0;
-  };
-  static constexpr std::uint32_t several = 0xffffffffu;
+/// What a thread has synchronised with. Each barrier and each syncwarp of a block takes the
+/// next number of the block's sequence; an access is stamped with the block's number at the
+/// time, so a later access of another thread is ordered after it when a barrier, or a
+/// syncwarp both threads took part in, has a larger number.
+struct sync_state {
+  /// The last syncwarp this thread took part in with each lane of its warp.
+  std::array<std::uint64_t, 32> with_lane{};
+  /// The last syncwarp this thread took part in (for the report).
+  std::uint64_t last_syncwarp = 0;
+};
 
+class race_detector {
 public:
   race_detector(std::string kernel, dim3 grid, dim3 block, std::vector<allocation> global);
+  ~race_detector();
+  race_detector(const race_detector &) = delete;
+  race_detector &operator=(const race_detector &) = delete;
 
-  /// Who made an access: a thread's global id (block * threads per block + thread) and
-  /// its block's barrier generation.
+  /// Who makes an access, and what it is ordered after.
   struct accessor {
-    std::uint32_t thread;
-    std::uint32_t block;
-    std::uint32_t epoch;
+    std::uint64_t block;        // the block's linear index in the grid
+    std::uint32_t thread;       // the thread's linear index in its block
+    std::uint64_t seq;          // the block's synchronisation number now
+    std::uint64_t last_barrier; // the number of the block's last barrier
+    const sync_state *sync;     // the thread's syncwarps
   };
 
   /// An access by `who` to [address, address + bytes) of global memory; accesses elsewhere
   /// (host memory, the thread's stack) are ignored.
   void global_access(const accessor &who, std::uintptr_t address, std::size_t bytes, bool write, const char *where);
 
+  /// The shadow of one byte.
+  struct cell {
+    std::uint64_t writer_block = 0, writer_seq = 0;
+    std::uint64_t reader_block = 0, reader_seq = 0; // reader_seq: the latest of several
+    std::uint32_t writer = 0;                       // thread + 1; 0 when none
+    std::uint32_t reader = 0;                       // thread + 1; 0 when none; `several`
+    std::uint32_t reader_warp = 0;                  // several readers: their warp, or `several` for more than one
+    std::uint32_t reader_lanes = 0;                 // several readers of one warp: their lanes
+    bool operator==(const cell &) const = default;
+  };
+
   /// The shadow of one block's shared memory: owned by the block, checked without locks.
   class shared_shadow {
   public:
+    shared_shadow() = default;
+    ~shared_shadow();
+    shared_shadow(const shared_shadow &) = delete;
+    shared_shadow &operator=(const shared_shadow &) = delete;
     void add_region(std::uintptr_t begin, std::size_t bytes);
     /// True when the access is to this block's shared memory (and was checked).
     bool access(race_detector &d, const accessor &who, std::uintptr_t address, std::size_t bytes, bool write,
@@ -64,7 +89,7 @@ public:
     struct region {
       std::uintptr_t begin;
       std::size_t bytes;
-      std::vector<cell> cells; // one per byte
+      std::vector<cell> cells; // one per byte (recycled across the blocks a host thread runs)
     };
     std::vector<region> regions_;
   };
@@ -74,26 +99,54 @@ public:
   bool any() const;
 
 private:
-  friend class shared_shadow;
-  void check(cell &c, const accessor &who, bool write, const std::string &memory, std::size_t offset, std::size_t bytes,
-             const char *where);
-  std::string thread_name(std::uint32_t thread) const;
+  static constexpr std::uint32_t several = 0xffffffffu;
+  static constexpr std::size_t chunk_bytes = 4096;
+
+  // Global memory's shadow, made a chunk at a time as the kernel touches it.
+  struct chunk {
+    // A spin lock: held for a few cells' checks, and rarely contended (blocks touching the
+    // same 4 KiB at the same moment).
+    std::atomic_flag busy;
+    void lock() noexcept {
+      while (busy.test_and_set(std::memory_order_acquire))
+        while (busy.test(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+    void unlock() noexcept { busy.clear(std::memory_order_release); }
+    cell cells[chunk_bytes];
+  };
+  struct global_region {
+    allocation memory;
+    std::unique_ptr<std::atomic<chunk *>[]> chunks;
+  };
+  chunk &chunk_at(global_region &r, std::size_t index);
+  // Chunks are recycled across launches: fresh memory costs a page fault per page.
+  static chunk *new_chunk();
+  static void recycle(chunk *c) noexcept;
+
+  // Where a racing access is, for the report: which memory and the offset in it.
+  struct place {
+    bool shared;
+    std::size_t memory_bytes;
+    std::size_t offset;
+  };
+  // Checks one byte's shadow and records the access in it. An access races once, however
+  // many of its bytes do: `reported` says whether it has.
+  void check(cell &c, const accessor &who, bool write, const place &at, std::size_t bytes, const char *where,
+             bool &reported);
+  [[gnu::cold]] void report_race(const accessor &who, bool write, const place &at, std::size_t bytes, const char *where,
+                                 bool other_wrote, std::uint64_t other_block, std::uint32_t other_thread,
+                                 std::uint64_t other_seq);
+  std::string thread_name(std::uint64_t block, std::uint32_t thread) const;
 
   std::string kernel_;
   dim3 grid_, block_;
   std::uint32_t block_threads_;
-  std::vector<allocation> global_;
+  std::vector<global_region> global_;
+  std::uintptr_t global_begin_ = 0, global_end_ = 0; // around all of global_
 
-  static constexpr std::size_t stripes = 64;
-  struct stripe {
-    std::mutex mutex;
-    std::unordered_map<std::uintptr_t, cell> words;
-  };
-  std::vector<stripe> stripes_;
-
+  std::atomic<std::size_t> total_races_{0};
   mutable std::mutex races_mutex_;
   std::vector<std::string> races_;
-  std::size_t total_races_ = 0;
   std::vector<std::string> seen_;
 };
 

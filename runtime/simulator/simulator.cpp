@@ -46,15 +46,6 @@ std::string dims_string(dim3 d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
 }
 
-std::size_t stack_bytes() {
-  static const std::size_t bytes = [] {
-    const char *kb = std::getenv("KERNEL_SIMULATOR_STACK_KB");
-    const long v = kb ? std::strtol(kb, nullptr, 10) : 0;
-    return static_cast<std::size_t>(v > 0 ? v : 64) * 1024;
-  }();
-  return bytes;
-}
-
 bool serial() {
   static const bool s = [] {
     const char *v = std::getenv("KERNEL_SIMULATOR_SERIAL");
@@ -63,15 +54,50 @@ bool serial() {
   return s;
 }
 
+constexpr std::size_t default_stack_kb = 64, min_stack_kb = 16, max_stack_kb = 1024 * 1024;
+
+// A fault on a simulated thread's stack guard: the thread is abandoned, and the block's
+// scheduler reports it (run_threads). Runs in the SIGSEGV handler, so it only sets flags.
+void on_stack_overflow(std::uintptr_t address, std::uintptr_t sp) {
+  sim_thread *t = current_sim_thread();
+  if (!t || !t->body || !t->body->overflowed(address, sp)) return;
+  t->overflowed = true;
+  t->status = thread_status::done;
+  t->body->abandon();
+}
+
 } // namespace
 
-sim_thread *current_sim_thread() noexcept { return current_thread().owner; }
+std::size_t stack_bytes() {
+  const char *kb = std::getenv("KERNEL_SIMULATOR_STACK_KB");
+  if (!kb || !*kb) return default_stack_kb * 1024;
+  const std::string_view text(kb);
+  std::size_t v = 0;
+  bool valid = text.size() <= 8; // more digits are more than the maximum
+  for (char c : text) {
+    valid = valid && c >= '0' && c <= '9';
+    if (valid) v = v * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (!valid || v < min_stack_kb || v > max_stack_kb)
+    throw simulator_error("KERNEL_SIMULATOR_STACK_KB is '" + std::string(text) +
+                          "'; it must be the size of each simulated thread's stack in KiB, a whole number from " +
+                          std::to_string(min_stack_kb) + " to " + std::to_string(max_stack_kb) + " (default " +
+                          std::to_string(default_stack_kb) + ")");
+  return v * 1024;
+}
 
 std::string sim_thread::where() const {
   return "thread " + dims_string(ctx.thread_idx) + " of block " + dims_string(ctx.block_idx);
 }
 
 void sim_thread::wait() { body->suspend(); }
+
+void sim_thread::fail_overflow() {
+  block->launch.fail("kernel '" + std::string(block->launch.kernel.name) + "': " + where() +
+                     ": the thread overflowed its stack of " + std::to_string(block->stack_size() / 1024) +
+                     " KiB (a large local_array, or deep recursion); KERNEL_SIMULATOR_STACK_KB sets the size of "
+                     "each simulated thread's stack");
+}
 
 void sim_thread::fail(const std::string &message) {
   block->launch.fail("kernel '" + std::string(block->launch.kernel.name) + "': " + where() + ": " + message);
@@ -81,7 +107,10 @@ void sim_thread::fail(const std::string &message) {
 
 void block_run::aligned_free::operator()(char *p) const noexcept { ::operator delete(p, std::align_val_t{256}); }
 
-block_run::block_run(launch_state &l, dim3 idx, stack_pool &stacks) : launch(l), block_idx(idx), stacks_(stacks) {
+block_run::block_run(launch_state &l, dim3 idx, stack_pool &stacks)
+    : launch(l), block_idx(idx), stacks_(stacks), races_(l.races),
+      linear_(idx.x + std::uint64_t{idx.y} * l.config.grid.x +
+              std::uint64_t{idx.z} * l.config.grid.x * l.config.grid.y) {
   const dim3 b = launch.config.block;
   threads_.resize(b.count());
   for (std::uint32_t z = 0, i = 0; z < b.z; ++z)
@@ -102,13 +131,6 @@ block_run::block_run(launch_state &l, dim3 idx, stack_pool &stacks) : launch(l),
     if (launch.races)
       shadow_.add_region(reinterpret_cast<std::uintptr_t>(dynamic_shared_.get()), launch.config.shared_bytes);
   }
-}
-
-race_detector *block_run::launch_races() const noexcept { return launch.races; }
-
-std::uint32_t block_run::linear_index() const noexcept {
-  const dim3 g = launch.config.grid;
-  return block_idx.x + block_idx.y * g.x + block_idx.z * g.x * g.y;
 }
 
 block_run::~block_run() { set_current_thread(nullptr); }
@@ -172,25 +194,22 @@ bool block_run::complete_warp_operations() {
   for (std::uint32_t w = 0; w < warps; ++w) {
     const std::size_t first = std::size_t{w} * 32, last = std::min(first + 32, threads_.size());
     std::uint32_t waiting = 0, mask = 0;
+    bool activemask = false;
     for (std::size_t i = first; i < last; ++i)
       if (threads_[i].status == thread_status::warp) {
+        activemask = activemask || threads_[i].op == warp_kind::activemask;
         waiting |= 1u << threads_[i].lane();
         mask |= threads_[i].mask;
       }
     if (!waiting) continue;
-    // Every lane named in a mask must be at the operation; an exited one never will be.
-    if ((waiting & mask) != mask) {
-      for (std::uint32_t lane = 0; lane < 32; ++lane) {
-        if (!(mask & (1u << lane)) || (waiting & (1u << lane))) continue;
-        const std::size_t i = first + lane;
-        if (i >= threads_.size() || threads_[i].status == thread_status::done) {
-          fail_block("a warp operation's mask names lane " + std::to_string(lane) + " of warp " + std::to_string(w) +
-                     (i >= threads_.size() ? ", which does not exist in this block" : ", which has exited"));
-          return false;
-        }
-      }
-      continue; // some lanes have not arrived yet
+    if (activemask) {
+      complete_activemask(first, last);
+      progress = true;
+      continue;
     }
+    // The lanes named in a mask that have not exited must be at the operation (CUDA: lanes
+    // a partial warp does not have, or that have exited, do not take part).
+    if ((waiting & mask) != (mask & active_lanes(w))) continue; // some have not arrived yet
     const sim_thread &lead = threads_[first + static_cast<std::size_t>(std::countr_zero(waiting))];
     for (std::size_t i = first; i < last; ++i) {
       const sim_thread &t = threads_[i];
@@ -236,7 +255,15 @@ bool block_run::complete_warp_operations() {
       case warp_kind::vote_any: t.result = (ballot & mine) != 0; break;
       case warp_kind::vote_uni: t.result = (ballot & mine) == 0 || (ballot & mine) == mine; break;
       case warp_kind::vote_ballot: t.result = ballot & mine; break;
-      case warp_kind::syncwarp: t.result = 0; break;
+      case warp_kind::syncwarp:
+        t.result = 0;
+        // Orders this lane's accesses with those of the lanes its mask names.
+        ++seq_;
+        t.sync.last_syncwarp = seq_;
+        for (std::uint32_t lanes = mine; lanes; lanes &= lanes - 1)
+          t.sync.with_lane[static_cast<std::size_t>(std::countr_zero(lanes))] = seq_;
+        break;
+      case warp_kind::activemask: break; // completed above
       }
     }
     for (std::size_t i = first; i < last; ++i)
@@ -246,9 +273,28 @@ bool block_run::complete_warp_operations() {
   return progress;
 }
 
+// The lanes of a warp waiting at activemask get those of them at the same call: the lanes
+// that reached it together, without those of another branch.
+void block_run::complete_activemask(std::size_t first, std::size_t last) {
+  for (std::size_t i = first; i < last; ++i) {
+    sim_thread &t = threads_[i];
+    if (t.status != thread_status::warp || t.op != warp_kind::activemask) continue;
+    std::uint32_t converged = 0;
+    for (std::size_t j = first; j < last; ++j)
+      if (threads_[j].status == thread_status::warp && threads_[j].op == warp_kind::activemask &&
+          threads_[j].site == t.site)
+        converged |= 1u << threads_[j].lane();
+    t.result = converged;
+  }
+  for (std::size_t i = first; i < last; ++i)
+    if (threads_[i].status == thread_status::warp && threads_[i].op == warp_kind::activemask)
+      threads_[i].status = thread_status::runnable;
+}
+
 bool block_run::complete_barrier() {
   std::vector<std::uint32_t> waiting, exited, elsewhere;
   for (const sim_thread &t : threads_) {
+    if (t.status == thread_status::runnable) return false; // a thread that gave way runs on
     if (t.status == thread_status::barrier)
       waiting.push_back(t.linear);
     else if (t.status == thread_status::done)
@@ -293,7 +339,7 @@ bool block_run::complete_barrier() {
     }
     t.status = thread_status::runnable;
   }
-  ++epoch_;
+  last_barrier_ = ++seq_;
   return true;
 }
 
@@ -317,15 +363,25 @@ void thread_entry(void *arg) {
 } // namespace
 
 void block_run::run() {
-  for (sim_thread &t : threads_) t.body = std::make_unique<fiber>(stacks_, &thread_entry, &t);
+  for (sim_thread &t : threads_) {
+    t.body = std::make_unique<fiber>(stacks_, &thread_entry, &t);
+    t.races = races_;
+    t.stack_low = t.body->stack_low();
+    t.stack_size = stacks_.size();
+  }
   while (!launch.failed.load(std::memory_order_relaxed)) {
-    bool all_done = true;
+    bool all_done = true, gave_way = false;
     for (sim_thread &t : threads_) {
       if (t.status == thread_status::runnable) {
         set_current_thread(&t.ctx);
         t.body->resume();
         set_current_thread(nullptr);
+        if (t.overflowed) {
+          t.fail_overflow();
+          return;
+        }
         if (launch.failed.load(std::memory_order_relaxed)) return;
+        gave_way = gave_way || t.status == thread_status::runnable;
       }
       all_done = all_done && t.status == thread_status::done;
     }
@@ -334,6 +390,7 @@ void block_run::run() {
     if (launch.failed.load(std::memory_order_relaxed)) return;
     if (complete_barrier()) continue;
     if (launch.failed.load(std::memory_order_relaxed)) return;
+    if (gave_way) continue;
     std::vector<std::uint32_t> stuck;
     for (const sim_thread &t : threads_)
       if (t.status == thread_status::warp) stuck.push_back(t.linear);
@@ -374,12 +431,15 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
 
   const dim3 grid = config.grid;
   const std::uint64_t blocks = grid.count();
+  const std::size_t stack = stack_bytes();
   auto run_block = [&](std::uint64_t b) {
     if (launch.failed.load(std::memory_order_relaxed)) return;
-    thread_local stack_pool stacks(stack_bytes());
+    install_overflow_handler(&on_stack_overflow);
+    thread_local std::unique_ptr<stack_pool> stacks;
+    if (!stacks || stacks->size() != stack_pool::rounded(stack)) stacks = std::make_unique<stack_pool>(stack);
     const dim3 idx(static_cast<std::uint32_t>(b % grid.x), static_cast<std::uint32_t>(b / grid.x % grid.y),
                    static_cast<std::uint32_t>(b / (std::uint64_t{grid.x} * grid.y)));
-    block_run block(launch, idx, stacks);
+    block_run block(launch, idx, *stacks);
     block.run();
   };
   if (blocks == 1 || serial()) {

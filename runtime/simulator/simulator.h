@@ -7,12 +7,16 @@
 //
 // Checks: array indices out of bounds (array_view element access), threads of a block at
 // different barriers or some exited while others wait (divergent syncthreads), warp
-// operations whose lanes are not all there, and, with the plugin's instrumentation, data
-// races on shared and global memory.
+// operations whose lanes never all arrive, a thread overflowing its stack, and, with the
+// plugin's instrumentation, data races on shared and global memory.
+//
+// The instrumented copy also gives way to the block's other threads at loop back-edges, so
+// that threads spinning on each other's flags finish, as under a GPU's independent thread
+// scheduling.
 //
 // Environment: KERNEL_SIMULATOR_SERIAL=1 runs blocks one at a time on the calling thread
 // (deterministic, for a debugger); KERNEL_SIMULATOR_STACK_KB sets each simulated thread's
-// stack (default 64).
+// stack (default 64, at most 1048576).
 #pragma once
 
 #include <cstddef>
@@ -53,15 +57,39 @@ class block_run;
 
 enum class thread_status { runnable, barrier, warp, done };
 enum class barrier_kind { plain, count, all, any };
-enum class warp_kind { shfl_idx, shfl_up, shfl_down, shfl_xor, vote_all, vote_any, vote_uni, vote_ballot, syncwarp };
+enum class warp_kind {
+  shfl_idx,
+  shfl_up,
+  shfl_down,
+  shfl_xor,
+  vote_all,
+  vote_any,
+  vote_uni,
+  vote_ballot,
+  syncwarp,
+  activemask
+};
+
+/// The stack each simulated thread gets (KERNEL_SIMULATOR_STACK_KB); simulator_error when
+/// the setting is not a size the simulator can give.
+std::size_t stack_bytes();
 
 /// One simulated thread of a block.
-class sim_thread {
+// Cache-line aligned, and what the hooks read on every access first: they run for every
+// load and store of a kernel.
+class alignas(64) sim_thread {
 public:
   thread_context ctx;
   block_run *block = nullptr;
   std::uint32_t linear = 0; // x + y*bx + z*bx*by
   thread_status status = thread_status::runnable;
+  // For the access hook, without following pointers: the launch's race detector (null
+  // when races are not checked) and the thread's stack.
+  race_detector *races = nullptr;
+  std::uintptr_t stack_low = 0;
+  std::size_t stack_size = 0;
+  // Loop back-edges passed since the thread last gave way.
+  std::uint32_t backedges = 0;
   std::unique_ptr<fiber> body;
 
   // At a barrier.
@@ -78,6 +106,12 @@ public:
   std::int32_t arg = 0;
   std::int32_t width = 32;
   std::uint32_t result = 0;
+  const void *site = nullptr; // of an activemask: lanes at the same one are converged
+
+  // What the thread has synchronised with (for the race checks).
+  sync_state sync;
+  // Set when the thread ran off the end of its stack.
+  bool overflowed = false;
 
   std::uint32_t lane() const noexcept { return linear % 32; }
   std::uint32_t warp() const noexcept { return linear / 32; }
@@ -87,12 +121,14 @@ public:
   /// Fails the launch with `message` (prefixed by the kernel, block and thread) and never
   /// returns: the fiber is abandoned.
   [[noreturn]] void fail(const std::string &message);
+  /// Fails the launch for the thread's stack overflow (after its fiber was abandoned).
+  void fail_overflow();
   /// "thread (3,0,0) of block (1,0,0)".
   std::string where() const;
 };
 
 /// The simulated thread running on this host thread, or null outside a simulated launch.
-sim_thread *current_sim_thread() noexcept;
+inline sim_thread *current_sim_thread() noexcept { return current_context ? current_context->owner : nullptr; }
 
 /// A block being run: its threads, their scheduling, and its shared memory.
 class block_run {
@@ -111,15 +147,18 @@ public:
   void *shared_dynamic() noexcept { return dynamic_shared_.get(); }
   std::size_t shared_dynamic_bytes() const noexcept;
   std::uint32_t active_lanes(std::uint32_t warp) const noexcept;
-  /// Barrier generations completed so far (for the race checks).
-  std::uint64_t epoch() const noexcept { return epoch_; }
-  std::uint32_t linear_index() const noexcept;
+  /// The block's synchronisation number now, and that of its last barrier (race_detector).
+  std::uint64_t seq() const noexcept { return seq_; }
+  std::uint64_t last_barrier() const noexcept { return last_barrier_; }
+  std::uint64_t linear_index() const noexcept { return linear_; }
   race_detector::shared_shadow &shadow() noexcept { return shadow_; }
+  std::size_t stack_size() const noexcept { return stacks_.size(); }
   /// The launch's race detector, or null when races are not checked.
-  race_detector *launch_races() const noexcept;
+  race_detector *launch_races() const noexcept { return races_; }
 
 private:
   bool complete_warp_operations();
+  void complete_activemask(std::size_t first, std::size_t last);
   bool complete_barrier();
   void fail_block(const std::string &message);
   std::string describe(const std::vector<std::uint32_t> &linear) const;
@@ -132,7 +171,10 @@ private:
   std::unordered_map<const void *, std::pair<std::unique_ptr<char, aligned_free>, std::size_t>> shared_;
   std::size_t shared_used_ = 0;
   std::unique_ptr<char, aligned_free> dynamic_shared_;
-  std::uint64_t epoch_ = 0;
+  race_detector *races_;
+  std::uint64_t linear_;
+  std::uint64_t seq_ = 0;
+  std::uint64_t last_barrier_ = 0;
   race_detector::shared_shadow shadow_;
 };
 

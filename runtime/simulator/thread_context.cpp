@@ -7,16 +7,18 @@ namespace kernel::runtime::sim {
 
 namespace {
 thread_context outside_launch;
-// initial-exec: a hook is called for every index a kernel reads, so this must be one
-// fs-relative load, not a call to __tls_get_addr.
-__attribute__((tls_model("initial-exec"))) thread_local thread_context *current = nullptr;
 } // namespace
 
-thread_context &current_thread() noexcept { return current ? *current : outside_launch; }
+// The default TLS model, not initial-exec: libkernel_runtime.so must stay loadable with
+// dlopen (a Python extension), where static TLS may be used up. Programs linking the runtime
+// into the executable still get one fs-relative load per hook: the linker relaxes the access.
+constinit thread_local thread_context *current_context = nullptr;
 
-void set_current_thread(thread_context *ctx) noexcept { current = ctx; }
+thread_context &current_thread() noexcept { return current_context ? *current_context : outside_launch; }
 
-thread_scope::thread_scope(thread_context &ctx) noexcept : previous_(current) { current = &ctx; }
-thread_scope::~thread_scope() { current = previous_; }
+void set_current_thread(thread_context *ctx) noexcept { current_context = ctx; }
+
+thread_scope::thread_scope(thread_context &ctx) noexcept : previous_(current_context) { current_context = &ctx; }
+thread_scope::~thread_scope() { current_context = previous_; }
 
 } // namespace kernel::runtime::sim

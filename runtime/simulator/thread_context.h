@@ -16,6 +16,10 @@ struct thread_context {
   sim_thread *owner = nullptr; // the simulated thread, inside a simulated launch
 };
 
+// The context of the simulated thread this host thread runs, or null (thread_context.cpp
+// says why its TLS model is the default one).
+extern constinit thread_local thread_context *current_context;
+
 /// The context of the simulated thread running on this host thread; outside a launch, a
 /// grid of one thread.
 thread_context &current_thread() noexcept;

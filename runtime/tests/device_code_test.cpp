@@ -4,6 +4,9 @@
 // declared function without a host implementation is reported, not run.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include <filesystem>
 #include <numeric>
 #include <regex>
@@ -224,6 +227,38 @@ TEST_F(DeviceCode, OnTheGpu) {
   EXPECT_EQ(bad[0], 2);
   kernel::launch<check_all>(4, 256).on(gpu)(fine); // the status was cleared
   EXPECT_EQ(fine, std::vector<int>(1000, 18));
+}
+
+// On the GPU: launches of a Numba-convention kernel from several threads on their own streams
+// each report their own status, never another launch's, and none is lost.
+TEST_F(DeviceCode, ConcurrentStatusesBelongToTheirLaunch) {
+  if (!kernel_test::on_gpu()) GTEST_SKIP() << "GPU part of the suite: run with KERNEL_TEST_DEVICE=cuda";
+  kernel::link_device_source("checked.cu", R"(extern "C" __device__ int checked(int *r, int a, int b) {
+    *r = a * b; return a < 0 ? 7 : 0; })");
+  const kernel::device gpu = kernel::device::cuda();
+  constexpr int threads = 8, rounds = 20;
+  std::atomic<int> wrong{0}, raised{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      kernel::stream s(gpu);
+      for (int r = 0; r < rounds; ++r) {
+        const bool fails = (t + r) % 2 == 0;
+        std::vector<int> values(4096, 1);
+        if (fails) values[t * 100 + r] = -1;
+        auto dv = kernel::to_device(values, s);
+        try {
+          kernel::launch<check_all>(16, 256, s)(dv);
+          if (fails) ++wrong; // lost: another launch took its status
+        } catch (const kernel::device_function_error &e) {
+          ++raised;
+          if (!fails || e.status() != 7) ++wrong; // another launch's status
+        }
+      }
+    });
+  for (auto &t : pool) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(raised.load(), threads * rounds / 2);
 }
 
 } // namespace

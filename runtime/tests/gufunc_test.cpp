@@ -37,8 +37,22 @@ void scale_and_sum(kernel::array_view<const float> x, float factor, kernel::arra
   }
 }
 
+// Reads its core in the opposite order to the one it writes: wrong in place.
+[[kernel::guvectorize("(n)->(n)")]]
+void reversed(kernel::array_view<const float> x, kernel::array_view<float> y) {
+  const kernel::index_t n = x.size();
+  for (kernel::index_t i = 0; i < n; ++i) y[i] = x[n - 1 - i];
+}
+
+[[kernel::guvectorize("()->()")]]
+void twice(float x, float &y) {
+  y = 2 * x;
+}
+
 namespace {
 
+constexpr kernel::gufunc<"(n)->(n)", reversed> vreversed;
+constexpr kernel::gufunc<"()->()", twice> vtwice;
 constexpr kernel::gufunc<"(n),(n)->()", dot> vdot;
 constexpr kernel::gufunc<"(m,n),(n,p)->(m,p)", matmul> vmatmul;
 constexpr kernel::gufunc<"(n),()->(n),()", scale_and_sum> vscale;
@@ -135,6 +149,94 @@ TEST(Gufunc, LoopDimensionsMustBroadcast) {
   }
   std::vector<double> short_out(3);
   EXPECT_THROW(vdot(a, a, short_out), kernel::argument_error);
+}
+
+// Runs `f`, expecting an argument_error about argument `argument` sharing memory.
+template <class F> void expect_overlap_error(F &&f, int argument, kernel::target t) {
+  try {
+    f();
+    ADD_FAILURE() << kernel::target_name(t) << ": an overlapping output was accepted";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), argument) << kernel::target_name(t) << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find("shares memory with"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GufuncOverlap, OutputOverlappingAnInputIsRejectedOnEveryTarget) {
+  for (kernel::target t : targets) {
+    std::vector<float> x{1, 2, 3, 4, 5, 6};
+    const std::vector<float> before = x;
+    // The same elements, but the function reads its core whole while it writes it.
+    expect_overlap_error([&] { vreversed.on(t)(x, x); }, 1, t);
+    // A partial overlap: the output starts one element in.
+    kernel::array_view<float> head(x.data(), {4}), tail(x.data() + 1, {4});
+    expect_overlap_error([&] { vreversed.on(t)(head, tail); }, 1, t);
+    expect_overlap_error([&] { vtwice.on(t)(head, tail); }, 1, t);
+    // Two outputs in the same memory.
+    kernel::ndarray<float, 2> rows({2, 3}, 1.0f);
+    std::vector<float> y(6);
+    kernel::array_view<float, 2> y2(y.data(), {2, 3});
+    kernel::array_view<float> totals(y.data() + 1, {2});
+    expect_overlap_error([&] { vscale.on(t)(rows, 2.0f, y2, totals); }, 4, t);
+    // matmul writing into its left operand.
+    kernel::ndarray<float, 2> m({2, 2}, 1.0f), id({2, 2}, 0.0f);
+    id(0, 0) = id(1, 1) = 1;
+    expect_overlap_error([&] { vmatmul.on(t)(m, id, m); }, 1, t);
+    EXPECT_EQ(x, before) << kernel::target_name(t) << ": a rejected call wrote";
+    EXPECT_EQ(y, std::vector<float>(6)) << kernel::target_name(t);
+  }
+}
+
+TEST(GufuncOverlap, ElementwiseInPlaceIsAllowed) {
+  for (kernel::target t : targets) {
+    std::vector<float> x{1, 2, 3};
+    vtwice.on(t)(x, x);
+    EXPECT_EQ(x, (std::vector<float>{2, 4, 6})) << kernel::target_name(t);
+  }
+}
+
+TEST(GufuncOverlap, DeviceArraysFollowTheSameRule) {
+  auto d = kernel::to_device(std::vector<float>{1, 2, 3, 4, 5}, kernel_test::device());
+  kernel::device_view<float> in(d.device(), d.data(), {4});
+  kernel::device_view<float> out(d.device(), d.data() + 1, {4});
+  expect_overlap_error([&] { vtwice(in, out); }, 1, kernel_test::target());
+  expect_overlap_error([&] { vreversed(in, in); }, 1, kernel_test::target());
+  EXPECT_EQ(d.copy_to_host().to_vector(), (std::vector<float>{1, 2, 3, 4, 5}));
+}
+
+TEST(Gufunc, ConstViewArguments) {
+  const std::vector<double> a{1, 2, 3}, b{4, 5, 6};
+  kernel::array_view<const double> ca(a), cb(b);
+  const kernel::ndarray<double, 2> rows({2, 3}, 1.0);
+  for (kernel::target t : targets) {
+    auto r = vdot.on(t)(rows, ca);
+    EXPECT_EQ(r.to_vector(), (std::vector<double>{6, 6})) << kernel::target_name(t);
+    std::vector<double> out(1);
+    vdot.on(t)(ca, cb, out);
+    EXPECT_EQ(out, std::vector<double>{32}) << kernel::target_name(t);
+  }
+  auto da = kernel::to_device(rows, kernel_test::device());
+  kernel::device_view<const double, 2> cda = da.view();
+  EXPECT_EQ(vdot(cda, cda).copy_to_host().to_vector(), (std::vector<double>{3, 3}));
+}
+
+// Outputs of no dimensions are returned as scalars, as NumPy does.
+TEST(Gufunc, ScalarResults) {
+  const std::vector<double> a{1, 2, 3}, b{4, 5, 6};
+  const std::vector<float> x{1, 2, 3};
+  for (kernel::target t : targets) {
+    static_assert(std::is_same_v<decltype(vtwice.on(t)(3.0f)), float>);
+    EXPECT_EQ(vtwice.on(t)(3.0f), 6.0f) << kernel::target_name(t);
+    EXPECT_EQ(vtwice.on(t)(2), 4.0f) << kernel::target_name(t); // a weak int scalar
+    static_assert(std::is_same_v<decltype(vdot.on(t)(a, b)), double>);
+    EXPECT_EQ(vdot.on(t)(a, b), 32.0) << kernel::target_name(t);
+    auto [y, total] = vscale.on(t)(x, 2.0f);
+    static_assert(std::is_same_v<decltype(total), float>);
+    EXPECT_EQ(y.to_vector(), (std::vector<float>{2, 4, 6})) << kernel::target_name(t);
+    EXPECT_EQ(total, 12.0f) << kernel::target_name(t);
+  }
+  auto da = kernel::to_device(a, kernel_test::device());
+  EXPECT_EQ(vdot(da, da), 14.0);
 }
 
 TEST(Gufunc, Inspect) {

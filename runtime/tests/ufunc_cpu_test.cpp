@@ -116,6 +116,76 @@ TEST(UfuncCpu, SelectsFirstMatchingLoop) {
   EXPECT_EQ(v(f, 2.0)[1], 4.0f);
 }
 
+// With no array, no operand has a fixed dtype: scalars take their kind's default type
+// (float64, int64, complex128), as NumPy (NEP 50) and Numba do, not the first loop's.
+TEST(UfuncCpu, AllScalarCallsUseTheDefaultTypes) {
+  constexpr kernel::ufunc<addt<float>, addt<double>> vf;
+  static_assert(std::is_same_v<decltype(vf(0.1, 0.2)), double>);
+  static_assert(std::is_same_v<decltype(vf(0.1f, 0.2f)), float>); // float was chosen: it is kept
+  static_assert(std::is_same_v<decltype(vf(0.1f, 0.2)), double>);
+  EXPECT_EQ(vf(0.1f, 0.2f), 0.1f + 0.2f);
+  static_assert(std::is_same_v<decltype(vf(1, 2)), double>); // no integer loop: int64 casts to float64
+  EXPECT_EQ(vf(0.1, 0.2), 0.1 + 0.2);
+  EXPECT_EQ(vf(16777216, 1), 16777217.0); // not representable in float32
+  constexpr kernel::ufunc<addt<std::int32_t>, addt<std::int64_t>> vi;
+  static_assert(std::is_same_v<decltype(vi(1, 2)), std::int64_t>);
+  EXPECT_EQ(vi(std::int64_t{1} << 40, 1), (std::int64_t{1} << 40) + 1);
+  constexpr kernel::ufunc<addt<std::complex<float>>, addt<std::complex<double>>> vc;
+  static_assert(std::is_same_v<decltype(vc(std::complex<float>(1, 2), 1.0f)), std::complex<float>>);
+  static_assert(std::is_same_v<decltype(vc(std::complex<double>(1, 2), 1.0)), std::complex<double>>);
+  static_assert(std::is_same_v<decltype(vc(std::complex<float>(1, 2), 1.0)), std::complex<double>>);
+  // A ufunc without a default-typed loop still takes scalars by kind.
+  constexpr kernel::ufunc<i8add> v8;
+  static_assert(std::is_same_v<decltype(v8(1, 2)), std::int8_t>);
+  EXPECT_EQ(v8(1, 2), 3);
+  // With an array the array's dtype decides, as before.
+  std::vector<float> f{1};
+  static_assert(std::is_same_v<decltype(vf(f, 2.0)), kernel::ndarray<float, 1>>);
+}
+
+double sub(double a, double b) { return a - b; }
+
+TEST(UfuncCpu, ReduceAlongAnAxis) {
+  constexpr kernel::ufunc<add> vadd;
+  constexpr kernel::ufunc<sub> vsub;
+  kernel::ndarray<double, 2> m({3, 4});
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) m(i, j) = 10 * i + j;
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    const auto f = vadd.on(t);
+    auto columns = f.reduce(m, 0);
+    static_assert(std::is_same_v<decltype(columns), kernel::ndarray<double, 1>>);
+    EXPECT_EQ(columns.to_vector(), (std::vector<double>{30, 33, 36, 39})) << kernel::target_name(t);
+    EXPECT_EQ(f.reduce(m, 1).to_vector(), (std::vector<double>{6, 46, 86})) << kernel::target_name(t);
+    EXPECT_EQ(f.reduce(m, -1).to_vector(), (std::vector<double>{6, 46, 86})) << kernel::target_name(t);
+    // In order, as NumPy: ((10 - 1) - 2) - 3.
+    std::vector<double> v{10, 1, 2, 3};
+    static_assert(std::is_same_v<decltype(vsub.on(t).reduce(v)), double>);
+    EXPECT_EQ(vsub.on(t).reduce(v), 4.0) << kernel::target_name(t);
+    // Integers through the float64 loop; a strided view (every other column).
+    std::vector<int> xi{1, 2, 3};
+    EXPECT_EQ(f.reduce(xi), 6.0);
+    kernel::array_view<const double, 2> odd(m.data() + 1, {3, 2}, {4, 2});
+    EXPECT_EQ(f.reduce(odd, 0).to_vector(), (std::vector<double>{33, 39})) << kernel::target_name(t);
+    // A middle axis of three.
+    kernel::ndarray<double, 3> cube({2, 3, 2}, 1.0);
+    auto r = f.reduce(cube, 1);
+    static_assert(std::is_same_v<decltype(r), kernel::ndarray<double, 2>>);
+    EXPECT_EQ(r.to_vector(), std::vector<double>(4, 3.0));
+  }
+  try {
+    vadd.reduce(m, 2);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("axis 2 is out of range for an array of 2 dimensions"), std::string::npos)
+        << e.what();
+  }
+  kernel::ndarray<double, 2> empty({0, 3});
+  EXPECT_THROW(vadd.reduce(empty, 0), kernel::argument_error);
+  EXPECT_EQ(vadd.reduce(empty, 1).size(), 0);
+}
+
 TEST(UfuncCpu, ScalarOutOfRangeIsAnError) {
   constexpr kernel::ufunc<i8add> v;
   std::vector<std::int8_t> x{1, 2};

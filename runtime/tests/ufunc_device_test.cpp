@@ -155,6 +155,24 @@ TEST(UfuncDevice, CallsFromSeveralHostThreads) {
 
 // Errors name the ufunc and the argument, and leave the user's data alone.
 
+TEST(UfuncDevice, ReduceAlongAnAxis) {
+  kernel::ndarray<double, 2> m({3, 4});
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) m(i, j) = 10 * i + j;
+  auto dm = kernel::to_device(m, dev);
+  auto columns = vadd.reduce(dm, 0);
+  static_assert(std::is_same_v<decltype(columns), kernel::device_array<double, 1>>);
+  EXPECT_EQ(columns.copy_to_host().to_vector(), (std::vector<double>{30, 33, 36, 39}));
+  EXPECT_EQ(vadd.reduce(dm, 1).copy_to_host().to_vector(), (std::vector<double>{6, 46, 86}));
+  auto d1 = kernel::to_device(std::vector<double>{1, 2, 3, 4}, dev);
+  EXPECT_EQ(vadd.reduce(d1), 10.0);
+  // Host arrays with a device target: reduced on the device, the result back on the host.
+  auto rows = vadd.on(on_dev).reduce(m, 1);
+  static_assert(std::is_same_v<decltype(rows), kernel::ndarray<double, 1>>);
+  EXPECT_EQ(rows.to_vector(), (std::vector<double>{6, 46, 86}));
+  EXPECT_EQ(m(2, 3), 23.0); // the input is untouched
+}
+
 TEST(UfuncDeviceErrors, ShapesThatDoNotBroadcast) {
   auto dx = kernel::to_device(std::vector<float>(4), dev);
   auto dy = kernel::to_device(std::vector<float>(5), dev);
@@ -218,6 +236,25 @@ TEST(UfuncDeviceErrors, PartiallyOverlappingDeviceOperands) {
     EXPECT_NE(std::string(e.what()).find("shares memory with the output (argument 4)"), std::string::npos);
   }
   EXPECT_EQ(d.copy_to_host().to_vector(), (std::vector<float>{1, 2, 3, 4, 5}));
+}
+
+// The overlap rule is the CPU targets' on a device too, for host operands as for device ones:
+// a host input that partially overlaps the host output is rejected, not silently staged.
+TEST(UfuncDeviceErrors, PartiallyOverlappingHostOperands) {
+  std::vector<float> buf{1, 2, 3, 4, 5};
+  kernel::array_view<float> in(buf.data(), {4}), out(buf.data() + 1, {4});
+  try {
+    vsaxpy.on(on_dev)(2.0f, in, in, out);
+    FAIL() << "a partial overlap was accepted";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("shares memory with the output (argument 4)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(buf, (std::vector<float>{1, 2, 3, 4, 5}));
+  // Exactly in place is fine, as on the CPU.
+  std::vector<float> x{1, 2, 3}, y{1, 1, 1};
+  vsaxpy.on(on_dev)(2.0f, x, y, x);
+  EXPECT_EQ(x, (std::vector<float>{3, 5, 7}));
 }
 
 TEST(UfuncDeviceErrors, NoGpuHereIsExplained) {

@@ -1,6 +1,8 @@
 ; For the simulator's race checks, each entry gets an instrumented copy of itself and what it
-; calls: plain loads, stores and memcpy/memset report their address first. Atomics and the
-; thread's own stack are not reported; the original functions are not changed.
+; calls: plain loads, stores and memcpy/memset report their address first. Atomics, the
+; thread's own stack, the host's globals and the entry's parameters are not reported; the
+; back-edges of loops that may wait for another thread give way to the block's other threads
+; (__kernel_sim_yield); the original functions are not changed.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-instrument-simulator %s -S | FileCheck %s
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
@@ -20,12 +22,48 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK: ret void
 define void @_Z6kernelRK6Params(ptr %params) {
   %local = alloca i64
-  %data = load ptr, ptr %params, !dbg !8
-  %x = load i64, ptr %data
+  %data = load ptr, ptr %params
+  %x = load i64, ptr %data, !dbg !8
   store i64 %x, ptr %local
   %old = atomicrmw add ptr %data, i64 1 monotonic
   call void @_Z6helperPl(ptr %data)
   call void @llvm.memcpy.p0.p0.i64(ptr %data, ptr %local, i64 8, i1 false)
+  call void @_Z4spinPi(ptr %data)
+  call void @_Z3sumPl(ptr %data)
+  ret void
+}
+
+; A loop that cannot wait for another thread (plain loads, no calls) does not give way.
+define void @_Z3sumPl(ptr %p) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %at = getelementptr i64, ptr %p, i64 %i
+  %v = load i64, ptr %at
+  %next = add i64 %i, %v
+  %done = icmp ugt i64 %next, 100
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+
+; Spins until another thread sets the flag: the loop's latch gives way, once however many
+; edges lead back. The global's load is not reported.
+; CHECK-LABEL: define void @_Z4spinPi(ptr %flag) {
+; CHECK-NOT: __kernel_sim_yield
+; CHECK: ret void
+@global_flag = global i32 0
+define void @_Z4spinPi(ptr %flag) {
+entry:
+  br label %loop
+loop:
+  %v = load atomic i32, ptr %flag monotonic, align 4
+  %g = load i32, ptr @global_flag
+  %sum = add i32 %v, %g
+  %done = icmp ne i32 %sum, 0
+  br i1 %done, label %exit, label %loop
+exit:
   ret void
 }
 
@@ -38,9 +76,8 @@ define void @_Z6helperPl(ptr %p) {
 
 ; CHECK-LABEL: define internal void @_Z6kernelRK6Params.kernel_sim(ptr %0) {
 ; CHECK-NEXT: %local = alloca i64
-; CHECK-NEXT: call void @__kernel_sim_access(ptr %0, i64 8, i32 0, ptr @__kernel_sim_where)
 ; CHECK-NEXT: %data = load ptr, ptr %0
-; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 0, ptr null)
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 0, ptr @__kernel_sim_where)
 ; CHECK-NEXT: %x = load i64, ptr %data
 ; CHECK-NEXT: store i64 %x, ptr %local
 ; CHECK-NEXT: %old = atomicrmw add ptr %data, i64 1 monotonic
@@ -48,11 +85,28 @@ define void @_Z6helperPl(ptr %p) {
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 1, ptr null)
 ; CHECK-NEXT: call void @llvm.memcpy.p0.p0.i64(ptr %data, ptr %local, i64 8, i1 false)
 
+; CHECK-LABEL: define internal void @_Z3sumPl.kernel_sim(ptr %0) {
+; CHECK: call void @__kernel_sim_access(ptr %at, i64 8, i32 0, ptr null)
+; CHECK-NOT: __kernel_sim_yield
+; CHECK: ret void
+
+; CHECK-LABEL: define internal void @_Z4spinPi.kernel_sim(ptr %0) {
+; CHECK: loop:
+; CHECK-NEXT: %v = load atomic i32, ptr %0 monotonic, align 4
+; CHECK-NEXT: %g = load i32, ptr @global_flag
+; CHECK-NEXT: %sum = add i32 %v, %g
+; CHECK-NEXT: %done = icmp ne i32 %sum, 0
+; CHECK-NEXT: call void @__kernel_sim_yield()
+; CHECK-NEXT: br i1 %done, label %exit, label %loop
+; CHECK: exit:
+; CHECK-NEXT: ret void
+
 ; CHECK-LABEL: define internal void @_Z6helperPl.kernel_sim(ptr %0) {
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %0, i64 8, i32 1, ptr null)
 ; CHECK-NEXT: store i64 0, ptr %0
 
 ; CHECK: declare void @__kernel_sim_access(ptr, i64, i32, ptr)
+; CHECK: declare void @__kernel_sim_yield()
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 
 !llvm.dbg.cu = !{!0}

@@ -92,3 +92,32 @@ declare ptr @__kernel_shared_static(ptr, i64, i64)
 declare ptr @__kernel_shared_dynamic()
 declare i32 @__kernel_shared_dynamic_bytes()
 declare void @__kernel_check_index(ptr, i64, ptr, ptr)
+
+; Warp matches (sm_70 and later) and the lanes below this one.
+; CHECK-LABEL: define i32 @matches(
+; CHECK: %[[LT:.*]] = call i32 @llvm.nvvm.read.ptx.sreg.lanemask.lt()
+; CHECK: call i32 @llvm.nvvm.match.any.sync.i32(i32 -1, i32 %v)
+; CHECK: call i32 @llvm.nvvm.match.any.sync.i64(i32 -1, i64 %w)
+; CHECK: %[[ALL:.*]] = call { i32, i1 } @llvm.nvvm.match.all.sync.i32p(i32 %m, i32 %v)
+; CHECK: %[[PRED:.*]] = extractvalue { i32, i1 } %[[ALL]], 1
+; CHECK: %[[PRED32:.*]] = zext i1 %[[PRED]] to i32
+; CHECK: store i32 %[[PRED32]], ptr %equal
+; CHECK: extractvalue { i32, i1 } %[[ALL]], 0
+; CHECK: call { i32, i1 } @llvm.nvvm.match.all.sync.i64p(i32 %m, i64 %w)
+define i32 @matches(i32 %m, i32 %v, i64 %w, ptr %equal) {
+  %lt = call i32 @__kernel_lanemask_lt()
+  %a = call i32 @__kernel_match_any_32(i32 -1, i32 %v)
+  %b = call i32 @__kernel_match_any_64(i32 -1, i64 %w)
+  %c = call i32 @__kernel_match_all_32(i32 %m, i32 %v, ptr %equal)
+  %d = call i32 @__kernel_match_all_64(i32 %m, i64 %w, ptr %equal)
+  %s1 = add i32 %lt, %a
+  %s2 = add i32 %s1, %b
+  %s3 = add i32 %s2, %c
+  %s4 = add i32 %s3, %d
+  ret i32 %s4
+}
+declare i32 @__kernel_lanemask_lt()
+declare i32 @__kernel_match_any_32(i32, i32)
+declare i32 @__kernel_match_any_64(i32, i64)
+declare i32 @__kernel_match_all_32(i32, i32, ptr)
+declare i32 @__kernel_match_all_64(i32, i64, ptr)

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernel/config.h"
+#include "kernel/detail/shape_check.h"
 #include "kernel/types.h"
 
 namespace kernel {
@@ -187,7 +188,8 @@ public:
   /// A C-contiguous copy of any view.
   template <class U>
     requires std::is_same_v<std::remove_cv_t<U>, T>
-  explicit ndarray(const array_view<U, Rank> &source) : ndarray(uninitialized, source.shape()) {
+  explicit ndarray(const array_view<U, Rank> &source)
+      : ndarray(uninitialized, (detail::check_view("ndarray", 1, source), source.shape())) {
     copy_from(source);
   }
 
@@ -205,7 +207,7 @@ public:
   struct uninitialized_t {};
   static constexpr uninitialized_t uninitialized{};
   ndarray(uninitialized_t, const extents_type &shape) : shape_(shape) {
-    const index_t n = size();
+    const index_t n = detail::checked_size("ndarray", 1, shape.data(), static_cast<int>(Rank), sizeof(T));
     if (n > 0)
       storage_.reset(static_cast<T *>(::operator new(static_cast<std::size_t>(n) * sizeof(T), std::align_val_t{64})));
   }
@@ -275,13 +277,7 @@ private:
 
 /// "(3, 4)": a shape as NumPy prints it, for error messages.
 template <std::size_t N> std::string shape_string(const std::array<index_t, N> &shape) {
-  std::string s = "(";
-  for (std::size_t d = 0; d < N; ++d) {
-    if (d) s += ", ";
-    s += std::to_string(shape[d]);
-  }
-  if (N == 1) s += ",";
-  return s + ")";
+  return detail::shape_string(shape.data(), static_cast<int>(N));
 }
 
 } // namespace kernel

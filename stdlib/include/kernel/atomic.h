@@ -22,9 +22,11 @@ concept atomic_value = (std::is_integral_v<T> && !std::is_same_v<T, bool> && (si
                        std::is_same_v<T, float> || std::is_same_v<T, double>;
 
 namespace detail {
-// Applies `update(old)` atomically with a compare-and-swap loop; returns the old value.
+// Applies `update(old)` atomically with a compare-and-swap loop; returns the old value. The
+// generic builtins (not the _n ones, which take integers only) so that floats work too.
 template <atomic_value T, class Update> KERNEL_ALWAYS_INLINE T atomic_update(T &target, Update update) noexcept {
-  T old = __atomic_load_n(&target, __ATOMIC_RELAXED);
+  T old;
+  __atomic_load(&target, &old, __ATOMIC_RELAXED);
   T desired = update(old);
   while (!__atomic_compare_exchange(&target, &old, &desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
     desired = update(old);
@@ -91,18 +93,19 @@ template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_min(T &target, T value) 
   return detail::atomic_update(target, [value](T old) { return value < old ? value : old; });
 }
 
-/// CUDA's atomicInc: the target becomes 0 when it was at least `limit`, else one more.
+/// The types atomic_inc and atomic_dec work on: 32- and 64-bit unsigned integers (Numba's
+/// uint32 and uint64).
 template <class T>
-  requires(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, unsigned>)
-KERNEL_ALWAYS_INLINE T atomic_inc(T &target, T limit) noexcept {
+concept atomic_counter = atomic_value<T> && std::is_integral_v<T> && std::is_unsigned_v<T>;
+
+/// CUDA's atomicInc: the target becomes 0 when it was at least `limit`, else one more.
+template <atomic_counter T> KERNEL_ALWAYS_INLINE T atomic_inc(T &target, T limit) noexcept {
   return detail::atomic_update(target, [limit](T old) { return old >= limit ? T(0) : T(old + 1); });
 }
 
 /// CUDA's atomicDec: the target becomes `limit` when it was 0 or more than `limit`, else
 /// one less.
-template <class T>
-  requires(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, unsigned>)
-KERNEL_ALWAYS_INLINE T atomic_dec(T &target, T limit) noexcept {
+template <atomic_counter T> KERNEL_ALWAYS_INLINE T atomic_dec(T &target, T limit) noexcept {
   return detail::atomic_update(target, [limit](T old) { return (old == 0 || old > limit) ? limit : T(old - 1); });
 }
 

@@ -17,10 +17,12 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "kernel/array.h"
 #include "kernel/detail/device_api.h"
+#include "kernel/detail/shape_check.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/device.h"
 #include "kernel/errors.h"
@@ -72,8 +74,8 @@ void require_same_shape(std::string_view operation, const std::array<index_t, Ra
                         const std::array<index_t, Rank> &actual) {
   if (expected != actual)
     throw argument_error(std::string(operation), 1,
-                         "the host array has shape " + shape_string(actual) + " but the device array has shape " +
-                             shape_string(expected));
+                         "the host array has shape " + kernel::shape_string(actual) +
+                             " but the device array has shape " + kernel::shape_string(expected));
 }
 
 } // namespace detail
@@ -90,10 +92,13 @@ public:
 
   device_view() noexcept = default;
   /// A view of `shape` elements at device address `data` with the given strides (elements).
-  device_view(kernel::device d, T *data, const extents_type &shape, const extents_type &strides) noexcept
-      : view_(data, shape, strides), device_(&d.state()) {}
-  device_view(kernel::device d, T *data, const extents_type &shape) noexcept
-      : view_(data, shape), device_(&d.state()) {}
+  device_view(kernel::device d, T *data, const extents_type &shape, const extents_type &strides)
+      : view_(data, shape, strides), device_(&d.state()) {
+    detail::check_view("device_view", 3, view_);
+  }
+  device_view(kernel::device d, T *data, const extents_type &shape)
+      : view_(data, (detail::checked_size("device_view", 3, shape.data(), static_cast<int>(Rank), sizeof(T)), shape)),
+        device_(&d.state()) {}
 
   kernel::device device() const noexcept { return kernel::device(device_); }
   T *data() const noexcept { return view_.data(); }
@@ -203,6 +208,7 @@ public:
 
   device_array(const extents_type &shape, const std::shared_ptr<detail::stream_state> &s)
       : shape_(shape), device_(&detail::stream_device(*s)) {
+    detail::checked_size("device_array", 1, shape.data(), static_cast<int>(Rank), sizeof(T));
     if (bytes() > 0) memory_ = detail::device_allocate(*device_, bytes(), s);
   }
 
@@ -218,6 +224,7 @@ private:
                   "copy_to_host: the host array's element type differs from the device array's");
     static_assert(arg::rank == Rank, "copy_to_host: the host array's rank differs");
     auto view = arg::view(dest);
+    detail::check_view("copy_to_host", 1, view);
     detail::require_same_shape("copy_to_host", shape_, view.shape());
     if (bytes() == 0) return;
     if (view.is_c_contiguous()) {
@@ -238,6 +245,7 @@ private:
                   "copy_from_host: the host array's element type differs from the device array's");
     static_assert(arg::rank == Rank, "copy_from_host: the host array's rank differs");
     auto view = arg::view(src);
+    detail::check_view("copy_from_host", 1, view);
     detail::require_same_shape("copy_from_host", shape_, view.shape());
     if (bytes() == 0) return;
     if (view.is_c_contiguous()) {
@@ -283,11 +291,13 @@ template <class A> struct ufunc_arg<A, std::enable_if_t<is_device_array<std::rem
   }
 };
 
-template <class A> auto host_view_of(const A &a) {
+template <class A> auto host_view_of(const A &a, std::string_view callee = "to_device") {
   using arg = ufunc_arg<const A &>;
   static_assert(arg::supported && !arg::is_scalar,
                 "to_device takes a host array: std::vector, std::span, std::array, ndarray or array_view");
-  return arg::view(a);
+  auto view = arg::view(a);
+  check_view(callee, 1, view);
+  return view;
 }
 } // namespace detail
 
@@ -317,7 +327,7 @@ template <class A> auto shape_and_type_of(const A &a) {
                 }) {
     return device_array<typename A::value_type, A::rank>();
   } else {
-    auto view = host_view_of(a);
+    auto view = host_view_of(a, "device_array_like");
     return device_array<std::remove_cv_t<typename decltype(view)::element_type>, decltype(view)::rank>();
   }
 }
@@ -328,7 +338,7 @@ template <class A> auto extents_of(const A &a) {
                 })
     return a.shape();
   else
-    return host_view_of(a).shape();
+    return host_view_of(a, "device_array_like").shape();
 }
 } // namespace detail
 

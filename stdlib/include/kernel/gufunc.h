@@ -135,7 +135,8 @@ public:
   }
 
   /// With `nin` arguments the outputs are allocated and returned (one: an ndarray or
-  /// device_array; several: a std::tuple of them); with `nin + nout`, the last are the outputs.
+  /// device_array, or a scalar when it has no dimensions, as `()->()` called with scalars;
+  /// several: a std::tuple of them); with `nin + nout`, the last are the outputs.
   template <class... Args> auto operator()(Args &&...args) const {
     static_assert(sizeof...(Args) == nin || sizeof...(Args) == nin + nout,
                   "a gufunc call takes its inputs, optionally followed by all its outputs");
@@ -189,9 +190,11 @@ private:
       using P = std::tuple_element_t<op, typename traits::args_tuple>;
       using T = typename detail::gu_param<P>::element;
       constexpr std::size_t loop_rank = max_input_loop_rank<In...>();
-      constexpr std::size_t rank = loop_rank + static_cast<std::size_t>(layout.core_rank[op]);
-      static_assert(rank >= 1, "a gufunc output of no dimensions needs an array argument");
+      // An output of no dimensions (all inputs scalars or bare cores) is returned as a
+      // scalar: it is computed into an array of one element.
+      constexpr std::size_t rank = std::max<std::size_t>(output_rank<O, In...>(), 1);
       std::array<index_t, rank> shape{};
+      shape[0] = 1;
       for (std::size_t d = 0; d < loop_rank; ++d) shape[d] = space.shape[d + space.rank - loop_rank];
       for (int j = 0; j < layout.core_rank[op]; ++j) {
         const int id = layout.dim[op][j];
@@ -201,6 +204,7 @@ private:
                                    "' of this output is not given by any input; pass the output");
         shape[loop_rank + static_cast<std::size_t>(j)] = dims.size[id];
       }
+      detail::checked_size(name(), op + 1, shape.data(), static_cast<int>(rank), sizeof(T));
       if constexpr (on_device_arrays) {
         const detail::device_call c = this->call_on(detail::first_device(in...));
         return device_array<T, rank>(shape, c.stream);
@@ -212,10 +216,27 @@ private:
       return std::make_tuple(make(std::integral_constant<std::size_t, O>{})...);
     }(std::make_index_sequence<nout>{});
     std::apply([&](auto &...out) { call(in..., out...); }, outputs);
+    auto result = [&]<std::size_t O>(std::integral_constant<std::size_t, O>) {
+      auto &out = std::get<O>(outputs);
+      if constexpr (output_rank<O, In...>() > 0)
+        return std::move(out);
+      else if constexpr (on_device_arrays) {
+        detail::device_synchronize(out.device().state()); // the call may be on the user's stream
+        return out.copy_to_host()[0];
+      } else
+        return out[0];
+    };
     if constexpr (nout == 1)
-      return std::move(std::get<0>(outputs));
+      return result(std::integral_constant<std::size_t, 0>{});
     else
-      return outputs;
+      return [&]<std::size_t... O>(std::index_sequence<O...>) {
+        return std::make_tuple(result(std::integral_constant<std::size_t, O>{})...);
+      }(std::make_index_sequence<nout>{});
+  }
+
+  // The rank of output O for inputs In: the inputs' loop dimensions and the output's core.
+  template <std::size_t O, class... In> static constexpr std::size_t output_rank() {
+    return max_input_loop_rank<In...>() + static_cast<std::size_t>(layout.core_rank[nin + static_cast<int>(O)]);
   }
 
   template <class... In> static constexpr std::size_t max_input_loop_rank() {
@@ -240,6 +261,7 @@ private:
       return l;
     } else {
       auto v = arg::view(a);
+      detail::check_view(name(), static_cast<int>(K) + 1, v);
       constexpr int total = static_cast<int>(decltype(v)::rank);
       constexpr int core = layout.core_rank[K];
       static_assert(total >= core, "a gufunc argument has fewer dimensions than the layout's core dimensions");
@@ -279,12 +301,34 @@ private:
                           "function's, outputs must be writable, and arrays need the layout's core dimensions");
     constexpr auto fn = loop_fn<L>();
     constexpr bool any_device = (detail::ufunc_arg<A &>::is_device || ...);
+    check_user_arrays(all...);
     const bool on_host = this->placed_on().runs_on_host();
     if (on_host && !any_device) {
       run_host<fn>(all...);
       return;
     }
     run_device<fn>(this->call_on(on_host ? detail::first_device(all...) : nullptr), all...);
+  }
+
+  // The overlap rule of ufuncs (detail::check_overlap), on the user's arrays with their core
+  // dimensions, whatever the target: before anything is staged or written.
+  template <class... A> static void check_user_arrays(A &...all) {
+    std::array<detail::operand_layout, sizeof...(A)> user{};
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto &a) {
+        using arg = detail::ufunc_arg<decltype(a)>;
+        detail::operand_layout &l = user[I];
+        l.argument = static_cast<int>(I) + 1;
+        l.is_output = static_cast<int>(I) >= nin;
+        if constexpr (!arg::is_scalar) {
+          l = detail::layout_of(name(), arg::view(a), static_cast<int>(I) + 1, static_cast<int>(I) >= nin);
+          l.core_rank = layout.core_rank[I];
+          if constexpr (arg::is_device) l.memory = &a.device().state();
+        }
+      };
+      (one(std::integral_constant<std::size_t, K>{}, all), ...);
+    }(std::index_sequence_for<A...>{});
+    detail::check_overlap(name(), user);
   }
 
   // Fills the parameter block from operands whose data pointers are all in one memory (the
@@ -379,9 +423,11 @@ private:
         throw argument_error(std::string(name()), index + 1,
                              "is a device array on " + a.device().name() + " but the call runs on " +
                                  detail::device_name(*c.device));
-      using T = std::remove_pointer_t<decltype(a.data())>;
-      constexpr std::size_t R = std::remove_cvref_t<A>::rank;
-      return device_view<std::conditional_t<arg::writable, T, const T>, R>(a.view());
+      // Read-only operands (const views, const device arrays) stay read-only.
+      const auto v = arg::view(a);
+      using T = std::remove_pointer_t<decltype(v.data())>;
+      return device_view<std::conditional_t<arg::writable, T, const T>, decltype(v)::rank>(a.device(), v.data(),
+                                                                                           v.shape(), v.strides());
     } else {
       auto host = arg::view(a);
       using T = typename arg::element_type;
@@ -397,14 +443,18 @@ private:
                             *c.stream);
         keep.push_back(std::move(staging));
       }
-      if (output && bytes > 0) {
-        copy_back.push_back([&c, memory, host, bytes] {
-          auto staging = detail::pinned_allocate(*c.device, bytes);
-          detail::device_copy(*c.device, staging.get(), memory.get(), bytes, detail::copy_direction::device_to_host,
-                              *c.stream);
-          detail::host_work(*c.stream,
-                            [staging, host] { detail::scatter(static_cast<const T *>(staging.get()), host); });
-        });
+      // Only a writable array can be an output (a const view as an input must not
+      // instantiate the copy back into it).
+      if constexpr (arg::writable) {
+        if (output && bytes > 0) {
+          copy_back.push_back([&c, memory, host, bytes] {
+            auto staging = detail::pinned_allocate(*c.device, bytes);
+            detail::device_copy(*c.device, staging.get(), memory.get(), bytes, detail::copy_direction::device_to_host,
+                                *c.stream);
+            detail::host_work(*c.stream,
+                              [staging, host] { detail::scatter(static_cast<const T *>(staging.get()), host); });
+          });
+        }
       }
       keep.push_back(memory);
       return V(kernel::device(c.device), static_cast<T *>(memory.get()), host.shape());

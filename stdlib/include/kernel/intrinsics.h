@@ -45,7 +45,8 @@ void __kernel_threadfence_block() noexcept;
 void __kernel_threadfence_system() noexcept;
 
 std::uint32_t __kernel_laneid() noexcept;
-std::uint32_t __kernel_activemask() noexcept;
+// Not merged across branches: in a divergent if/else each branch's call sees its own lanes.
+[[clang::nomerge]] std::uint32_t __kernel_activemask() noexcept;
 std::uint32_t __kernel_shfl_idx(std::uint32_t mask, std::uint32_t value, std::int32_t lane,
                                 std::int32_t width) noexcept;
 std::uint32_t __kernel_shfl_up(std::uint32_t mask, std::uint32_t value, std::int32_t delta,
@@ -58,6 +59,12 @@ int __kernel_vote_all(std::uint32_t mask, int predicate) noexcept;
 int __kernel_vote_any(std::uint32_t mask, int predicate) noexcept;
 int __kernel_vote_uni(std::uint32_t mask, int predicate) noexcept;
 std::uint32_t __kernel_vote_ballot(std::uint32_t mask, int predicate) noexcept;
+std::uint32_t __kernel_lanemask_lt() noexcept;
+std::uint32_t __kernel_match_any_32(std::uint32_t mask, std::uint32_t value) noexcept;
+std::uint32_t __kernel_match_any_64(std::uint32_t mask, std::uint64_t value) noexcept;
+// *all_equal becomes 1 when every lane in `mask` has the same value, else 0.
+std::uint32_t __kernel_match_all_32(std::uint32_t mask, std::uint32_t value, int *all_equal) noexcept;
+std::uint32_t __kernel_match_all_64(std::uint32_t mask, std::uint64_t value, int *all_equal) noexcept;
 }
 
 // `threadIdx.x` reads a register each time it is used, as in CUDA, so the components are
@@ -220,6 +227,32 @@ KERNEL_ALWAYS_INLINE bool eq_sync(std::uint32_t mask, bool predicate) noexcept {
 }
 KERNEL_ALWAYS_INLINE std::uint32_t ballot_sync(std::uint32_t mask, bool predicate) noexcept {
   return detail::__kernel_vote_ballot(mask, predicate);
+}
+
+/// The lanes below this one in the warp: bits 0 to laneid() - 1 (CUDA's %lanemask_lt).
+KERNEL_ALWAYS_INLINE std::uint32_t lanemask_lt() noexcept { return detail::__kernel_lanemask_lt(); }
+
+/// The lanes in `mask` whose `value` equals this lane's (compared bit for bit): CUDA's
+/// __match_any_sync, Numba's cuda.match_any_sync. Every lane in `mask` must call it.
+template <detail::shuffleable T>
+KERNEL_ALWAYS_INLINE std::uint32_t match_any_sync(std::uint32_t mask, T value) noexcept {
+  if constexpr (sizeof(T) == 4)
+    return detail::__kernel_match_any_32(mask, std::bit_cast<std::uint32_t>(value));
+  else
+    return detail::__kernel_match_any_64(mask, std::bit_cast<std::uint64_t>(value));
+}
+/// `mask` when every lane in it has the same `value` (bit for bit), else 0; `all_equal`
+/// says which: CUDA's __match_all_sync, Numba's cuda.match_all_sync.
+template <detail::shuffleable T>
+KERNEL_ALWAYS_INLINE std::uint32_t match_all_sync(std::uint32_t mask, T value, bool &all_equal) noexcept {
+  int equal = 0;
+  std::uint32_t lanes;
+  if constexpr (sizeof(T) == 4)
+    lanes = detail::__kernel_match_all_32(mask, std::bit_cast<std::uint32_t>(value), &equal);
+  else
+    lanes = detail::__kernel_match_all_64(mask, std::bit_cast<std::uint64_t>(value), &equal);
+  all_equal = equal != 0;
+  return lanes;
 }
 
 } // namespace kernel

@@ -28,6 +28,7 @@
 #include "kernel/detail/placement.h"
 #include "kernel/detail/reduce_kernel.h"
 #include "kernel/detail/runtime_api.h"
+#include "kernel/detail/shape_check.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/detail/ufunc_device.h"
 #include "kernel/device.h"
@@ -83,6 +84,7 @@ private:
     static_assert(arg::supported && !arg::is_scalar, "a reduction takes an array");
     static_assert(can_cast_safely(dtype_of<typename arg::element_type>, dtype_of<T>),
                   "the array's elements do not cast safely to the reduction's type");
+    detail::check_view(name(), 1, arg::view(array));
     if constexpr (arg::is_device) {
       return run_device(this->call_on(&array.device().state()), array);
     } else {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -29,6 +30,7 @@
 #include "kernel/detail/function_traits.h"
 #include "kernel/detail/placement.h"
 #include "kernel/detail/runtime_api.h"
+#include "kernel/detail/shape_check.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/detail/ufunc_cpu.h"
 #include "kernel/detail/ufunc_device.h"
@@ -104,9 +106,146 @@ public:
     }
   }
 
+  /// NumPy's and Numba's `ufunc.reduce(array, axis)` for a binary ufunc: the elements along
+  /// `axis` (negative counts from the end) combined in order, `f(f(f(a0, a1), a2), ...)`; the
+  /// result has the array's other dimensions (a scalar for a 1-d array). The loop is the one a
+  /// call with two such arrays selects. The axis must not be empty (a ufunc has no identity).
+  /// Host arrays reduce on the host (`parallel` spreads the results over cores); device
+  /// arrays, or a device target, take one call of the ufunc per step along the axis, on the
+  /// device.
+  template <class A> auto reduce(const A &array, int axis = 0) const {
+    static_assert(nin == 2, "reduce needs a binary ufunc");
+    using arg = detail::ufunc_arg<const A &>;
+    static_assert(arg::supported && !arg::is_scalar, "reduce takes an array");
+    constexpr std::size_t rank = arg::rank;
+    using T = typename arg::element_type;
+    using in_view = array_view<const T, rank>;
+    constexpr int L = select<const in_view &, const in_view &>();
+    constexpr auto fn = loop_fn<L>();
+    using traits = detail::function_traits<decltype(fn)>;
+    using R = typename traits::result_type;
+    static_assert(can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>),
+                  "reduce needs a loop whose result casts safely back to its first parameter");
+    const auto v = arg::view(array);
+    detail::check_view(name(), 1, v);
+    const int rank_i = static_cast<int>(rank);
+    if (axis < -rank_i || axis >= rank_i)
+      throw argument_error(std::string(name()), 2,
+                           "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
+                               " dimension" + (rank == 1 ? "" : "s"));
+    const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + rank_i : axis);
+    if (v.shape(ax) == 0)
+      throw argument_error(std::string(name()), 1,
+                           "axis " + std::to_string(ax) +
+                               " has no elements, and a ufunc has no identity to reduce "
+                               "them to");
+    constexpr std::size_t out_rank = rank > 1 ? rank - 1 : 1;
+    std::array<index_t, out_rank> shape{};
+    shape[0] = 1;
+    for (std::size_t d = 0, o = 0; d < rank; ++d)
+      if (d != ax) shape[o++] = v.shape(d);
+    if constexpr (arg::is_device) {
+      const detail::device_call c = this->call_on(&array.device().state(), unavailable_message);
+      device_array<R, out_rank> result(shape, c.stream);
+      reduce_by_calls<fn>(*this, v, ax, array.device(), result);
+      if constexpr (rank == 1) {
+        detail::stream_synchronize(*c.stream); // the calls may be queued on the user's stream
+        return result.copy_to_host()[0];
+      } else
+        return result;
+    } else {
+      ndarray<R, out_rank> result(ndarray<R, out_rank>::uninitialized, shape);
+      if (this->placed_on().runs_on_host()) {
+        reduce_on_host<fn>(v, ax, result.data());
+      } else {
+        // On a device: the array goes there once, then one call per step along the axis.
+        const detail::device_call c = this->call_on(nullptr, unavailable_message);
+        const kernel::device dev(c.device);
+        const device_array<T, rank> on_device = kernel::to_device(v, dev);
+        device_array<R, out_rank> partial(shape, dev);
+        // The copies run on the device's default stream, the calls where the ufunc is placed
+        // (perhaps a stream of the user's): the host orders them.
+        detail::stream_synchronize(*detail::default_stream(*c.device));
+        reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial);
+        detail::stream_synchronize(*c.stream);
+        partial.copy_to_host(result);
+      }
+      if constexpr (rank == 1)
+        return result[0];
+      else
+        return result;
+    }
+  }
+
 private:
+  // The fold of every result element on the calling thread(s): result element `o` (row-major
+  // over the dimensions other than `ax`) is the fold of the elements along `ax` at it.
+  template <auto Fn, class T, std::size_t Rank, class R>
+  void reduce_on_host(const array_view<const T, Rank> &v, std::size_t ax, R *out) const {
+    struct job {
+      const array_view<const T, Rank> *v;
+      std::size_t ax;
+      R *out;
+    } j{&v, ax, out};
+    index_t outputs = 1;
+    for (std::size_t d = 0; d < Rank; ++d)
+      if (d != ax) outputs *= v.shape(d);
+    auto body = [](void *ctx, index_t begin, index_t end) {
+      using traits = detail::function_traits<decltype(Fn)>;
+      using P0 = typename traits::template arg<0>;
+      using P1 = typename traits::template arg<1>;
+      const job &jb = *static_cast<const job *>(ctx);
+      const array_view<const T, Rank> &a = *jb.v;
+      const index_t n = a.shape(jb.ax), step = a.stride(jb.ax);
+      for (index_t o = begin; o < end; ++o) {
+        index_t rest = o, offset = 0;
+        for (std::size_t d = Rank; d-- > 0;) {
+          if (d == jb.ax) continue;
+          offset += (rest % a.shape(d)) * a.stride(d);
+          rest /= a.shape(d);
+        }
+        const T *p = a.data() + offset;
+        R acc = static_cast<R>(p[0]);
+        for (index_t k = 1; k < n; ++k) acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
+        jb.out[o] = acc;
+      }
+    };
+    if (this->placed_on().where == target::parallel) {
+      const index_t n = v.shape(ax);
+      detail::parallel_for(outputs, std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n : 1)), body, &j);
+    } else {
+      body(&j, 0, outputs);
+    }
+  }
+
+  // On a device: result = f(slice 0, slice 1), then result = f(result, slice k) in place, each
+  // an elementwise call over the other dimensions; `result` is viewed with the axis kept
+  // (extent 1, stride 0) so that it lines up with the slices.
+  template <auto Fn, class Placed, class T, std::size_t Rank, class R, std::size_t OutRank>
+  static void reduce_by_calls(const Placed &f, const array_view<T, Rank> &v, std::size_t ax, kernel::device dev,
+                              device_array<R, OutRank> &result) {
+    std::array<index_t, Rank> slice_shape = v.shape(), kept_strides{};
+    slice_shape[ax] = 1;
+    const auto contiguous = array_view<R, Rank>::contiguous_strides(slice_shape);
+    for (std::size_t d = 0; d < Rank; ++d) kept_strides[d] = d == ax ? 0 : contiguous[d];
+    device_view<R, Rank> acc(dev, result.data(), slice_shape, kept_strides);
+    auto slice = [&](index_t k) {
+      return device_view<const T, Rank>(dev, v.data() + k * v.stride(ax), slice_shape, v.strides());
+    };
+    const index_t n = v.shape(ax);
+    if (n == 1) {
+      // No step to take: the result is the one slice, converted by the loop's first parameter.
+      throw argument_error(std::string(name()), 1,
+                           "axis " + std::to_string(ax) +
+                               " has one element; reducing it on a device is not "
+                               "supported (reduce it on the host, or index the slice)");
+    }
+    f(slice(0), slice(1), acc);
+    for (index_t k = 2; k < n; ++k) f(acc, slice(k), acc);
+  }
+
   template <class... In> static constexpr int select() {
-    constexpr int loop = detail::select_loop<std::tuple<In...>, F...>::value;
+    constexpr int loop = detail::resolve_loop<std::tuple<In...>, F...>::value;
     static_assert(loop >= 0, "no loop of this ufunc accepts these argument types: arrays must cast safely "
                              "to a loop's parameter types (NumPy 'safe' casting) and scalars must be of the "
                              "same kind or a lower one; the loops are the ufunc's template arguments");
@@ -127,6 +266,9 @@ private:
       const detail::iteration_space space = detail::broadcast_shapes(name(), layouts);
       std::array<index_t, rank> shape{};
       std::copy_n(space.shape, rank, shape.begin());
+      // The result's bytes must fit: a broadcast of repeated elements (stride 0) can have
+      // more elements than memory holds.
+      detail::checked_size(name(), 0, shape.data(), static_cast<int>(rank), sizeof(R));
       if constexpr ((detail::ufunc_arg<In &>::is_device || ...)) {
         // Device inputs give a device result, on the call's device and stream.
         const detail::device_call call = this->call_on(
@@ -159,7 +301,7 @@ private:
       l.argument = int(I) + 1;
       return l;
     } else {
-      return detail::layout_of(arg::view(a), int(I) + 1);
+      return detail::layout_of(name(), arg::view(a), int(I) + 1);
     }
   }
 
@@ -225,11 +367,11 @@ private:
     auto sources = std::make_tuple(input_source<I, Fn>(in)...);
     std::array<detail::operand_layout, N> layouts{};
     ((layouts[I] = layout_from_source<I>(std::get<I>(sources))), ...);
-    layouts[nin] = detail::layout_of(out, int(nin) + 1, /*is_output=*/true);
+    layouts[nin] = detail::layout_of(name(), out, int(nin) + 1, /*is_output=*/true);
 
     const detail::iteration_space space = detail::broadcast_shapes(name(), layouts);
     const detail::loop_plan<N> plan = detail::plan_loop<N>(space, layouts);
-    detail::check_output_aliasing<N>(name(), layouts, plan);
+    detail::check_overlap(name(), layouts);
     const index_t size = space.size();
     if (size == 0) return;
 
@@ -277,7 +419,7 @@ private:
       l.argument = int(I) + 1;
       return l;
     } else {
-      return detail::layout_of(s, int(I) + 1);
+      return detail::layout_of(name(), s, int(I) + 1);
     }
   }
 

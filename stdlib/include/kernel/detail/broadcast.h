@@ -9,8 +9,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "kernel/array.h"
+#include "kernel/detail/shape_check.h"
 #include "kernel/errors.h"
 #include "kernel/types.h"
 
@@ -28,11 +30,17 @@ struct operand_layout {
   index_t strides[max_dims] = {}; // elements
   int argument = 0;               // 1-based position in the user's call, for messages
   bool is_output = false;
+  // For the overlap check: the trailing dimensions a gufunc's function sees whole (its core;
+  // 0 for elementwise access), and whose memory `data` is in (null: the host's; else a device).
+  int core_rank = 0;
+  const void *memory = nullptr;
 };
 
+/// The layout of view `a`, argument `argument` of `callee`, after checking its shape.
 template <class T, std::size_t Rank>
-operand_layout layout_of(const array_view<T, Rank> &a, int argument, bool is_output = false) {
+operand_layout layout_of(std::string_view callee, const array_view<T, Rank> &a, int argument, bool is_output = false) {
   static_assert(Rank <= max_dims, "arrays have at most 32 dimensions");
+  check_view(callee, argument, a);
   operand_layout l;
   l.data = a.data();
   l.elem_size = sizeof(T);
@@ -56,16 +64,6 @@ struct iteration_space {
     return n;
   }
 };
-
-inline std::string shape_string(const index_t *shape, int rank) {
-  std::string s = "(";
-  for (int d = 0; d < rank; ++d) {
-    if (d) s += ", ";
-    s += std::to_string(shape[d]);
-  }
-  if (rank == 1) s += ",";
-  return s + ")";
-}
 
 /// Broadcasts the shapes of `ops` (NumPy rules: align on the right, extents equal or 1).
 /// An output operand is never stretched: the inputs must broadcast to its shape, which
@@ -110,6 +108,7 @@ inline iteration_space broadcast_shapes(std::string_view callee, std::span<const
     space.rank = op.rank;
     for (int d = 0; d < op.rank; ++d) space.shape[d] = op.shape[d];
   }
+  checked_size(callee, 0, space.shape, space.rank, 1); // the broadcast shape's size fits
   return space;
 }
 
@@ -185,26 +184,52 @@ inline std::pair<std::uintptr_t, std::uintptr_t> memory_extent(const operand_lay
   return {base + static_cast<std::uintptr_t>(lo * es), base + static_cast<std::uintptr_t>(hi * es + es)};
 }
 
-/// Rejects an input that shares memory with the output unless it is exactly the output's
-/// elements in the same order (in-place `f(x, out=x)` is safe elementwise; a shifted or
-/// broadcast overlap would read values the loop has already overwritten).
-template <std::size_t N>
-void check_output_aliasing(std::string_view callee, const std::array<operand_layout, N> &ops,
-                           const loop_plan<N> &plan) {
-  const operand_layout &out = ops[N - 1];
-  const auto [olo, ohi] = memory_extent(out);
-  if (olo == ohi) return;
-  for (std::size_t k = 0; k + 1 < N; ++k) {
-    const operand_layout &in = ops[k];
-    if (in.rank == 0 || in.data == nullptr) continue;
-    const auto [ilo, ihi] = memory_extent(in);
-    if (ihi <= olo || ohi <= ilo) continue;
-    bool identical = in.data == out.data && in.elem_size == out.elem_size;
-    for (int d = 0; identical && d < plan.ndim; ++d) identical = plan.strides[k][d] == plan.strides[N - 1][d];
-    if (!identical)
-      throw argument_error(std::string(callee), in.argument,
-                           "shares memory with the output (argument " + std::to_string(out.argument) +
-                               ") without being the same elements; pass a copy");
+// True when `a` and `b` are the same elements visited in the same order over the broadcast
+// iteration space: extents of 1 are dropped (they do not move), the rest compared from the
+// innermost out, so that a broadcast operand (missing or 1-extent dimensions) differs.
+inline bool same_elements(const operand_layout &a, const operand_layout &b) {
+  if (a.data != b.data || a.elem_size != b.elem_size) return false;
+  int i = a.rank, j = b.rank;
+  while (true) {
+    while (i > 0 && a.shape[i - 1] == 1) --i;
+    while (j > 0 && b.shape[j - 1] == 1) --j;
+    if (i == 0 || j == 0) return i == 0 && j == 0;
+    --i, --j;
+    if (a.shape[i] != b.shape[j] || a.strides[i] != b.strides[j]) return false;
+  }
+}
+
+/// The overlap rule of every elementwise call (ufuncs and gufuncs, on every target, checked
+/// on the user's arrays before anything is staged or written): an output may share memory
+/// with an input only when both are accessed elementwise (no gufunc core) and are exactly
+/// the same elements in the same order (in-place `f(x, out=x)`); any other overlap would read
+/// values the loop has already overwritten, or write one element twice. Operands in
+/// different memories (the host's, a device's) never overlap.
+inline void check_overlap(std::string_view callee, std::span<const operand_layout> ops) {
+  for (const operand_layout &out : ops) {
+    if (!out.is_output) continue;
+    const auto [olo, ohi] = memory_extent(out);
+    if (olo == ohi) continue;
+    for (const operand_layout &other : ops) {
+      if (&other == &out || other.rank == 0 || other.data == nullptr || other.memory != out.memory) continue;
+      const auto [lo, hi] = memory_extent(other);
+      if (hi <= olo || ohi <= lo) continue;
+      const std::string output = "argument " + std::to_string(out.argument);
+      if (other.is_output) {
+        // Reported once, at the later of the two outputs.
+        if (other.argument < out.argument) continue;
+        throw argument_error(std::string(callee), other.argument,
+                             "shares memory with the output " + output + "; outputs must not overlap");
+      }
+      if (other.core_rank > 0 || out.core_rank > 0)
+        throw argument_error(std::string(callee), other.argument,
+                             "shares memory with the output (" + output +
+                                 ") and the function reads or writes it as a whole core; pass a copy");
+      if (!same_elements(other, out))
+        throw argument_error(std::string(callee), other.argument,
+                             "shares memory with the output (" + output +
+                                 ") without being the same elements; pass a copy");
+    }
   }
 }
 

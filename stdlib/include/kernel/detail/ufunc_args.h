@@ -3,8 +3,10 @@
 // accepts them under NumPy's type resolution.
 #pragma once
 
+#include <complex>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <ranges>
 #include <string>
@@ -129,6 +131,39 @@ template <class... Args, auto... Fs> struct select_loop<std::tuple<Args...>, Fs.
     int index = 0, found = -1;
     ((found < 0 && loop_accepts<Fs, Args...>() ? (found = index) : 0, ++index), ...);
     return found;
+  }();
+};
+
+/// The dtype a scalar argument counts as when a call's arguments are all scalars. C++'s own
+/// default types play the part of Python's scalars of no fixed dtype (NEP 50): `bool`, signed
+/// `int`/`long`/`long long` (an integer literal), `double` (a floating literal) and
+/// `std::complex<double>` take their kind's default dtype: bool, int64, float64, complex128.
+/// A scalar of any other type was chosen for its type (`0.5f`, `3u`, `std::int8_t{1}`) and
+/// keeps it, as a NumPy scalar with a dtype does.
+template <class S> struct default_typed {
+  using type = S;
+};
+template <class S>
+  requires(std::is_same_v<S, int> || std::is_same_v<S, long> || std::is_same_v<S, long long>)
+struct default_typed<S> {
+  using type = std::int64_t;
+};
+/// An array of the default type of scalar argument `A`, as type resolution sees it.
+template <class A>
+using default_typed_array = const array_view<const typename default_typed<std::remove_cvref_t<A>>::type, 1> &;
+
+/// The loop of `Fs` for arguments `Args`: when every argument is a scalar, the first loop
+/// accepting them as arrays of their default_typed types (`f(0.1, 0.2)` and `f(1, 2)` run
+/// float64 and int64 loops, `f(0.1f, 0.2f)` a float32 one), and failing that the first
+/// accepting the scalars as weak scalars; else the first accepting the arguments (`select_loop`).
+template <class ArgsTuple, auto... Fs> struct resolve_loop;
+template <class... Args, auto... Fs> struct resolve_loop<std::tuple<Args...>, Fs...> {
+  static constexpr int value = [] {
+    if constexpr (sizeof...(Args) > 0 && (ufunc_arg<Args>::is_scalar && ...)) {
+      constexpr int by_default = select_loop<std::tuple<default_typed_array<Args>...>, Fs...>::value;
+      if (by_default >= 0) return by_default;
+    }
+    return select_loop<std::tuple<Args...>, Fs...>::value;
   }();
 };
 

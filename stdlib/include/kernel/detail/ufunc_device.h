@@ -88,7 +88,7 @@ staged_operand stage_input(std::string_view callee, int argument, const device_c
                            "is a device array of " + std::string(dtype_name(dtype_of<typename arg::element_type>)) +
                                " but the selected loop reads " + std::string(dtype_name(dtype_of<Param>)) +
                                "; convert it on the device first (device arrays are never converted implicitly)");
-    op.layout = layout_of(arg::view(a), argument);
+    op.layout = layout_of(callee, arg::view(a), argument);
     op.on_device_already = true;
     return op;
   } else {
@@ -105,9 +105,22 @@ staged_operand stage_input(std::string_view callee, int argument, const device_c
       keep_alive.push_back(std::move(staging));
       device_view = array_view<Param, decltype(host)::rank>(static_cast<Param *>(op.device_memory.get()), host.shape());
     }
-    op.layout = layout_of(device_view, argument);
+    op.layout = layout_of(callee, device_view, argument);
     return op;
   }
+}
+
+/// The layout of a user's argument where it lives (host or device memory), checked.
+template <class A> operand_layout user_layout(std::string_view callee, A &a, int argument, bool is_output) {
+  using arg = ufunc_arg<A &>;
+  operand_layout l;
+  l.argument = argument;
+  l.is_output = is_output;
+  if constexpr (!arg::is_scalar) {
+    l = layout_of(callee, arg::view(a), argument, is_output);
+    if constexpr (arg::is_device) l.memory = &a.device().state();
+  }
+  return l;
 }
 
 template <std::size_t N> std::array<operand_layout, N> layouts_of(const std::array<staged_operand, N> &ops) {
@@ -126,6 +139,18 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
   constexpr std::size_t nin = sizeof...(In);
   constexpr std::size_t N = nin + 1;
   using out_arg = ufunc_arg<Out &>;
+
+  // The user's arrays are checked, broadcast and checked for overlap as the CPU targets do,
+  // before anything is allocated or staged.
+  {
+    std::array<operand_layout, N> user{};
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((user[K] = user_layout(callee, in, int(K) + 1, false)), ...);
+    }(std::index_sequence_for<In...>{});
+    user[nin] = user_layout(callee, out, int(N), true);
+    broadcast_shapes(callee, user);
+    check_overlap(callee, user);
+  }
 
   std::vector<std::shared_ptr<void>> keep_alive;
   params_type params{};
@@ -158,7 +183,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
       throw argument_error(std::string(callee), int(N),
                            "is a device array of " + std::string(dtype_name(dtype_of<out_elem>)) +
                                " but the selected loop writes " + std::string(dtype_name(dtype_of<R>)));
-    ops[nin].layout = layout_of(out_view, int(N), /*is_output=*/true);
+    ops[nin].layout = layout_of(callee, out_view, int(N), /*is_output=*/true);
     ops[nin].on_device_already = true;
   } else {
     const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
@@ -167,20 +192,12 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
       out_memory = device_allocate(*call.device, bytes, call.stream);
       device_view = array_view<R, decltype(out_view)::rank>(static_cast<R *>(out_memory.get()), out_view.shape());
     }
-    ops[nin].layout = layout_of(device_view, int(N), /*is_output=*/true);
+    ops[nin].layout = layout_of(callee, device_view, int(N), /*is_output=*/true);
   }
 
   const std::array<operand_layout, N> layouts = layouts_of(ops);
   const iteration_space space = broadcast_shapes(callee, layouts);
   const loop_plan<N> plan = plan_loop<N>(space, layouts);
-  // Overlap only means something between operands in the same memory: the user's device
-  // arrays (staged copies are fresh allocations).
-  {
-    std::array<operand_layout, N> device_side = layouts;
-    for (std::size_t k = 0; k + 1 < N; ++k)
-      if (!ops[k].on_device_already || !ops[nin].on_device_already) device_side[k].data = nullptr;
-    check_output_aliasing<N>(callee, device_side, plan);
-  }
   const index_t size = space.size();
   if (size == 0) return;
   if (plan.ndim > max_device_dims)

@@ -1,0 +1,16 @@
+// The warp matches and lanemask_lt compiled for the GPU: the offload test assembles the PTX
+// (match.any.sync and match.all.sync, b32 and b64, which need sm_70 or later).
+#include <cstdint>
+#include <kernel/kernel.h>
+
+using kernel::array_view;
+
+[[kernel::jit]] void matches(array_view<std::uint32_t> out, array_view<const double> values) {
+  const kernel::index_t i = kernel::grid<1>();
+  bool equal = false;
+  out[i] = kernel::match_any_sync(kernel::full_mask, int(i % 3)) ^
+           kernel::match_any_sync(kernel::full_mask, values[i]) ^
+           kernel::match_all_sync(kernel::activemask(), float(values[i]), equal) ^
+           kernel::match_all_sync(kernel::full_mask, std::uint64_t(i / 4), equal) ^
+           kernel::lanemask_lt() ^ equal;
+}

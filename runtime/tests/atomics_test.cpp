@@ -1,0 +1,103 @@
+// Atomics on every type Numba's cuda.atomic takes: max and min of float and double, inc and
+// dec of 32- and 64-bit unsigned integers, contended by the threads of many blocks (on the
+// simulator, or the GPU under KERNEL_TEST_DEVICE=cuda) and by host threads (the CPU targets
+// run the same header functions).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "kernel/kernel.h"
+#include "test_device.h"
+
+using kernel::array_view;
+using kernel::index_t;
+
+// Thread i offers (i * 37) % n - n / 2: the extremes are known, and reached in no order.
+template <class T> KERNEL_ALWAYS_INLINE T offer(index_t i, index_t n) { return T((i * 37) % n) - T(n / 2) + T(0.25); }
+
+[[kernel::jit]] void float_extremes(array_view<float> out, index_t n) {
+  const index_t i = kernel::grid<1>();
+  if (i >= n) return;
+  kernel::atomic_max(out[0], offer<float>(i, n));
+  kernel::atomic_min(out[1], offer<float>(i, n));
+}
+[[kernel::jit]] void double_extremes(array_view<double> out, index_t n) {
+  const index_t i = kernel::grid<1>();
+  if (i >= n) return;
+  kernel::atomic_max(out[0], offer<double>(i, n));
+  kernel::atomic_min(out[1], offer<double>(i, n));
+}
+
+// Each thread increments and decrements once with wrap-around at `limit`.
+[[kernel::jit]] void counters32(array_view<std::uint32_t> c, std::uint32_t limit) {
+  kernel::atomic_inc(c[0], limit);
+  kernel::atomic_dec(c[1], limit);
+}
+[[kernel::jit]] void counters64(array_view<std::uint64_t> c, std::uint64_t limit) {
+  kernel::atomic_inc(c[0], limit);
+  kernel::atomic_dec(c[1], limit);
+}
+
+namespace {
+
+const auto on_dev = kernel_test::target();
+constexpr index_t threads = 64 * 128;
+
+TEST(Atomics, FloatMaxAndMin) {
+  std::vector<float> out{-1e30f, 1e30f};
+  kernel::launch<float_extremes>(64, 128).on(on_dev)(out, threads);
+  EXPECT_EQ(out[0], float(threads - 1 - threads / 2) + 0.25f);
+  EXPECT_EQ(out[1], float(-threads / 2) + 0.25f);
+}
+
+TEST(Atomics, DoubleMaxAndMin) {
+  std::vector<double> out{-1e300, 1e300};
+  kernel::launch<double_extremes>(64, 128).on(on_dev)(out, threads);
+  EXPECT_EQ(out[0], double(threads - 1 - threads / 2) + 0.25);
+  EXPECT_EQ(out[1], double(-threads / 2) + 0.25);
+}
+
+// n increments from 0 with limit L: the counter wraps to 0 after reaching L, so it ends at
+// n % (L + 1); n decrements from 0 wrap to L first, ending at L - (n - 1) % (L + 1).
+TEST(Atomics, IncAndDec32) {
+  std::vector<std::uint32_t> c{0, 0};
+  kernel::launch<counters32>(64, 128).on(on_dev)(c, 1000u);
+  EXPECT_EQ(c[0], std::uint32_t(threads % 1001));
+  EXPECT_EQ(c[1], std::uint32_t(1000 - (threads - 1) % 1001));
+}
+
+TEST(Atomics, IncAndDec64) {
+  // A limit above 2^32: the 64-bit operation, not a truncated 32-bit one.
+  const std::uint64_t limit = (std::uint64_t{1} << 40) + 5;
+  std::vector<std::uint64_t> c{limit - 100, 0};
+  kernel::launch<counters64>(64, 128).on(on_dev)(c, limit);
+  EXPECT_EQ(c[0], std::uint64_t(threads - 101));
+  EXPECT_EQ(c[1], limit - std::uint64_t(threads - 1));
+}
+
+// The CPU targets call the same functions from host threads.
+TEST(Atomics, HostThreads) {
+  double best = -1e300, least = 1e300;
+  std::uint64_t up = 0, down = 0;
+  const std::uint64_t limit = std::uint64_t{1} << 33;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 8; ++t)
+    pool.emplace_back([&, t] {
+      for (index_t i = t; i < threads; i += 8) {
+        kernel::atomic_max(best, offer<double>(i, threads));
+        kernel::atomic_min(least, offer<double>(i, threads));
+        kernel::atomic_inc(up, limit);
+        kernel::atomic_dec(down, limit);
+      }
+    });
+  for (std::thread &t : pool) t.join();
+  EXPECT_EQ(best, double(threads - 1 - threads / 2) + 0.25);
+  EXPECT_EQ(least, double(-threads / 2) + 0.25);
+  EXPECT_EQ(up, std::uint64_t(threads));
+  EXPECT_EQ(down, limit - std::uint64_t(threads - 1));
+}
+
+} // namespace

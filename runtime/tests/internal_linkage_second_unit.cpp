@@ -1,0 +1,5 @@
+#include "internal_linkage_kernels.h"
+
+std::vector<float> triple_then_add_in_second_unit(kernel::device d, const std::vector<float> &x, float offset) {
+  return triple_then_add(d, x, offset);
+}

@@ -1,0 +1,122 @@
+// Shapes are checked where they enter (kernel/detail/shape_check.h): negative extents and
+// element counts or byte sizes that overflow are argument_errors naming the call and the
+// dimension, on every target, before anything is allocated or written.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel/kernel.h"
+#include "test_device.h"
+
+[[kernel::vectorize]] float add1(float x, float y) { return x + y; }
+
+[[kernel::guvectorize("(n)->()")]]
+void total(kernel::array_view<const float> x, float &out) {
+  out = 0;
+  for (kernel::index_t i = 0; i < x.size(); ++i) out += x[i];
+}
+
+[[kernel::reduce]] float plus(float a, float b) { return a + b; }
+
+namespace {
+
+using kernel::index_t;
+constexpr kernel::ufunc<add1> vadd;
+constexpr kernel::gufunc<"(n)->()", total> vtotal;
+constexpr kernel::reduce<plus> sum;
+const kernel::target targets[] = {kernel::target::cpu, kernel::target::parallel, kernel_test::target()};
+
+constexpr index_t huge = index_t{1} << 62;
+constexpr index_t wraps = 6148914691236517206; // 3 * this is 2 modulo 2^64
+
+// Runs `f`, expecting an argument_error of `callee` whose message contains `part`.
+template <class F> void expect_error(F &&f, const std::string &callee, const std::string &part) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one containing '" << part << "'";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.callee(), callee) << e.what();
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST(ShapeCheck, NdarrayRejectsNegativeAndOverflowingShapes) {
+  expect_error([] { kernel::ndarray<float> a(index_t{-1}); }, "ndarray", "dimension 0 has a negative extent (-1)");
+  expect_error([] { kernel::ndarray<float, 2> a({2, -3}); }, "ndarray", "dimension 1 has a negative extent (-3)");
+  // 2^62 floats are 2^64 bytes: the byte count wraps to 0.
+  expect_error([] { kernel::ndarray<float> a(huge); }, "ndarray", "overflows at dimension 0");
+  // The element count wraps to 2.
+  expect_error([] { kernel::ndarray<char, 2> a({3, wraps}); }, "ndarray", "overflows at dimension 1");
+  expect_error([] { kernel::ndarray<char, 2> a({index_t{1} << 32, index_t{1} << 32}); }, "ndarray",
+               "overflows at dimension 1");
+  // An empty array is fine, however large its other extents.
+  EXPECT_EQ((kernel::ndarray<float, 2>({0, huge}).size()), 0);
+}
+
+TEST(ShapeCheck, DeviceArrayRejectsNegativeAndOverflowingShapes) {
+  const kernel::device d = kernel_test::device();
+  expect_error([&] { kernel::device_array<float> a(huge, d); }, "device_array", "overflows at dimension 0");
+  expect_error([&] { kernel::device_array<float, 2> a({-1, 4}, d); }, "device_array",
+               "dimension 0 has a negative extent (-1)");
+  expect_error([&] { kernel::device_array<double, 2> a({3, wraps}, d); }, "device_array", "overflows at dimension 1");
+  kernel::device_array<float> ok(4, d);
+  expect_error([&] { kernel::device_view<float, 2> a(d, ok.data(), {2, -2}); }, "device_view",
+               "dimension 1 has a negative extent (-2)");
+}
+
+TEST(ShapeCheck, TransfersCheckTheHostView) {
+  const kernel::device d = kernel_test::device();
+  std::vector<float> x(8, 1.0f);
+  kernel::array_view<float> negative(x.data(), {-4}, {1});
+  kernel::array_view<float, 2> far(x.data(), {2, 2}, {huge, 1});
+  expect_error([&] { kernel::to_device(negative, d); }, "to_device", "dimension 0 has a negative extent (-4)");
+  expect_error([&] { kernel::to_device(far, d); }, "to_device", "reaches past the address space");
+  kernel::device_array<float, 2> dd({2, 2}, d);
+  expect_error([&] { dd.copy_to_host(far); }, "copy_to_host", "reaches past the address space");
+  expect_error([&] { dd.copy_from_host(far); }, "copy_from_host", "reaches past the address space");
+}
+
+TEST(ShapeCheck, BroadcastOfRepeatedElementsIntoANewResult) {
+  float one = 1.0f;
+  // 2^62 elements, all the same float: a valid view, but its broadcast result cannot exist.
+  kernel::array_view<float> repeated(&one, {huge}, {0});
+  for (kernel::target t : targets)
+    expect_error([&] { vadd.on(t)(repeated, 1.0f); }, "add1", "too large for 4-byte elements");
+  // Two views whose broadcast shape has 2^64 elements.
+  kernel::array_view<float, 2> column(&one, {index_t{1} << 32, 1}, {0, 0});
+  kernel::array_view<float, 2> row(&one, {1, index_t{1} << 32}, {0, 0});
+  for (kernel::target t : targets) expect_error([&] { vadd.on(t)(column, row); }, "add1", "overflows at dimension 1");
+}
+
+TEST(ShapeCheck, ViewsGivenToCallsAreChecked) {
+  std::vector<float> x(8, 1.0f), out(8, 5.0f);
+  kernel::array_view<float> negative(x.data(), {-4}, {1});
+  kernel::array_view<float, 2> wrapping(x.data(), {3, wraps}, {0, 0});
+  kernel::array_view<float, 2> far(x.data(), {2, 2}, {huge, 1});
+  kernel::array_view<float, 2> negative_rows(x.data(), {-2, 4}, {4, 1});
+  kernel::array_view<float, 3> wrapping_rows(x.data(), {3, wraps, 1}, {0, 0, 0});
+  for (kernel::target t : targets) {
+    expect_error([&] { vadd.on(t)(negative, 1.0f, out); }, "add1", "argument 1: shape (-4,)");
+    expect_error([&] { vadd.on(t)(x, wrapping); }, "add1", "argument 2: shape (3, 6148914691236517206)");
+    expect_error([&] { vadd.on(t)(far, 1.0f); }, "add1", "reaches past the address space at dimension 0");
+    expect_error([&] { vtotal.on(t)(negative_rows); }, "total", "dimension 0 has a negative extent (-2)");
+    expect_error([&] { vtotal.on(t)(wrapping_rows); }, "total", "overflows at dimension 1");
+    expect_error([&] { sum.on(t)(negative); }, "plus", "dimension 0 has a negative extent (-4)");
+    expect_error([&] { sum.on(t)(wrapping); }, "plus", "overflows at dimension 1");
+  }
+  // Nothing was written.
+  EXPECT_EQ(out, std::vector<float>(8, 5.0f));
+}
+
+TEST(ShapeCheck, GufuncResultTooLarge) {
+  float one = 1.0f;
+  // 3 * 2^61 elements fit a view; the (2^61,) float result does not fit memory.
+  kernel::array_view<float, 2> repeated(&one, {index_t{1} << 61, 3}, {0, 0});
+  for (kernel::target t : targets)
+    expect_error([&] { vtotal.on(t)(repeated); }, "total", "too large for 4-byte elements");
+}
+
+} // namespace

@@ -1,0 +1,235 @@
+// The simulator on faulty and unusual kernels: a thread overflowing its stack and bad stack
+// settings are errors, not a dead process; threads spinning on each other's flags finish;
+// the race checks are exact to the byte, know syncwarp, and say why an access races; warp
+// operations follow CUDA in partial warps and divergent branches.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kernel/kernel.h"
+#include "simulator/race_detector.h"
+
+using kernel::array_view;
+using kernel::index_t;
+
+namespace {
+const auto on_sim = kernel::target::simulator;
+
+// Sets an environment variable for the scope.
+class scoped_env {
+public:
+  scoped_env(const char *name, const char *value) : name_(name) { ::setenv(name, value, 1); }
+  ~scoped_env() { ::unsetenv(name_); }
+
+private:
+  const char *name_;
+};
+
+std::string simulator_error_of(auto &&launch) {
+  try {
+    launch();
+  } catch (const kernel::simulator_error &e) {
+    return e.what();
+  }
+  return "no simulator_error";
+}
+} // namespace
+
+// 256 KiB of local array: more than the default stack of 64 KiB.
+[[kernel::jit]] void big_local(array_view<const int> in, array_view<int> out) {
+  kernel::local_array<int, 64 * 1024> scratch;
+  for (index_t i = 0; i < scratch.size(); ++i) scratch[i] = in[i % in.size()] + static_cast<int>(i);
+  const unsigned t = kernel::threadIdx.x;
+  out[t] = scratch[in[t] % scratch.size()];
+}
+
+[[kernel::jit]] void increment(array_view<int> a) {
+  const index_t i = kernel::grid<1>();
+  if (i < a.size()) a[i] += 1;
+}
+
+// Each thread raises its flag, then waits for the other's: finishes on a GPU (independent
+// thread scheduling), so it must in the simulator.
+[[kernel::jit]] void handshake(array_view<int> flags, array_view<int> out) {
+  const unsigned t = kernel::threadIdx.x, other = kernel::blockDim.x - 1 - t;
+  kernel::atomic_exch(flags[t], 1);
+  while (kernel::atomic_add(flags[other], 0) == 0) {
+  }
+  out[t] = static_cast<int>(other);
+}
+
+// Neighbouring bytes and halves written by different threads do not race.
+[[kernel::jit]] void write_bytes(array_view<std::uint8_t> a) {
+  a[kernel::threadIdx.x] = static_cast<std::uint8_t>(kernel::threadIdx.x + 1);
+}
+[[kernel::jit]] void write_halves(array_view<std::uint16_t> a) {
+  const index_t i = kernel::grid<1>();
+  a[i] = static_cast<std::uint16_t>(i + 1);
+}
+// The same byte written by every thread does.
+[[kernel::jit]] void byte_race(array_view<std::uint8_t> a) { a[5] = static_cast<std::uint8_t>(kernel::threadIdx.x); }
+
+// Lanes exchange through shared memory, ordered by a syncwarp naming `mask`.
+[[kernel::jit]] void warp_exchange(unsigned mask, unsigned partner_xor, array_view<int> out) {
+  auto buf = kernel::shared_array<int, 64>();
+  const unsigned t = kernel::threadIdx.x;
+  buf[t] = static_cast<int>(t);
+  kernel::syncwarp(mask);
+  out[t] = buf[t ^ partner_xor];
+}
+[[kernel::jit]] void half_warps(array_view<int> out) {
+  auto buf = kernel::shared_array<int, 32>();
+  const unsigned t = kernel::threadIdx.x;
+  buf[t] = static_cast<int>(t);
+  kernel::syncwarp(t < 16 ? 0x0000ffffu : 0xffff0000u);
+  out[t] = buf[t ^ 16];
+}
+
+// A block of 10 threads: warp operations on the full mask take the lanes there are.
+[[kernel::jit]] void partial_warp(array_view<unsigned> out) {
+  const unsigned t = kernel::threadIdx.x;
+  kernel::syncwarp(kernel::full_mask);
+  const unsigned ballot = kernel::ballot_sync(kernel::full_mask, t % 2 == 0);
+  const int next = kernel::shfl_sync(kernel::full_mask, static_cast<int>(t), static_cast<int>((t + 1) % 10));
+  out[t] = ballot + 1000u * static_cast<unsigned>(next);
+}
+// Lanes that exited are not waited for either.
+[[kernel::jit]] void after_exit(array_view<unsigned> out) {
+  const unsigned t = kernel::threadIdx.x;
+  if (t >= 5) return;
+  out[t] = kernel::ballot_sync(kernel::full_mask, true);
+}
+
+// activemask in a divergent if/else: the lanes of this branch.
+[[kernel::jit]] void branch_masks(array_view<unsigned> out) {
+  const unsigned t = kernel::threadIdx.x;
+  if (t < 12) {
+    out[t] = kernel::activemask();
+  } else {
+    const unsigned mask = kernel::activemask();
+    out[t] = kernel::ballot_sync(mask, true) | 1u;
+  }
+}
+
+namespace {
+
+TEST(SimulatorFaults, StackOverflowIsAnError) {
+  std::vector<int> in(64, 1), out(2, 0);
+  const std::string what = simulator_error_of([&] { kernel::launch<big_local>(1, 2).on(on_sim)(in, out); });
+  EXPECT_NE(what.find("kernel 'big_local': thread (0,0,0) of block (0,0,0): the thread overflowed its stack of 64 KiB"),
+            std::string::npos)
+      << what;
+  EXPECT_NE(what.find("KERNEL_SIMULATOR_STACK_KB"), std::string::npos) << what;
+  EXPECT_EQ(out, std::vector<int>(2, 0)); // nothing copied back
+  // The process goes on, and a larger stack is enough.
+  std::vector<int> a(100, 0);
+  kernel::launch<increment>(1, 128).on(on_sim)(a);
+  EXPECT_EQ(a, std::vector<int>(100, 1));
+  scoped_env stack("KERNEL_SIMULATOR_STACK_KB", "1024");
+  kernel::launch<big_local>(1, 2).on(on_sim)(in, out);
+  EXPECT_EQ(out, std::vector<int>(2, 2));
+}
+
+TEST(SimulatorFaults, StackSettingIsChecked) {
+  std::vector<int> a(4, 0);
+  for (const char *bad : {"18446744073709551617", "9223372036854775807", "0", "-64", "64k", "8", "2000000"}) {
+    scoped_env stack("KERNEL_SIMULATOR_STACK_KB", bad);
+    const std::string what = simulator_error_of([&] { kernel::launch<increment>(1, 4).on(on_sim)(a); });
+    EXPECT_EQ(what.rfind("KERNEL_SIMULATOR_STACK_KB is '" + std::string(bad) + "'; it must be", 0), 0u) << what;
+  }
+  EXPECT_EQ(a, std::vector<int>(4, 0));
+}
+
+TEST(SimulatorFaults, SpinningThreadsFinish) {
+  for (unsigned threads : {2u, 64u}) {
+    std::vector<int> flags(threads, 0), out(threads, -1);
+    kernel::launch<handshake>(1, threads).on(on_sim)(flags, out);
+    for (unsigned t = 0; t < threads; ++t) EXPECT_EQ(out[t], static_cast<int>(threads - 1 - t));
+  }
+}
+
+TEST(SimulatorRaces, NeighbouringBytesDoNotRace) {
+  std::vector<std::uint8_t> bytes(64);
+  kernel::launch<write_bytes>(1, 64).on(on_sim)(bytes);
+  for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(bytes[i], i + 1);
+  std::vector<std::uint16_t> halves(64);
+  kernel::launch<write_halves>(2, 32).on(on_sim)(halves);
+  for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(halves[i], i + 1);
+}
+
+TEST(SimulatorRaces, OffsetIsTheBytes) {
+  std::vector<std::uint8_t> bytes(16);
+  const std::string what = simulator_error_of([&] { kernel::launch<byte_race>(1, 2).on(on_sim)(bytes); });
+  EXPECT_EQ(what.rfind("kernel 'byte_race': data race: thread (1,0,0) of block (0,0,0) writes 1 bytes at offset 5 of a "
+                       "16-byte device allocation that thread (0,0,0) of block (0,0,0) wrote, with no syncthreads "
+                       "between them",
+                       0),
+            0u)
+      << what;
+}
+
+// Threads are named by block and thread, not by one 32-bit id that wraps: thread 0 of block
+// 2^22 (with 1024 threads a block) is not thread 0 of block 0.
+TEST(SimulatorRaces, ThreadsOfFarApartBlocks) {
+  using kernel::runtime::sim::race_detector;
+  std::vector<int> memory(16);
+  const auto begin = reinterpret_cast<std::uintptr_t>(memory.data());
+  race_detector races("far", kernel::dim3(2147483647u, 65535), kernel::dim3(1024), {{begin, 64}});
+  const kernel::runtime::sim::sync_state sync;
+  races.global_access({0, 0, 0, 0, &sync}, begin, 4, true, nullptr);
+  races.global_access({std::uint64_t{1} << 22, 0, 0, 0, &sync}, begin, 4, true, nullptr);
+  EXPECT_TRUE(races.any());
+  EXPECT_NE(races.report().find("thread (0,0,0) of block (4194304,0,0) writes 4 bytes at offset 0 of a 64-byte device "
+                                "allocation that thread (0,0,0) of block (0,0,0) wrote (threads of different blocks"),
+            std::string::npos)
+      << races.report();
+  // The last block of the largest grid.
+  const std::uint64_t last = std::uint64_t{2147483647u} * 65535 - 1;
+  races.global_access({last, 1023, 0, 0, &sync}, begin + 8, 1, true, nullptr);
+  races.global_access({0, 0, 0, 0, &sync}, begin + 8, 1, false, nullptr);
+  EXPECT_NE(races.report().find("that thread (1023,0,0) of block (2147483646,65534,0) wrote"), std::string::npos)
+      << races.report();
+}
+
+TEST(SimulatorRaces, SyncwarpOrdersTheLanesItNames) {
+  std::vector<int> out(32);
+  kernel::launch<warp_exchange>(1, 32).on(on_sim)(kernel::full_mask, 31u, out);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(out[t], 31 - t);
+}
+
+TEST(SimulatorRaces, SyncwarpDoesNotOrderOtherWarps) {
+  std::vector<int> out(64);
+  const std::string what =
+      simulator_error_of([&] { kernel::launch<warp_exchange>(1, 64).on(on_sim)(kernel::full_mask, 32u, out); });
+  EXPECT_NE(what.find("with no syncthreads between them (a syncwarp orders only the lanes of one warp)"),
+            std::string::npos)
+      << what;
+}
+
+TEST(SimulatorRaces, SyncwarpNotNamingBoth) {
+  std::vector<int> out(32);
+  const std::string what = simulator_error_of([&] { kernel::launch<half_warps>(1, 32).on(on_sim)(out); });
+  EXPECT_NE(what.find("with no syncthreads between them, and the syncwarp between them does not name both"),
+            std::string::npos)
+      << what;
+}
+
+TEST(SimulatorWarps, PartialWarpTakesTheLanesThereAre) {
+  std::vector<unsigned> out(10);
+  kernel::launch<partial_warp>(1, 10).on(on_sim)(out);
+  for (unsigned t = 0; t < 10; ++t) EXPECT_EQ(out[t], 0x155u + 1000u * ((t + 1) % 10)) << t;
+  std::vector<unsigned> first(32, 7);
+  kernel::launch<after_exit>(1, 32).on(on_sim)(first);
+  for (unsigned t = 0; t < 32; ++t) EXPECT_EQ(first[t], t < 5 ? 0x1fu : 7u) << t;
+}
+
+TEST(SimulatorWarps, ActivemaskInADivergentBranch) {
+  std::vector<unsigned> out(32);
+  kernel::launch<branch_masks>(1, 32).on(on_sim)(out);
+  for (unsigned t = 0; t < 32; ++t) EXPECT_EQ(out[t], t < 12 ? 0x00000fffu : 0xfffff001u) << t;
+}
+
+} // namespace

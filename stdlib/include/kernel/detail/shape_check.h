@@ -1,0 +1,85 @@
+// The one place where shapes are checked as they enter the library (array constructors,
+// views handed to ufuncs, gufuncs and reductions, broadcast results, device allocations):
+// extents are never negative, and element counts, byte sizes and the memory a view's strides
+// reach all fit the address space. Past these checks, size arithmetic cannot overflow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kernel/errors.h"
+#include "kernel/types.h"
+
+namespace kernel::detail {
+
+/// "(3, 4)": a shape as NumPy prints it, for error messages.
+inline std::string shape_string(const index_t *shape, int rank) {
+  std::string s = "(";
+  for (int d = 0; d < rank; ++d) {
+    if (d) s += ", ";
+    s += std::to_string(shape[d]);
+  }
+  if (rank == 1) s += ",";
+  return s + ")";
+}
+
+/// Largest byte size of one object (what operator new and the device allocators accept).
+inline constexpr std::uint64_t max_object_bytes = static_cast<std::uint64_t>(PTRDIFF_MAX);
+
+/// The number of elements of `shape` (rank `rank`, elements of `elem_size` bytes), after
+/// checking that no extent is negative and that the count and its bytes fit one object.
+/// Errors are `argument_error`s of `callee` naming `argument` (0: the call) and the dimension.
+inline index_t checked_size(std::string_view callee, int argument, const index_t *shape, int rank,
+                            std::size_t elem_size) {
+  for (int d = 0; d < rank; ++d)
+    if (shape[d] < 0)
+      throw argument_error(std::string(callee), argument,
+                           "shape " + shape_string(shape, rank) + ": dimension " + std::to_string(d) +
+                               " has a negative extent (" + std::to_string(shape[d]) + ")");
+  // An empty shape has no elements, however large its other extents.
+  for (int d = 0; d < rank; ++d)
+    if (shape[d] == 0) return 0;
+  const std::uint64_t limit = max_object_bytes / (elem_size ? elem_size : 1);
+  std::uint64_t n = 1;
+  for (int d = 0; d < rank; ++d) {
+    if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(shape[d]), &n) || n > limit)
+      throw argument_error(std::string(callee), argument,
+                           "shape " + shape_string(shape, rank) + " is too large" +
+                               (elem_size > 1 ? " for " + std::to_string(elem_size) + "-byte elements" : "") +
+                               ": its size overflows at dimension " + std::to_string(d) + " (at most " +
+                               std::to_string(max_object_bytes) + " bytes)");
+  }
+  return static_cast<index_t>(n);
+}
+
+/// Checks a view: its shape as for `checked_size`, and that the memory its strides walk
+/// (from the lowest to the highest element it reaches) fits one object, so that offsets
+/// computed from it cannot overflow. A view of repeated elements (stride 0) may have more
+/// elements than memory holds; its size must still fit an `index_t`.
+inline void check_view(std::string_view callee, int argument, const index_t *shape, const index_t *strides, int rank,
+                       std::size_t elem_size) {
+  checked_size(callee, argument, shape, rank, 1);
+  for (int d = 0; d < rank; ++d)
+    if (shape[d] == 0) return;
+  std::uint64_t span = 0; // elements between the lowest and the highest reached
+  for (int d = 0; d < rank; ++d) {
+    const std::uint64_t stride = strides[d] < 0 ? 0 - static_cast<std::uint64_t>(strides[d]) : strides[d];
+    std::uint64_t reach = 0;
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(shape[d] - 1), stride, &reach) ||
+        __builtin_add_overflow(span, reach, &span) || span >= max_object_bytes / (elem_size ? elem_size : 1))
+      throw argument_error(std::string(callee), argument,
+                           "a view of shape " + shape_string(shape, rank) + " with strides " +
+                               shape_string(strides, rank) + " reaches past the address space at dimension " +
+                               std::to_string(d));
+  }
+}
+
+/// The same, for any view type (array_view, device_view).
+template <class View> void check_view(std::string_view callee, int argument, const View &v) {
+  check_view(callee, argument, v.shape().data(), v.strides().data(), static_cast<int>(View::rank),
+             sizeof(typename View::element_type));
+}
+
+} // namespace kernel::detail
