@@ -11,6 +11,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 
@@ -235,12 +236,23 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
   bool Changed = false;
   // The simulator's bounds checks do not exist on the GPU: the flag that enables them is
   // zero there, and the check itself is never called.
+  // The flag is thread-local on the host: reached through llvm.threadlocal.address.
   if (GlobalVariable *Flag = M.getGlobalVariable("__kernel_simulating")) {
+    auto FoldLoads = [&](Value *Address) {
+      for (User *U : llvm::make_early_inc_range(Address->users()))
+        if (auto *Load = dyn_cast<LoadInst>(U)) {
+          Load->replaceAllUsesWith(Constant::getNullValue(Load->getType()));
+          Load->eraseFromParent();
+          Changed = true;
+        }
+    };
+    FoldLoads(Flag);
     for (User *U : llvm::make_early_inc_range(Flag->users()))
-      if (auto *Load = dyn_cast<LoadInst>(U)) {
-        Load->replaceAllUsesWith(Constant::getNullValue(Load->getType()));
-        Load->eraseFromParent();
-        Changed = true;
+      if (auto *TLS = dyn_cast<IntrinsicInst>(U);
+          TLS && TLS->getIntrinsicID() == Intrinsic::threadlocal_address) {
+        FoldLoads(TLS);
+        if (TLS->use_empty())
+          TLS->eraseFromParent();
       }
     if (Flag->use_empty())
       Flag->eraseFromParent();

@@ -13,10 +13,10 @@
 #include "kernel/errors.h"
 
 extern "C" {
-// Nonzero while any simulated launch runs: array_view element access then calls the bounds
-// check (kernel/array.h). Read without a lock on every access, so a plain flag; writes are
-// counted by `active_launches`.
-int __kernel_simulating = 0;
+// Nonzero on a thread while it runs a simulated block: array_view element access then calls
+// the bounds check (kernel/array.h). Per thread, so CPU code running beside a simulated
+// launch is neither checked nor racing with the simulator's writes.
+thread_local constinit int __kernel_simulating = 0;
 }
 
 namespace kernel::runtime::sim {
@@ -39,8 +39,6 @@ struct launch_state {
 };
 
 namespace {
-
-std::atomic<int> active_launches{0};
 
 std::string dims_string(dim3 d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
@@ -420,14 +418,6 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
   // the ABI level, as `invoke` takes.
   auto *entry = races ? reinterpret_cast<void (*)(const void *)>(const_cast<void *>(instrumented)) : k.invoke;
   launch_state launch{k, params, config, entry, races.get()};
-  struct simulating {
-    simulating() {
-      if (active_launches.fetch_add(1) == 0) __atomic_store_n(&__kernel_simulating, 1, __ATOMIC_RELAXED);
-    }
-    ~simulating() {
-      if (active_launches.fetch_sub(1) == 1) __atomic_store_n(&__kernel_simulating, 0, __ATOMIC_RELAXED);
-    }
-  } scope;
 
   const dim3 grid = config.grid;
   const std::uint64_t blocks = grid.count();
@@ -439,6 +429,12 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
     if (!stacks || stacks->size() != stack_pool::rounded(stack)) stacks = std::make_unique<stack_pool>(stack);
     const dim3 idx(static_cast<std::uint32_t>(b % grid.x), static_cast<std::uint32_t>(b / grid.x % grid.y),
                    static_cast<std::uint32_t>(b / (std::uint64_t{grid.x} * grid.y)));
+    // The block's simulated threads are fibers of this thread: they see the flag.
+    struct simulating {
+      int saved = __kernel_simulating;
+      simulating() { __kernel_simulating = 1; }
+      ~simulating() { __kernel_simulating = saved; }
+    } scope;
     block_run block(launch, idx, *stacks);
     block.run();
   };

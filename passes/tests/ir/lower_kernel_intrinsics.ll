@@ -5,7 +5,7 @@
 
 target triple = "nvptx64-nvidia-cuda"
 
-@__kernel_simulating = external global i32
+@__kernel_simulating = external thread_local global i32
 @site = internal constant i8 0
 @.file = private constant [6 x i8] c"k.cpp\00"
 
@@ -65,7 +65,18 @@ define ptr @dynamic_shared(ptr %out) {
   ret ptr %p
 }
 
-; The simulator's flag is zero on the GPU and its check is never called.
+; The simulator's flag (thread-local on the host) is zero on the GPU, read directly or through
+; llvm.threadlocal.address, and its check is never called.
+; CHECK-LABEL: define i32 @flag_through_tls(
+; CHECK-NEXT: ret i32 0
+define i32 @flag_through_tls() {
+  %p = call ptr @llvm.threadlocal.address.p0(ptr @__kernel_simulating)
+  %v = load i32, ptr %p
+  ret i32 %v
+}
+declare ptr @llvm.threadlocal.address.p0(ptr)
+
+
 ; CHECK-LABEL: define float @checked_load(
 ; CHECK-NEXT: %on = icmp ne i32 0, 0
 define float @checked_load(ptr %data, ptr %shape, ptr %index) {

@@ -26,8 +26,10 @@ namespace kernel {
 
 namespace detail {
 extern "C" {
-// Nonzero while the simulator runs a kernel: element access then checks its indices.
-extern int __kernel_simulating;
+// Nonzero on a thread while it runs simulated GPU threads: their element accesses check
+// indices. Thread-local, so host code on other threads never sees it change (no data race
+// with the simulator) and its loops keep the test hoisted. constinit: no TLS wrapper call.
+extern thread_local constinit int __kernel_simulating;
 void __kernel_check_index(const void *data, std::size_t rank, const index_t *shape, const index_t *index) noexcept;
 }
 } // namespace detail
