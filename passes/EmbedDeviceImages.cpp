@@ -42,6 +42,33 @@ public:
   std::string Prefix;
 };
 
+// A function `Name` that calls the runtime's `Callee(Descriptor)` when the runtime is linked:
+// the callee is referenced weakly, so that objects compiled with the plugin link without it.
+Function *callIfLinked(Module &Host, StringRef Callee, GlobalVariable *Descriptor,
+                       const Twine &Name) {
+  LLVMContext &Ctx = Host.getContext();
+  FunctionCallee Runtime = Host.getOrInsertFunction(
+      Callee, FunctionType::get(Type::getVoidTy(Ctx), {PointerType::getUnqual(Ctx)}, false));
+  auto *RuntimeFn = cast<Function>(Runtime.getCallee());
+  if (RuntimeFn->isDeclaration())
+    RuntimeFn->setLinkage(GlobalValue::ExternalWeakLinkage);
+
+  auto *F = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), false),
+                             GlobalValue::InternalLinkage, Name, Host);
+  F->addFnAttr(Attribute::NoUnwind);
+  BasicBlock *Entry = BasicBlock::Create(Ctx, "entry", F);
+  BasicBlock *Call = BasicBlock::Create(Ctx, "call", F);
+  BasicBlock *Done = BasicBlock::Create(Ctx, "done", F);
+  IRBuilder<> IRB(Entry);
+  IRB.CreateCondBr(IRB.CreateIsNotNull(RuntimeFn), Call, Done);
+  IRB.SetInsertPoint(Call);
+  IRB.CreateCall(Runtime, {Descriptor});
+  IRB.CreateBr(Done);
+  IRB.SetInsertPoint(Done);
+  IRB.CreateRetVoid();
+  return F;
+}
+
 } // namespace
 
 void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceCode &Code,
@@ -133,27 +160,13 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
   auto *ModuleGV = new GlobalVariable(Host, M.type(), /*isConstant=*/true,
                                       GlobalValue::PrivateLinkage, M.get(), B.Prefix + "module");
 
-  // The constructor: if the runtime is linked, register the module with it.
-  FunctionCallee Register = Host.getOrInsertFunction(
-      "__kernel_register_module", FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false));
-  auto *RegisterFn = cast<Function>(Register.getCallee());
-  if (RegisterFn->isDeclaration())
-    RegisterFn->setLinkage(GlobalValue::ExternalWeakLinkage);
-
-  auto *Ctor = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), false),
-                                GlobalValue::InternalLinkage, B.Prefix + "register", Host);
-  Ctor->addFnAttr(Attribute::NoUnwind);
-  BasicBlock *Entry = BasicBlock::Create(Ctx, "entry", Ctor);
-  BasicBlock *Call = BasicBlock::Create(Ctx, "register", Ctor);
-  BasicBlock *Done = BasicBlock::Create(Ctx, "done", Ctor);
-  IRBuilder<> IRB(Entry);
-  IRB.CreateCondBr(IRB.CreateIsNotNull(RegisterFn), Call, Done);
-  IRB.SetInsertPoint(Call);
-  IRB.CreateCall(Register, {ModuleGV});
-  IRB.CreateBr(Done);
-  IRB.SetInsertPoint(Done);
-  IRB.CreateRetVoid();
-  appendToGlobalCtors(Host, Ctor, 65535);
+  // A constructor registers the module with the runtime, if it is linked, and a destructor
+  // unregisters it, so that unloading a shared library leaves no entry behind.
+  appendToGlobalCtors(
+      Host, callIfLinked(Host, "__kernel_register_module", ModuleGV, B.Prefix + "register"), 65535);
+  appendToGlobalDtors(
+      Host, callIfLinked(Host, "__kernel_unregister_module", ModuleGV, B.Prefix + "unregister"),
+      65535);
 }
 
 } // namespace passes

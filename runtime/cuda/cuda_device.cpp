@@ -351,20 +351,33 @@ const cuda_device::loaded_kernel &cuda_device::kernel_for(const detail::kernel_r
   // A launch asks twice (configuration, launch), and a loop launches the same kernel again:
   // the thread's last answer saves the lock. Entries are never removed, and references into
   // an unordered_map survive its growth.
+  // The registry's generation changes when a library is unloaded: its host keys may then be
+  // reused by other code.
   struct last_lookup {
     const cuda_device *device = nullptr;
     const void *key = nullptr;
+    std::uint64_t generation = 0;
     const loaded_kernel *kernel = nullptr;
   };
   thread_local last_lookup last;
-  if (last.device == this && last.key == k.host_key) return *last.kernel;
+  const std::uint64_t generation = registry::instance().generation();
+  if (last.device == this && last.key == k.host_key && last.generation == generation) return *last.kernel;
   const loaded_kernel &found = kernel_for_locked(k);
-  last = {this, k.host_key, &found};
+  last = {this, k.host_key, generation, &found};
   return found;
 }
 
 const cuda_device::loaded_kernel &cuda_device::kernel_for_locked(const detail::kernel_ref &k) {
   std::lock_guard lock(kernels_mutex_);
+  if (const std::uint64_t generation = registry::instance().generation(); generation != kernels_generation_) {
+    // Forget the kernels of unloaded modules (their entries and descriptors are gone); the
+    // others stay where they are, so references to them remain valid.
+    std::erase_if(kernels_, [](const auto &item) {
+      const auto found = registry::instance().find(item.first);
+      return !found || found->module != item.second.module;
+    });
+    kernels_generation_ = generation;
+  }
   if (auto it = kernels_.find(k.host_key); it != kernels_.end()) return it->second;
   auto found = registry::instance().find(k.host_key);
   if (!found) {

@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -101,6 +102,7 @@ private:
 
   std::mutex kernels_mutex_;
   std::unordered_map<const void *, loaded_kernel> kernels_;
+  std::uint64_t kernels_generation_ = 0; // the registry's, when kernels_ was last checked
   std::unordered_map<std::string, loaded_module> modules_;
 
   std::mutex deferred_mutex_;

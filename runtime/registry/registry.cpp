@@ -1,12 +1,18 @@
 #include "registry/registry.h"
 
+#include <algorithm>
+#include <new>
+
 namespace kernel::runtime {
 
 // Constructed on first use: registration runs from static constructors of other
-// translation units, in an order nobody controls.
+// translation units, in an order nobody controls. Never destroyed: modules unregister from
+// destructors that may run after this file's static objects are gone (.fini_array runs after
+// the atexit handlers).
 registry &registry::instance() {
-  static registry r;
-  return r;
+  alignas(registry) static unsigned char storage[sizeof(registry)];
+  static registry *r = ::new (storage) registry();
+  return *r;
 }
 
 void registry::add(const kernel_module *module) {
@@ -18,6 +24,11 @@ void registry::add(const kernel_module *module) {
                         "; rebuild it with the plugin that matches this runtime");
     return;
   }
+  modules_.push_back(module);
+  index(module);
+}
+
+void registry::index(const kernel_module *module) {
   const kernel_module *images = module;
   if (auto [it, inserted] = by_hash_.emplace(module->hash, module); !inserted) images = it->second;
   for (uint32_t i = 0; i < module->num_entries; ++i) {
@@ -26,6 +37,20 @@ void registry::add(const kernel_module *module) {
     // address after linking; its first registration wins, the others are the same code.
     if (by_key_.emplace(e->host_key, kernels_.size()).second) kernels_.push_back({e, images});
   }
+}
+
+void registry::remove(const kernel_module *module) {
+  std::lock_guard lock(mutex_);
+  auto it = std::find(modules_.begin(), modules_.end(), module);
+  if (it == modules_.end()) return;
+  modules_.erase(it);
+  // Rare (a library unloaded): index the modules that remain again, in registration order, so
+  // that a key or hash the removed module held goes to the next module that has it.
+  kernels_.clear();
+  by_key_.clear();
+  by_hash_.clear();
+  for (const kernel_module *m : modules_) index(m);
+  generation_.fetch_add(1, std::memory_order_release);
 }
 
 std::optional<registered_kernel> registry::find(const void *host_key) const {
@@ -65,6 +90,10 @@ kernel_info describe(const registered_kernel &k) {
 
 extern "C" void __kernel_register_module(const kernel_module *module) {
   kernel::runtime::registry::instance().add(module);
+}
+
+extern "C" void __kernel_unregister_module(const kernel_module *module) {
+  kernel::runtime::registry::instance().remove(module);
 }
 
 namespace kernel {

@@ -2,6 +2,8 @@
 // plugin, keyed by each kernel's host entry address.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -28,7 +30,12 @@ public:
   /// translation units) add their entries but share the first copy's images.
   void add(const kernel_module *module);
 
+  /// Removes a module (its library is being unloaded): its entries are no longer found.
+  void remove(const kernel_module *module);
+
   std::optional<registered_kernel> find(const void *host_key) const;
+  /// Changes whenever a module is removed: caches of registered kernels compare it.
+  std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
   std::vector<registered_kernel> all() const;
 
   /// Modules that could not be registered, with the reason (an incompatible ABI version).
@@ -37,7 +44,11 @@ public:
 private:
   registry() = default;
 
+  void index(const kernel_module *module);
+
   mutable std::mutex mutex_;
+  std::vector<const kernel_module *> modules_; // registration order
+  std::atomic<std::uint64_t> generation_{0};
   std::vector<registered_kernel> kernels_; // registration order
   std::unordered_map<const void *, std::size_t> by_key_;
   std::unordered_map<std::string_view, const kernel_module *> by_hash_;

@@ -1,6 +1,7 @@
 ; The whole offload pass on a host module: PTX for each architecture asked for, embedded in
 ; the __kernel_ptx section under the module's content hash, with the descriptor naming the
-; entry by its host function and its simulator copy, and the constructor that registers it.
+; entry by its host function and its simulator copy, the constructor that registers it and
+; the destructor that unregisters it.
 ; The host code is unchanged.
 ; RUN: opt -load-pass-plugin=%plugin -kernel-libdevice=%libdevice -kernel-arch=sm_75 \
 ; RUN:     -passes=kernel-offload %s -S | FileCheck %s --implicit-check-not=sm_90
@@ -26,6 +27,7 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK: @__kernel.[[HASH]].entry.0.name = private unnamed_addr constant [5 x i8] c"fill\00"
 ; CHECK: @__kernel.[[HASH]].module = private constant
 ; CHECK: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @__kernel.[[HASH]].register, ptr null }]
+; CHECK: @llvm.global_dtors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @__kernel.[[HASH]].unregister, ptr null }]
 
 ; CHECK-LABEL: define void @_Z4fillRK6Params(ptr %params) {
 ; CHECK-NEXT: %tid = call i32 @__kernel_tid_x()
@@ -45,5 +47,8 @@ define void @_Z4fillRK6Params(ptr %params) {
 ; CHECK: declare extern_weak void @__kernel_register_module(ptr)
 ; CHECK: define internal void @__kernel.[[HASH]].register() #{{[0-9]+}} {
 ; CHECK: call void @__kernel_register_module(ptr @__kernel.[[HASH]].module)
+; CHECK: declare extern_weak void @__kernel_unregister_module(ptr)
+; CHECK: define internal void @__kernel.[[HASH]].unregister() #{{[0-9]+}} {
+; CHECK: call void @__kernel_unregister_module(ptr @__kernel.[[HASH]].module)
 
 declare i32 @__kernel_tid_x()

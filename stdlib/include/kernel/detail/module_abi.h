@@ -108,6 +108,10 @@ struct kernel_module {
  * references it weakly, so a program that does not link the runtime still links. */
 void __kernel_register_module(const struct kernel_module *module);
 
+/* Called from a destructor of the same translation units (when a shared library is unloaded,
+ * or at exit): the module's entries are then no longer found. Referenced weakly too. */
+void __kernel_unregister_module(const struct kernel_module *module);
+
 #ifdef __cplusplus
 }
 #endif
