@@ -8,11 +8,13 @@
 
 extern "C" [[noreturn]] void __kernel_missing_host_function(const char *signature, const char *location,
                                                             const char *abi) {
-  const std::string message =
-      "'" + std::string(signature) + "' is CUDA-C device code (kernel::declare_device" +
-      (std::string(abi) == "numba" ? "(\"numba\")" : "") + " at " + location +
-      ") and runs only on the cuda target; to run it on cpu, parallel or the simulator, define '" + signature +
-      "' in a C++ source file of the program as its host implementation";
-  if (kernel::runtime::sim::sim_thread *t = kernel::runtime::sim::current_sim_thread()) t->fail(message);
-  throw kernel::error(message);
+  const auto describe = [&] {
+    return "'" + std::string(signature) + "' is CUDA-C device code (kernel::declare_device" +
+           (std::string(abi) == "numba" ? "(\"numba\")" : "") + " at " + location +
+           ") and runs only on the cuda target; to run it on cpu, parallel or the simulator, define '" + signature +
+           "' in a C++ source file of the program as its host implementation";
+  };
+  // On the simulator the fiber is abandoned: no message may be left alive in this frame.
+  if (kernel::runtime::sim::sim_thread *t = kernel::runtime::sim::current_sim_thread()) t->fail(describe);
+  throw kernel::error(describe());
 }

@@ -11,6 +11,39 @@
 #include <new>
 #include <system_error>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KERNEL_SIM_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define KERNEL_SIM_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(KERNEL_SIM_ASAN)
+#define KERNEL_SIM_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(KERNEL_SIM_TSAN)
+#define KERNEL_SIM_TSAN 1
+#endif
+
+// The sanitizers' fiber interfaces, declared here: their headers (<sanitizer/...>) are in
+// no module the layering check knows of.
+#ifdef KERNEL_SIM_ASAN
+extern "C" {
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, std::size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, std::size_t *size_old);
+void __asan_unpoison_memory_region(const volatile void *addr, std::size_t size);
+}
+#endif
+#ifdef KERNEL_SIM_TSAN
+extern "C" {
+void *__tsan_get_current_fiber();
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+}
+#endif
+
 namespace kernel::runtime::sim {
 
 namespace ctx = boost::context::detail;
@@ -47,26 +80,77 @@ void stack_pool::release(void *top) noexcept { free_.push_back(top); }
 
 fiber::fiber(stack_pool &pool, void (*entry)(void *), void *arg)
     : pool_(pool), stack_(pool.acquire()), entry_(entry), arg_(arg) {
+#ifdef KERNEL_SIM_ASAN
+  // A recycled stack may hold the redzones of frames of a fiber that was abandoned or never
+  // finished; they would make this fiber's accesses look like overflows.
+  __asan_unpoison_memory_region(reinterpret_cast<void *>(stack_low()), pool.size());
+#endif
+#ifdef KERNEL_SIM_TSAN
+  tsan_fiber_ = __tsan_create_fiber(0);
+#endif
   self_ = ctx::make_fcontext(stack_, pool.size(), &fiber::trampoline);
 }
 
-fiber::~fiber() { pool_.release(stack_); }
+fiber::~fiber() {
+#ifdef KERNEL_SIM_TSAN
+  __tsan_destroy_fiber(tsan_fiber_);
+#endif
+  pool_.release(stack_);
+}
+
+ctx::transfer_t fiber::jump_to_fiber() {
+#ifdef KERNEL_SIM_ASAN
+  __sanitizer_start_switch_fiber(&scheduler_fake_stack_, reinterpret_cast<const void *>(stack_low()), pool_.size());
+#endif
+#ifdef KERNEL_SIM_TSAN
+  tsan_scheduler_ = __tsan_get_current_fiber();
+  // Flags 0: the switch orders everything before it before everything after it, as the
+  // scheduler does (one fiber runs at a time); the simulator checks races of its own.
+  __tsan_switch_to_fiber(tsan_fiber_, 0);
+#endif
+  return ctx::jump_fcontext(self_, this);
+}
+
+ctx::transfer_t fiber::jump_to_scheduler([[maybe_unused]] bool for_good) {
+#ifdef KERNEL_SIM_ASAN
+  // A fiber that leaves for good passes no place to save its fake frames: ASan frees them.
+  __sanitizer_start_switch_fiber(for_good ? nullptr : &fiber_fake_stack_, scheduler_stack_low_, scheduler_stack_size_);
+#endif
+#ifdef KERNEL_SIM_TSAN
+  __tsan_switch_to_fiber(tsan_scheduler_, 0);
+#endif
+  return ctx::jump_fcontext(scheduler_, nullptr);
+}
+
+void fiber::arrived_on_fiber() {
+#ifdef KERNEL_SIM_ASAN
+  __sanitizer_finish_switch_fiber(fiber_fake_stack_, &scheduler_stack_low_, &scheduler_stack_size_);
+#endif
+}
+
+void fiber::arrived_on_scheduler() {
+#ifdef KERNEL_SIM_ASAN
+  __sanitizer_finish_switch_fiber(scheduler_fake_stack_, nullptr, nullptr);
+#endif
+}
 
 void fiber::trampoline(ctx::transfer_t t) {
   auto *f = static_cast<fiber *>(t.data);
+  f->arrived_on_fiber();
   f->scheduler_ = t.fctx;
   f->entry_(f->arg_);
   f->finished_ = true;
-  ctx::jump_fcontext(f->scheduler_, nullptr); // never resumed again
+  f->jump_to_scheduler(true); // never resumed again
 }
 
 void fiber::resume() {
-  ctx::transfer_t t = ctx::jump_fcontext(self_, this);
+  ctx::transfer_t t = jump_to_fiber();
+  arrived_on_scheduler();
   self_ = t.fctx;
 }
 
 void fiber::abandon() noexcept {
-  ctx::jump_fcontext(scheduler_, nullptr);
+  jump_to_scheduler(true);
   __builtin_unreachable(); // the scheduler never resumes an abandoned fiber
 }
 
@@ -79,7 +163,8 @@ bool fiber::overflowed(std::uintptr_t address, std::uintptr_t sp) const noexcept
 }
 
 void fiber::suspend() {
-  ctx::transfer_t t = ctx::jump_fcontext(scheduler_, nullptr);
+  ctx::transfer_t t = jump_to_scheduler(false);
+  arrived_on_fiber();
   scheduler_ = t.fctx;
 }
 

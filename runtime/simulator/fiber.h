@@ -66,6 +66,12 @@ public:
 
 private:
   static void trampoline(boost::context::detail::transfer_t t);
+  // The jumps between the scheduler and the fiber, each told to the sanitizers first (they
+  // track which stack is running: ASan to check stack accesses, TSan to order the fibers).
+  boost::context::detail::transfer_t jump_to_fiber();
+  boost::context::detail::transfer_t jump_to_scheduler(bool for_good);
+  void arrived_on_fiber();
+  void arrived_on_scheduler();
 
   stack_pool &pool_;
   void *stack_;
@@ -74,6 +80,13 @@ private:
   context self_ = nullptr;      // where the fiber continues
   context scheduler_ = nullptr; // where suspend() returns to
   bool finished_ = false;
+  // What the sanitizers need to switch stacks; unused in builds without them.
+  const void *scheduler_stack_low_ = nullptr; // ASan: the scheduler's stack
+  std::size_t scheduler_stack_size_ = 0;
+  void *scheduler_fake_stack_ = nullptr; // ASan: the scheduler's fake frames while away
+  void *fiber_fake_stack_ = nullptr;     // ASan: the fiber's fake frames while suspended
+  void *tsan_fiber_ = nullptr;           // TSan: the fiber's state
+  void *tsan_scheduler_ = nullptr;       // TSan: the scheduler's state
 };
 
 /// Makes a fault in a fiber's stack guard on this host thread call `on_overflow` (on a

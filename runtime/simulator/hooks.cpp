@@ -48,8 +48,10 @@ std::uint32_t warp_op(warp_kind op, std::uint32_t mask, std::uint32_t value, std
     }
   }
   if (!(mask & (1u << t->lane())))
-    t->fail("a warp operation's mask " + std::to_string(mask) + " does not include the calling lane " +
-            std::to_string(t->lane()));
+    t->fail([&] {
+      return "a warp operation's mask " + std::to_string(mask) + " does not include the calling lane " +
+             std::to_string(t->lane());
+    });
   t->op = op;
   t->mask = mask;
   t->value = value;
@@ -209,8 +211,10 @@ void __kernel_check_index(const void *, std::size_t rank, const kernel::index_t 
   if (!t) return;
   for (std::size_t d = 0; d < rank; ++d)
     if (index[d] < 0 || index[d] >= shape[d])
-      t->fail("index " + index_string(rank, index) + " is out of bounds for an array of shape " +
-              shape_string(rank, shape));
+      t->fail([&] {
+        return "index " + index_string(rank, index) + " is out of bounds for an array of shape " +
+               shape_string(rank, shape);
+      });
 }
 }
 

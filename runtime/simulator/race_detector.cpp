@@ -35,17 +35,26 @@ namespace {
 // Spare shadow memory: global chunks for any launch (up to about 50 MB kept), shared-array
 // cells for the blocks this host thread runs.
 constexpr std::size_t max_spare_chunks = 256, max_spare_regions = 16;
-std::mutex spare_chunks_mutex;
-std::vector<void *> spare_chunks;
 thread_local std::vector<std::vector<race_detector::cell>> spare_regions;
 } // namespace
 
+struct race_detector::spare_chunks {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<chunk>> chunks;
+};
+
+race_detector::spare_chunks &race_detector::spares() {
+  static spare_chunks pool;
+  return pool;
+}
+
 race_detector::chunk *race_detector::new_chunk() {
   {
-    std::lock_guard lock(spare_chunks_mutex);
-    if (!spare_chunks.empty()) {
-      auto *c = static_cast<chunk *>(spare_chunks.back());
-      spare_chunks.pop_back();
+    spare_chunks &pool = spares();
+    std::lock_guard lock(pool.mutex);
+    if (!pool.chunks.empty()) {
+      chunk *c = pool.chunks.back().release();
+      pool.chunks.pop_back();
       std::fill(std::begin(c->cells), std::end(c->cells), cell{});
       return c;
     }
@@ -54,14 +63,10 @@ race_detector::chunk *race_detector::new_chunk() {
 }
 
 void race_detector::recycle(chunk *c) noexcept {
-  {
-    std::lock_guard lock(spare_chunks_mutex);
-    if (spare_chunks.size() < max_spare_chunks) {
-      spare_chunks.push_back(c);
-      return;
-    }
-  }
-  delete c;
+  std::unique_ptr<chunk> owned(c);
+  spare_chunks &pool = spares();
+  std::lock_guard lock(pool.mutex);
+  if (pool.chunks.size() < max_spare_chunks) pool.chunks.push_back(std::move(owned));
 }
 
 std::string race_detector::thread_name(std::uint64_t block, std::uint32_t thread) const {

@@ -122,6 +122,9 @@ private:
   // Chunks are recycled across launches: fresh memory costs a page fault per page.
   static chunk *new_chunk();
   static void recycle(chunk *c) noexcept;
+  // The spare chunks, owned: freed at exit.
+  struct spare_chunks;
+  static spare_chunks &spares();
 
   // Where a racing access is, for the report: which memory and the offset in it.
   struct place {

@@ -1,5 +1,6 @@
 #include "simulator/simulator.h"
 
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
@@ -18,6 +19,14 @@ extern "C" {
 // launch is neither checked nor racing with the simulator's writes.
 thread_local constinit int __kernel_simulating = 0;
 }
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define KERNEL_SIM_TSAN 1
+extern "C" void __tsan_acquire(void *addr);
+extern "C" void __tsan_release(void *addr);
+#endif
+#endif
 
 namespace kernel::runtime::sim {
 
@@ -97,8 +106,11 @@ void sim_thread::fail_overflow() {
                      "each simulated thread's stack");
 }
 
-void sim_thread::fail(const std::string &message) {
+void sim_thread::record_failure(const std::string &message) {
   block->launch.fail("kernel '" + std::string(block->launch.kernel.name) + "': " + where() + ": " + message);
+}
+
+void sim_thread::stop() {
   status = thread_status::done;
   while (true) body->suspend(); // the scheduler sees the failure and never resumes us
 }
@@ -141,9 +153,11 @@ void *block_run::shared_static(const void *site, std::size_t bytes, std::size_t 
   shared_used_ += bytes;
   if (shared_used_ + launch.config.shared_bytes > gpu_limits.shared_per_block) {
     sim_thread *t = current_sim_thread();
-    t->fail("the block's shared arrays (" + std::to_string(shared_used_) + " bytes) and dynamic shared memory (" +
-            std::to_string(launch.config.shared_bytes) + " bytes) are more than a block can have (" +
-            std::to_string(gpu_limits.shared_per_block) + ")");
+    t->fail([&] {
+      return "the block's shared arrays (" + std::to_string(shared_used_) + " bytes) and dynamic shared memory (" +
+             std::to_string(launch.config.shared_bytes) + " bytes) are more than a block can have (" +
+             std::to_string(gpu_limits.shared_per_block) + ")";
+    });
   }
   std::unique_ptr<char, aligned_free> memory(
       static_cast<char *>(::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{256})));
@@ -355,7 +369,8 @@ void thread_entry(void *arg) {
   } catch (...) {
     failure = "an exception that is not a std::exception";
   }
-  if (!failure.empty()) t->fail(failure);
+  // Moved out: the emptied string holds no memory in the frame the fiber is abandoned in.
+  if (!failure.empty()) t->fail([&] { return std::move(failure); });
   t->status = thread_status::done;
 }
 } // namespace
@@ -441,7 +456,21 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
   if (blocks == 1 || serial()) {
     for (std::uint64_t b = 0; b < blocks; ++b) run_block(b);
   } else {
+#ifdef KERNEL_SIM_TSAN
+    // oneTBB is not instrumented: its hand-over and join are told to TSan (see
+    // runtime/cpu/parallel_for.cpp).
+    int handover = 0;
+    __tsan_release(&handover);
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, blocks),
+                              [&](const oneapi::tbb::blocked_range<std::uint64_t> &r) {
+                                __tsan_acquire(&handover);
+                                for (std::uint64_t b = r.begin(); b != r.end(); ++b) run_block(b);
+                                __tsan_release(&handover);
+                              });
+    __tsan_acquire(&handover);
+#else
     oneapi::tbb::parallel_for(std::uint64_t{0}, blocks, run_block);
+#endif
   }
   if (launch.failed.load()) throw simulator_error(launch.error);
   if (races && races->any()) throw simulator_error(races->report());

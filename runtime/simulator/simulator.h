@@ -118,9 +118,18 @@ public:
 
   /// Waits (suspends the fiber) until the scheduler completes what it waits for.
   void wait();
-  /// Fails the launch with `message` (prefixed by the kernel, block and thread) and never
-  /// returns: the fiber is abandoned.
-  [[noreturn]] void fail(const std::string &message);
+  /// Fails the launch with the message `describe()` returns (prefixed by the kernel, block
+  /// and thread) and never returns: the fiber is abandoned where it stands. The message is
+  /// built in a call that has returned by then, so that no string is left alive (and leaked)
+  /// in the frames of the abandoned fiber; a caller keeps no heap object of its own alive.
+  template <class Describe> [[noreturn]] void fail(Describe &&describe) {
+    record_failure(describe());
+    stop();
+  }
+  /// Fails the launch with `message` (prefixed by the kernel, block and thread); returns.
+  void record_failure(const std::string &message);
+  /// Marks the thread done and suspends it for good: the scheduler never resumes it.
+  [[noreturn]] void stop();
   /// Fails the launch for the thread's stack overflow (after its fiber was abandoned).
   void fail_overflow();
   /// "thread (3,0,0) of block (1,0,0)".
