@@ -338,10 +338,16 @@ bool DeviceCodeChecker::report(SourceLocation Loc, const FunctionDecl *In, unsig
         << F << It->second.Caller;
     F = It->second.Caller;
   }
-  if (const GpuRoot *Root = RootOf.lookup(F))
-    Diags.Report(Root->Origin->AttrLoc,
-                 diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCompiledForGpu))
-        << Root->Fn << attrSpelling(Root->Origin->Kind);
+  if (const GpuRoot *Root = RootOf.lookup(F)) {
+    if (Root->Origin)
+      Diags.Report(Root->Origin->AttrLoc,
+                   diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCompiledForGpu))
+          << Root->Fn << attrSpelling(Root->Origin->Kind);
+    else // a fused expression: its kernel is instantiated where it is materialised
+      Diags.Report(Root->FusedEntry->getPointOfInstantiation(),
+                   diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCompiledForGpuFused))
+          << Root->Fn << Root->Signature;
+  }
   return true;
 }
 

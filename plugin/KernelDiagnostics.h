@@ -169,6 +169,9 @@ inline constexpr const char GpuLibraryCall[] =
 inline constexpr const char NoteCalledFrom[] = "%0 is called from %1 here";
 inline constexpr const char NoteCompiledForGpu[] =
     "%0 is compiled for the GPU because of this %1 attribute";
+inline constexpr const char NoteCompiledForGpuFused[] =
+    "%0 is compiled for the GPU as part of the fused expression '%1', which the program "
+    "evaluates (build the expression from functions that can run on a GPU)";
 inline constexpr const char NoteThrowingLibrary[] =
     "this is how the C++ library reports errors, with exceptions, which GPU code does not have";
 

@@ -17,6 +17,7 @@
 
 #include "DeviceCodeChecker.h"
 #include "DeviceDeclarations.h"
+#include "FusedEntries.h"
 #include "KernelDeclTable.h"
 #include "KernelDiagnostics.h"
 #include "KernelEntryInstantiator.h"
@@ -57,6 +58,7 @@ public:
     if (!TheSema)
       return;
     checkDeviceDeclarations(*TheSema, Table.deviceDeclarations());
+    markFusedEntries(*TheSema, Roots);
     DeviceCodeChecker Checker(*TheSema);
     for (const GpuRoot &Root : Roots)
       Checker.check(Root);

@@ -57,8 +57,8 @@ TEST(ModuleAbi, EntryKindNames) {
   EXPECT_STREQ(kernel_entry_kind_name(KERNEL_ENTRY_REDUCE), "reduce");
   EXPECT_EQ(kernel_entry_kind_name(0), nullptr);
   EXPECT_EQ(kernel_entry_kind_name(99), nullptr);
-  for (uint32_t K :
-       {KERNEL_ENTRY_UFUNC, KERNEL_ENTRY_JIT, KERNEL_ENTRY_GUFUNC, KERNEL_ENTRY_REDUCE})
+  for (uint32_t K : {KERNEL_ENTRY_UFUNC, KERNEL_ENTRY_JIT, KERNEL_ENTRY_GUFUNC, KERNEL_ENTRY_REDUCE,
+                     KERNEL_ENTRY_FUSED, KERNEL_ENTRY_FUSED_REDUCE})
     EXPECT_EQ(kernel_entry_kind_from_name(kernel_entry_kind_name(K)), K);
   EXPECT_EQ(kernel_entry_kind_from_name("ufun"), 0u);
   EXPECT_EQ(kernel_entry_kind_from_name("ufuncs"), 0u);

@@ -54,6 +54,7 @@ static void check_allocation(const char *what, std::size_t bytes) {
 std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes, const std::shared_ptr<stream_state> &s) {
   check_allocation("device_allocate", bytes);
   void *p = d.allocate(bytes, *s);
+  d.allocations.fetch_add(1, std::memory_order_relaxed);
   // The deleter keeps the stream alive: the memory is freed in order on it.
   return std::shared_ptr<void>(p, [&d, s](void *q) { d.release(q, *s); });
 }
@@ -80,6 +81,11 @@ launch_config resident_config(device_state &d, const kernel_ref &k, index_t work
 void launch(device_state &d, const kernel_ref &k, const launch_config &config, const void *params,
             std::size_t param_size, stream_state &s) {
   d.launch(k, config, params, param_size, s);
+  d.launches.fetch_add(1, std::memory_order_relaxed);
+}
+
+device_counters device_counters_of(const device_state &d) noexcept {
+  return {d.launches.load(std::memory_order_relaxed), d.allocations.load(std::memory_order_relaxed)};
 }
 
 } // namespace kernel::detail

@@ -4,7 +4,9 @@
 // kernel/detail/device_api.h.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -55,6 +57,10 @@ public:
 
   virtual std::string name() const = 0;
   virtual bool is_simulator() const noexcept = 0;
+
+  /// What has been asked of the device so far (kernel::device::counters).
+  std::atomic<std::uint64_t> launches{0};
+  std::atomic<std::uint64_t> allocations{0};
   /// 90 for sm_90; 0 for the simulator.
   virtual int compute_capability() const noexcept = 0;
 

@@ -31,6 +31,9 @@ public:
   bool is_simulator() const noexcept { return detail::device_is_simulator(*state_); }
   /// 90 for sm_90; 0 for the simulator.
   int compute_capability() const noexcept { return detail::device_compute_capability(*state_); }
+  /// Kernels launched and device allocations made on this device so far: to see what a
+  /// call costs (a fused expression is one launch and no temporaries).
+  detail::device_counters counters() const noexcept { return detail::device_counters_of(*state_); }
   /// Waits for all work on the device.
   void synchronize() const { detail::device_synchronize(*state_); }
 

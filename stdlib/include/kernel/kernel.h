@@ -17,6 +17,7 @@
 #include "kernel/device_array.h"
 #include "kernel/device_code.h"
 #include "kernel/errors.h"
+#include "kernel/fuse.h"
 #include "kernel/gufunc.h"
 #include "kernel/inspect.h"
 #include "kernel/intrinsics.h"

@@ -34,6 +34,7 @@
 #include "kernel/device.h"
 #include "kernel/device_array.h"
 #include "kernel/errors.h"
+#include "kernel/fuse.h"
 #include "kernel/inspect.h"
 #include "kernel/target.h"
 
@@ -75,6 +76,20 @@ public:
   /// The reduction of `initial` and every element of `array`.
   template <class A> T operator()(const A &array, T initial) const {
     std::optional<T> r = run(array);
+    return r ? F(initial, *r) : initial;
+  }
+
+  /// The reduction of the values of a lazy expression, in one pass (one loop, or one kernel
+  /// and a second over its blocks' values): no array of the values is made.
+  template <class N> T operator()(const expr<N> &e) const {
+    std::optional<T> r = detail::reduce_expression<F>(this->placed_on(), e.node(), name());
+    if (!r)
+      throw argument_error(std::string(name()), 1,
+                           "is empty, and a reduction of no elements needs an initial value: pass one");
+    return *r;
+  }
+  template <class N> T operator()(const expr<N> &e, T initial) const {
+    std::optional<T> r = detail::reduce_expression<F>(this->placed_on(), e.node(), name());
     return r ? F(initial, *r) : initial;
   }
 

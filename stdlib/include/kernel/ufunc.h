@@ -38,6 +38,7 @@
 #include "kernel/device.h"
 #include "kernel/device_array.h"
 #include "kernel/errors.h"
+#include "kernel/fuse.h"
 #include "kernel/inspect.h"
 #include "kernel/target.h"
 #include "kernel/types.h"
@@ -93,10 +94,26 @@ public:
   /// Applies the ufunc. With `nin` arguments the result is allocated and returned (an
   /// ndarray, or a scalar when every argument is a scalar); with one more, the last argument
   /// is the output, which must already have the broadcast shape.
+  ///
+  /// When an input is lazy (kernel::lazy, or an expression), the call returns a kernel::expr
+  /// and runs nothing; with an output it evaluates the expression into it, in one loop or
+  /// kernel (kernel/fuse.h).
   template <class... Args> auto operator()(Args &&...args) const {
     static_assert(sizeof...(Args) == nin || sizeof...(Args) == nin + 1,
                   "a ufunc call takes its inputs, optionally followed by one output array");
-    if constexpr (sizeof...(Args) == nin) {
+    if constexpr ((detail::lazy_operand<Args> || ...)) {
+      if constexpr (sizeof...(Args) == nin) {
+        return lazy_call(std::forward<Args>(args)...);
+      } else {
+        auto refs = std::forward_as_tuple(std::forward<Args>(args)...);
+        static_assert(!detail::lazy_operand<std::tuple_element_t<nin, decltype(refs)>>,
+                      "the output of a ufunc call is an array, not an expression");
+        const auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
+          return lazy_call(std::get<I>(std::move(refs))...);
+        }(std::make_index_sequence<nin>{});
+        detail::eval_assignments(this->placed_on(), kernel::assign(std::get<nin>(refs), e));
+      }
+    } else if constexpr (sizeof...(Args) == nin) {
       return allocate_and_call(args...);
     } else {
       auto refs = std::forward_as_tuple(args...);
@@ -105,6 +122,9 @@ public:
       }(std::make_index_sequence<nin>{});
     }
   }
+
+  /// Where a lazy expression whose outermost call is this one runs.
+  constexpr const detail::placement &placement_for_fusion() const noexcept { return this->placed_on(); }
 
   /// NumPy's and Numba's `ufunc.reduce(array, axis)` for a binary ufunc: the elements along
   /// `axis` (negative counts from the end) combined in order, `f(f(f(a0, a1), a2), ...)`; the
@@ -253,6 +273,13 @@ private:
   }
 
   template <int L> static constexpr auto loop_fn() { return std::get<L>(std::make_tuple(F...)); }
+
+  // A node of a lazy expression: the loop eager resolution picks for the children's types.
+  template <class... Args> auto lazy_call(Args &&...args) const {
+    constexpr int L = select<detail::resolution_arg_t<detail::child_t<Args>>...>();
+    using node = detail::map_node<ufunc, loop_fn<(L < 0 ? 0 : L)>(), detail::child_t<Args>...>;
+    return expr<node>(node{*this, {detail::make_child(std::forward<Args>(args))...}});
+  }
 
   template <class... In> auto allocate_and_call(In &...in) const {
     constexpr int L = select<In &...>();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -73,6 +74,13 @@ launch_config elementwise_config(device_state &d, const kernel_ref &k, index_t w
 /// At most the blocks that the device runs at once, for kernels that combine per block
 /// (reductions): each block walks a share of the `work` items.
 launch_config resident_config(device_state &d, const kernel_ref &k, index_t work);
+/// Kernels launched on a device and device allocations made, since the program started.
+struct device_counters {
+  std::uint64_t launches = 0;
+  std::uint64_t allocations = 0;
+};
+device_counters device_counters_of(const device_state &d) noexcept;
+
 /// Launches kernel `k` with its parameter block on `s`.
 void launch(device_state &d, const kernel_ref &k, const launch_config &config, const void *params,
             std::size_t param_size, stream_state &s);

@@ -16,13 +16,17 @@ extern "C" {
 #define KERNEL_MODULE_ABI_VERSION 3u
 
 /* What an entry is, and so how the runtime launches it: X(NAME, value, "name"). The name
- * is what annotations, kernel_info::kind and messages say, and the entry template the
- * plugin instantiates is kernel::detail::<name>_kernel<&f>. */
+ * is what annotations, kernel_info::kind and messages say, and the entry template is
+ * kernel::detail::<name>_kernel: instantiated by the plugin as <name>_kernel<&f> for an
+ * annotated function f, or (fused kinds) by a lazy expression's materialisation as
+ * <name>_kernel<E>, which the plugin then marks as an entry. */
 #define KERNEL_ENTRY_KINDS(X)                                                                                          \
   X(UFUNC, 1, "ufunc")                                                                                                 \
   X(JIT, 2, "jit")                                                                                                     \
   X(GUFUNC, 3, "gufunc")                                                                                               \
-  X(REDUCE, 4, "reduce")
+  X(REDUCE, 4, "reduce")                                                                                               \
+  X(FUSED, 5, "fused")                                                                                                 \
+  X(FUSED_REDUCE, 6, "fused_reduce")
 
 #define KERNEL_ENTRY_KIND_ENUMERATOR(NAME, VALUE, TEXT) KERNEL_ENTRY_##NAME = VALUE,
 enum kernel_entry_kind { KERNEL_ENTRY_KINDS(KERNEL_ENTRY_KIND_ENUMERATOR) };

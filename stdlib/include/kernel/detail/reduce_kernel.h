@@ -61,15 +61,10 @@ template <auto F, class T> KERNEL_ALWAYS_INLINE void reduce_warp(T &acc, bool &h
   }
 }
 
-/// The entry: every block writes the reduction of its elements to p.out[blockIdx.x]; a
-/// block is launched with at least one element (the host sizes the grid so).
-template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
-  using T = typename reduce_params_of<decltype(F)>::value;
-  T acc{};
-  bool have = false;
-  for (index_t i = grid<1>(); i < p.size; i += gridsize<1>()) reduce_combine<F>(acc, have, reduce_load(p, i), true);
+/// Combines the values of a block's threads (warps of 32: the shuffles need whole warps) and
+/// writes the block's value to out[blockIdx.x].
+template <auto F, class T> KERNEL_ALWAYS_INLINE void reduce_block(T acc, bool have, T *out) noexcept {
   reduce_warp<F>(acc, have);
-
   auto values = shared_array<T, warpsize>();
   auto present = shared_array<std::uint32_t, warpsize>();
   const unsigned lane = threadIdx.x % warpsize, warp = threadIdx.x / warpsize;
@@ -83,8 +78,18 @@ template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
     have = lane < warps && present[lane] != 0;
     acc = have ? values[lane] : T{};
     reduce_warp<F>(acc, have);
-    if (lane == 0) p.out[blockIdx.x] = acc;
+    if (lane == 0) out[blockIdx.x] = acc;
   }
+}
+
+/// The entry: every block writes the reduction of its elements to p.out[blockIdx.x]; a
+/// block is launched with at least one element (the host sizes the grid so).
+template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
+  using T = typename reduce_params_of<decltype(F)>::value;
+  T acc{};
+  bool have = false;
+  for (index_t i = grid<1>(); i < p.size; i += gridsize<1>()) reduce_combine<F>(acc, have, reduce_load(p, i), true);
+  reduce_block<F>(acc, have, p.out);
 }
 
 } // namespace kernel::detail

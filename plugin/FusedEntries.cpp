@@ -1,0 +1,138 @@
+//===- FusedEntries.cpp - GPU entries of fused expressions ----------------===//
+
+#include "FusedEntries.h"
+#include "KernelDiagnostics.h"
+#include "StdlibLookup.h"
+
+#include "KernelAnnotations.h"
+
+#include "clang/AST/APValue.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Sema/Sema.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Path.h"
+
+#include <optional>
+#include <string>
+
+using namespace clang;
+
+namespace kernel {
+namespace plugin {
+
+// The text of `static constexpr static_text<N> Member` of `Record`: a struct whose one
+// field is the character array.
+static std::optional<std::string> readStaticText(Sema &S, CXXRecordDecl *Record,
+                                                 llvm::StringRef Member) {
+  auto *Var =
+      dyn_cast_or_null<VarDecl>(Record->lookup(&S.Context.Idents.get(Member)).empty()
+                                    ? nullptr
+                                    : Record->lookup(&S.Context.Idents.get(Member)).front());
+  if (!Var)
+    return std::nullopt;
+  if (!Var->getInit() && Var->getInstantiatedFromStaticDataMember())
+    S.InstantiateVariableDefinition(Var->getLocation(), Var);
+  const APValue *Value = Var->evaluateValue();
+  if (!Value || !Value->isStruct() || Value->getStructNumFields() < 1)
+    return std::nullopt;
+  const APValue &Chars = Value->getStructField(0);
+  if (!Chars.isArray())
+    return std::nullopt;
+  std::string Text;
+  for (unsigned I = 0; I < Chars.getArraySize(); ++I) {
+    const APValue &C = I < Chars.getArrayInitializedElts() ? Chars.getArrayInitializedElt(I)
+                                                           : Chars.getArrayFiller();
+    if (!C.isInt() || C.getInt().isZero())
+      break;
+    Text += static_cast<char>(C.getInt().getExtValue());
+  }
+  return Text;
+}
+
+// The functions an entry's argument type names as template arguments (the steps' loops,
+// the reduction's function), found through the nested specializations.
+static void collectFunctions(const TemplateArgument &Arg,
+                             llvm::SmallPtrSetImpl<FunctionDecl *> &Seen,
+                             llvm::SmallVectorImpl<FunctionDecl *> &Out) {
+  switch (Arg.getKind()) {
+  case TemplateArgument::Declaration:
+    if (auto *FD = dyn_cast<FunctionDecl>(Arg.getAsDecl()))
+      if (Seen.insert(FD).second)
+        Out.push_back(FD);
+    return;
+  case TemplateArgument::Pack:
+    for (const TemplateArgument &A : Arg.pack_elements())
+      collectFunctions(A, Seen, Out);
+    return;
+  case TemplateArgument::Type:
+    if (auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+            Arg.getAsType()->getAsCXXRecordDecl()))
+      for (const TemplateArgument &A : Spec->getTemplateArgs().asArray())
+        collectFunctions(A, Seen, Out);
+    return;
+  default: return;
+  }
+}
+
+void markFusedEntries(Sema &S, std::vector<GpuRoot> &Roots) {
+  ASTContext &Ctx = S.Context;
+  const SourceManager &SM = S.getSourceManager();
+  std::string MainFile;
+  if (OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID()))
+    MainFile = llvm::sys::path::filename(Main->getName()).str();
+
+  const struct {
+    const char *Template;
+    kernel_entry_kind Kind;
+  } Entries[] = {{"fused_kernel", KERNEL_ENTRY_FUSED},
+                 {"fused_reduce_kernel", KERNEL_ENTRY_FUSED_REDUCE}};
+  for (const auto &E : Entries) {
+    FunctionTemplateDecl *Template = lookupFunctionTemplate(S, {"kernel", "detail"}, E.Template);
+    if (!Template)
+      continue;
+    for (FunctionDecl *Spec : Template->specializations()) {
+      if (!Spec->isDefined() || Spec->hasAttr<AnnotateAttr>() || Spec->getNumParams() != 1)
+        continue;
+      const TemplateArgumentList *Args = Spec->getTemplateSpecializationArgs();
+      if (!Args || Args->size() != 1 || Args->get(0).getKind() != TemplateArgument::Type)
+        continue;
+      auto *Record = Args->get(0).getAsType()->getAsCXXRecordDecl();
+      if (!Record)
+        continue;
+      std::optional<std::string> Name = readStaticText(S, Record, "kernel_name");
+      std::optional<std::string> Signature = readStaticText(S, Record, "kernel_signature");
+      if (!Name || !Signature) {
+        S.Diag(Spec->getPointOfInstantiation(),
+               diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::EntryNotInstantiated))
+            << E.Template << Spec << "its argument does not name the expression it computes";
+        continue;
+      }
+
+      passes::EntryAnnotation A;
+      A.Kind = E.Kind;
+      A.Name = *Name;
+      A.Signature = *Signature;
+      A.Location = MainFile;
+      QualType Params = Spec->getParamDecl(0)->getType().getNonReferenceType();
+      A.ParamSize = Ctx.getTypeSizeInChars(Params).getQuantity();
+      A.ParamAlign = Ctx.getTypeAlignInChars(Params).getQuantity();
+      Spec->addAttr(UsedAttr::CreateImplicit(Ctx));
+      Spec->addAttr(AnnotateAttr::CreateImplicit(Ctx, A.encode(), nullptr, 0));
+      // The entry's own code is the library's; what the expression adds are its functions.
+      llvm::SmallPtrSet<FunctionDecl *, 8> Seen;
+      llvm::SmallVector<FunctionDecl *, 8> Functions;
+      collectFunctions(Args->get(0), Seen, Functions);
+      for (FunctionDecl *F : Functions)
+        if (const FunctionDecl *Def = F->getDefinition())
+          Roots.push_back({const_cast<FunctionDecl *>(Def), nullptr, *Name, Spec});
+    }
+  }
+}
+
+} // namespace plugin
+} // namespace kernel

@@ -1,0 +1,50 @@
+// Lazy expressions: what the type system rejects is reported at the user's line; what the
+// library's templates reject (no loop for the composed types) is reported by the library with
+// the chain of instantiations from the user's call; a function of an expression that cannot
+// run on a GPU is reported at its line, with the fused expression that compiles it.
+#include <kernel/kernel.h>
+#include <utility>
+#include <vector>
+
+template <class T>
+[[kernel::vectorize("float32(float32, float32)", "float64(float64, float64)")]]
+T plus(T a, T b) {
+  return a + b;
+}
+[[kernel::vectorize("int32(float32)")]] int bucket(float x) { return static_cast<int>(x); }
+
+float checked(float x) {
+  if (x < 0)
+    throw 1; // expected-error {{GPU code cannot throw exceptions}}
+  return x;
+}
+
+constexpr kernel::ufunc<plus<float>, plus<double>> vplus;
+constexpr kernel::ufunc<bucket> vbucket;
+constexpr kernel::ufunc<checked> vchecked; // not annotated: fine eagerly on the CPU
+
+void dangling(const kernel::ndarray<float> &x) {
+  // A const temporary can be neither moved into the expression nor safely referenced.
+  (void)kernel::lazy(std::move(x)); // expected-error {{call to deleted function 'lazy'}}
+}
+
+void no_loop(const std::vector<double> &xd) {
+  // plus picks its float64 loop for a float64 array; bucket has no loop for float64 values.
+  auto e = vbucket(vplus(kernel::lazy(xd), 1.0));
+  (void)e;
+}
+// expected-error@* {{no loop of this ufunc accepts these argument types}}
+
+void not_gpu_code(const kernel::ndarray<float> &x) {
+  kernel::ndarray<float> out(x.shape());
+  vchecked(vplus(kernel::lazy(x), 1.0f), out); // eager: a CPU loop; fused: also a GPU kernel
+  auto eager = vchecked(x);                     // no GPU code needed, no error
+  (void)eager;
+}
+// expected-note@* {{'checked' is compiled for the GPU as part of the fused expression 'checked(plus(float32}}
+
+// expected-note@* 0+ {{candidate}}
+// expected-note@* 0+ {{in instantiation of}}
+// expected-note@* 0+ {{requested here}}
+// expected-note@* 0+ {{while substituting}}
+// expected-note@* 0+ {{evaluates to}}

@@ -1,0 +1,187 @@
+// The GPU entries of fused expressions: one elementwise kernel per materialised program
+// (any number of outputs) and one map-reduce kernel per reduction of an expression.
+//
+// Unlike the entries of annotated functions, these are instantiated by ordinary template
+// instantiation where an expression is materialised; the plugin finds every instantiation of
+// kernel::detail::fused_kernel and fused_reduce_kernel in the translation unit, checks it as
+// GPU code and marks it as an entry, naming it by the `kernel_name` of its template argument.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "kernel/config.h"
+#include "kernel/detail/fused_expr.h"
+#include "kernel/detail/reduce_kernel.h"
+#include "kernel/detail/ufunc_kernel.h"
+#include "kernel/intrinsics.h"
+
+namespace kernel::detail {
+
+/// The outputs of a launch, one writable `device_operand` each.
+template <class... T> struct output_pack {};
+template <class T, class... Rest> struct output_pack<T, Rest...> {
+  device_operand<T> head;
+  output_pack<Rest...> tail;
+};
+
+template <class Traits, class Results = typename Traits::results, class Leaves = typename Traits::leaves>
+struct fused_params_of;
+template <class Traits, class... R, class... L> struct fused_params_of<Traits, std::tuple<R...>, std::tuple<L...>> {
+  struct type {
+    index_t size;                   // elements in the iteration space
+    std::int32_t ndim;              // loop dimensions (innermost last)
+    index_t shape[max_device_dims]; // extent of each loop dimension
+    output_pack<R...> out;
+    operand_pack<typename L::type...> in;
+  };
+};
+
+/// A materialised program `P`: what fused_kernel is instantiated with.
+template <class P> struct fused {
+  using program = P;
+  using traits = program_traits<P>;
+  using params = typename fused_params_of<traits>::type;
+  static constexpr auto kernel_name = to_text<&program_names<P>::expression>();
+  static constexpr auto kernel_signature = to_text<&program_names<P>::signature>();
+};
+
+template <class Traits, std::size_t K>
+constexpr bool leaf_is_scalar = std::tuple_element_t<K, typename Traits::leaves>::is_scalar;
+
+// The leaves' pointers and scalar values, read once from the parameter block; scalars are
+// known to be scalars at compile time, so loading one is no load at all.
+template <class Traits, class Params, std::size_t... K> struct fused_operands {
+  std::tuple<const typename std::tuple_element_t<K, typename Traits::leaves>::type *...> data;
+  typename Traits::values value;
+
+  KERNEL_ALWAYS_INLINE explicit fused_operands(const Params &p) noexcept
+      : data(get_operand<K>(p.in).data...), value(get_operand<K>(p.in).value...) {}
+
+  template <std::size_t J> KERNEL_ALWAYS_INLINE auto load(index_t at) const noexcept {
+    if constexpr (leaf_is_scalar<Traits, J>)
+      return std::get<J>(value);
+    else
+      return std::get<J>(data)[at];
+  }
+  KERNEL_ALWAYS_INLINE typename Traits::values row(index_t at) const noexcept {
+    return typename Traits::values(load<K>(at)...);
+  }
+  KERNEL_ALWAYS_INLINE typename Traits::values row(const index_t *at) const noexcept {
+    return typename Traits::values(load<K>(at[K])...);
+  }
+};
+
+template <class Traits, class Params, std::size_t... K>
+KERNEL_ALWAYS_INLINE bool inputs_contiguous(const Params &p, std::index_sequence<K...>) noexcept {
+  return ((leaf_is_scalar<Traits, K> | (get_operand<K>(p.in).strides[0] == 1)) & ... & true);
+}
+
+/// The fused elementwise kernel: a grid-stride loop computing every output of the program.
+template <class E> void fused_kernel(const typename E::params &p) noexcept {
+  using traits = typename E::traits;
+  using params = typename E::params;
+  [&]<std::size_t... K, std::size_t... O>(std::index_sequence<K...> leaves, std::index_sequence<O...>) {
+    const fused_operands<traits, params, K...> ops(p);
+    const std::tuple<typename traits::template result<O> *...> out(get_operand<O>(p.out).data...);
+    const index_t n = p.size, step = gridsize<1>();
+    const auto store = [&](index_t at, const auto &results) { ((std::get<O>(out)[at] = std::get<O>(results)), ...); };
+    const bool contiguous =
+        (p.ndim <= 1) & ((get_operand<O>(p.out).strides[0] == 1) & ...) & inputs_contiguous<traits>(p, leaves);
+    if (contiguous) {
+      // As the ufunc kernel does: elementwise_unroll elements a grid-stride apart per trip,
+      // all loaded before the first store.
+      index_t i = grid<1>();
+      for (; i + (elementwise_unroll - 1) * step < n; i += elementwise_unroll * step)
+        [&]<std::size_t... U>(std::index_sequence<U...>) {
+          const auto rows = std::make_tuple(ops.row(i + index_t{U} * step)...);
+          const auto results = std::make_tuple(traits::evaluate(std::get<U>(rows))...);
+          (store(i + index_t{U} * step, std::get<U>(results)), ...);
+        }(std::make_index_sequence<elementwise_unroll>{});
+      for (; i < n; i += step) store(i, traits::evaluate(ops.row(i)));
+      return;
+    }
+    for (index_t i = grid<1>(); i < n; i += step) {
+      index_t in_offset[sizeof...(K) + 1] = {};
+      index_t out_offset[sizeof...(O)] = {};
+      for_each_loop_coordinate(i, p.ndim, p.shape, [&](int d, index_t at) {
+        ((in_offset[K] += at * get_operand<K>(p.in).strides[d]), ...);
+        ((out_offset[O] += at * get_operand<O>(p.out).strides[d]), ...);
+      });
+      const auto results = traits::evaluate(ops.row(in_offset));
+      ((std::get<O>(out)[out_offset[O]] = std::get<O>(results)), ...);
+    }
+  }(std::make_index_sequence<traits::nleaves>{}, std::make_index_sequence<traits::nout>{});
+}
+
+// ---------------------------------------------------------------------------------------
+// Map-reduce
+
+template <class T, class Traits, class Leaves = typename Traits::leaves> struct fused_reduce_params_of;
+template <class T, class Traits, class... L> struct fused_reduce_params_of<T, Traits, std::tuple<L...>> {
+  struct type {
+    index_t size; // elements mapped, or partial values folded when `partials` is set
+    std::int32_t ndim;
+    index_t shape[max_device_dims];
+    operand_pack<typename L::type...> in;
+    const T *partials; // the second pass: fold these instead of mapping
+    T *out;            // one value per block
+  };
+};
+
+/// The reduction with `F` of the single-output program `P`: fused_reduce_kernel's argument.
+template <auto F, class P> struct fused_reduction {
+  using program = P;
+  using traits = program_traits<P>;
+  using value_type = typename function_traits<decltype(F)>::result_type;
+  using params = typename fused_reduce_params_of<value_type, traits>::type;
+  static constexpr auto combine = F;
+  static constexpr ctext name() {
+    ctext s;
+    s += "reduce<";
+    s += function_name<F>();
+    s += ">(";
+    s += program_names<P>::expression();
+    s += ")";
+    return s;
+  }
+  static constexpr auto kernel_name = to_text<&fused_reduction::name>();
+  static constexpr auto kernel_signature = to_text<&program_names<P>::signature>();
+  static KERNEL_ALWAYS_INLINE value_type map(const typename traits::values &row) noexcept {
+    return static_cast<value_type>(std::get<0>(traits::evaluate(row)));
+  }
+};
+
+/// Each block writes the reduction of its share of the mapped elements (or of the partial
+/// values) to p.out[blockIdx.x], combining as reduce_kernel does.
+template <class E> void fused_reduce_kernel(const typename E::params &p) noexcept {
+  using T = typename E::value_type;
+  using traits = typename E::traits;
+  constexpr auto F = E::combine;
+  T acc{};
+  bool have = false;
+  const index_t n = p.size, step = gridsize<1>();
+  if (p.partials) {
+    for (index_t i = grid<1>(); i < n; i += step) reduce_combine<F>(acc, have, p.partials[i], true);
+  } else {
+    [&]<std::size_t... K>(std::index_sequence<K...> leaves) {
+      const fused_operands<traits, typename E::params, K...> ops(p);
+      if ((p.ndim <= 1) & inputs_contiguous<traits>(p, leaves)) {
+        for (index_t i = grid<1>(); i < n; i += step) reduce_combine<F>(acc, have, E::map(ops.row(i)), true);
+        return;
+      }
+      for (index_t i = grid<1>(); i < n; i += step) {
+        index_t offset[sizeof...(K) + 1] = {};
+        for_each_loop_coordinate(
+            i, p.ndim, p.shape, [&](int d, index_t at) { ((offset[K] += at * get_operand<K>(p.in).strides[d]), ...); });
+        reduce_combine<F>(acc, have, E::map(ops.row(offset)), true);
+      }
+    }(std::make_index_sequence<traits::nleaves>{});
+  }
+  reduce_block<F>(acc, have, p.out);
+}
+
+} // namespace kernel::detail
