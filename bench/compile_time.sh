@@ -23,7 +23,7 @@ median_ms() {
 }
 
 printf '%-22s %10s %12s %8s\n' example "plain ms" "plugin ms" ratio
-for src in examples/*.cpp; do
+for src in examples/*.cpp bench/fusion_ten_expressions.cpp; do
   plain=$(median_ms clang++-19 "${flags[@]}" "$src")
   with=$(median_ms clang++-19 "${flags[@]}" -fplugin="$plugin" "$src")
   printf '%-22s %10d %12d %8.2f\n' "$(basename "$src")" "$plain" "$with" \

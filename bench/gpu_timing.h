@@ -27,6 +27,8 @@ struct driver {
   decltype(&::cuModuleGetFunction) function = get<decltype(&::cuModuleGetFunction)>("cuModuleGetFunction");
   decltype(&::cuLaunchKernel) launch = get<decltype(&::cuLaunchKernel)>("cuLaunchKernel");
   decltype(&::cuMemcpyDtoDAsync) copy = get<decltype(&::cuMemcpyDtoDAsync)>("cuMemcpyDtoDAsync_v2");
+  decltype(&::cuMemcpyDtoHAsync) copy_to_host = get<decltype(&::cuMemcpyDtoHAsync)>("cuMemcpyDtoHAsync_v2");
+  decltype(&::cuMemsetD8Async) memset = get<decltype(&::cuMemsetD8Async)>("cuMemsetD8Async");
 };
 
 inline void check(CUresult r, const char *what) {

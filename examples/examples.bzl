@@ -10,4 +10,5 @@ EXAMPLES = [
     "thread_counter",
     "histogram",
     "monte_carlo_pi",
+    "fused_gaussian",
 ]

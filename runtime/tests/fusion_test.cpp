@@ -352,6 +352,17 @@ TEST(FusionInspect, FusedKernelsAreListedWithTheirComposedSignature) {
   EXPECT_EQ(kernels[0].name, e.name());
   ASSERT_FALSE(kernels[0].ptx.empty());
   EXPECT_NE(kernels[0].ptx[0].text.find(".entry"), std::string::npos);
+  // The product of one function and the sum of another stay two roundings in the fused
+  // kernel, as in the eager kernels (no FMA contraction across the functions it inlines).
+  const auto contractible = vplus(vmul(kernel::lazy(x), 3.0f), x);
+  (void)contractible.eval(kernel::target::simulator);
+  const kernel::kernel_info info = contractible.inspect().at(0);
+  const std::string_view module_ptx = info.ptx.at(0).text;
+  const std::size_t entry = module_ptx.find(".entry " + info.symbol);
+  ASSERT_NE(entry, std::string_view::npos);
+  const std::string_view fused_ptx = module_ptx.substr(entry, module_ptx.find("\n}\n", entry) - entry);
+  EXPECT_EQ(fused_ptx.find("fma.rn.f32"), std::string_view::npos);
+  EXPECT_NE(fused_ptx.find("mul.rn.f32"), std::string_view::npos);
   bool listed = false;
   for (const kernel::kernel_info &k : kernel::compiled_kernels())
     listed = listed || (k.kind == "fused_reduce" && k.name.starts_with("reduce<add>("));
