@@ -35,6 +35,9 @@ T plus(T a, T b) {
 }
 [[kernel::vectorize("float32(complex64)")]] float cabs2(std::complex<float> z) { return std::norm(z); }
 [[kernel::reduce]] float add(float a, float b) { return a + b; }
+// A device helper, not a ufunc of its own: usable in expressions, which compile it into
+// their kernels.
+[[kernel::device]] float cube(float x) { return x * x * x; }
 [[kernel::reduce]] double addd(double a, double b) { return a + b; }
 
 namespace {
@@ -48,6 +51,7 @@ constexpr kernel::ufunc<cmul> vcmul;
 constexpr kernel::ufunc<cabs2> vcabs2;
 constexpr kernel::reduce<add> sum;
 constexpr kernel::reduce<addd> sumd;
+constexpr kernel::ufunc<cube> vcube;
 
 kernel::ndarray<float> ramp(kernel::index_t n, float scale = 1e-3f) {
   kernel::ndarray<float> a(n);
@@ -283,6 +287,17 @@ TEST(FusionOnDevice, OneLaunchAndNoTemporaries) {
   EXPECT_LE(r1.launches - r0.launches, 2u);
   EXPECT_LE(r1.allocations - r0.allocations, 2u); // the blocks' values and the result
   EXPECT_NEAR(s, sum(vmul(host, host)), 1e-2f * std::abs(s));
+}
+
+TEST(FusionOnDevice, DeviceHelpersAndMixedOperands) {
+  const kernel::device dev = kernel_test::device();
+  const auto host = ramp(3000);
+  const auto x = kernel::to_device(host, dev);
+  // A device array and a host array in one expression: the host one is copied in.
+  const auto e = vplus(vcube(kernel::lazy(x)), host);
+  const kernel::device_array<float> r = e.eval();
+  const auto got = r.copy_to_host();
+  for (kernel::index_t i = 0; i < 3000; ++i) ASSERT_EQ(got[i], cube(host[i]) + host[i]);
 }
 
 TEST(FusionOnDevice, StreamsAndDeviceResults) {

@@ -291,6 +291,39 @@ template <class Traits, std::size_t N> struct multi_output_loop {
   }
 };
 
+/// The CPU loop (kernel/detail/ufunc_cpu.h) of a single-output program writing `Out`
+/// elements, and its inputs: the leaves, arrays in memory or scalars in registers.
+template <class Traits, class Out, class Seq = std::make_index_sequence<Traits::nleaves>> struct host_loop;
+template <class Traits, class Out, std::size_t... K> struct host_loop<Traits, Out, std::index_sequence<K...>> {
+  template <std::size_t I> using leaf = std::tuple_element_t<I, typename Traits::leaves>;
+  template <std::size_t I>
+  using input =
+      std::conditional_t<leaf<I>::is_scalar, scalar_input<typename leaf<I>::type>, array_input<typename leaf<I>::type>>;
+  using loop = cpu_loop<&Traits::apply, Out, input<K>...>;
+
+  template <std::size_t I, class Collected> static auto source(const Collected &c) {
+    if constexpr (leaf<I>::is_scalar)
+      return typename scalar_input<typename leaf<I>::type>::source{std::get<I>(c.scalars)};
+    else
+      return static_cast<const typename leaf<I>::type *>(c.layouts[I].data);
+  }
+  template <class Collected> static typename loop::inputs inputs(const Collected &c) { return {source<K>(c)...}; }
+};
+
+// What the tasks of a parallel loop share. At namespace scope: GCC 12 cannot instantiate
+// local classes of generic lambdas that name the enclosing function's constants.
+template <class Plan, class Out, class Inputs> struct loop_job {
+  const Plan *plan;
+  Out *out;
+  const Inputs *in;
+};
+template <class Job, class Fold, class T> struct chunk_job {
+  Job job;
+  const Fold *fold; // unused (void) when the fold is a function
+  std::vector<std::optional<T>> *partial;
+  index_t n;
+};
+
 /// Outputs of a materialisation: a writable array argument each.
 template <class Out> struct output_of {
   using arg = ufunc_arg<Out &>;
@@ -401,36 +434,21 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
     if constexpr (nout == 1) {
       using out_elem = typename output_of<std::tuple_element_t<0, Outs>>::element_type;
       auto *out = static_cast<out_elem *>(const_cast<void *>(out_layouts[0].data));
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        using loop = cpu_loop<
-            &traits::apply, out_elem,
-            std::conditional_t<std::tuple_element_t<K, typename traits::leaves>::is_scalar,
-                               scalar_input<typename std::tuple_element_t<K, typename traits::leaves>::type>,
-                               array_input<typename std::tuple_element_t<K, typename traits::leaves>::type>>...>;
-        const typename loop::inputs ptrs{[&] {
-          using L = std::tuple_element_t<K, typename traits::leaves>;
-          if constexpr (L::is_scalar)
-            return typename scalar_input<typename L::type>::source{std::get<K>(c.scalars)};
-          else
-            return static_cast<const typename L::type *>(c.layouts[K].data);
-        }()...};
-        if (where.where == target::parallel) {
-          struct job {
-            const loop_plan<N> *plan;
-            out_elem *out;
-            const typename loop::inputs *in;
-          } j{&plan, out, &ptrs};
-          parallel_for(
-              size, index_t{1} << 15,
-              [](void *ctx, index_t b, index_t e) {
-                const job &jb = *static_cast<const job *>(ctx);
-                loop::run(*jb.plan, jb.out, *jb.in, b, e);
-              },
-              &j);
-        } else {
-          loop::run(plan, out, ptrs, 0, size);
-        }
-      }(std::make_index_sequence<nleaves>{});
+      using loop = typename host_loop<traits, out_elem>::loop;
+      const typename loop::inputs ptrs = host_loop<traits, out_elem>::inputs(c);
+      if (where.where == target::parallel) {
+        using job = loop_job<loop_plan<N>, out_elem, typename loop::inputs>;
+        job j{&plan, out, &ptrs};
+        parallel_for(
+            size, index_t{1} << 15,
+            [](void *ctx, index_t b, index_t e) {
+              const job &jb = *static_cast<const job *>(ctx);
+              loop::run(*jb.plan, jb.out, *jb.in, b, e);
+            },
+            &j);
+      } else {
+        loop::run(plan, out, ptrs, 0, size);
+      }
     } else {
       using loop = multi_output_loop<traits, N>;
       typename loop::pointers ptrs{};
@@ -443,13 +461,11 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
                        ...),
                       "the outputs of a multi-output evaluation have the element types of their expressions");
       }(std::make_index_sequence<nout>{});
-      struct job {
-        const loop_plan<N> *plan;
-        const typename loop::pointers *ptrs;
-      } j{&plan, &ptrs};
+      using job = loop_job<loop_plan<N>, void, typename loop::pointers>;
+      job j{&plan, nullptr, &ptrs};
       auto body = [](void *ctx, index_t b, index_t e) {
         const job &jb = *static_cast<const job *>(ctx);
-        loop::run(*jb.plan, *jb.ptrs, b, e);
+        loop::run(*jb.plan, *jb.in, b, e);
       };
       if (where.where == target::parallel)
         parallel_for(size, index_t{1} << 15, body, &j);
@@ -637,6 +653,27 @@ private:
   T r_{};
 };
 
+/// Work per task of kernel::reduce on parallel, which a fused reduction follows.
+inline constexpr index_t reduce_chunk = index_t{1} << 15;
+
+/// The fold of mapped elements [begin, end): mapped a block at a time into a buffer on the
+/// stack by the program's CPU loop, folded in the eager order.
+template <auto F, class T, class R, class Loop, class Job>
+std::optional<T> fold_mapped(const Job &jb, index_t begin, index_t end) {
+  ordered_fold<F, T> f(end - begin);
+  constexpr index_t block = 1024;
+  alignas(64) R buffer[block];
+  for (index_t b = begin; b < end; b += block) {
+    const index_t e = std::min(end, b + block);
+    // The loop writes element i at out + i: aim it so that element b lands in buffer[0].
+    R *base =
+        reinterpret_cast<R *>(reinterpret_cast<std::uintptr_t>(buffer) - static_cast<std::uintptr_t>(b) * sizeof(R));
+    Loop::run(*jb.plan, base, *jb.in, b, e);
+    f.push(buffer, e - b);
+  }
+  return f.result();
+}
+
 template <auto F, bool Share, class N>
 bool reduce_program(const placement &where, const N &root, std::string_view name, const iteration_space &space,
                     std::optional<typename function_traits<decltype(F)>::result_type> &result) {
@@ -666,64 +703,32 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
       out.strides[d] = d == space.rank - 1 ? 1 : out.strides[d + 1] * space.shape[d + 1];
     iteration_space s = space;
     const loop_plan<nleaves + 1> plan = plan_loop<nleaves + 1>(s, layouts);
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-      using loop =
-          cpu_loop<&traits::apply, R,
-                   std::conditional_t<std::tuple_element_t<K, typename traits::leaves>::is_scalar,
-                                      scalar_input<typename std::tuple_element_t<K, typename traits::leaves>::type>,
-                                      array_input<typename std::tuple_element_t<K, typename traits::leaves>::type>>...>;
-      const typename loop::inputs ptrs{[&] {
-        using L = std::tuple_element_t<K, typename traits::leaves>;
-        if constexpr (L::is_scalar)
-          return typename scalar_input<typename L::type>::source{std::get<K>(c.scalars)};
-        else
-          return static_cast<const typename L::type *>(c.layouts[K].data);
-      }()...};
-      struct job {
-        const loop_plan<nleaves + 1> *plan;
-        const typename loop::inputs *in;
-      } j{&plan, &ptrs};
-      auto fold = [](const job &jb, index_t begin, index_t end) {
-        ordered_fold<F, T> f(end - begin);
-        constexpr index_t block = 1024;
-        alignas(64) R buffer[block];
-        for (index_t b = begin; b < end; b += block) {
-          const index_t e = std::min(end, b + block);
-          // The loop writes element i at out + i: aim it so that element b lands in buffer[0].
-          R *base = reinterpret_cast<R *>(reinterpret_cast<std::uintptr_t>(buffer) -
-                                          static_cast<std::uintptr_t>(b) * sizeof(R));
-          loop::run(*jb.plan, base, *jb.in, b, e);
-          f.push(buffer, e - b);
-        }
-        return f.result();
-      };
-      constexpr index_t chunk = index_t{1} << 15;
-      if (where.where == target::cpu || n < 2 * chunk) {
-        result = fold(j, 0, n);
-        return true;
-      }
-      // As kernel::reduce does on parallel: fixed chunks folded by tasks, combined in order.
-      const index_t chunks = (n + chunk - 1) / chunk;
-      std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
-      struct pjob {
-        job j;
-        decltype(fold) *f;
-        std::vector<std::optional<T>> *partial;
-        index_t n;
-      } pj{j, &fold, &partial, n};
-      parallel_for(
-          chunks, 1,
-          [](void *ctx, index_t b, index_t e) {
-            const pjob &p = *static_cast<const pjob *>(ctx);
-            for (index_t c = b; c < e; ++c)
-              (*p.partial)[static_cast<std::size_t>(c)] = (*p.f)(p.j, c * chunk, std::min(p.n, (c + 1) * chunk));
-          },
-          &pj);
-      result.reset();
-      for (const std::optional<T> &v : partial)
-        if (v) result = result ? F(*result, *v) : *v;
+    using loop = typename host_loop<traits, R>::loop;
+    const typename loop::inputs ptrs = host_loop<traits, R>::inputs(c);
+    using job = loop_job<loop_plan<nleaves + 1>, void, typename loop::inputs>;
+    const job j{&plan, nullptr, &ptrs};
+    if (where.where == target::cpu || n < 2 * reduce_chunk) {
+      result = fold_mapped<F, T, R, loop>(j, 0, n);
       return true;
-    }(std::make_index_sequence<nleaves>{});
+    }
+    // As kernel::reduce does on parallel: fixed chunks folded by tasks, combined in order.
+    const index_t chunks = (n + reduce_chunk - 1) / reduce_chunk;
+    std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
+    using pjob = chunk_job<job, void, T>;
+    pjob pj{j, nullptr, &partial, n};
+    parallel_for(
+        chunks, 1,
+        [](void *ctx, index_t b, index_t e) {
+          const pjob &p = *static_cast<const pjob *>(ctx);
+          for (index_t c = b; c < e; ++c)
+            (*p.partial)[static_cast<std::size_t>(c)] =
+                fold_mapped<F, T, R, loop>(p.job, c * reduce_chunk, std::min(p.n, (c + 1) * reduce_chunk));
+        },
+        &pj);
+    result.reset();
+    for (const std::optional<T> &v : partial)
+      if (v) result = result ? F(*result, *v) : *v;
+    return true;
   }
 
   // On a device: blocks fold their share of the mapped elements, then one block folds theirs.
