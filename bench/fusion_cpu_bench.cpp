@@ -3,11 +3,12 @@
 // process with the same flags; and the parallel target against cpu.
 //
 //   bazel run //bench:fusion_cpu_bench            (2^24 float32 elements)
-//   bazel run //bench:fusion_cpu_bench -- 22      (2^22)
+//   bazel run //bench:fusion_cpu_bench -- 22 30   (2^22, best of 30 rounds)
 //
 // Ratios are speeds relative to the baseline named (above 1: faster than it).
 #include <kernel/kernel.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -50,35 +51,46 @@ int main(int argc, char **argv) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   kernel::ndarray<float> x(static_cast<kernel::index_t>(n)), out(static_cast<kernel::index_t>(n));
   for (std::size_t i = 0; i < n; ++i) x[i] = dist(rng);
-  const int runs = 7;
+  const int runs = argc > 2 ? std::atoi(argv[2]) : 15;
 
   auto expression = [&] { return vscale(vclamp(vexp(vshift(vscale(kernel::lazy(x), 0.5f), 0.25f)), 2.0f), 0.5f); };
   std::printf("fusion on the CPU, 2^%d float32, best of %d runs\n", log2n, runs);
   std::printf("chain: %s\n", std::string(expression().name()).c_str());
 
-  const double loop = bench::best_ms(runs, [&] { chain_loop(x.data(), out.data(), n); });
-  double cpu_fused = 0;
-  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
-    const double eager = bench::best_ms(runs, [&] {
-      out = vscale.on(t)(vclamp.on(t)(vexp.on(t)(vshift.on(t)(vscale.on(t)(x, 0.5f), 0.25f)), 2.0f), 0.5f);
-    });
-    const double fused = bench::best_ms(runs, [&] { kernel::eval(t, kernel::assign(out, expression())); });
-    if (t == kernel::target::cpu) cpu_fused = fused;
-    std::printf("  %-8s  loop %8.2f ms  eager %8.2f ms  fused %8.2f ms   fused/loop %.2fx  fused/eager %.2fx\n",
-                std::string(kernel::target_name(t)).c_str(), loop, eager, fused, loop / fused, eager / fused);
-    if (t == kernel::target::parallel) std::printf("  parallel/cpu (fused) %.2fx\n", cpu_fused / fused);
-  }
-
-  std::printf("map-reduce sum(exp(0.5 x + 0.25))\n");
+  // Every variant once per round, best of the rounds: a noisy machine affects all alike.
+  enum { loop, cpu_eager, cpu_fused, par_eager, par_fused, rloop, rcpu_eager, rcpu_fused, rpar_eager, rpar_fused, count };
+  double best[count];
+  std::fill(best, best + count, 1e300);
   volatile float sink = 0;
-  const double rloop = bench::best_ms(runs, [&] { sink = sum_exp_loop(x.data(), n); });
-  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
-    const double eager = bench::best_ms(runs, [&] { sink = sum.on(t)(vexp.on(t)(vshift.on(t)(vscale.on(t)(x, 0.5f), 0.25f))); });
-    const double fused =
-        bench::best_ms(runs, [&] { sink = sum.on(t)(vexp(vshift(vscale(kernel::lazy(x), 0.5f), 0.25f))); });
-    std::printf("  %-8s  loop %8.2f ms  eager %8.2f ms  fused %8.2f ms   fused/loop %.2fx  fused/eager %.2fx\n",
-                std::string(kernel::target_name(t)).c_str(), rloop, eager, fused, rloop / fused, eager / fused);
+  auto chain_eager = [&](kernel::target t) {
+    out = vscale.on(t)(vclamp.on(t)(vexp.on(t)(vshift.on(t)(vscale.on(t)(x, 0.5f), 0.25f)), 2.0f), 0.5f);
+  };
+  auto sum_eager = [&](kernel::target t) { sink = sum.on(t)(vexp.on(t)(vshift.on(t)(vscale.on(t)(x, 0.5f), 0.25f))); };
+  auto sum_fused = [&](kernel::target t) { sink = sum.on(t)(vexp(vshift(vscale(kernel::lazy(x), 0.5f), 0.25f))); };
+  const kernel::target cpu = kernel::target::cpu, par = kernel::target::parallel;
+  for (int r = 0; r < runs; ++r) {
+    auto keep = [&](int v, auto &&f) { best[v] = std::min(best[v], bench::ms(f)); };
+    keep(loop, [&] { chain_loop(x.data(), out.data(), n); });
+    keep(cpu_eager, [&] { chain_eager(cpu); });
+    keep(cpu_fused, [&] { kernel::eval(cpu, kernel::assign(out, expression())); });
+    keep(par_eager, [&] { chain_eager(par); });
+    keep(par_fused, [&] { kernel::eval(par, kernel::assign(out, expression())); });
+    keep(rloop, [&] { sink = sum_exp_loop(x.data(), n); });
+    keep(rcpu_eager, [&] { sum_eager(cpu); });
+    keep(rcpu_fused, [&] { sum_fused(cpu); });
+    keep(rpar_eager, [&] { sum_eager(par); });
+    keep(rpar_fused, [&] { sum_fused(par); });
   }
+  auto row = [&](const char *what, int base, int eager, int fused) {
+    std::printf("  %-9s loop %8.2f ms  eager %8.2f ms  fused %8.2f ms   fused/loop %.2fx  fused/eager %.2fx\n", what,
+                best[base], best[eager], best[fused], best[base] / best[fused], best[eager] / best[fused]);
+  };
+  row("cpu", loop, cpu_eager, cpu_fused);
+  row("parallel", loop, par_eager, par_fused);
+  std::printf("  parallel/cpu (fused) %.2fx\n", best[cpu_fused] / best[par_fused]);
+  std::printf("map-reduce sum(exp(0.5 x + 0.25))\n");
+  row("cpu", rloop, rcpu_eager, rcpu_fused);
+  row("parallel", rloop, rpar_eager, rpar_fused);
   (void)sink;
   return 0;
 }

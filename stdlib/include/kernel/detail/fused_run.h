@@ -605,9 +605,13 @@ public:
     index_t k = 0;
     if (lanes_) {
       for (; k < m && t_ < width; ++k, ++t_) acc_[t_] = static_cast<T>(values[k]);
-      // Whole groups of `width`, as the eager fold's vectorised loop takes them.
+      // Whole groups of `width`, as the eager fold's vectorised loop takes them; in local
+      // registers, which the compiler cannot assume of members while it stores through values.
+      T acc[width];
+      for (index_t j = 0; j < width; ++j) acc[j] = acc_[j];
       for (; k + width <= m && t_ + width <= lanes_end_; k += width, t_ += width)
-        for (index_t j = 0; j < width; ++j) acc_[j] = F(acc_[j], static_cast<T>(values[k + j]));
+        for (index_t j = 0; j < width; ++j) acc[j] = F(acc[j], static_cast<T>(values[k + j]));
+      for (index_t j = 0; j < width; ++j) acc_[j] = acc[j];
       for (; k < m && t_ < lanes_end_; ++k, ++t_) acc_[t_ % width] = F(acc_[t_ % width], static_cast<T>(values[k]));
       if (k < m) combine_lanes();
     }
