@@ -37,6 +37,8 @@ static std::optional<std::string> readStaticText(Sema &S, CXXRecordDecl *Record,
     return std::nullopt;
   if (!Var->getInit() && Var->getInstantiatedFromStaticDataMember())
     S.InstantiateVariableDefinition(Var->getLocation(), Var);
+  if (!Var->getInit() || Var->getInit()->isValueDependent())
+    return std::nullopt;
   const APValue *Value = Var->evaluateValue();
   if (!Value || !Value->isStruct() || Value->getStructNumFields() < 1)
     return std::nullopt;
@@ -71,9 +73,14 @@ static void collectFunctions(const TemplateArgument &Arg,
     return;
   case TemplateArgument::Type:
     if (auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-            Arg.getAsType()->getAsCXXRecordDecl()))
+            Arg.getAsType()->getAsCXXRecordDecl())) {
+      // A program's keys are the expression's nodes, whose ufunc types list every loop of
+      // each ufunc; the steps name the loops that run.
+      if (Spec->getName() == "map_node")
+        return;
       for (const TemplateArgument &A : Spec->getTemplateArgs().asArray())
         collectFunctions(A, Seen, Out);
+    }
     return;
   default: return;
   }

@@ -99,6 +99,19 @@ TEST(FusionWithoutPlugin, DeviceTargetsSayNoGpuCodeWasCompiled) {
   }
 }
 
+TEST(FusionWithoutPlugin, MapReduceOfAnNdExpressionFoldsAsTheEagerReduction) {
+  // kernel::reduce folds a 2-d array element by element (a 1-d one in lanes): the fused
+  // reduction of a 2-d expression does too, on cpu and on parallel below its chunked size.
+  kernel::ndarray<float, 2> x({37, 1});
+  for (int i = 0; i < 37; ++i) x.data()[i] = static_cast<float>(i) * 1.37f;
+  auto y = ramp(131);
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    const float fused = sum.on(t)(vsquare(vadd(kernel::lazy(x), y)));
+    const float eager = sum.on(t)(vsquare(vadd(x, y)));
+    EXPECT_EQ(fused, eager) << kernel::target_name(t);
+  }
+}
+
 TEST(FusionWithoutPlugin, MapReduce) {
   const auto x = ramp(200000);
   EXPECT_EQ(sum.on(kernel::target::parallel)(vsquare(kernel::lazy(x))), sum.on(kernel::target::parallel)(vsquare(x)));

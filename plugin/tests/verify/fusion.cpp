@@ -43,6 +43,22 @@ void not_gpu_code(const kernel::ndarray<float> &x) {
 }
 // expected-note@* {{'checked' is compiled for the GPU as part of the fused expression 'checked(plus(float32}}
 
+// Only the loops an expression runs are GPU code: bad_double, a loop of the same ufunc that
+// the expression does not select, is not checked (no diagnostic expected for it).
+float fine_float(float x) { return x; }
+double bad_double(double x) {
+  if (x < 0)
+    throw 2;
+  return x;
+}
+constexpr kernel::ufunc<fine_float, bad_double> vpick;
+
+void unselected_loops(const kernel::ndarray<float> &x) {
+  const auto t = vpick(kernel::lazy(x)); // the float32 loop
+  kernel::ndarray<float> out(x.shape());
+  vplus(t, t, out); // t twice: the shared program, whose keys name every loop of vpick
+}
+
 // expected-note@* 0+ {{candidate}}
 // expected-note@* 0+ {{in instantiation of}}
 // expected-note@* 0+ {{requested here}}

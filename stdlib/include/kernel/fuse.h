@@ -63,8 +63,9 @@ public:
     return r;
   }
 
-  /// A new array of the values: a device_array for expressions of device arrays (or on a
-  /// device target), else an ndarray.
+  /// A new array of the values: a device_array for expressions of device arrays, else an
+  /// ndarray (computed where the expression or the argument places it: host arrays are
+  /// copied to a device target and the results back, as eager calls do).
   auto eval() const { return detail::evaluate_new(detail::placement_of(node_), node_); }
   auto eval(target t) const { return detail::evaluate_new(detail::placement{t}, node_); }
   auto eval(device d) const { return detail::evaluate_new(detail::placement::of(d), node_); }

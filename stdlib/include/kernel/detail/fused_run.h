@@ -175,8 +175,9 @@ template <bool Share, class Program> struct collected {
   using traits = program_traits<Program>;
   // Array leaves: their views (host or device), with the memory each lives in.
   std::array<operand_layout, traits::nleaves> layouts{};
-  std::array<const void *, traits::nleaves> device_of{}; // device_state of a device leaf
-  typename traits::values scalars{};                     // scalar leaves, converted
+  std::array<const void *, traits::nleaves> device_of{};             // device_state of a device leaf
+  std::array<std::shared_ptr<const void>, traits::nleaves> owners{}; // arrays the expression owns
+  typename traits::values scalars{};                                 // scalar leaves, converted
   std::array<leaf_origin, traits::nleaves> origin{};
   std::array<const void *, traits::nsteps + 1> first{}; // the first occurrence of each step
   bool same = true;
@@ -199,6 +200,7 @@ template <bool Share, class Program> struct collected {
         layouts[k].argument = argument;
       } else {
         layouts[k] = layout_of(callee, memory_view(n.view), argument);
+        owners[k] = n.owner;
         if constexpr (N::is_device) {
           layouts[k].memory = &n.view.device().state();
           device_of[k] = &n.view.device().state();
@@ -319,6 +321,9 @@ template <class Out> struct output_of {
 template <class Traits, class Collected, class Pack>
 void stage_leaves(const Collected &c, const device_call &call, Pack &pack,
                   std::vector<std::shared_ptr<void>> &keep_alive, operand_layout *layouts) {
+  // Arrays the expression owns outlive the work queued on the stream (the expression may not).
+  for (const std::shared_ptr<const void> &owner : c.owners)
+    if (owner) keep_alive.push_back(std::const_pointer_cast<void>(owner));
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     auto stage = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
       using L = std::tuple_element_t<I, typename Traits::leaves>;
@@ -593,13 +598,14 @@ void materialize(const placement &where, const std::tuple<const R &...> &roots, 
 // ---------------------------------------------------------------------------------------
 // Map-reduce
 
-/// Folds values in the order kernel::reduce folds a contiguous array of them (eight partial
-/// results side by side, then the tail), so that reducing an expression gives the bits that
-/// reducing its materialised array gives.
+/// Folds values in the order kernel::reduce folds the materialised array of them: a 1-d
+/// range with eight partial results side by side, then the tail (`lanes`); an array of more
+/// dimensions element by element. Reducing an expression so gives the bits that reducing its
+/// materialised array gives.
 template <auto F, class T> class ordered_fold {
 public:
-  explicit ordered_fold(index_t n) noexcept
-      : lanes_(n >= 2 * width), lanes_end_(lanes_ ? width + (n - width) / width * width : 0) {}
+  ordered_fold(index_t n, bool lanes) noexcept
+      : lanes_(lanes && n >= 2 * width), lanes_end_(lanes_ ? width + (n - width) / width * width : 0) {}
 
   template <class V> void push(const V *values, index_t m) {
     index_t k = 0;
@@ -645,8 +651,8 @@ inline constexpr index_t reduce_chunk = index_t{1} << 15;
 /// The fold of mapped elements [begin, end): mapped a block at a time into a buffer on the
 /// stack by the program's CPU loop, folded in the eager order.
 template <auto F, class T, class R, class Loop, class Job>
-std::optional<T> fold_mapped(const Job &jb, index_t begin, index_t end) {
-  ordered_fold<F, T> f(end - begin);
+std::optional<T> fold_mapped(const Job &jb, index_t begin, index_t end, bool lanes) {
+  ordered_fold<F, T> f(end - begin, lanes);
   constexpr index_t block = 1024;
   alignas(64) R buffer[block];
   for (index_t b = begin; b < end; b += block) {
@@ -694,7 +700,8 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
     using job = loop_job<loop_plan<nleaves + 1>, void, typename loop::inputs>;
     const job j{&plan, nullptr, &ptrs};
     if (where.where == target::cpu || n < 2 * reduce_chunk) {
-      result = fold_mapped<F, T, R, loop>(j, 0, n);
+      // kernel::reduce folds a 1-d array in lanes and any other element by element.
+      result = fold_mapped<F, T, R, loop>(j, 0, n, /*lanes=*/N::rank <= 1);
       return true;
     }
     // As kernel::reduce does on parallel: fixed chunks folded by tasks, combined in order.
@@ -708,7 +715,7 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
           const pjob &p = *static_cast<const pjob *>(ctx);
           for (index_t c = b; c < e; ++c)
             (*p.partial)[static_cast<std::size_t>(c)] =
-                fold_mapped<F, T, R, loop>(p.job, c * reduce_chunk, std::min(p.n, (c + 1) * reduce_chunk));
+                fold_mapped<F, T, R, loop>(p.job, c * reduce_chunk, std::min(p.n, (c + 1) * reduce_chunk), true);
         },
         &pj);
     result.reset();
