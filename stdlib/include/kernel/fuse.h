@@ -9,8 +9,9 @@
 //
 // A ufunc applied to a lazy operand returns a kernel::expr. Types are resolved at every node
 // exactly as eager calls resolve them (the same loop is chosen; each intermediate is
-// rounded to the type its loop returns), so fused results equal the eager chain's, bitwise
-// on the CPU targets. The plugin compiles the GPU kernel of every expression a translation
+// rounded to the type its loop returns), so fused results equal the eager chain's bitwise
+// (on the CPU, to libmvec's accuracy for functions calling the math library: README,
+// "Fusion"). The plugin compiles the GPU kernel of every expression a translation
 // unit materialises ahead of time; without the plugin, expressions run on cpu and parallel.
 //
 // Lifetimes: an expression refers to the lvalue arrays it was built from (as a view would)
