@@ -29,10 +29,8 @@ namespace plugin {
 // field is the character array.
 static std::optional<std::string> readStaticText(Sema &S, CXXRecordDecl *Record,
                                                  llvm::StringRef Member) {
-  auto *Var =
-      dyn_cast_or_null<VarDecl>(Record->lookup(&S.Context.Idents.get(Member)).empty()
-                                    ? nullptr
-                                    : Record->lookup(&S.Context.Idents.get(Member)).front());
+  DeclContextLookupResult Found = Record->lookup(&S.Context.Idents.get(Member));
+  auto *Var = Found.empty() ? nullptr : dyn_cast<VarDecl>(Found.front());
   if (!Var)
     return std::nullopt;
   if (!Var->getInit() && Var->getInstantiatedFromStaticDataMember())

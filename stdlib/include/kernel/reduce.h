@@ -26,6 +26,7 @@
 #include "kernel/detail/device_api.h"
 #include "kernel/detail/function_traits.h"
 #include "kernel/detail/placement.h"
+#include "kernel/detail/reduce_device.h"
 #include "kernel/detail/reduce_kernel.h"
 #include "kernel/detail/runtime_api.h"
 #include "kernel/detail/shape_check.h"
@@ -182,11 +183,6 @@ private:
 
     const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::reduce_kernel<F>), name(),
                                [](const void *p) { detail::reduce_kernel<F>(*static_cast<const params_type *>(p)); }};
-    constexpr unsigned block = 256; // warps of 32: the kernel's shuffles need whole warps
-    const index_t cap = std::max<index_t>(detail::resident_config(*c.device, k, n).grid.x, 1);
-    const index_t blocks = std::min<index_t>((n + block - 1) / block, cap);
-
-    auto partials = detail::device_allocate(*c.device, static_cast<std::size_t>(blocks) * sizeof(T), c.stream);
     params_type p{};
     p.data = static_cast<const T *>(in.layout.data);
     p.size = n;
@@ -195,25 +191,18 @@ private:
       p.shape[d] = in.layout.shape[d];
       p.strides[d] = in.layout.strides[d];
     }
-    p.out = static_cast<T *>(partials.get());
-    detail::launch(*c.device, k, {dim3(static_cast<std::uint32_t>(blocks)), dim3(block), 0}, &p, sizeof p, *c.stream);
-
-    std::shared_ptr<void> result = partials;
-    if (blocks > 1) {
-      result = detail::device_allocate(*c.device, sizeof(T), c.stream);
-      params_type q{};
-      q.data = static_cast<const T *>(partials.get());
-      q.size = blocks;
-      q.ndim = 1;
-      q.shape[0] = blocks;
-      q.strides[0] = 1;
-      q.out = static_cast<T *>(result.get());
-      detail::launch(*c.device, k, {dim3(1), dim3(1024), 0}, &q, sizeof q, *c.stream);
-    }
-    T value{};
-    detail::device_copy(*c.device, &value, result.get(), sizeof(T), detail::copy_direction::device_to_host, *c.stream);
-    detail::stream_synchronize(*c.stream);
-    return value;
+    return detail::reduce_in_two_launches<T>(
+        c, k, n, p, [](params_type &q, T *out) { q.out = out; },
+        [](const T *values, index_t count, T *out) {
+          params_type q{};
+          q.data = values;
+          q.size = count;
+          q.ndim = 1;
+          q.shape[0] = count;
+          q.strides[0] = 1;
+          q.out = out;
+          return q;
+        });
   }
 
   static index_t layout_size(const detail::operand_layout &l) {

@@ -24,6 +24,7 @@
 #include "kernel/detail/fused_expr.h"
 #include "kernel/detail/fused_kernel.h"
 #include "kernel/detail/placement.h"
+#include "kernel/detail/reduce_device.h"
 #include "kernel/detail/runtime_api.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/detail/ufunc_cpu.h"
@@ -357,6 +358,23 @@ void stage_leaves(const Collected &c, const device_call &call, Pack &pack,
   }(std::make_index_sequence<Traits::nleaves>{});
 }
 
+/// The array leaves' device addresses (staged `layouts`) and their strides in `plan`, into
+/// a launch's operand pack; scalars were set by stage_leaves.
+template <class Traits, class Pack, std::size_t N>
+void set_leaf_operands(Pack &pack, const operand_layout *layouts, const loop_plan<N> &plan) {
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    auto in = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      using L = std::tuple_element_t<I, typename Traits::leaves>;
+      if constexpr (!L::is_scalar) {
+        auto &operand = get_operand<I>(pack);
+        operand.data = static_cast<const typename L::type *>(layouts[I].data);
+        for (int d = 0; d < plan.ndim; ++d) operand.strides[d] = plan.strides[I][d];
+      }
+    };
+    (in(std::integral_constant<std::size_t, K>{}), ...);
+  }(std::make_index_sequence<Traits::nleaves>{});
+}
+
 /// Runs program P for `roots` into `outs` (already shape-checked against space `space`).
 template <bool Share, class Roots, class Outs>
 bool run_program(const placement &where, const Roots &roots, Outs &outs, const iteration_space &space) {
@@ -415,8 +433,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
     std::array<operand_layout, N> layouts{};
     for (std::size_t k = 0; k < nleaves; ++k) layouts[k] = c.layouts[k];
     for (std::size_t o = 0; o < nout; ++o) layouts[nleaves + o] = out_layouts[o];
-    iteration_space s = space;
-    const loop_plan<N> plan = plan_loop<N>(s, layouts);
+    const loop_plan<N> plan = plan_loop<N>(space, layouts);
     const index_t size = space.size();
     if constexpr (nout == 1) {
       using out_elem = typename output_of<std::tuple_element_t<0, Outs>>::element_type;
@@ -517,8 +534,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
     (one(std::integral_constant<std::size_t, O>{}), ...);
   }(std::make_index_sequence<nout>{});
 
-  iteration_space s = space;
-  const loop_plan<N> plan = plan_loop<N>(s, layouts);
+  const loop_plan<N> plan = plan_loop<N>(space, layouts);
   if (plan.ndim > max_device_dims)
     throw argument_error(std::string(entry::kernel_name.view()), 0,
                          "the operands broadcast to " + std::to_string(plan.ndim) +
@@ -527,23 +543,15 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
   params.size = space.size();
   params.ndim = plan.ndim;
   for (int d = 0; d < plan.ndim; ++d) params.shape[d] = plan.shape[d];
-  [&]<std::size_t... K, std::size_t... O>(std::index_sequence<K...>, std::index_sequence<O...>) {
-    auto in = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-      using L = std::tuple_element_t<I, typename traits::leaves>;
-      if constexpr (!L::is_scalar) {
-        auto &operand = get_operand<I>(params.in);
-        operand.data = static_cast<const typename L::type *>(layouts[I].data);
-        for (int d = 0; d < plan.ndim; ++d) operand.strides[d] = plan.strides[I][d];
-      }
-    };
+  set_leaf_operands<traits>(params.in, layouts.data(), plan);
+  [&]<std::size_t... O>(std::index_sequence<O...>) {
     auto out = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
       auto &operand = get_operand<I>(params.out);
       operand.data = static_cast<typename traits::template result<I> *>(const_cast<void *>(layouts[nleaves + I].data));
       for (int d = 0; d < plan.ndim; ++d) operand.strides[d] = plan.strides[nleaves + I][d];
     };
-    (in(std::integral_constant<std::size_t, K>{}), ...);
     (out(std::integral_constant<std::size_t, O>{}), ...);
-  }(std::make_index_sequence<nleaves>{}, std::make_index_sequence<nout>{});
+  }(std::make_index_sequence<nout>{});
 
   launch(*call.device, k, elementwise_config(*call.device, k, params.size), &params, sizeof params, *call.stream);
   for (auto &f : copy_back) f();
@@ -693,8 +701,7 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
     for (int d = 0; d < space.rank; ++d) out.shape[d] = space.shape[d];
     for (int d = space.rank - 1; d >= 0; --d)
       out.strides[d] = d == space.rank - 1 ? 1 : out.strides[d + 1] * space.shape[d + 1];
-    iteration_space s = space;
-    const loop_plan<nleaves + 1> plan = plan_loop<nleaves + 1>(s, layouts);
+    const loop_plan<nleaves + 1> plan = plan_loop<nleaves + 1>(space, layouts);
     using loop = typename host_loop<traits, R>::loop;
     const typename loop::inputs ptrs = host_loop<traits, R>::inputs(c);
     using job = loop_job<loop_plan<nleaves + 1>, void, typename loop::inputs>;
@@ -733,8 +740,7 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
   std::vector<std::shared_ptr<void>> keep_alive;
   std::array<operand_layout, nleaves> layouts{};
   stage_leaves<traits>(c, call, params.in, keep_alive, layouts.data());
-  iteration_space s = space;
-  const loop_plan<nleaves> plan = plan_loop<nleaves>(s, layouts);
+  const loop_plan<nleaves> plan = plan_loop<nleaves>(space, layouts);
   if (plan.ndim > max_device_dims)
     throw argument_error(std::string(name), 1,
                          "the expression broadcasts to more than " + std::to_string(max_device_dims) +
@@ -742,40 +748,19 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
   params.size = n;
   params.ndim = plan.ndim;
   for (int d = 0; d < plan.ndim; ++d) params.shape[d] = plan.shape[d];
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
-    auto in = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-      using L = std::tuple_element_t<I, typename traits::leaves>;
-      if constexpr (!L::is_scalar) {
-        auto &operand = get_operand<I>(params.in);
-        operand.data = static_cast<const typename L::type *>(layouts[I].data);
-        for (int d = 0; d < plan.ndim; ++d) operand.strides[d] = plan.strides[I][d];
-      }
-    };
-    (in(std::integral_constant<std::size_t, K>{}), ...);
-  }(std::make_index_sequence<nleaves>{});
-  constexpr unsigned block = 256; // whole warps: the kernel's shuffles need them
-  const index_t cap = std::max<index_t>(resident_config(*call.device, k, n).grid.x, 1);
-  const index_t blocks = std::min<index_t>((n + block - 1) / block, cap);
-  auto partials = device_allocate(*call.device, static_cast<std::size_t>(blocks) * sizeof(T), call.stream);
+  set_leaf_operands<traits>(params.in, layouts.data(), plan);
   params.partials = nullptr;
-  params.out = static_cast<T *>(partials.get());
-  launch(*call.device, k, {dim3(static_cast<std::uint32_t>(blocks)), dim3(block), 0}, &params, sizeof params,
-         *call.stream);
-  std::shared_ptr<void> value_memory = partials;
-  if (blocks > 1) {
-    value_memory = device_allocate(*call.device, sizeof(T), call.stream);
-    typename E::params second{};
-    second.size = blocks;
-    second.ndim = 1;
-    second.shape[0] = blocks;
-    second.partials = static_cast<const T *>(partials.get());
-    second.out = static_cast<T *>(value_memory.get());
-    launch(*call.device, k, {dim3(1), dim3(1024), 0}, &second, sizeof second, *call.stream);
-  }
-  T value{};
-  device_copy(*call.device, &value, value_memory.get(), sizeof(T), copy_direction::device_to_host, *call.stream);
-  stream_synchronize(*call.stream);
-  result = value;
+  result = reduce_in_two_launches<T>(
+      call, k, n, params, [](typename E::params &p, T *out) { p.out = out; },
+      [](const T *values, index_t count, T *out) {
+        typename E::params p{};
+        p.size = count;
+        p.ndim = 1;
+        p.shape[0] = count;
+        p.partials = values;
+        p.out = out;
+        return p;
+      });
   return true;
 }
 
