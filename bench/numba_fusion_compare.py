@@ -8,19 +8,11 @@ Needs Debian's python3-numba.
 """
 import math
 import sys
-import time
 
 import numpy as np
 from numba import njit, prange, vectorize
 
-
-def best_ms(f, runs=7):
-    best = 1e30
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
+from numba_cpu_compare import best_ms  # this directory is on sys.path when run as a script
 
 
 def main():
@@ -29,7 +21,7 @@ def main():
     out = np.empty_like(x)
     half, quarter, two = np.float32(0.5), np.float32(0.25), np.float32(2.0)
 
-    print(f"NumPy and Numba, 2^{int(math.log2(n))} float32, best of 7 runs")
+    print(f"NumPy and Numba, 2^{int(math.log2(n))} float32, best of 15 runs")
     numpy_chain = best_ms(lambda: np.multiply(np.minimum(np.exp(x * half + quarter), two), half, out=out))
     print(f"  numpy eager chain             {numpy_chain:8.2f} ms")
 
