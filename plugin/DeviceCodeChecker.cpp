@@ -343,8 +343,12 @@ bool DeviceCodeChecker::report(SourceLocation Loc, const FunctionDecl *In, unsig
       Diags.Report(Root->Origin->AttrLoc,
                    diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCompiledForGpu))
           << Root->Fn << attrSpelling(Root->Origin->Kind);
+    else if (Root->LibraryEntry->getName() == "algorithm_kernel")
+      Diags.Report(Root->LibraryEntry->getPointOfInstantiation(),
+                   diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCompiledForGpuAlgorithm))
+          << Root->Fn << Root->Signature;
     else // a fused expression: its kernel is instantiated where it is materialised
-      Diags.Report(Root->FusedEntry->getPointOfInstantiation(),
+      Diags.Report(Root->LibraryEntry->getPointOfInstantiation(),
                    diag::id(Diags, DiagnosticsEngine::Note, diag::NoteCompiledForGpuFused))
           << Root->Fn << Root->Signature;
   }

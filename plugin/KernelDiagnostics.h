@@ -172,6 +172,9 @@ inline constexpr const char NoteCompiledForGpu[] =
 inline constexpr const char NoteCompiledForGpuFused[] =
     "%0 is compiled for the GPU as part of the fused expression '%1', which the program "
     "evaluates (build the expression from functions that can run on a GPU)";
+inline constexpr const char NoteCompiledForGpuAlgorithm[] =
+    "%0 is compiled for the GPU as the operator of '%1', which the program can run on a "
+    "device (pass an operator that can run on a GPU)";
 inline constexpr const char NoteThrowingLibrary[] =
     "this is how the C++ library reports errors, with exceptions, which GPU code does not have";
 

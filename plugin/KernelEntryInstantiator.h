@@ -26,9 +26,9 @@ namespace plugin {
 /// A function whose code is compiled for the GPU, for the device code checks.
 struct GpuRoot {
   clang::FunctionDecl *Fn;
-  const AnnotatedFunction *Origin;                 ///< null for a function of a fused expression
-  std::string Signature;                           ///< or the fused expression
-  const clang::FunctionDecl *FusedEntry = nullptr; ///< the fused kernel that calls Fn
+  const AnnotatedFunction *Origin;                   ///< null for a function of a fused expression
+  std::string Signature;                             ///< or the fused expression
+  const clang::FunctionDecl *LibraryEntry = nullptr; ///< the library kernel that calls Fn
 };
 
 class KernelEntryInstantiator {

@@ -17,10 +17,10 @@
 
 #include "DeviceCodeChecker.h"
 #include "DeviceDeclarations.h"
-#include "FusedEntries.h"
 #include "KernelDeclTable.h"
 #include "KernelDiagnostics.h"
 #include "KernelEntryInstantiator.h"
+#include "LibraryEntries.h"
 
 #include "KernelOffload.h"
 #include "OffloadOptions.h"
@@ -58,7 +58,7 @@ public:
     if (!TheSema)
       return;
     checkDeviceDeclarations(*TheSema, Table.deviceDeclarations());
-    markFusedEntries(*TheSema, Roots);
+    markLibraryEntries(*TheSema, Roots);
     DeviceCodeChecker Checker(*TheSema);
     for (const GpuRoot &Root : Roots)
       Checker.check(Root);

@@ -58,7 +58,7 @@ TEST(ModuleAbi, EntryKindNames) {
   EXPECT_EQ(kernel_entry_kind_name(0), nullptr);
   EXPECT_EQ(kernel_entry_kind_name(99), nullptr);
   for (uint32_t K : {KERNEL_ENTRY_UFUNC, KERNEL_ENTRY_JIT, KERNEL_ENTRY_GUFUNC, KERNEL_ENTRY_REDUCE,
-                     KERNEL_ENTRY_FUSED, KERNEL_ENTRY_FUSED_REDUCE})
+                     KERNEL_ENTRY_FUSED, KERNEL_ENTRY_FUSED_REDUCE, KERNEL_ENTRY_ALGORITHM})
     EXPECT_EQ(kernel_entry_kind_from_name(kernel_entry_kind_name(K)), K);
   EXPECT_EQ(kernel_entry_kind_from_name("ufun"), 0u);
   EXPECT_EQ(kernel_entry_kind_from_name("ufuncs"), 0u);

@@ -10,6 +10,8 @@
 // so that the threads' streams never overlap.
 #pragma once
 
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -96,6 +98,124 @@ KERNEL_ALWAYS_INLINE float normal_float32(array_view<xoroshiro128p_state> states
 KERNEL_ALWAYS_INLINE double normal_float64(array_view<xoroshiro128p_state> states, index_t i) noexcept {
   const double u1 = 1.0 - uniform_float64(states, i), u2 = uniform_float64(states, i);
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+} // namespace kernel::random
+
+// ---------------------------------------------------------------------------------------
+// Philox-4x32-10: a counter-based generator (Salmon et al., "Parallel random numbers: as easy
+// as 1, 2, 3"), laid out as cuRAND's: the 32-bit draws come in blocks of four, block b being
+// the generator applied to the counter {b / 65536 (64 bits), b % 65536, 0} under the key
+// `seed`. Draw d of a sequence with offset o is word (d + o) % 4 of block (d + o) / 4, so the
+// same seed and offset give cuRAND's host and device generators' numbers, on every target.
+
+namespace kernel::random {
+
+/// The four words of Philox-4x32-10 for `counter` under `key`.
+KERNEL_ALWAYS_INLINE constexpr std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter,
+                                                                          std::array<std::uint32_t, 2> key) noexcept {
+  constexpr std::uint32_t m0 = 0xD2511F53u, m1 = 0xCD9E8D57u, w0 = 0x9E3779B9u, w1 = 0xBB67AE85u;
+  for (int round = 0; round < 10; ++round) {
+    const std::uint64_t p0 = std::uint64_t{m0} * counter[0], p1 = std::uint64_t{m1} * counter[2];
+    counter = {static_cast<std::uint32_t>(p1 >> 32) ^ counter[1] ^ key[0], static_cast<std::uint32_t>(p1),
+               static_cast<std::uint32_t>(p0 >> 32) ^ counter[3] ^ key[1], static_cast<std::uint32_t>(p0)};
+    key = {key[0] + w0, key[1] + w1};
+  }
+  return counter;
+}
+
+/// Block `block` of the sequence of `seed` (see above).
+KERNEL_ALWAYS_INLINE constexpr std::array<std::uint32_t, 4> philox_block(std::uint64_t seed,
+                                                                         std::uint64_t block) noexcept {
+  const std::uint64_t c = block >> 16;
+  return philox4x32_10({static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(c >> 32),
+                        static_cast<std::uint32_t>(block & 0xffff), 0},
+                       {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
+}
+
+/// A float in (0, 1] from 32 random bits, as curand_uniform.
+KERNEL_ALWAYS_INLINE constexpr float uniform_float32(std::uint32_t x) noexcept {
+  return static_cast<float>(x) * 2.3283064e-10f + 2.3283064e-10f / 2.0f;
+}
+/// A double in (0, 1] from 53 of 64 random bits, as curand_uniform_double.
+KERNEL_ALWAYS_INLINE constexpr double uniform_float64(std::uint32_t x, std::uint32_t y) noexcept {
+  const std::uint64_t z = std::uint64_t{x} ^ (std::uint64_t{y} << 21);
+  return static_cast<double>(z) * 0x1.0p-53 + 0x1.0p-54;
+}
+/// Two normally distributed floats from two draws (Box-Muller, as curand_normal2).
+KERNEL_ALWAYS_INLINE std::array<float, 2> normal2_float32(std::uint32_t x, std::uint32_t y) noexcept {
+  const float u = uniform_float32(x);
+  const float v = static_cast<float>(y) * (2.3283064e-10f * 6.2831855f) + (2.3283064e-10f * 6.2831855f) / 2.0f;
+  const float s = std::sqrt(-2.0f * std::log(u));
+  return {std::sin(v) * s, std::cos(v) * s};
+}
+/// Two normally distributed doubles from four draws (as curand_normal2_double).
+KERNEL_ALWAYS_INLINE std::array<double, 2> normal2_float64(std::array<std::uint32_t, 4> w) noexcept {
+  const double u = uniform_float64(w[0], w[1]);
+  const double v = (static_cast<double>(std::uint64_t{w[2]} ^ (std::uint64_t{w[3]} << 21)) * 0x1.0p-53 + 0x1.0p-54) *
+                   6.2831853071795860;
+  const double s = std::sqrt(-2.0 * std::log(u));
+  return {std::sin(v) * s, std::cos(v) * s};
+}
+
+/// A Philox generator for one thread inside a kernel, as cuRAND's curand_init(seed,
+/// subsequence, offset, &state): subsequence i starts 2^66 draws after subsequence i - 1.
+///
+///   auto rng = kernel::random::philox_init(seed, kernel::grid<1>());
+///   const float u = kernel::random::uniform_float32(rng);
+struct philox_state {
+  std::array<std::uint32_t, 2> key;
+  std::array<std::uint32_t, 4> counter; // of the block in `words`
+  std::array<std::uint32_t, 4> words;
+  std::uint32_t word; // the next draw's place in `words`
+  bool has_normal;    // normal_float32 made two: the second is `normal`
+  float normal;
+};
+
+KERNEL_ALWAYS_INLINE constexpr philox_state philox_init(std::uint64_t seed, std::uint64_t subsequence,
+                                                        std::uint64_t offset = 0) noexcept {
+  const std::uint64_t block = offset / 4;
+  philox_state s{{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)},
+                 {static_cast<std::uint32_t>(block), static_cast<std::uint32_t>(block >> 32),
+                  static_cast<std::uint32_t>(subsequence), static_cast<std::uint32_t>(subsequence >> 32)},
+                 {},
+                 static_cast<std::uint32_t>(offset % 4),
+                 false,
+                 0.0f};
+  s.words = philox4x32_10(s.counter, s.key);
+  return s;
+}
+
+/// The next 32 random bits of `s` (curand).
+KERNEL_ALWAYS_INLINE constexpr std::uint32_t next_uint32(philox_state &s) noexcept {
+  if (s.word == 4) {
+    if (++s.counter[0] == 0) ++s.counter[1];
+    s.words = philox4x32_10(s.counter, s.key);
+    s.word = 0;
+  }
+  return s.words[s.word++];
+}
+
+/// A float in (0, 1] (curand_uniform).
+KERNEL_ALWAYS_INLINE constexpr float uniform_float32(philox_state &s) noexcept {
+  return uniform_float32(next_uint32(s));
+}
+/// A double in (0, 1] (curand_uniform_double).
+KERNEL_ALWAYS_INLINE constexpr double uniform_float64(philox_state &s) noexcept {
+  const std::uint32_t x = next_uint32(s);
+  return uniform_float64(x, next_uint32(s));
+}
+/// A normally distributed float (curand_normal): Box-Muller makes two, the second is kept.
+KERNEL_ALWAYS_INLINE float normal_float32(philox_state &s) noexcept {
+  if (s.has_normal) {
+    s.has_normal = false;
+    return s.normal;
+  }
+  const std::uint32_t x = next_uint32(s);
+  const std::array<float, 2> z = normal2_float32(x, next_uint32(s));
+  s.has_normal = true;
+  s.normal = z[1];
+  return z[0];
 }
 
 } // namespace kernel::random

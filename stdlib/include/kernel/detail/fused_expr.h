@@ -27,6 +27,7 @@
 #include "kernel/array.h"
 #include "kernel/config.h"
 #include "kernel/detail/function_traits.h"
+#include "kernel/detail/static_text.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/device_array.h"
 #include "kernel/types.h"
@@ -290,20 +291,7 @@ struct program_traits<program<std::tuple<S...>, std::tuple<L...>, std::tuple<R..
 };
 
 // ---------------------------------------------------------------------------------------
-// Names: "gauss(scale(float32, float32[:]), float32, float32)", built at compile time (in a
-// fixed buffer: std::string is not usable in constant expressions with every library).
-
-struct ctext {
-  char data[4096] = {};
-  std::size_t size = 0;
-  constexpr ctext &operator+=(std::string_view s) {
-    for (char ch : s)
-      if (size + 1 < sizeof data) data[size++] = ch;
-    return *this;
-  }
-  constexpr ctext &operator+=(const ctext &o) { return *this += o.view(); }
-  constexpr std::string_view view() const { return {data, size}; }
-};
+// Names: "gauss(scale(float32, float32[:]), float32, float32)", built at compile time.
 
 template <class T, std::size_t Rank> constexpr ctext leaf_name() {
   ctext s;
@@ -366,18 +354,5 @@ struct program_names<program<Steps, std::tuple<L...>, std::tuple<R...>, Keys>> {
     return s;
   }
 };
-
-/// A string computed at compile time, stored with a terminating NUL: what the plugin reads
-/// back from a program type to name its kernel.
-template <std::size_t N> struct static_text {
-  char text[N + 1] = {};
-  constexpr std::string_view view() const noexcept { return {text, N}; }
-};
-template <auto Make> constexpr auto to_text() {
-  constexpr ctext s = Make();
-  static_text<s.size> f;
-  for (std::size_t i = 0; i < s.size; ++i) f.text[i] = s.data[i];
-  return f;
-}
 
 } // namespace kernel::detail

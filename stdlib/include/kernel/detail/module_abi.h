@@ -19,14 +19,16 @@ extern "C" {
  * is what annotations, kernel_info::kind and messages say, and the entry template is
  * kernel::detail::<name>_kernel: instantiated by the plugin as <name>_kernel<&f> for an
  * annotated function f, or (fused kinds) by a lazy expression's materialisation as
- * <name>_kernel<E>, which the plugin then marks as an entry. */
+ * <name>_kernel<E>, or (algorithm) by a library algorithm's device path as
+ * algorithm_kernel<E>; the plugin then marks those as entries. */
 #define KERNEL_ENTRY_KINDS(X)                                                                                          \
   X(UFUNC, 1, "ufunc")                                                                                                 \
   X(JIT, 2, "jit")                                                                                                     \
   X(GUFUNC, 3, "gufunc")                                                                                               \
   X(REDUCE, 4, "reduce")                                                                                               \
   X(FUSED, 5, "fused")                                                                                                 \
-  X(FUSED_REDUCE, 6, "fused_reduce")
+  X(FUSED_REDUCE, 6, "fused_reduce")                                                                                   \
+  X(ALGORITHM, 7, "algorithm")
 
 #define KERNEL_ENTRY_KIND_ENUMERATOR(NAME, VALUE, TEXT) KERNEL_ENTRY_##NAME = VALUE,
 enum kernel_entry_kind { KERNEL_ENTRY_KINDS(KERNEL_ENTRY_KIND_ENUMERATOR) };

@@ -1,6 +1,6 @@
-//===- FusedEntries.cpp - GPU entries of fused expressions ----------------===//
+//===- LibraryEntries.cpp - GPU entries instantiated by the library -------===//
 
-#include "FusedEntries.h"
+#include "LibraryEntries.h"
 #include "KernelDiagnostics.h"
 #include "StdlibLookup.h"
 
@@ -84,7 +84,7 @@ static void collectFunctions(const TemplateArgument &Arg,
   }
 }
 
-void markFusedEntries(Sema &S, std::vector<GpuRoot> &Roots) {
+void markLibraryEntries(Sema &S, std::vector<GpuRoot> &Roots) {
   ASTContext &Ctx = S.Context;
   const SourceManager &SM = S.getSourceManager();
   std::string MainFile;
@@ -95,7 +95,8 @@ void markFusedEntries(Sema &S, std::vector<GpuRoot> &Roots) {
     const char *Template;
     kernel_entry_kind Kind;
   } Entries[] = {{"fused_kernel", KERNEL_ENTRY_FUSED},
-                 {"fused_reduce_kernel", KERNEL_ENTRY_FUSED_REDUCE}};
+                 {"fused_reduce_kernel", KERNEL_ENTRY_FUSED_REDUCE},
+                 {"algorithm_kernel", KERNEL_ENTRY_ALGORITHM}};
   for (const auto &E : Entries) {
     FunctionTemplateDecl *Template = lookupFunctionTemplate(S, {"kernel", "detail"}, E.Template);
     if (!Template)

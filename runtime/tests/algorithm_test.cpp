@@ -1,0 +1,437 @@
+// The array algorithms (kernel/algorithm.h, kernel/random_arrays.h) on cpu, parallel and a
+// device (the simulator; the GPU under KERNEL_TEST_DEVICE=cuda), against plain C++
+// references: empty and one-element inputs, sizes around the tile sizes, NaNs and signed
+// zeros, duplicate keys (stability), batched shapes, user-defined operators, device arrays,
+// and the error paths (nothing written on a rejected call).
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernel/algorithm.h"
+#include "kernel/random_arrays.h"
+#include "kernel/ufunc.h"
+#include "test_device.h"
+
+namespace {
+
+[[kernel::reduce]] float running_max(float a, float b) { return a > b ? a : b; }
+[[kernel::vectorize("bool_(float32)")]] bool positive(float x) { return x > 0; }
+
+// A struct-valued, associative, non-commutative operator: the first and last of a range.
+struct span {
+  float first, last;
+  int count;
+};
+span join(span a, span b) { return {a.first, b.last, a.count + b.count}; }
+
+constexpr kernel::scan<running_max> prefix_max;
+constexpr kernel::scan<join> spans;
+constexpr kernel::ufunc<positive> is_positive;
+
+std::vector<float> random_floats(std::size_t n, unsigned seed, int distinct = 0) {
+  std::mt19937 g(seed);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = distinct ? static_cast<float>(static_cast<int>(g() % static_cast<unsigned>(distinct)))
+                 : std::uniform_real_distribution<float>(-100, 100)(g);
+  return v;
+}
+
+// NumPy's order: NaNs last, -0.0 == +0.0.
+bool numpy_less(float a, float b) { return std::isnan(b) ? !std::isnan(a) : a < b; }
+
+std::vector<kernel::index_t> reference_argsort(const std::vector<float> &v, bool descending) {
+  std::vector<kernel::index_t> p(v.size());
+  std::iota(p.begin(), p.end(), 0);
+  std::stable_sort(p.begin(), p.end(), [&](auto a, auto b) {
+    const float x = v[a], y = v[b];
+    if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
+    return descending ? y < x : x < y;
+  });
+  return p;
+}
+
+template <class A> std::vector<typename A::value_type> to_vector(const A &a) {
+  return std::vector<typename A::value_type>(a.data(), a.data() + a.size());
+}
+
+struct Targets : testing::TestWithParam<kernel::target> {};
+
+const std::vector<std::size_t> sizes = {0, 1, 2, 31, 255, 256, 257, 2047, 2048, 2049, 5000, 70001};
+
+TEST_P(Targets, InclusiveAndExclusiveScans) {
+  const kernel::target t = GetParam();
+  for (std::size_t n : sizes) {
+    const std::vector<int> x = [&] {
+      std::vector<int> v(n);
+      std::mt19937 g(static_cast<unsigned>(n));
+      for (int &e : v) e = static_cast<int>(g() % 100) - 50;
+      return v;
+    }();
+    std::vector<int> inclusive(n), exclusive(n);
+    std::inclusive_scan(x.begin(), x.end(), inclusive.begin());
+    std::exclusive_scan(x.begin(), x.end(), exclusive.begin(), 7);
+    EXPECT_EQ(to_vector(kernel::cumsum.on(t)(x)), inclusive) << n;
+    EXPECT_EQ(to_vector(kernel::cumsum.on(t).exclusive(x, 7)), exclusive) << n;
+    std::vector<int> in_place = x;
+    kernel::cumsum.on(t)(in_place, in_place);
+    EXPECT_EQ(in_place, inclusive) << n;
+
+    const std::vector<float> f = random_floats(n, static_cast<unsigned>(n));
+    std::vector<float> m(n);
+    std::inclusive_scan(f.begin(), f.end(), m.begin(), [](float a, float b) { return a > b ? a : b; });
+    EXPECT_EQ(to_vector(prefix_max.on(t)(f)), m) << n;
+  }
+}
+
+TEST_P(Targets, StructValuedNonCommutativeScan) {
+  const kernel::target t = GetParam();
+  std::vector<span> x(3000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = {float(i), float(i), 1};
+  const auto r = spans.on(t)(x);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(r[i].first, 0.0f);
+    ASSERT_EQ(r[i].last, float(i));
+    ASSERT_EQ(r[i].count, int(i) + 1);
+  }
+  const auto e = spans.on(t).exclusive(x, span{-1, -1, 0});
+  EXPECT_EQ(e[0].first, -1.0f);
+  EXPECT_EQ(e[2999].last, 2998.0f);
+  EXPECT_EQ(e[2999].count, 2999);
+}
+
+TEST_P(Targets, ScanAlongEitherAxis) {
+  const kernel::target t = GetParam();
+  kernel::ndarray<double, 2> a({37, 301});
+  for (kernel::index_t i = 0; i < a.size(); ++i) a.data()[i] = double(i % 17) - 8;
+  const auto rows = kernel::cumsum.on(t)(a);
+  const auto cols = kernel::cumsum.on(t)(a, 0);
+  for (kernel::index_t i = 0; i < 37; ++i)
+    for (kernel::index_t j = 0; j < 301; ++j) {
+      double r = 0, c = 0;
+      for (kernel::index_t k = 0; k <= j; ++k) r += a(i, k);
+      for (kernel::index_t k = 0; k <= i; ++k) c += a(k, j);
+      ASSERT_EQ(rows(i, j), r);
+      ASSERT_EQ(cols(i, j), c);
+    }
+  EXPECT_THROW(kernel::cumsum.on(t)(a, 2), kernel::argument_error);
+}
+
+TEST_P(Targets, SortsAsNumPyDoes) {
+  const kernel::target t = GetParam();
+  for (std::size_t n : sizes) {
+    std::vector<float> x = random_floats(n, 3 + static_cast<unsigned>(n), n > 100 ? 50 : 0);
+    if (n > 10) {
+      x[1] = std::numeric_limits<float>::quiet_NaN();
+      x[5] = -0.0f;
+      x[7] = 0.0f;
+      x[9] = -std::numeric_limits<float>::infinity();
+    }
+    for (bool descending : {false, true}) {
+      const auto order = kernel::argsort.on(t)(x, descending ? kernel::descending : kernel::ascending);
+      EXPECT_EQ(to_vector(order), reference_argsort(x, descending)) << n << " " << descending;
+      std::vector<float> sorted = x;
+      kernel::sort.on(t)(sorted, descending ? kernel::descending : kernel::ascending);
+      const auto ref = reference_argsort(x, descending);
+      for (std::size_t i = 0; i < n; ++i) {
+        const float want = x[static_cast<std::size_t>(ref[i])];
+        if (std::isnan(want))
+          ASSERT_TRUE(std::isnan(sorted[i]));
+        else
+          ASSERT_EQ(sorted[i], want) << n << " " << i;
+      }
+    }
+  }
+}
+
+TEST_P(Targets, SortsEveryIntegerTypeAndBatches) {
+  const kernel::target t = GetParam();
+  std::mt19937 g(5);
+  std::vector<std::int8_t> small(3001);
+  for (auto &v : small) v = static_cast<std::int8_t>(g());
+  std::vector<std::int8_t> want = small;
+  std::stable_sort(want.begin(), want.end());
+  kernel::sort.on(t)(small);
+  EXPECT_EQ(small, want);
+
+  std::vector<std::uint64_t> big(4000);
+  for (auto &v : big) v = (std::uint64_t{g()} << 32) | g();
+  std::vector<std::uint64_t> want_big = big;
+  std::sort(want_big.begin(), want_big.end(), std::greater<>());
+  kernel::sort.on(t)(big, kernel::descending);
+  EXPECT_EQ(big, want_big);
+
+  // Each row of a matrix, and each column.
+  kernel::ndarray<std::int32_t, 2> m({300, 77});
+  for (kernel::index_t i = 0; i < m.size(); ++i) m.data()[i] = static_cast<std::int32_t>(g() % 1000) - 500;
+  kernel::ndarray<std::int32_t, 2> rows = m, cols = m;
+  kernel::sort.on(t)(rows);
+  kernel::sort.on(t)(cols, kernel::ascending, 0);
+  for (kernel::index_t i = 0; i < 300; ++i) {
+    std::vector<std::int32_t> r(&m(i, 0), &m(i, 0) + 77);
+    std::sort(r.begin(), r.end());
+    for (kernel::index_t j = 0; j < 77; ++j) ASSERT_EQ(rows(i, j), r[static_cast<std::size_t>(j)]);
+  }
+  for (kernel::index_t j = 0; j < 77; ++j) {
+    std::vector<std::int32_t> c;
+    for (kernel::index_t i = 0; i < 300; ++i) c.push_back(m(i, j));
+    std::sort(c.begin(), c.end());
+    for (kernel::index_t i = 0; i < 300; ++i) ASSERT_EQ(cols(i, j), c[static_cast<std::size_t>(i)]);
+  }
+}
+
+TEST_P(Targets, SortByKeyIsStable) {
+  const kernel::target t = GetParam();
+  std::vector<float> keys = random_floats(5000, 9, 13);
+  std::vector<std::int64_t> values(keys.size());
+  std::iota(values.begin(), values.end(), 0);
+  const auto ref = reference_argsort(keys, false);
+  const std::vector<float> original = keys;
+  kernel::sort_by_key.on(t)(keys, values);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(values[i], ref[i]);
+    ASSERT_EQ(keys[i], original[static_cast<std::size_t>(ref[i])]);
+  }
+}
+
+TEST_P(Targets, TopKOverColumnsAndRows) {
+  const kernel::target t = GetParam();
+  kernel::ndarray<float, 2> m({1000, 40});
+  const std::vector<float> v = random_floats(static_cast<std::size_t>(m.size()), 11, 200);
+  std::copy(v.begin(), v.end(), m.data());
+  m(3, 2) = std::numeric_limits<float>::quiet_NaN();
+  for (bool largest : {true, false}) {
+    const auto [values, indices] = kernel::top_k.on(t)(m, 10, 0, largest);
+    ASSERT_EQ(values.shape(0), 10);
+    for (kernel::index_t j = 0; j < 40; ++j) {
+      std::vector<kernel::index_t> p(1000);
+      std::iota(p.begin(), p.end(), 0);
+      // Largest first (NaN above all), or smallest first; ties by position.
+      std::stable_sort(p.begin(), p.end(), [&](auto a, auto b) {
+        const float x = m(a, j), y = m(b, j);
+        return largest ? numpy_less(y, x) : numpy_less(x, y);
+      });
+      for (kernel::index_t k = 0; k < 10; ++k) {
+        ASSERT_EQ(indices(k, j), p[static_cast<std::size_t>(k)]) << j << " " << k << " " << largest;
+        const float want = m(p[static_cast<std::size_t>(k)], j);
+        ASSERT_TRUE(values(k, j) == want || (std::isnan(want) && std::isnan(values(k, j))));
+      }
+    }
+  }
+  const auto rows = kernel::top_k.on(t)(m, 3);
+  EXPECT_EQ(rows.values.shape(1), 3);
+  EXPECT_THROW(kernel::top_k.on(t)(m, 41), kernel::argument_error);
+}
+
+TEST_P(Targets, ArgpartitionPartitions) {
+  const kernel::target t = GetParam();
+  const std::vector<float> x = random_floats(3000, 12, 40);
+  for (kernel::index_t kth : {0, 1, 1500, 2999, -1}) {
+    const auto p = kernel::argpartition.on(t)(x, kth);
+    const kernel::index_t k = kth < 0 ? kth + 3000 : kth;
+    std::vector<float> sorted = x;
+    std::sort(sorted.begin(), sorted.end());
+    const float pivot = x[static_cast<std::size_t>(p[k])];
+    ASSERT_EQ(pivot, sorted[static_cast<std::size_t>(k)]);
+    for (kernel::index_t i = 0; i < 3000; ++i)
+      ASSERT_TRUE(i < k ? x[static_cast<std::size_t>(p[i])] <= pivot : x[static_cast<std::size_t>(p[i])] >= pivot);
+  }
+  EXPECT_THROW(kernel::argpartition.on(t)(x, 3000), kernel::argument_error);
+}
+
+TEST_P(Targets, TakeAndPutCheckEveryIndex) {
+  const kernel::target t = GetParam();
+  std::vector<double> a(1000);
+  std::iota(a.begin(), a.end(), 0.0);
+  const std::vector<std::int32_t> idx = {5, -1, 999, 0, 5};
+  EXPECT_EQ(to_vector(kernel::take.on(t)(a, idx)), (std::vector<double>{5, 999, 999, 0, 5}));
+  std::vector<double> b = a;
+  kernel::put.on(t)(b, std::vector<std::int64_t>{2, -2}, std::vector<double>{-1, -2});
+  EXPECT_EQ(b[2], -1);
+  EXPECT_EQ(b[998], -2);
+
+  // Out of range: an error naming the position, and nothing written.
+  const std::vector<std::int64_t> bad = {1, 2, 1000, 3, -1001};
+  try {
+    kernel::take.on(t)(a, bad);
+    ADD_FAILURE() << "no error";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("index 1000 at position 2"), std::string::npos) << e.what();
+    EXPECT_EQ(e.argument(), 2);
+  }
+  std::vector<double> untouched = a;
+  EXPECT_THROW(kernel::put.on(t)(untouched, bad, 7.0), kernel::argument_error);
+  EXPECT_EQ(untouched, a);
+}
+
+TEST_P(Targets, CompactionUniqueAndRuns) {
+  const kernel::target t = GetParam();
+  for (std::size_t n : sizes) {
+    const std::vector<float> x = random_floats(n, 21 + static_cast<unsigned>(n));
+    std::vector<float> kept, rest;
+    for (float v : x) (v > 0 ? kept : rest).push_back(v);
+    EXPECT_EQ(to_vector(kernel::select_if.on(t)(x, is_positive)), kept) << n;
+    EXPECT_EQ(kernel::count_if.on(t)(x, is_positive), static_cast<kernel::index_t>(kept.size()));
+    const auto part = kernel::stable_partition.on(t)(x, is_positive);
+    std::vector<float> both = kept;
+    both.insert(both.end(), rest.begin(), rest.end());
+    EXPECT_EQ(to_vector(part.values), both);
+    EXPECT_EQ(part.count, static_cast<kernel::index_t>(kept.size()));
+    // A mask instead of a predicate.
+    kernel::ndarray<bool, 1> mask(kernel::ndarray<bool, 1>::extents_type{static_cast<kernel::index_t>(n)});
+    for (std::size_t i = 0; i < n; ++i) mask[static_cast<kernel::index_t>(i)] = x[i] > 0;
+    EXPECT_EQ(to_vector(kernel::select_if.on(t)(x, mask)), kept);
+  }
+  const std::vector<float> r = {2, 2, -0.0f, 0.0f, NAN, NAN, 1, 2, 2, 2};
+  const auto u = kernel::unique.on(t)(r);
+  ASSERT_EQ(u.size(), 4);
+  EXPECT_EQ(u[0], 0.0f);
+  EXPECT_EQ(u[1], 1.0f);
+  EXPECT_EQ(u[2], 2.0f);
+  EXPECT_TRUE(std::isnan(u[3]));
+  const auto runs = kernel::run_length_encode.on(t)(r);
+  ASSERT_EQ(runs.values.size(), 5);
+  EXPECT_EQ(to_vector(runs.counts), (std::vector<kernel::index_t>{2, 2, 2, 1, 3}));
+  EXPECT_EQ(runs.values[3], 1.0f);
+}
+
+TEST_P(Targets, HistogramsAsNumPy) {
+  const kernel::target t = GetParam();
+  // Values on the edges, outside the range and NaN; the last bin includes the top.
+  const std::vector<double> x = {0, 0.1, 0.2, 0.30000000000000004, 1, -0.5, 2, NAN, 0.7, 0.99999999};
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(x, 10, 0.0, 1.0)),
+            (std::vector<kernel::index_t>{1, 1, 1, 1, 0, 0, 0, 1, 0, 2}));
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(x, std::vector<float>{-1, 0, 0.5, 2})),
+            (std::vector<kernel::index_t>{1, 4, 4}));
+  const std::vector<float> many = random_floats(100000, 4);
+  std::vector<kernel::index_t> want(5000, 0);
+  for (float v : many) ++want[static_cast<std::size_t>(kernel::detail::even_bin(v, -100.0, 100.0, 5000))];
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(many, 5000, -100.0, 100.0)), want);
+  EXPECT_THROW(kernel::histogram.on(t)(x, std::vector<float>{0, 1, 1}), kernel::argument_error);
+  EXPECT_THROW(kernel::histogram.on(t)(x, 0, 0.0, 1.0), kernel::argument_error);
+  EXPECT_THROW(kernel::histogram.on(t)(x, 3, 1.0, 1.0), kernel::argument_error);
+}
+
+TEST_P(Targets, DeviceArraysStayOnTheDevice) {
+  const kernel::target t = GetParam();
+  if (t == kernel::target::cpu || t == kernel::target::parallel) GTEST_SKIP() << "device arrays";
+  const std::vector<float> x = random_floats(4000, 8, 300);
+  auto dx = kernel::to_device(x, kernel_test::device());
+  const auto before = kernel_test::device().counters();
+  kernel::device_array<kernel::index_t, 1> order = kernel::argsort(dx);
+  kernel::sort(dx);
+  auto sums = kernel::cumsum(dx);
+  auto [values, indices] = kernel::top_k(dx, 5);
+  EXPECT_GT(kernel_test::device().counters().launches, before.launches);
+  EXPECT_EQ(to_vector(order.copy_to_host()), reference_argsort(x, false));
+  std::vector<float> sorted = x;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(to_vector(dx.copy_to_host()), sorted);
+  EXPECT_EQ(to_vector(values.copy_to_host())[0], sorted.back());
+  EXPECT_EQ(sums.copy_to_host()[0], sorted[0]);
+  // A device array of another element type is not converted.
+  kernel::device_array<double, 1> wrong(4000, kernel_test::device());
+  EXPECT_THROW(kernel::cumsum(dx, wrong), kernel::argument_error);
+}
+
+TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {
+  const kernel::target t = GetParam();
+  kernel::random::philox here(2024, 12), there(2024, 12);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{300001}}) {
+    std::vector<std::uint32_t> b1(n), b2(n);
+    here.bits(b1);
+    there.on(t).bits(b2);
+    EXPECT_EQ(b1, b2);
+    std::vector<float> u1(n), u2(n), n1(n), n2(n);
+    here.uniform(u1);
+    there.on(t).uniform(u2);
+    EXPECT_EQ(u1, u2);
+    here.normal(n1, 1, 3);
+    there.on(t).normal(n2, 1, 3);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_NEAR(n1[i], n2[i], 1e-5f * (1 + std::abs(n1[i])));
+    std::vector<double> d1(n), d2(n);
+    here.uniform(d1, -2, 2);
+    there.on(t).uniform(d2, -2, 2);
+    EXPECT_EQ(d1, d2);
+    std::vector<std::int16_t> i1(n), i2(n);
+    here.integers(i1, -5, 7);
+    there.on(t).integers(i2, -5, 7);
+    EXPECT_EQ(i1, i2);
+    for (auto v : i1) ASSERT_TRUE(v >= -5 && v < 7);
+  }
+  EXPECT_EQ(here.offset(), there.offset());
+  std::vector<std::uint8_t> small(10);
+  EXPECT_THROW(here.integers(small, 0, 300), kernel::argument_error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, Targets,
+                         testing::Values(kernel::target::cpu, kernel::target::parallel, kernel_test::target()),
+                         [](const auto &info) { return std::string(kernel::target_name(info.param)); });
+
+// cuRAND's host Philox generator, where the CUDA toolkit has it: the same numbers.
+TEST(Random, SameNumbersAsCurand) {
+  void *lib = dlopen("libcurand.so.10", RTLD_NOW);
+  if (!lib) lib = dlopen("/usr/local/cuda/lib64/libcurand.so.10", RTLD_NOW);
+  if (!lib) GTEST_SKIP() << "no libcurand on this machine";
+  using create_t = int (*)(void **, int);
+  using seed_t = int (*)(void *, unsigned long long);
+  using offset_t = int (*)(void *, unsigned long long);
+  using gen_t = int (*)(void *, unsigned *, std::size_t);
+  using uniform_t = int (*)(void *, float *, std::size_t);
+  using udouble_t = int (*)(void *, double *, std::size_t);
+  using destroy_t = int (*)(void *);
+  auto create = reinterpret_cast<create_t>(dlsym(lib, "curandCreateGeneratorHost"));
+  auto seed = reinterpret_cast<seed_t>(dlsym(lib, "curandSetPseudoRandomGeneratorSeed"));
+  auto offset = reinterpret_cast<offset_t>(dlsym(lib, "curandSetGeneratorOffset"));
+  auto generate = reinterpret_cast<gen_t>(dlsym(lib, "curandGenerate"));
+  auto uniform = reinterpret_cast<uniform_t>(dlsym(lib, "curandGenerateUniform"));
+  auto uniform_double = reinterpret_cast<udouble_t>(dlsym(lib, "curandGenerateUniformDouble"));
+  auto destroy = reinterpret_cast<destroy_t>(dlsym(lib, "curandDestroyGenerator"));
+  ASSERT_TRUE(create && seed && offset && generate && uniform && uniform_double && destroy);
+  void *g = nullptr;
+  constexpr int philox4_32_10 = 161; // CURAND_RNG_PSEUDO_PHILOX4_32_10
+  ASSERT_EQ(create(&g, philox4_32_10), 0);
+  ASSERT_EQ(seed(g, 77), 0);
+  const std::size_t n = 600000; // past the 65536 subsequences of a round
+  for (unsigned long long start : {0ull, 8ull}) {
+    ASSERT_EQ(offset(g, start), 0);
+    std::vector<unsigned> want(n);
+    ASSERT_EQ(generate(g, want.data(), n), 0);
+    std::vector<std::uint32_t> got(n);
+    kernel::random::philox(77, start).on(kernel_test::target()).bits(got);
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin())) << start;
+  }
+  ASSERT_EQ(offset(g, 0), 0);
+  std::vector<float> want_u(n), got_u(n);
+  ASSERT_EQ(uniform(g, want_u.data(), n), 0);
+  kernel::random::philox(77).uniform(got_u);
+  EXPECT_EQ(want_u, got_u);
+  ASSERT_EQ(offset(g, 0), 0);
+  std::vector<double> want_d(n), got_d(n);
+  ASSERT_EQ(uniform_double(g, want_d.data(), n), 0);
+  kernel::random::philox(77).on(kernel::target::parallel).uniform(got_d);
+  EXPECT_EQ(want_d, got_d);
+  destroy(g);
+  dlclose(lib);
+}
+
+// 2^31 + 5 one-byte elements: positions past int32 in the scans' and histograms' arithmetic.
+TEST(LargeArrays, IndicesPastInt32) {
+  const kernel::index_t n = (kernel::index_t{1} << 31) + 5;
+  std::vector<std::uint8_t> ones(static_cast<std::size_t>(n), 1);
+  const auto counts = kernel::histogram.on(kernel::target::parallel)(ones, 2, 0.0, 2.0);
+  EXPECT_EQ(counts[1], n);
+  kernel::cumsum.on(kernel::target::parallel)(ones, ones);
+  for (kernel::index_t i : {kernel::index_t{0}, kernel::index_t{255}, (kernel::index_t{1} << 31) + 4})
+    EXPECT_EQ(ones[static_cast<std::size_t>(i)], static_cast<std::uint8_t>((i + 1) % 256)) << i;
+}
+
+} // namespace

@@ -1,0 +1,998 @@
+// Array algorithms beyond map and reduce: scans, sorts, k-selection, gathers and scatters,
+// compaction and histograms, on every target with one spelling. As for ufuncs, device arrays
+// are worked on where they are (results of a call on device arrays are device arrays), host
+// arrays on the CPU, or on the target, device or stream chosen with `.on(...)`:
+//
+//   auto c = kernel::cumsum(x);                             // inclusive prefix sums
+//   kernel::sort(dx);                                       // in place, on dx's device
+//   auto order = kernel::argsort.on(kernel::target::parallel)(x, kernel::descending);
+//   auto [values, indices] = kernel::top_k(matrix, 10, /*axis=*/0);  // per column
+//   auto kept = kernel::select_if(x, kernel::ufunc<is_positive>{});
+//
+//   [[kernel::reduce]] float running_max(float a, float b) { return a > b ? a : b; }
+//   constexpr kernel::scan<running_max> prefix_max;   // any associative operator
+//
+// Orders are NumPy's: integers and floats by value, NaNs last (or first among the largest in
+// top_k, as NaN sorts above every number), -0.0 equal to +0.0. Sorts are stable. Errors are
+// argument_errors naming the algorithm and the argument, thrown before anything is written.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "kernel/array.h"
+#include "kernel/detail/algorithm_device.h"
+#include "kernel/detail/algorithm_host.h"
+#include "kernel/detail/algorithm_kernel.h"
+#include "kernel/detail/algorithm_run.h"
+#include "kernel/detail/function_traits.h"
+#include "kernel/detail/placement.h"
+#include "kernel/device_array.h"
+#include "kernel/errors.h"
+
+namespace kernel {
+
+/// Operators for scans: `+`, and the larger or smaller of two values.
+inline constexpr detail::plus_t plus{};
+inline constexpr detail::maximum_t maximum{};
+inline constexpr detail::minimum_t minimum{};
+
+/// The order of a sort.
+enum class sort_order { ascending, descending };
+inline constexpr sort_order ascending = sort_order::ascending;
+inline constexpr sort_order descending = sort_order::descending;
+
+namespace detail {
+
+/// The value type of a scan with `Op` over elements of type E.
+template <auto Op, class E> struct scan_value {
+  using type = E;
+};
+template <auto Op, class E>
+  requires std::is_pointer_v<decltype(Op)>
+struct scan_value<Op, E> {
+  using traits = function_traits<decltype(Op)>;
+  static_assert(traits::arity == 2, "a scan's operator takes two values");
+  using type = typename traits::result_type;
+  static_assert(std::is_same_v<typename traits::template arg<0>, type> &&
+                    std::is_same_v<typename traits::template arg<1>, type>,
+                "a scan's operator combines two values of its result type: T f(T, T)");
+};
+
+template <class T> constexpr void require_sortable() {
+  static_assert((std::is_integral_v<T> && !std::is_same_v<T, bool>) || std::is_floating_point_v<T>,
+                "sorted, selected and counted values are integers or floats");
+}
+
+template <class A> using shape_t = std::array<index_t, arg_of<A>::rank>;
+
+} // namespace detail
+
+// ---------------------------------------------------------------------------------------
+// Scans
+
+/// Prefix combinations with `Op` (kernel::plus, or an associative [[kernel::reduce]]
+/// function, possibly of a struct type) along an axis (the last by default):
+/// inclusive by default, `exclusive(x, init)` for the combination of `init` and the elements
+/// before each one.
+template <auto Op = plus> class scan : public detail::placed<scan<Op>> {
+  template <class A> using value_of = typename detail::scan_value<Op, detail::element_of<A>>::type;
+
+public:
+  constexpr scan() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "scan"; }
+
+  /// The inclusive scan of `in` as a new array.
+  template <class A> auto operator()(const A &in, int axis = -1) const {
+    using T = value_of<A>;
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
+    auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
+    run(site, in, out, axis, std::nullopt, false);
+    return out;
+  }
+  /// The inclusive scan of `in` into `out` (same shape; may be `in` itself).
+  template <class A, class Out>
+    requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
+  void operator()(const A &in, Out &&out, int axis = -1) const {
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
+    run(site, in, out, axis, std::nullopt, false);
+  }
+
+  /// The exclusive scan: element i is the combination of `init` and the elements before it.
+  template <class A> auto exclusive(const A &in, value_of<A> init, int axis = -1) const {
+    using T = value_of<A>;
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
+    auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
+    run(site, in, out, axis, init, true);
+    return out;
+  }
+  template <class A, class Out>
+    requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
+  void exclusive(const A &in, value_of<A> init, Out &&out, int axis = -1) const {
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
+    run(site, in, out, axis, init, true);
+  }
+
+private:
+  template <class A, class Out>
+  void run(const detail::algorithm_site &site, const A &in, Out &out, int axis, std::optional<value_of<A>> init,
+           bool exclusive) const {
+    detail::require_array<A>();
+    detail::require_array<Out>();
+    using T = value_of<A>;
+    constexpr std::size_t R = detail::arg_of<A>::rank;
+    static_assert(detail::arg_of<Out>::rank == R, "a scan's output has the input's rank");
+    const auto shape = detail::shape_of(in);
+    if (shape != detail::shape_of(out))
+      throw argument_error(std::string(name()), 2, "has a shape other than the input's");
+    if constexpr (R == 0) return;
+    const int a = detail::normalize_axis(name(), 0, axis, static_cast<int>(R));
+    const detail::segment_layout l = detail::segments_along(shape, a);
+    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, in);
+    detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 2, out);
+    if (site.on_device()) {
+      detail::scan_device<Op, T, T>(*site.call, src.data, dst.data, l, l, init, exclusive);
+      detail::keep_until_done(*site.call, {src.keep});
+    } else {
+      detail::scan_host<Op, T>(src.data, dst.data, l, init, exclusive, site.parallel());
+    }
+    dst.deliver();
+  }
+};
+
+/// Cumulative sums (NumPy's cumsum): kernel::cumsum(x), kernel::cumsum.exclusive(x, 0).
+inline constexpr scan<plus> cumsum{};
+
+// ---------------------------------------------------------------------------------------
+// Sorts
+
+namespace detail {
+
+template <class Derived> class sorting : public placed<Derived> {
+protected:
+  // The order of keys (values of type T), with its NaN placement; see the header comment.
+  static constexpr key_order order_of(sort_order o) noexcept {
+    return o == sort_order::descending ? key_order::descending : key_order::ascending;
+  }
+
+  /// Sorts the segments of `keys` along `axis`, writing what `want` asks for; returns the
+  /// positions (host, when asked) so that other arrays can follow.
+  template <class T, std::size_t R, class Want>
+  void sort_segments(const algorithm_site &site, std::string_view name, const T *in,
+                     const std::array<index_t, R> &shape, int axis, key_order order, bool canonical, index_t take,
+                     Want &&want, std::vector<std::shared_ptr<void>> &keep) const {
+    const int a = normalize_axis(name, 0, axis, static_cast<int>(R));
+    const segment_layout l = segments_along(shape, a);
+    sorted_outputs<T> out = want(l);
+    if (site.on_device())
+      sort_device<T>(*site.call, in, l, order, canonical, false, out, keep);
+    else
+      sort_host<T>(in, l, order, canonical, out, take, nullptr, site.parallel());
+  }
+};
+
+} // namespace detail
+
+/// Sorts an array in place along an axis (the last by default), stably: `sort(x)`,
+/// `sort(x, kernel::descending)`, `sort(matrix, kernel::ascending, 0)` (each column).
+class sort_fn : public detail::sorting<sort_fn> {
+public:
+  constexpr sort_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "sort"; }
+
+  template <class A> void operator()(A &&x, sort_order order = ascending, int axis = -1) const {
+    detail::require_array<std::remove_cvref_t<A>>();
+    using T = detail::element_of<std::remove_cvref_t<A>>;
+    detail::require_sortable<T>();
+    constexpr std::size_t R = detail::arg_of<std::remove_cvref_t<A>>::rank;
+    static_assert(R >= 1, "sort takes an array");
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    const auto shape = detail::shape_of(x);
+    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
+    detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 1, x);
+    std::vector<std::shared_ptr<void>> keep{src.keep};
+    // Keys that keep -0.0 and NaN payloads, turned back into the values: no gather.
+    this->sort_segments<T>(
+        site, name(), src.data, shape, axis, order_of(order), false, 0,
+        [&](const detail::segment_layout &l) {
+          detail::sorted_outputs<T> o;
+          o.values = dst.data;
+          o.values_layout = l;
+          return o;
+        },
+        keep);
+    if (site.on_device()) detail::keep_until_done(*site.call, std::move(keep));
+    dst.deliver();
+  }
+};
+inline constexpr sort_fn sort{};
+
+/// The positions (int64) that sort an array along an axis, stably: x[argsort(x)] is sorted.
+class argsort_fn : public detail::sorting<argsort_fn> {
+public:
+  constexpr argsort_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "argsort"; }
+
+  template <class A> auto operator()(const A &x, sort_order order = ascending, int axis = -1) const {
+    detail::require_array<A>();
+    using T = detail::element_of<A>;
+    detail::require_sortable<T>();
+    constexpr std::size_t R = detail::arg_of<A>::rank;
+    static_assert(R >= 1, "argsort takes an array");
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    const auto shape = detail::shape_of(x);
+    auto result = detail::make_result<index_t, R, detail::is_device_arg<A>>(site, shape);
+    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
+    detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, result);
+    std::vector<std::shared_ptr<void>> keep{src.keep};
+    this->sort_segments<T>(
+        site, name(), src.data, shape, axis, order_of(order), true,
+        detail::segments_along(shape, detail::normalize_axis(name(), 0, axis, int(R))).len,
+        [&](const detail::segment_layout &l) {
+          detail::sorted_outputs<T> o;
+          o.indices = dst.data;
+          o.indices_layout = l;
+          return o;
+        },
+        keep);
+    if (site.on_device()) detail::keep_until_done(*site.call, std::move(keep));
+    dst.deliver();
+    return result;
+  }
+};
+inline constexpr argsort_fn argsort{};
+
+/// Sorts `keys` in place and moves `values` (same shape, any trivially copyable type) with
+/// them, stably, along the last axis.
+class sort_by_key_fn : public detail::sorting<sort_by_key_fn> {
+public:
+  constexpr sort_by_key_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "sort_by_key"; }
+
+  template <class K, class V> void operator()(K &&keys, V &&values, sort_order order = ascending) const {
+    using KA = std::remove_cvref_t<K>;
+    using VA = std::remove_cvref_t<V>;
+    detail::require_array<KA>();
+    detail::require_array<VA>();
+    using T = detail::element_of<KA>;
+    using W = detail::element_of<VA>;
+    detail::require_sortable<T>();
+    constexpr std::size_t R = detail::arg_of<KA>::rank;
+    static_assert(R >= 1 && detail::arg_of<VA>::rank == R, "sort_by_key: the values have the keys' rank");
+    const auto shape = detail::shape_of(keys);
+    if (shape != detail::shape_of(values))
+      throw argument_error(std::string(name()), 2, "has a shape other than the keys'");
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), keys, values);
+    const detail::segment_layout l = detail::segments_along(shape, static_cast<int>(R) - 1);
+    detail::input_elements<T> key_in = detail::input_on<T>(site, name(), 1, keys);
+    detail::input_elements<W> value_in = detail::input_on<W>(site, name(), 2, values);
+    detail::output_elements<T> key_out = detail::output_elements<T>::make(site, name(), 1, keys);
+    detail::output_elements<W> value_out = detail::output_elements<W>::make(site, name(), 2, values);
+    detail::sorted_outputs<T> o;
+    o.values = key_out.data;
+    o.values_layout = l;
+    o.source_layout = l;
+    if (site.on_device()) {
+      const detail::device_call &c = *site.call;
+      std::vector<std::shared_ptr<void>> keep{key_in.keep, value_in.keep};
+      // The outputs may be the inputs: gather from copies.
+      auto key_copy = detail::device_temp<T>(c, l.size());
+      auto value_copy = detail::device_temp<W>(c, l.size());
+      keep.insert(keep.end(), {key_copy, value_copy});
+      detail::copy_on_device(c, detail::data_of<T>(key_copy), key_in.data, l.size());
+      detail::copy_on_device(c, detail::data_of<W>(value_copy), value_in.data, l.size());
+      o.source = detail::data_of<T>(key_copy);
+      const index_t *order_of_all = detail::sort_device<T>(c, o.source, l, order_of(order), true, true, o, keep);
+      detail::launch_over<detail::permute_entry<W>>(
+          c, l.size(), {detail::data_of<W>(value_copy), l, order_of_all, l.len, value_out.data, l});
+      detail::keep_until_done(c, std::move(keep));
+    } else {
+      const std::vector<T> key_copy(key_in.data, key_in.data + l.size());
+      const std::vector<W> value_copy(value_in.data, value_in.data + l.size());
+      std::vector<index_t> positions(static_cast<std::size_t>(l.size()));
+      o.source = key_copy.data();
+      detail::sort_host<T>(key_copy.data(), l, order_of(order), true, o, l.len, positions.data(), site.parallel());
+      detail::maybe_parallel(site.parallel(), l.size(), detail::algorithm_grain, [&](index_t b, index_t e) {
+        for (index_t i = b; i < e; ++i)
+          value_out.data[i] =
+              value_copy[static_cast<std::size_t>(i - i % l.len + positions[static_cast<std::size_t>(i)])];
+      });
+    }
+    key_out.deliver();
+    value_out.deliver();
+  }
+};
+inline constexpr sort_by_key_fn sort_by_key{};
+
+// ---------------------------------------------------------------------------------------
+// Selection
+
+/// The k largest (or smallest) values along an axis, and their positions: for a matrix,
+/// axis 0 selects in each column, axis 1 (the last, by default) in each row. The results
+/// have extent k along that axis, in order (largest first, or smallest first), ties by
+/// position; NaN counts as larger than any number.
+template <class Values, class Indices> struct top_k_result {
+  Values values;
+  Indices indices;
+};
+
+class top_k_fn : public detail::sorting<top_k_fn> {
+public:
+  constexpr top_k_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "top_k"; }
+
+  template <class A> auto operator()(const A &x, index_t k, int axis = -1, bool largest = true) const {
+    detail::require_array<A>();
+    using T = detail::element_of<A>;
+    detail::require_sortable<T>();
+    constexpr std::size_t R = detail::arg_of<A>::rank;
+    static_assert(R >= 1, "top_k takes an array");
+    constexpr bool D = detail::is_device_arg<A>;
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    const auto shape = detail::shape_of(x);
+    const int a = detail::normalize_axis(name(), 3, axis, static_cast<int>(R));
+    if (k < 0 || k > shape[a])
+      throw argument_error(std::string(name()), 2,
+                           "k = " + std::to_string(k) + " is not between 0 and the axis' extent " +
+                               std::to_string(shape[a]));
+    auto result_shape = shape;
+    result_shape[a] = k;
+    top_k_result<detail::result_array<T, R, D>, detail::result_array<index_t, R, D>> r{
+        detail::make_result<T, R, D>(site, result_shape), detail::make_result<index_t, R, D>(site, result_shape)};
+    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
+    detail::output_elements<T> values = detail::output_elements<T>::make(site, name(), 0, r.values);
+    detail::output_elements<index_t> indices = detail::output_elements<index_t>::make(site, name(), 0, r.indices);
+    std::vector<std::shared_ptr<void>> keep{src.keep};
+    this->sort_segments<T>(
+        site, name(), src.data, shape, a, largest ? detail::key_order::reversed : detail::key_order::ascending, true, k,
+        [&](const detail::segment_layout &l) {
+          detail::sorted_outputs<T> o;
+          const detail::segment_layout taken{l.segments, k, l.inner};
+          o.values = values.data;
+          o.values_layout = taken;
+          o.source = src.data;
+          o.source_layout = l;
+          o.indices = indices.data;
+          o.indices_layout = taken;
+          return o;
+        },
+        keep);
+    if (site.on_device()) detail::keep_until_done(*site.call, std::move(keep));
+    values.deliver();
+    indices.deliver();
+    return r;
+  }
+};
+inline constexpr top_k_fn top_k{};
+
+/// NumPy's argpartition along the last axis: positions such that the element at `kth` is the
+/// one a sort would put there, those before it are not larger and those after not smaller.
+class argpartition_fn : public detail::sorting<argpartition_fn> {
+public:
+  constexpr argpartition_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "argpartition"; }
+
+  template <class A> auto operator()(const A &x, index_t kth) const {
+    detail::require_array<A>();
+    using T = detail::element_of<A>;
+    detail::require_sortable<T>();
+    constexpr std::size_t R = detail::arg_of<A>::rank;
+    static_assert(R >= 1, "argpartition takes an array");
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    const auto shape = detail::shape_of(x);
+    const index_t len = shape[R - 1];
+    if (kth < -len || kth >= len)
+      throw argument_error(std::string(name()), 2,
+                           "kth = " + std::to_string(kth) + " is out of range for an axis of " + std::to_string(len));
+    if (kth < 0) kth += len;
+    auto result = detail::make_result<index_t, R, detail::is_device_arg<A>>(site, shape);
+    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
+    detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, result);
+    std::vector<std::shared_ptr<void>> keep{src.keep};
+    // On a device the segments are sorted whole (a partition too); on the host they are
+    // partitioned around kth.
+    this->sort_segments<T>(
+        site, name(), src.data, shape, -1, detail::key_order::ascending, true, kth + 1,
+        [&](const detail::segment_layout &l) {
+          detail::sorted_outputs<T> o;
+          o.indices = dst.data;
+          o.indices_layout = l;
+          return o;
+        },
+        keep);
+    if (site.on_device()) detail::keep_until_done(*site.call, std::move(keep));
+    dst.deliver();
+    return result;
+  }
+};
+inline constexpr argpartition_fn argpartition{};
+
+// ---------------------------------------------------------------------------------------
+// Gathers and scatters
+
+namespace detail {
+
+template <class Derived> class indexing : public placed<Derived> {
+protected:
+  /// Checks `count` indices against `extent` on the host; throws naming the first out of range.
+  template <class I>
+  static void check_indices_host(std::string_view name, int argument, const I *index, index_t count, index_t extent,
+                                 bool parallel) {
+    std::vector<index_t> first_bad(1, count);
+    std::mutex lock;
+    maybe_parallel(parallel, count, algorithm_grain, [&](index_t b, index_t e) {
+      for (index_t i = b; i < e; ++i) {
+        const index_t at = static_cast<index_t>(index[i]);
+        if (at < -extent || at >= extent) {
+          const std::lock_guard guard(lock);
+          if (i < first_bad[0]) first_bad[0] = i;
+          return;
+        }
+      }
+    });
+    if (first_bad[0] < count)
+      throw_bad_index(name, argument, first_bad[0], static_cast<index_t>(index[first_bad[0]]), extent);
+  }
+
+  [[noreturn]] static void throw_bad_index(std::string_view name, int argument, index_t position, index_t value,
+                                           index_t extent) {
+    throw argument_error(std::string(name), argument,
+                         "index " + std::to_string(value) + " at position " + std::to_string(position) +
+                             " is out of range for " + std::to_string(extent) + " elements");
+  }
+
+  /// Runs the gather (dst[i] = src[index[i]]) or scatter (dst[index[i]] = src[i]) on a device;
+  /// throws, having written nothing for a scatter, when an index is out of range.
+  template <class V, class I>
+  static void run_device(std::string_view name, int index_argument, const device_call &c, const V *src, V *dst,
+                         const I *index, index_t count, index_t extent, bool scatter,
+                         std::vector<std::shared_ptr<void>> &keep) {
+    auto bad = device_temp<index_t>(c, 1);
+    keep.push_back(bad);
+    copy_to_device(c, data_of<index_t>(bad), &count, 1);
+    index_params<V, I> p{src, dst, index, count, extent, data_of<index_t>(bad), scatter, scatter};
+    if (scatter) launch_over<index_entry<V, I>>(c, count, p);
+    p.check_only = 0;
+    launch_over<index_entry<V, I>>(c, count, p);
+    const index_t first_bad = read_back(c, data_of<index_t>(bad), 1)[0];
+    if (first_bad < count) {
+      const I value = read_back(c, index + first_bad, 1)[0];
+      keep_until_done(c, std::move(keep));
+      throw_bad_index(name, index_argument, first_bad, static_cast<index_t>(value), extent);
+    }
+  }
+};
+
+template <class I> constexpr void require_indices() {
+  static_assert(std::is_integral_v<I> && !std::is_same_v<I, bool>, "indices are integers");
+}
+
+} // namespace detail
+
+/// NumPy's take: the elements of `a` (flattened, row-major) at `indices` (negative ones count
+/// from the end), in an array of the indices' shape; or into `out`.
+class take_fn : public detail::indexing<take_fn> {
+public:
+  constexpr take_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "take"; }
+
+  template <class A, class I> auto operator()(const A &a, const I &indices) const {
+    detail::require_array<A>();
+    detail::require_array<I>();
+    using V = detail::element_of<A>;
+    constexpr bool D = detail::is_device_arg<A> || detail::is_device_arg<I>;
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices);
+    auto out = detail::make_result<V, detail::arg_of<I>::rank, D>(site, detail::shape_of(indices));
+    run(site, a, indices, out);
+    return out;
+  }
+  template <class A, class I, class Out> void operator()(const A &a, const I &indices, Out &&out) const {
+    detail::require_array<std::remove_cvref_t<Out>>();
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices, out);
+    if (detail::arg_of<std::remove_cvref_t<Out>>::view(out).size() != detail::arg_of<I>::view(indices).size())
+      throw argument_error(std::string(name()), 3, "has a size other than the indices'");
+    run(site, a, indices, out);
+  }
+
+private:
+  template <class A, class I, class Out>
+  void run(const detail::algorithm_site &site, const A &a, const I &indices, Out &out) const {
+    using V = detail::element_of<A>;
+    using J = detail::element_of<I>;
+    detail::require_indices<J>();
+    detail::input_elements<V> src = detail::input_on<V>(site, name(), 1, a);
+    detail::input_elements<J> idx = detail::input_on<J>(site, name(), 2, indices);
+    detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 3, out);
+    if (src.size == 0 && idx.size > 0) throw argument_error(std::string(name()), 1, "is empty: no index is in range");
+    if (site.on_device()) {
+      std::vector<std::shared_ptr<void>> keep{src.keep, idx.keep};
+      run_device(name(), 2, *site.call, src.data, dst.data, idx.data, idx.size, src.size, false, keep);
+      detail::keep_until_done(*site.call, std::move(keep));
+    } else {
+      check_indices_host(name(), 2, idx.data, idx.size, src.size, site.parallel());
+      detail::maybe_parallel(site.parallel(), idx.size, detail::algorithm_grain, [&](index_t b, index_t e) {
+        for (index_t i = b; i < e; ++i) {
+          const index_t at = static_cast<index_t>(idx.data[i]);
+          dst.data[i] = src.data[at < 0 ? at + src.size : at];
+        }
+      });
+    }
+    dst.deliver();
+  }
+};
+inline constexpr take_fn take{};
+
+/// NumPy's put: a.flat[indices[i]] = values[i] (values of the indices' size, or one scalar).
+/// Repeated indices leave one of their values. Nothing is written when an index is out of
+/// range.
+class put_fn : public detail::indexing<put_fn> {
+public:
+  constexpr put_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "put"; }
+
+  template <class A, class I, class W> void operator()(A &&a, const I &indices, const W &values) const {
+    using AA = std::remove_cvref_t<A>;
+    detail::require_array<AA>();
+    detail::require_array<I>();
+    using V = detail::element_of<AA>;
+    using J = detail::element_of<I>;
+    detail::require_indices<J>();
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices, values);
+    const index_t count = detail::arg_of<I>::view(indices).size();
+    detail::input_elements<V> vals;
+    std::vector<V> repeated;
+    if constexpr (detail::arg_of<W>::is_scalar) {
+      repeated.assign(static_cast<std::size_t>(count), static_cast<V>(values));
+      vals = site.on_device() ? detail::device_input<V>(name(), 3, *site.call, repeated)
+                              : detail::host_input<V>(name(), 3, repeated);
+    } else {
+      if (detail::arg_of<W>::view(values).size() != count)
+        throw argument_error(std::string(name()), 3, "has a size other than the indices'");
+      vals = detail::input_on<V>(site, name(), 3, values);
+    }
+    detail::input_elements<J> idx = detail::input_on<J>(site, name(), 2, indices);
+    // The destination as it is (a host copy is gathered, updated and delivered back whole).
+    detail::input_elements<V> current = detail::input_on<V>(site, name(), 1, a);
+    detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 1, a);
+    const index_t extent = current.size;
+    if (site.on_device()) {
+      std::vector<std::shared_ptr<void>> keep{vals.keep, idx.keep, current.keep};
+      if (dst.data != current.data) detail::copy_on_device(*site.call, dst.data, current.data, extent);
+      run_device(name(), 2, *site.call, vals.data, dst.data, idx.data, count, extent, true, keep);
+      detail::keep_until_done(*site.call, std::move(keep));
+    } else {
+      check_indices_host(name(), 2, idx.data, count, extent, site.parallel());
+      if (dst.data != current.data) std::copy(current.data, current.data + extent, dst.data);
+      for (index_t i = 0; i < count; ++i) {
+        const index_t at = static_cast<index_t>(idx.data[i]);
+        dst.data[at < 0 ? at + extent : at] = vals.data[i];
+      }
+    }
+    dst.deliver();
+  }
+};
+inline constexpr put_fn put{};
+
+// ---------------------------------------------------------------------------------------
+// Compaction
+
+namespace detail {
+
+/// The flags (1 byte each) of a predicate over `x` where the call runs: a ufunc (or any
+/// callable taking the array and returning a bool array) evaluated on the same site, or a
+/// bool array of x's size given directly.
+template <class X, class P>
+input_elements<std::uint8_t> flags_of(const algorithm_site &site, std::string_view name, const X &x,
+                                      const input_elements<element_of<X>> &xs, const P &pred) {
+  using E = element_of<X>;
+  if constexpr (ufunc_arg<const P &>::supported && !ufunc_arg<const P &>::is_scalar) {
+    static_assert(std::is_same_v<element_of<P>, bool>, "a mask is an array of bool");
+    if (arg_of<P>::view(pred).size() != xs.size)
+      throw argument_error(std::string(name), 2, "has a size other than the array's");
+    input_elements<bool> m = input_on<bool>(site, name, 2, pred);
+    return {reinterpret_cast<const std::uint8_t *>(m.data), m.size, m.keep};
+  } else {
+    (void)x;
+    // The predicate over the contiguous elements, where they are, into a bool array there.
+    if (site.on_device()) {
+      const device_call &c = *site.call;
+      device_view<const E, 1> in(device(c.device), xs.data, {xs.size});
+      device_array<bool, 1> mask({xs.size}, c.stream);
+      if (site.where.chosen_stream)
+        pred.on (*site.where.chosen_stream)(in, mask);
+      else
+        pred.on(device(c.device))(in, mask);
+      std::shared_ptr<void> memory = mask.memory();
+      return {reinterpret_cast<const std::uint8_t *>(memory.get()), xs.size, memory};
+    } else {
+      auto mask = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(xs.size));
+      array_view<const E, 1> in(xs.data, {xs.size});
+      array_view<bool, 1> out(reinterpret_cast<bool *>(mask->data()), {xs.size});
+      pred.on(site.where.where)(in, out);
+      return {mask->data(), xs.size, mask};
+    }
+  }
+}
+
+/// The positions of the flagged elements among the flagged (an exclusive scan of the flags),
+/// and how many are flagged, where the call runs.
+struct flag_positions {
+  std::shared_ptr<void> memory;
+  const index_t *positions = nullptr;
+  index_t kept = 0;
+};
+
+inline flag_positions positions_of(const algorithm_site &site, const input_elements<std::uint8_t> &flags) {
+  flag_positions f;
+  const index_t n = flags.size;
+  if (site.on_device()) {
+    const device_call &c = *site.call;
+    f.memory = device_temp<index_t>(c, n);
+    f.positions = data_of<index_t>(f.memory);
+    const segment_layout l{1, n, 1};
+    scan_device<plus_op, std::uint8_t, index_t>(c, flags.data, data_of<index_t>(f.memory), l, l, index_t{0}, true);
+    if (n > 0) {
+      const index_t last = read_back(c, f.positions + n - 1, 1)[0];
+      f.kept = last + read_back(c, flags.data + n - 1, 1)[0];
+    }
+  } else {
+    auto v = std::make_shared<std::vector<index_t>>(static_cast<std::size_t>(n));
+    index_t run = 0;
+    for (index_t i = 0; i < n; ++i) {
+      (*v)[static_cast<std::size_t>(i)] = run;
+      run += flags.data[i] != 0;
+    }
+    f.kept = run;
+    f.positions = v->data();
+    f.memory = v;
+  }
+  return f;
+}
+
+/// Writes the flagged elements of `src` (or their positions, when src is null) in order to
+/// `dst`, and with `rest_after` the others after them.
+template <class V>
+void compact(const algorithm_site &site, const V *src, const input_elements<std::uint8_t> &flags,
+             const flag_positions &f, V *dst, bool rest_after) {
+  if (site.on_device()) {
+    launch_over<compact_entry<V>>(*site.call, flags.size, {src, flags.data, f.positions, flags.size, dst, rest_after});
+    return;
+  }
+  for (index_t i = 0; i < flags.size; ++i) {
+    const V v = src ? src[i] : static_cast<V>(i);
+    if (flags.data[i])
+      dst[f.positions[i]] = v;
+    else if (rest_after)
+      dst[f.kept + i - f.positions[i]] = v;
+  }
+}
+
+} // namespace detail
+
+/// The elements of `x` (flattened, in order) for which `pred` holds: `pred` is a ufunc
+/// returning bool (evaluated where the call runs), or a bool mask of x's shape. A 1-D array.
+class select_if_fn : public detail::placed<select_if_fn> {
+public:
+  constexpr select_if_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "select_if"; }
+  template <class X, class P> auto operator()(const X &x, const P &pred) const {
+    detail::require_array<X>();
+    using V = detail::element_of<X>;
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
+    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+    const detail::input_elements<std::uint8_t> flags = detail::flags_of(site, name(), x, xs, pred);
+    const detail::flag_positions f = detail::positions_of(site, flags);
+    auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.kept});
+    detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
+    detail::compact(site, xs.data, flags, f, dst.data, false);
+    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, flags.keep, f.memory});
+    dst.deliver();
+    return out;
+  }
+};
+inline constexpr select_if_fn select_if{};
+
+/// How many elements of `x` satisfy `pred` (a ufunc returning bool, or a bool mask).
+class count_if_fn : public detail::placed<count_if_fn> {
+public:
+  constexpr count_if_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "count_if"; }
+  template <class X, class P> index_t operator()(const X &x, const P &pred) const {
+    detail::require_array<X>();
+    using V = detail::element_of<X>;
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
+    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+    const detail::input_elements<std::uint8_t> flags = detail::flags_of(site, name(), x, xs, pred);
+    const detail::flag_positions f = detail::positions_of(site, flags);
+    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, flags.keep, f.memory});
+    return f.kept;
+  }
+};
+inline constexpr count_if_fn count_if{};
+
+/// The elements of `x` (flattened) for which `pred` holds, in order, then the others, in
+/// order; and how many hold.
+template <class Values> struct partition_result {
+  Values values;
+  index_t count;
+};
+
+class stable_partition_fn : public detail::placed<stable_partition_fn> {
+public:
+  constexpr stable_partition_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "stable_partition"; }
+  template <class X, class P> auto operator()(const X &x, const P &pred) const {
+    detail::require_array<X>();
+    using V = detail::element_of<X>;
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
+    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+    const detail::input_elements<std::uint8_t> flags = detail::flags_of(site, name(), x, xs, pred);
+    const detail::flag_positions f = detail::positions_of(site, flags);
+    partition_result<detail::result_array<V, 1, detail::is_device_arg<X>>> r{
+        detail::make_result<V, 1, detail::is_device_arg<X>>(site, {xs.size}), f.kept};
+    detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, r.values);
+    detail::compact(site, xs.data, flags, f, dst.data, true);
+    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, flags.keep, f.memory});
+    dst.deliver();
+    return r;
+  }
+};
+inline constexpr stable_partition_fn stable_partition{};
+
+/// Runs of equal consecutive elements: each run's value and length.
+template <class Values, class Counts> struct runs_result {
+  Values values;
+  Counts counts;
+};
+
+namespace detail {
+
+template <class Derived> class run_finding : public sorting<Derived> {
+protected:
+  /// The runs of equal keys (canonical: -0.0 equals +0.0, NaNs equal each other) among `n`
+  /// values at `keys`, where the call runs: the flags of their heads.
+  template <class U>
+  static input_elements<std::uint8_t> run_heads(const algorithm_site &site, const U *keys, index_t n) {
+    input_elements<std::uint8_t> flags;
+    flags.size = n;
+    if (site.on_device()) {
+      flags.keep = device_temp<std::uint8_t>(*site.call, n);
+      flags.data = data_of<std::uint8_t>(flags.keep);
+      launch_over<run_heads_entry<U>>(*site.call, n, {keys, data_of<std::uint8_t>(flags.keep), n});
+    } else {
+      auto v = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(n));
+      for (index_t i = 0; i < n; ++i) (*v)[static_cast<std::size_t>(i)] = i == 0 || keys[i] != keys[i - 1];
+      flags.data = v->data();
+      flags.keep = v;
+    }
+    return flags;
+  }
+};
+
+} // namespace detail
+
+/// The sorted distinct values of `x` (flattened), as NumPy's unique: -0.0 and +0.0 are one
+/// value, and so are all NaNs (last).
+class unique_fn : public detail::run_finding<unique_fn> {
+public:
+  constexpr unique_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "unique"; }
+  template <class X> auto operator()(const X &x) const {
+    detail::require_array<X>();
+    using V = detail::element_of<X>;
+    using U = typename detail::radix_traits<V>::bits;
+    detail::require_sortable<V>();
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+    const index_t n = xs.size;
+    const detail::segment_layout l{1, n, 1};
+    std::vector<std::shared_ptr<void>> keep{xs.keep};
+    // The sorted values, then the heads of their runs of equal keys.
+    std::shared_ptr<void> sorted, keys;
+    if (site.on_device()) {
+      sorted = detail::device_temp<V>(*site.call, n);
+      keys = detail::device_temp<U>(*site.call, n);
+      detail::sorted_outputs<V> o;
+      o.values = detail::data_of<V>(sorted);
+      o.values_layout = l;
+      o.source = xs.data;
+      o.source_layout = l;
+      detail::sort_device<V>(*site.call, xs.data, l, detail::key_order::ascending, true, false, o, keep);
+      detail::launch_over<detail::radix_io_entry<V>>(*site.call, n,
+                                                     {o.values, nullptr, detail::data_of<U>(keys), nullptr, l,
+                                                      detail::key_order::ascending, 1, detail::radix_io_mode::to_keys});
+    } else {
+      auto v = std::make_shared<std::vector<V>>(xs.data, xs.data + n);
+      detail::sorted_outputs<V> o;
+      o.values = v->data();
+      o.values_layout = l;
+      detail::sort_host<V>(v->data(), l, detail::key_order::ascending, false, o, n, nullptr, site.parallel());
+      auto k = std::make_shared<std::vector<U>>(static_cast<std::size_t>(n));
+      for (index_t i = 0; i < n; ++i)
+        (*k)[static_cast<std::size_t>(i)] =
+            detail::radix_traits<V>::to_key((*v)[static_cast<std::size_t>(i)], false, true);
+      sorted = v;
+      keys = k;
+    }
+    const V *sorted_data =
+        site.on_device() ? detail::data_of<V>(sorted) : static_cast<std::vector<V> *>(sorted.get())->data();
+    const U *key_data = site.on_device() ? detail::data_of<U>(keys) : static_cast<std::vector<U> *>(keys.get())->data();
+    const detail::input_elements<std::uint8_t> heads = this->run_heads(site, key_data, n);
+    const detail::flag_positions f = detail::positions_of(site, heads);
+    auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.kept});
+    detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
+    detail::compact(site, sorted_data, heads, f, dst.data, false);
+    if (site.on_device()) {
+      keep.insert(keep.end(), {sorted, keys, heads.keep, f.memory});
+      detail::keep_until_done(*site.call, std::move(keep));
+    }
+    dst.deliver();
+    return out;
+  }
+};
+inline constexpr unique_fn unique{};
+
+/// Run-length encoding of `x` (flattened): the value and length of each run of equal
+/// consecutive elements (equal as in unique).
+class run_length_encode_fn : public detail::run_finding<run_length_encode_fn> {
+public:
+  constexpr run_length_encode_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "run_length_encode"; }
+  template <class X> auto operator()(const X &x) const {
+    detail::require_array<X>();
+    using V = detail::element_of<X>;
+    using U = typename detail::radix_traits<V>::bits;
+    detail::require_sortable<V>();
+    constexpr bool D = detail::is_device_arg<X>;
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+    const index_t n = xs.size;
+    const detail::segment_layout l{1, n, 1};
+    std::vector<std::shared_ptr<void>> keep{xs.keep};
+    std::shared_ptr<void> keys;
+    if (site.on_device()) {
+      keys = detail::device_temp<U>(*site.call, n);
+      detail::launch_over<detail::radix_io_entry<V>>(*site.call, n,
+                                                     {xs.data, nullptr, detail::data_of<U>(keys), nullptr, l,
+                                                      detail::key_order::ascending, 1, detail::radix_io_mode::to_keys});
+    } else {
+      auto k = std::make_shared<std::vector<U>>(static_cast<std::size_t>(n));
+      for (index_t i = 0; i < n; ++i)
+        (*k)[static_cast<std::size_t>(i)] = detail::radix_traits<V>::to_key(xs.data[i], false, true);
+      keys = k;
+    }
+    const U *key_data = site.on_device() ? detail::data_of<U>(keys) : static_cast<std::vector<U> *>(keys.get())->data();
+    const detail::input_elements<std::uint8_t> heads = this->run_heads(site, key_data, n);
+    const detail::flag_positions f = detail::positions_of(site, heads);
+    runs_result<detail::result_array<V, 1, D>, detail::result_array<index_t, 1, D>> r{
+        detail::make_result<V, 1, D>(site, {f.kept}), detail::make_result<index_t, 1, D>(site, {f.kept})};
+    detail::output_elements<V> values = detail::output_elements<V>::make(site, name(), 0, r.values);
+    detail::output_elements<index_t> counts = detail::output_elements<index_t>::make(site, name(), 0, r.counts);
+    // The runs' first positions, then their lengths, then their values.
+    if (site.on_device()) {
+      const detail::device_call &c = *site.call;
+      auto starts = detail::device_temp<index_t>(c, f.kept);
+      detail::compact<index_t>(site, nullptr, heads, f, detail::data_of<index_t>(starts), false);
+      detail::launch_over<detail::run_lengths_entry>(c, f.kept,
+                                                     {detail::data_of<index_t>(starts), counts.data, f.kept, n});
+      detail::launch_over<detail::permute_entry<V>>(
+          c, f.kept,
+          {xs.data, l, detail::data_of<index_t>(starts), 0, values.data, detail::segment_layout{1, f.kept, 1}});
+      keep.insert(keep.end(), {keys, heads.keep, f.memory, starts});
+      detail::keep_until_done(c, std::move(keep));
+    } else {
+      std::vector<index_t> starts(static_cast<std::size_t>(f.kept));
+      detail::compact<index_t>(site, nullptr, heads, f, starts.data(), false);
+      for (index_t r_ = 0; r_ < f.kept; ++r_) {
+        const index_t b = starts[static_cast<std::size_t>(r_)];
+        counts.data[r_] = (r_ + 1 < f.kept ? starts[static_cast<std::size_t>(r_ + 1)] : n) - b;
+        values.data[r_] = xs.data[b];
+      }
+    }
+    values.deliver();
+    counts.deliver();
+    return r;
+  }
+};
+inline constexpr run_length_encode_fn run_length_encode{};
+
+// ---------------------------------------------------------------------------------------
+// Histograms
+
+/// Counts (int64) of the elements of `x` in `bins` equal bins of [lo, hi], as NumPy's
+/// histogram: the last bin includes hi; values outside the range and NaNs are not counted.
+/// With an array of edges instead: the bins between consecutive edges (increasing).
+class histogram_fn : public detail::placed<histogram_fn> {
+public:
+  constexpr histogram_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "histogram"; }
+
+  template <class X> auto operator()(const X &x, index_t bins, double lo, double hi) const {
+    detail::require_array<X>();
+    if (bins < 1)
+      throw argument_error(std::string(name()), 2, "the number of bins must be positive, not " + std::to_string(bins));
+    if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi))
+      throw argument_error(std::string(name()), 3,
+                           "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                               "] must be finite and not empty");
+    return run<double>(x, static_cast<const std::nullptr_t *>(nullptr), bins, lo, hi);
+  }
+
+  template <class X, class E>
+    requires(!std::is_arithmetic_v<E>)
+  auto operator()(const X &x, const E &edges) const {
+    detail::require_array<X>();
+    detail::require_array<E>();
+    using F = detail::element_of<E>;
+    static_assert(std::is_arithmetic_v<F>, "histogram edges are numbers");
+    const auto ev = detail::arg_of<E>::view(edges);
+    if (ev.size() < 2) throw argument_error(std::string(name()), 2, "needs at least two edges");
+    return run<F>(x, &edges, ev.size() - 1, 0, 0);
+  }
+
+private:
+  template <class F, class X, class E> auto run(const X &x, const E *edges, index_t bins, double lo, double hi) const {
+    using V = detail::element_of<X>;
+    static_assert(std::is_arithmetic_v<V>, "histograms count numbers");
+    detail::algorithm_site site;
+    if constexpr (std::is_same_v<E, std::nullptr_t>)
+      site = detail::site_of(name(), this->placed_on(), x);
+    else
+      site = detail::site_of(name(), this->placed_on(), x, *edges);
+    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+    detail::input_elements<F> es;
+    if constexpr (!std::is_same_v<E, std::nullptr_t>) {
+      // The edges are checked on the host before anything is counted.
+      std::vector<F> checked;
+      if constexpr (detail::is_device_arg<E>) {
+        es = detail::device_input<F>(name(), 2, *site.call, *edges);
+        checked = detail::read_back(*site.call, es.data, es.size);
+      } else {
+        es = detail::host_input<F>(name(), 2, *edges);
+        checked.assign(es.data, es.data + es.size);
+        if (site.on_device()) es = detail::device_input<F>(name(), 2, *site.call, *edges);
+      }
+      for (std::size_t i = 1; i < checked.size(); ++i)
+        if (!(checked[i - 1] < checked[i]))
+          throw argument_error(std::string(name()), 2, "edges must increase: edge " + std::to_string(i) + " does not");
+    }
+    auto counts = detail::make_result<index_t, 1, detail::is_device_arg<X>>(site, {bins});
+    detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, counts);
+    if (site.on_device()) {
+      const detail::device_call &c = *site.call;
+      std::vector<index_t> zeros(static_cast<std::size_t>(bins), 0);
+      detail::copy_to_device(c, dst.data, zeros.data(), bins);
+      detail::launch_over<detail::histogram_entry<V, F>>(c, xs.size,
+                                                         {xs.data, xs.size, es.data, es.size, lo, hi, bins, dst.data});
+      detail::stream_synchronize(*c.stream); // the zeros are read before they go
+      detail::keep_until_done(c, {xs.keep, es.keep});
+    } else {
+      std::fill(dst.data, dst.data + bins, index_t{0});
+      std::mutex lock;
+      detail::maybe_parallel(site.parallel(), xs.size, detail::algorithm_grain, [&](index_t b, index_t e) {
+        std::vector<index_t> local(static_cast<std::size_t>(bins), 0);
+        for (index_t i = b; i < e; ++i) {
+          const index_t k =
+              es.data ? detail::edge_bin(xs.data[i], es.data, es.size) : detail::even_bin(xs.data[i], lo, hi, bins);
+          if (k >= 0) ++local[static_cast<std::size_t>(k)];
+        }
+        const std::lock_guard guard(lock);
+        for (index_t k = 0; k < bins; ++k) dst.data[k] += local[static_cast<std::size_t>(k)];
+      });
+    }
+    dst.deliver();
+    return counts;
+  }
+};
+inline constexpr histogram_fn histogram{};
+
+} // namespace kernel

@@ -1,0 +1,641 @@
+// The GPU side of the array algorithms (kernel/algorithm.h): block-wide scans, the passes of
+// an LSD radix sort, permutations, bounds-checked gathers and scatters, compaction,
+// histograms and random fills. Every kernel is an instantiation of algorithm_kernel<E>,
+// where E names the work (E::kernel_name), holds its parameter block type (E::params) and
+// its body (E::run); the plugin marks each instantiation as an entry (plugin/LibraryEntries),
+// so user-defined operators are inlined into the kernel and checked as GPU code.
+//
+// Every kernel is launched with algorithm_block threads per block: the radix passes use one
+// thread per digit value, and the scans' shared arrays are sized for it.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "kernel/atomic.h"
+#include "kernel/config.h"
+#include "kernel/detail/function_traits.h"
+#include "kernel/detail/static_text.h"
+#include "kernel/intrinsics.h"
+#include "kernel/memory.h"
+#include "kernel/types.h"
+
+namespace kernel::detail {
+
+/// The GPU entry of algorithm step `E`.
+template <class E> void algorithm_kernel(const typename E::params &p) noexcept { E::run(p); }
+
+inline constexpr unsigned algorithm_block = 256;
+inline constexpr unsigned algorithm_warps = algorithm_block / warpsize;
+
+/// Where element `j` of segment `s` of an array lies, for segments along one axis of a
+/// C-contiguous array of shape [outer, len, inner] (a segment is one (outer, inner) pair).
+struct segment_layout {
+  index_t segments = 0, len = 0, inner = 1;
+  KERNEL_ALWAYS_INLINE constexpr index_t at(index_t s, index_t j) const noexcept {
+    return inner == 1 ? s * len + j : (s / inner) * len * inner + s % inner + j * inner;
+  }
+  constexpr index_t size() const noexcept { return segments * len; }
+};
+
+// ---------------------------------------------------------------------------------------
+// Names of operators and entries
+
+/// The name of a scan's operator: a [[kernel::reduce]] function's, or a library functor's.
+template <auto Op> constexpr std::string_view operator_name() noexcept {
+  if constexpr (std::is_pointer_v<decltype(Op)>)
+    return function_name<Op>();
+  else
+    return decltype(Op)::name;
+}
+
+template <class T> constexpr ctext type_text() {
+  ctext s;
+  if constexpr (scalar<T>)
+    s += dtype_name(dtype_of<T>);
+  else
+    s += "struct";
+  return s;
+}
+
+/// "what<op>(type)" and "what(type)": the names algorithm entries are listed under.
+template <class T, auto Op = nullptr> constexpr ctext entry_name(std::string_view what) {
+  ctext s;
+  s += what;
+  if constexpr (!std::is_same_v<decltype(Op), std::nullptr_t>) {
+    s += "<";
+    s += operator_name<Op>();
+    s += ">";
+  }
+  s += "(";
+  s += type_text<T>();
+  s += ")";
+  return s;
+}
+
+/// The operator of a sum: `+` on any arithmetic type, the result in that type.
+struct plus_t {
+  static constexpr std::string_view name = "plus";
+  template <class T> KERNEL_ALWAYS_INLINE constexpr T operator()(T a, T b) const noexcept {
+    return static_cast<T>(a + b);
+  }
+};
+/// The larger and the smaller of two values.
+struct maximum_t {
+  static constexpr std::string_view name = "maximum";
+  template <class T> KERNEL_ALWAYS_INLINE constexpr T operator()(T a, T b) const noexcept { return a < b ? b : a; }
+};
+struct minimum_t {
+  static constexpr std::string_view name = "minimum";
+  template <class T> KERNEL_ALWAYS_INLINE constexpr T operator()(T a, T b) const noexcept { return b < a ? b : a; }
+};
+
+// ---------------------------------------------------------------------------------------
+// Scans: values that may be absent (operators need no identity), combined in order
+
+template <class T> struct maybe {
+  T value;
+  bool have;
+};
+
+template <auto Op, class T> KERNEL_ALWAYS_INLINE maybe<T> combine(const maybe<T> &a, const maybe<T> &b) noexcept {
+  if (!a.have) return b;
+  if (!b.have) return a;
+  return {static_cast<T>(Op(a.value, b.value)), true};
+}
+
+// Shuffles a value of any trivially copyable type, word by word.
+template <class T, class Move> KERNEL_ALWAYS_INLINE T shuffle_words(const T &v, Move move) noexcept {
+  constexpr std::size_t words = (sizeof(T) + 3) / 4;
+  std::uint32_t w[words] = {};
+  __builtin_memcpy(w, &v, sizeof(T));
+  for (std::size_t i = 0; i < words; ++i) w[i] = move(w[i]);
+  T r;
+  __builtin_memcpy(&r, w, sizeof(T));
+  return r;
+}
+
+template <class T> KERNEL_ALWAYS_INLINE maybe<T> shuffle_up(const maybe<T> &x, unsigned delta) noexcept {
+  return {shuffle_words(x.value, [&](std::uint32_t w) { return shfl_up_sync(full_mask, w, delta); }),
+          shfl_up_sync(full_mask, static_cast<std::uint32_t>(x.have), delta) != 0};
+}
+
+/// The inclusive scan of a warp's values, in lane order.
+template <auto Op, class T> KERNEL_ALWAYS_INLINE maybe<T> warp_inclusive_scan(maybe<T> x) noexcept {
+  const unsigned lane = threadIdx.x % warpsize;
+  for (unsigned d = 1; d < warpsize; d *= 2) {
+    const maybe<T> other = shuffle_up(x, d);
+    if (lane >= d) x = combine<Op>(other, x);
+  }
+  return x;
+}
+
+/// The combination of the values of the threads before this one in the block (absent for
+/// thread 0), in thread order; `total` becomes the block's combination.
+template <auto Op, class T> KERNEL_ALWAYS_INLINE maybe<T> block_exclusive_scan(maybe<T> x, maybe<T> &total) noexcept {
+  auto warp_value = shared_array<T, warpsize + 1>();
+  auto warp_have = shared_array<std::uint32_t, warpsize + 1>();
+  const unsigned lane = threadIdx.x % warpsize, warp = threadIdx.x / warpsize;
+  const maybe<T> inclusive = warp_inclusive_scan<Op>(x);
+  maybe<T> exclusive = shuffle_up(inclusive, 1);
+  if (lane == 0) exclusive.have = false;
+  if (lane == warpsize - 1) {
+    warp_value[warp] = inclusive.value;
+    warp_have[warp] = inclusive.have;
+  }
+  syncthreads();
+  if (warp == 0) {
+    maybe<T> w{T{}, false};
+    if (lane < algorithm_warps) w = {warp_value[lane], warp_have[lane] != 0};
+    const maybe<T> wi = warp_inclusive_scan<Op>(w);
+    maybe<T> we = shuffle_up(wi, 1);
+    if (lane == 0) we.have = false;
+    if (lane < algorithm_warps) {
+      warp_value[lane] = we.value;
+      warp_have[lane] = we.have;
+    }
+    if (lane == algorithm_warps - 1) {
+      warp_value[warpsize] = wi.value;
+      warp_have[warpsize] = wi.have;
+    }
+  }
+  syncthreads();
+  const maybe<T> before = combine<Op>(maybe<T>{warp_value[warp], warp_have[warp] != 0}, exclusive);
+  total = {warp_value[warpsize], warp_have[warpsize] != 0};
+  syncthreads(); // the shared values are read before a next call rewrites them
+  return before;
+}
+
+/// Items per thread of a scan tile: a tile of a few KB.
+template <class T>
+inline constexpr unsigned scan_items = sizeof(T) <= 4    ? 8
+                                       : sizeof(T) <= 8  ? 4
+                                       : sizeof(T) <= 16 ? 2
+                                                         : 1;
+template <class T> inline constexpr index_t scan_tile = index_t{algorithm_block} * scan_items<T>;
+
+enum class scan_mode : std::int32_t { reduce_tiles, scan_tiles };
+
+template <class S, class T> struct scan_params {
+  const S *in;
+  T *out;
+  segment_layout in_layout, out_layout;
+  index_t tiles; // per segment
+  T *partials;   // reduce_tiles: written, one per tile; scan_tiles: each tile's carry in, or null
+  T init;        // the value before each segment's first element, when has_init
+  std::int32_t has_init;
+  std::int32_t exclusive;
+  scan_mode mode;
+};
+
+/// One pass of a scan with `Op` over tiles of segments: each block reduces its tile to one
+/// partial value, or scans its tile starting from the carry of the tiles before it. A tile is
+/// loaded through shared memory so that each thread scans consecutive elements.
+template <auto Op, class S, class T> struct scan_entry {
+  using params = scan_params<S, T>;
+  static constexpr ctext make_name() { return entry_name<T, Op>("scan"); }
+  static constexpr auto kernel_name = to_text<&scan_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&scan_entry::make_name>();
+
+  static void run(const params &p) noexcept {
+    static_assert(sizeof(T) <= 128, "scan values are at most 128 bytes");
+    constexpr unsigned items = scan_items<T>;
+    constexpr index_t tile_size = scan_tile<T>;
+    auto tile = shared_array<T, tile_size>();
+    const index_t block = blockIdx.x;
+    const index_t seg = block / p.tiles, t = block % p.tiles;
+    const index_t start = t * tile_size;
+    const index_t count = p.in_layout.len - start < tile_size ? p.in_layout.len - start : tile_size;
+    const unsigned tid = threadIdx.x;
+    for (unsigned k = 0; k < items; ++k) {
+      const index_t j = index_t{k} * algorithm_block + tid;
+      if (j < count) tile[j] = static_cast<T>(p.in[p.in_layout.at(seg, start + j)]);
+    }
+    syncthreads();
+    const index_t first = index_t{tid} * items;
+    maybe<T> mine{T{}, false};
+    for (unsigned k = 0; k < items; ++k)
+      if (first + k < count) mine = combine<Op>(mine, maybe<T>{tile[first + k], true});
+    maybe<T> total;
+    maybe<T> running = block_exclusive_scan<Op>(mine, total);
+    if (p.mode == scan_mode::reduce_tiles) {
+      if (tid == 0) p.partials[seg * p.tiles + t] = total.value;
+      return;
+    }
+    maybe<T> carry{p.init, p.has_init != 0};
+    if (t > 0 && p.partials) carry = {p.partials[seg * p.tiles + t], true};
+    running = combine<Op>(carry, running);
+    for (unsigned k = 0; k < items; ++k)
+      if (first + k < count) {
+        const T v = tile[first + k];
+        if (p.exclusive) {
+          tile[first + k] = running.value;
+          running = combine<Op>(running, maybe<T>{v, true});
+        } else {
+          running = combine<Op>(running, maybe<T>{v, true});
+          tile[first + k] = running.value;
+        }
+      }
+    syncthreads();
+    for (unsigned k = 0; k < items; ++k) {
+      const index_t j = index_t{k} * algorithm_block + tid;
+      if (j < count) p.out[p.out_layout.at(seg, start + j)] = tile[j];
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// Radix sort keys: the unsigned integer whose order is the order wanted
+
+template <class T> struct radix_traits {
+  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, "sorted values are integers or floats");
+  using bits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                                  std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                                     std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+  static constexpr bits sign = bits{1} << (sizeof(T) * 8 - 1);
+  static constexpr bits all = static_cast<bits>(~bits{0});
+  static constexpr bits infinity =
+      std::is_floating_point_v<T> ? std::bit_cast<bits>(std::numeric_limits<T>::infinity()) : bits{0};
+
+  /// Ascending, or descending, with NaNs last either way (as NumPy sorts). With `canonical`
+  /// -0.0 and +0.0 get one key, and so do all NaNs, so that a stable sort keeps their order;
+  /// without it they stay distinguishable, and to_value gives back the very same bits.
+  static KERNEL_ALWAYS_INLINE bits to_key(T value, bool descending, bool canonical) noexcept {
+    bits b = std::bit_cast<bits>(value);
+    if constexpr (std::is_floating_point_v<T>) {
+      if ((b & ~sign) > infinity) return canonical ? all : static_cast<bits>(b | sign);
+      if (canonical && (b & ~sign) == 0) b = 0;
+      b = (b & sign) ? static_cast<bits>(~b) : static_cast<bits>(b | sign);
+      // Non-NaN keys stay at or below the key of +inf (or its complement), NaNs above.
+      return descending ? static_cast<bits>(~b) : b;
+    } else {
+      if constexpr (std::is_signed_v<T>) b = static_cast<bits>(b ^ sign);
+      return descending ? static_cast<bits>(~b) : b;
+    }
+  }
+  static KERNEL_ALWAYS_INLINE T to_value(bits key, bool descending) noexcept {
+    if constexpr (std::is_floating_point_v<T>) {
+      const bits top = static_cast<bits>(infinity | sign);
+      if (key > top)
+        return std::bit_cast<T>(key == all ? static_cast<bits>(all & ~sign) : static_cast<bits>(key & ~sign));
+      bits b = descending ? static_cast<bits>(~key) : key;
+      b = (b & sign) ? static_cast<bits>(b & ~sign) : static_cast<bits>(~b);
+      return std::bit_cast<T>(b);
+    } else {
+      bits b = descending ? static_cast<bits>(~key) : key;
+      if constexpr (std::is_signed_v<T>) b = static_cast<bits>(b ^ sign);
+      return std::bit_cast<T>(b);
+    }
+  }
+};
+
+enum class key_order : std::int32_t {
+  ascending,  // NaNs last
+  descending, // NaNs last
+  reversed    // the reverse of ascending: NaNs first (the k largest, as NumPy's order sees them)
+};
+
+template <class T>
+KERNEL_ALWAYS_INLINE typename radix_traits<T>::bits order_key(T v, key_order order, bool canonical) noexcept {
+  if (order == key_order::reversed)
+    return static_cast<typename radix_traits<T>::bits>(~radix_traits<T>::to_key(v, false, canonical));
+  return radix_traits<T>::to_key(v, order == key_order::descending, canonical);
+}
+
+inline constexpr unsigned radix_bits = 8;
+inline constexpr unsigned radix_digits = 1u << radix_bits;
+static_assert(radix_digits == algorithm_block, "a radix pass uses one thread per digit");
+inline constexpr index_t radix_tile = index_t{algorithm_block} * 16;
+
+enum class radix_mode : std::int32_t { histogram, scatter };
+
+template <class U> struct radix_params {
+  const U *keys_in;
+  U *keys_out;
+  const index_t *idx_in; // the elements' positions, carried along; null for keys alone
+  index_t *idx_out;
+  index_t n, tiles;
+  index_t *counts;     // [digit][tile]: the histogram pass writes counts, the scatter pass reads offsets
+  index_t segment_len; // > 0: the digits are of the segment (idx / segment_len), not of the key
+  std::int32_t shift;
+  radix_mode mode;
+};
+
+/// One pass of a stable LSD radix sort on `radix_bits` bits: per tile, a histogram of the
+/// digits, or (once the histograms are scanned into offsets) the scatter of the tile's
+/// elements to their places, ranked within each warp with match_any and across the warps
+/// through shared counts.
+template <class U> struct radix_entry {
+  using params = radix_params<U>;
+  static constexpr ctext make_name() {
+    ctext s;
+    s += "radix_sort_pass(uint";
+    s += sizeof(U) == 1 ? "8" : sizeof(U) == 2 ? "16" : sizeof(U) == 4 ? "32" : "64";
+    s += ")";
+    return s;
+  }
+  static constexpr auto kernel_name = to_text<&radix_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&radix_entry::make_name>();
+
+  static KERNEL_ALWAYS_INLINE unsigned digit(const params &p, index_t i) noexcept {
+    if (p.segment_len > 0) return static_cast<unsigned>((p.idx_in[i] / p.segment_len) >> p.shift) & (radix_digits - 1);
+    return static_cast<unsigned>(p.keys_in[i] >> p.shift) & (radix_digits - 1);
+  }
+
+  static void run(const params &p) noexcept {
+    const index_t tile = blockIdx.x;
+    const index_t start = tile * radix_tile;
+    const index_t count = p.n - start < radix_tile ? p.n - start : radix_tile;
+    const unsigned tid = threadIdx.x;
+    if (p.mode == radix_mode::histogram) {
+      auto hist = shared_array<std::uint32_t, radix_digits>();
+      hist[tid] = 0;
+      syncthreads();
+      for (index_t j = tid; j < count; j += algorithm_block) atomic_add(hist[digit(p, start + j)], 1u);
+      syncthreads();
+      p.counts[index_t{tid} * p.tiles + tile] = hist[tid];
+      return;
+    }
+    auto base = shared_array<index_t, radix_digits>();
+    auto warp_counts = shared_array<std::uint32_t, algorithm_warps, radix_digits>();
+    base[tid] = p.counts[index_t{tid} * p.tiles + tile];
+    const unsigned warp = tid / warpsize;
+    for (index_t chunk = 0; chunk < count; chunk += algorithm_block) {
+      for (unsigned w = 0; w < algorithm_warps; ++w) warp_counts(w, tid) = 0;
+      syncthreads();
+      const index_t j = chunk + tid;
+      const bool in = j < count;
+      const unsigned d = in ? digit(p, start + j) : radix_digits; // a digit no element has
+      const std::uint32_t peers = match_any_sync(full_mask, d);
+      const std::uint32_t rank = static_cast<std::uint32_t>(__builtin_popcount(peers & lanemask_lt()));
+      if (in && rank == 0) warp_counts(warp, d) = static_cast<std::uint32_t>(__builtin_popcount(peers));
+      syncthreads();
+      std::uint32_t run = 0;
+      for (unsigned w = 0; w < algorithm_warps; ++w) {
+        const std::uint32_t c = warp_counts(w, tid);
+        warp_counts(w, tid) = run;
+        run += c;
+      }
+      syncthreads();
+      if (in) {
+        const index_t to = base[d] + warp_counts(warp, d) + rank;
+        p.keys_out[to] = p.keys_in[start + j];
+        if (p.idx_out) p.idx_out[to] = p.idx_in[start + j];
+      }
+      syncthreads();
+      base[tid] += run;
+    }
+  }
+};
+
+enum class radix_io_mode : std::int32_t { to_keys, to_values };
+
+template <class T> struct radix_io_params {
+  const T *in;
+  T *out;
+  typename radix_traits<T>::bits *keys;
+  index_t *idx;          // to_keys: filled with 0, 1, ... when not null
+  segment_layout layout; // of `in` (to_keys) or `out` (to_values)
+  key_order order;
+  std::int32_t canonical;
+  radix_io_mode mode;
+};
+
+/// Values to radix keys (gathering the segments into consecutive runs), and keys back to
+/// values.
+template <class T> struct radix_io_entry {
+  using params = radix_io_params<T>;
+  static constexpr ctext make_name() { return entry_name<T>("radix_keys"); }
+  static constexpr auto kernel_name = to_text<&radix_io_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&radix_io_entry::make_name>();
+  static void run(const params &p) noexcept {
+    const index_t n = p.layout.size(), len = p.layout.len;
+    for (index_t i = grid<1>(); i < n; i += gridsize<1>()) {
+      const index_t at = p.layout.at(i / len, i % len);
+      if (p.mode == radix_io_mode::to_keys) {
+        p.keys[i] = order_key(p.in[at], p.order, p.canonical != 0);
+        if (p.idx) p.idx[i] = i;
+      } else {
+        p.out[at] = radix_traits<T>::to_value(p.keys[i], p.order == key_order::descending);
+      }
+    }
+  }
+};
+
+template <class V> struct permute_params {
+  const V *src;         // null: write each element's position in its segment instead
+  segment_layout from;  // of src
+  const index_t *order; // per segment, the sorted positions (global, segment-major)
+  index_t order_len;    // positions per segment in `order`
+  V *dst;
+  segment_layout to; // of dst: its len is the number taken from the front of each segment
+};
+
+/// dst[s, j] = src[s, order[s, j]] for the first `to.len` positions of each segment.
+template <class V> struct permute_entry {
+  using params = permute_params<V>;
+  static constexpr ctext make_name() { return entry_name<V>("permute"); }
+  static constexpr auto kernel_name = to_text<&permute_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&permute_entry::make_name>();
+  static void run(const params &p) noexcept {
+    const index_t n = p.to.size(), take = p.to.len;
+    for (index_t i = grid<1>(); i < n; i += gridsize<1>()) {
+      const index_t s = i / take, j = i % take;
+      const index_t local = p.order[s * p.order_len + j] - s * p.order_len;
+      if (p.src)
+        p.dst[p.to.at(s, j)] = p.src[p.from.at(s, local)];
+      else
+        p.dst[p.to.at(s, j)] = static_cast<V>(local);
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// Gathers and scatters with index arrays, checked on the device
+
+template <class V, class I> struct index_params {
+  const V *src;
+  V *dst;
+  const I *index;
+  index_t count;        // indices
+  index_t extent;       // elements of the indexed array: indices are in [-extent, extent)
+  index_t *bad;         // the lowest position of an index out of range; count when all are in
+  std::int32_t scatter; // dst[index[i]] = src[i]; else dst[i] = src[index[i]]
+  std::int32_t check_only;
+};
+
+/// take/put: a thread per index. An index out of range is recorded (the lowest such
+/// position, with atomic_min) and nothing is written for it; a scatter runs in two launches,
+/// a check and then the writes, which do nothing once any index was found out of range, so
+/// that a rejected call leaves its destination as it was.
+template <class V, class I> struct index_entry {
+  using params = index_params<V, I>;
+  static constexpr ctext make_name() { return entry_name<V>("take_put"); }
+  static constexpr auto kernel_name = to_text<&index_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&index_entry::make_name>();
+  static void run(const params &p) noexcept {
+    if (!p.check_only && p.scatter && *p.bad != p.count) return;
+    for (index_t i = grid<1>(); i < p.count; i += gridsize<1>()) {
+      index_t at = static_cast<index_t>(p.index[i]);
+      if (at < 0) at += p.extent;
+      if (at < 0 || at >= p.extent) {
+        atomic_min(*p.bad, i);
+        continue;
+      }
+      if (p.check_only) continue;
+      if (p.scatter)
+        p.dst[at] = p.src[i];
+      else
+        p.dst[i] = p.src[at];
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// Compaction: keep the flagged elements, in order
+
+template <class V> struct compact_params {
+  const V *src;              // null: write the kept elements' positions instead
+  const std::uint8_t *flags; // 1 to keep
+  const index_t *positions;  // the exclusive scan of the flags
+  index_t n;
+  V *dst;
+  std::int32_t rest_after; // also write the elements not kept, after the kept ones (a stable partition)
+};
+
+template <class V> struct compact_entry {
+  using params = compact_params<V>;
+  static constexpr ctext make_name() { return entry_name<V>("compact"); }
+  static constexpr auto kernel_name = to_text<&compact_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&compact_entry::make_name>();
+  static void run(const params &p) noexcept {
+    const index_t kept = p.n > 0 ? p.positions[p.n - 1] + p.flags[p.n - 1] : 0;
+    for (index_t i = grid<1>(); i < p.n; i += gridsize<1>()) {
+      const V v = p.src ? p.src[i] : static_cast<V>(i);
+      if (p.flags[i])
+        p.dst[p.positions[i]] = v;
+      else if (p.rest_after)
+        p.dst[kept + i - p.positions[i]] = v;
+    }
+  }
+};
+
+/// Flags of the elements that differ from the one before them (the heads of runs).
+template <class U> struct run_heads_params {
+  const U *keys;
+  std::uint8_t *flags;
+  index_t n;
+};
+template <class U> struct run_heads_entry {
+  using params = run_heads_params<U>;
+  static constexpr ctext make_name() { return entry_name<U>("run_heads"); }
+  static constexpr auto kernel_name = to_text<&run_heads_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&run_heads_entry::make_name>();
+  static void run(const params &p) noexcept {
+    for (index_t i = grid<1>(); i < p.n; i += gridsize<1>())
+      p.flags[i] = static_cast<std::uint8_t>(i == 0 || p.keys[i] != p.keys[i - 1]);
+  }
+};
+
+/// lengths[r] = starts[r + 1] - starts[r] (the last run ends at n).
+struct run_lengths_params {
+  const index_t *starts;
+  index_t *lengths;
+  index_t runs, n;
+};
+struct run_lengths_entry {
+  using params = run_lengths_params;
+  static constexpr auto kernel_name = to_text<[] {
+    ctext s;
+    s += "run_lengths";
+    return s;
+  }>();
+  static constexpr auto kernel_signature = kernel_name;
+  static void run(const params &p) noexcept {
+    for (index_t r = grid<1>(); r < p.runs; r += gridsize<1>())
+      p.lengths[r] = (r + 1 < p.runs ? p.starts[r + 1] : p.n) - p.starts[r];
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// Histograms
+
+/// The bin of `x` among `bins` equal bins of [lo, hi] (the last closed), or -1; computed as
+/// NumPy computes it, so that values on an edge fall in the same bin.
+template <class T> KERNEL_ALWAYS_INLINE index_t even_bin(T x, double lo, double hi, index_t bins) noexcept {
+  const double v = static_cast<double>(x);
+  if (!(v >= lo && v <= hi)) return -1; // NaNs too
+  const double norm = static_cast<double>(bins) / (hi - lo);
+  index_t b = static_cast<index_t>((v - lo) * norm);
+  if (b == bins) b = bins - 1;
+  const auto edge = [&](index_t k) { return lo + (hi - lo) * (static_cast<double>(k) / static_cast<double>(bins)); };
+  if (v < edge(b))
+    --b;
+  else if (b != bins - 1 && v >= edge(b + 1))
+    ++b;
+  return b;
+}
+
+/// The bin of `x` among the bins between `edges` (increasing; the last bin closed), or -1.
+template <class T, class E> KERNEL_ALWAYS_INLINE index_t edge_bin(T x, const E *edges, index_t nedges) noexcept {
+  const double v = static_cast<double>(x);
+  if (!(v >= static_cast<double>(edges[0]) && v <= static_cast<double>(edges[nedges - 1]))) return -1;
+  index_t lo = 0, hi = nedges; // the first edge above v
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (static_cast<double>(edges[mid]) <= v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const index_t b = lo - 1;
+  return b == nedges - 1 ? b - 1 : b;
+}
+
+template <class T, class E> struct histogram_params {
+  const T *in;
+  index_t n;
+  const E *edges; // null: equal bins of [lo, hi]
+  index_t nedges;
+  double lo, hi;
+  index_t bins;
+  index_t *counts;
+};
+
+/// A block's counts gather in shared memory when the bins fit, then go to the global counts
+/// with one atomic per bin.
+template <class T, class E> struct histogram_entry {
+  using params = histogram_params<T, E>;
+  static constexpr index_t shared_bins = 2048;
+  static constexpr ctext make_name() { return entry_name<T>("histogram"); }
+  static constexpr auto kernel_name = to_text<&histogram_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&histogram_entry::make_name>();
+  static void run(const params &p) noexcept {
+    const index_t n = p.n;
+    const bool local = p.bins <= shared_bins;
+    auto hist = shared_array<std::uint32_t, shared_bins>();
+    if (local) {
+      for (index_t b = threadIdx.x; b < p.bins; b += blockDim.x) hist[b] = 0;
+      syncthreads();
+    }
+    for (index_t i = grid<1>(); i < n; i += gridsize<1>()) {
+      const T x = p.in[i];
+      const index_t b = p.edges ? edge_bin(x, p.edges, p.nedges) : even_bin(x, p.lo, p.hi, p.bins);
+      if (b < 0) continue;
+      if (local)
+        atomic_add(hist[b], 1u);
+      else
+        atomic_add(p.counts[b], index_t{1});
+    }
+    if (local) {
+      syncthreads();
+      for (index_t b = threadIdx.x; b < p.bins; b += blockDim.x)
+        if (hist[b]) atomic_add(p.counts[b], static_cast<index_t>(hist[b]));
+    }
+  }
+};
+
+} // namespace kernel::detail

@@ -1,0 +1,303 @@
+// What every array algorithm (kernel/algorithm.h) does around its work: decide where it runs
+// (the arrays' device, or the target and device chosen with `.on(...)`, as ufuncs do), bring
+// its inputs into contiguous memory where it runs, give it contiguous memory for its
+// results and deliver those to the user's arrays, allocate device temporaries on the call's
+// stream, and launch its kernels.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernel/array.h"
+#include "kernel/detail/algorithm_kernel.h"
+#include "kernel/detail/device_api.h"
+#include "kernel/detail/placement.h"
+#include "kernel/detail/runtime_api.h"
+#include "kernel/detail/shape_check.h"
+#include "kernel/detail/ufunc_args.h"
+#include "kernel/detail/ufunc_device.h"
+#include "kernel/device.h"
+#include "kernel/device_array.h"
+#include "kernel/errors.h"
+
+namespace kernel::detail {
+
+/// Where an algorithm call runs: on the host's cores (one, or all with target parallel), or
+/// on a device.
+struct algorithm_site {
+  placement where;
+  std::optional<device_call> call;
+
+  bool on_device() const noexcept { return call.has_value(); }
+  bool parallel() const noexcept { return where.where == target::parallel; }
+};
+
+/// Device arrays decide the device; else the placement does.
+template <class... A> algorithm_site site_of(std::string_view name, const placement &p, const A &...arrays) {
+  device_state *d = first_device(arrays...);
+  if (!d && p.runs_on_host()) return {p, std::nullopt};
+  return {p, p.call_on(d, [&](const std::string &why) { return no_device_message(name, why); })};
+}
+
+/// Runs `body(begin, end)` over pieces of [0, n) on all cores.
+template <class Body> void parallel_over(index_t n, index_t grain, Body &body) {
+  parallel_for(
+      n, grain < 1 ? 1 : grain,
+      [](void *context, index_t begin, index_t end) { (*static_cast<Body *>(context))(begin, end); }, &body);
+}
+
+/// `body(begin, end)` over [0, n): on all cores when `parallel`, else in one piece.
+template <class Body> void maybe_parallel(bool parallel, index_t n, index_t grain, Body &&body) {
+  if (!parallel || n <= grain) {
+    if (n > 0) body(index_t{0}, n);
+    return;
+  }
+  parallel_over(n, grain, body);
+}
+
+template <class A> using arg_of = ufunc_arg<const A &>;
+template <class A> using element_of = typename arg_of<A>::element_type;
+template <class A> inline constexpr bool is_device_arg = arg_of<A>::supported && arg_of<A>::is_device;
+
+template <class A> constexpr void require_array() {
+  static_assert(ufunc_arg<const A &>::supported && !ufunc_arg<const A &>::is_scalar,
+                "this argument is an array: a std::vector, std::span, ndarray, array_view or device array");
+}
+
+template <std::size_t R> bool c_contiguous(const operand_layout &l) {
+  index_t expected = 1;
+  for (int d = static_cast<int>(R) - 1; d >= 0; --d) {
+    if (l.shape[d] != 1 && l.strides[d] != expected) return false;
+    expected *= l.shape[d];
+  }
+  return true;
+}
+
+template <class T> std::shared_ptr<void> device_temp(const device_call &c, index_t n) {
+  if (n <= 0) return nullptr;
+  return device_allocate(*c.device, static_cast<std::size_t>(n) * sizeof(T), c.stream);
+}
+template <class T> T *data_of(const std::shared_ptr<void> &p) noexcept { return static_cast<T *>(p.get()); }
+
+template <class T> void copy_to_device(const device_call &c, T *dst, const T *src, index_t n) {
+  if (n > 0)
+    device_copy(*c.device, dst, src, static_cast<std::size_t>(n) * sizeof(T), copy_direction::host_to_device,
+                *c.stream);
+}
+template <class T> void copy_on_device(const device_call &c, T *dst, const T *src, index_t n) {
+  if (n > 0)
+    device_copy(*c.device, dst, src, static_cast<std::size_t>(n) * sizeof(T), copy_direction::device_to_device,
+                *c.stream);
+}
+/// Reads `n` values back to the host, waiting for them.
+template <class T> std::vector<T> read_back(const device_call &c, const T *src, index_t n) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  if (n > 0) {
+    device_copy(*c.device, v.data(), src, static_cast<std::size_t>(n) * sizeof(T), copy_direction::device_to_host,
+                *c.stream);
+    stream_synchronize(*c.stream);
+  }
+  return v;
+}
+
+/// The elements of an input array, in row-major order, as T, in contiguous memory where the
+/// call runs: the array itself when it already is that, else a converted copy.
+template <class T> struct input_elements {
+  const T *data = nullptr;
+  index_t size = 0;
+  std::shared_ptr<void> keep; // the copy, when one was made
+};
+
+template <class T, class A> input_elements<T> host_input(std::string_view name, int argument, const A &a) {
+  auto v = arg_of<A>::view(a);
+  check_view(name, argument, v);
+  input_elements<T> in;
+  in.size = v.size();
+  if constexpr (std::is_same_v<std::remove_cv_t<typename decltype(v)::value_type>, T>)
+    if (v.is_c_contiguous()) {
+      in.data = v.data();
+      return in;
+    }
+  // Not a std::vector: vector<bool> has no data().
+  std::shared_ptr<T[]> copy = std::make_shared_for_overwrite<T[]>(static_cast<std::size_t>(in.size));
+  gather(v, copy.get());
+  in.data = copy.get();
+  in.keep = copy;
+  return in;
+}
+
+template <class T, class A>
+input_elements<T> device_input(std::string_view name, int argument, const device_call &c, const A &a) {
+  std::vector<std::shared_ptr<void>> keep;
+  const staged_operand op = stage_input<T>(name, argument, c, a, keep);
+  if (op.on_device_already && !c_contiguous<arg_of<A>::rank>(op.layout))
+    throw argument_error(std::string(name), argument,
+                         "is a strided device view; the algorithms read device arrays whose elements are "
+                         "contiguous: copy it into a device_array first");
+  input_elements<T> in;
+  in.data = static_cast<const T *>(op.layout.data);
+  in.size = 1;
+  for (int d = 0; d < op.layout.rank; ++d) in.size *= op.layout.shape[d];
+  if (op.device_memory) {
+    in.keep = op.device_memory;
+    if (!keep.empty()) host_work(*c.stream, [keep = std::move(keep)] {}); // the staging, until copied
+  }
+  return in;
+}
+
+template <class T, class A>
+input_elements<T> input_on(const algorithm_site &site, std::string_view name, int argument, const A &a) {
+  return site.on_device() ? device_input<T>(name, argument, *site.call, a) : host_input<T>(name, argument, a);
+}
+
+template <class T> constexpr std::string_view dtype_name_of() {
+  if constexpr (scalar<T>)
+    return dtype_name(dtype_of<T>);
+  else
+    return "struct";
+}
+
+/// Contiguous memory for results of type T, where the call runs, and how they then reach
+/// the user's array (`deliver`).
+template <class T> class output_elements {
+public:
+  T *data = nullptr;
+  index_t size = 0;
+  void deliver() {
+    if (deliver_) deliver_();
+  }
+
+  template <class A>
+  static output_elements make(const algorithm_site &site, std::string_view name, int argument, A &a) {
+    using arg = ufunc_arg<A &>;
+    static_assert(arg::supported && !arg::is_scalar && arg::writable, "the results go to a writable array");
+    output_elements out;
+    if constexpr (arg::is_device) {
+      if (!site.on_device() || &a.device().state() != site.call->device)
+        throw argument_error(std::string(name), argument,
+                             "is a device array on " + a.device().name() + " but the call runs elsewhere");
+      if constexpr (!std::is_same_v<typename arg::element_type, T>)
+        throw argument_error(std::string(name), argument,
+                             "is a device array of " + std::string(dtype_name_of<typename arg::element_type>()) +
+                                 " but the results are " + std::string(dtype_name_of<T>()) +
+                                 " (device arrays are never converted implicitly)");
+      else {
+        const operand_layout l = layout_of(name, arg::view(a), argument, true);
+        if (!c_contiguous<arg::rank>(l))
+          throw argument_error(std::string(name), argument,
+                               "is a strided device view; the algorithms write device arrays whose elements are "
+                               "contiguous");
+        out.data = static_cast<T *>(const_cast<void *>(l.data));
+        out.size = arg::view(a).size();
+      }
+    } else {
+      auto view = arg::view(a);
+      check_view(name, argument, view);
+      out.size = view.size();
+      if (site.on_device()) {
+        const device_call c = *site.call;
+        auto memory = device_temp<T>(c, out.size);
+        out.data = data_of<T>(memory);
+        out.deliver_ = [c, memory, view, n = out.size] {
+          if (n == 0) return;
+          const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+          auto staging = pinned_allocate(*c.device, bytes);
+          device_copy(*c.device, staging.get(), memory.get(), bytes, copy_direction::device_to_host, *c.stream);
+          host_work(*c.stream, [staging, view] { scatter(static_cast<const T *>(staging.get()), view); });
+          if (!c.asynchronous) stream_synchronize(*c.stream);
+        };
+      } else {
+        bool direct = false;
+        if constexpr (std::is_same_v<typename arg::element_type, T>) direct = view.is_c_contiguous();
+        if (direct) {
+          out.data = reinterpret_cast<T *>(view.data());
+        } else {
+          std::shared_ptr<T[]> temp = std::make_shared_for_overwrite<T[]>(static_cast<std::size_t>(out.size));
+          out.data = temp.get();
+          out.deliver_ = [temp, view] { scatter(temp.get(), view); };
+        }
+      }
+    }
+    return out;
+  }
+
+private:
+  std::function<void()> deliver_;
+};
+
+/// A new array for results: a device array on the call's stream when the inputs were device
+/// arrays, else a host array (whose values come back from a device when the call ran on one).
+template <class T, std::size_t R, bool Device>
+using result_array = std::conditional_t<Device, device_array<T, R>, ndarray<T, R>>;
+
+template <class T, std::size_t R, bool Device>
+result_array<T, R, Device> make_result(const algorithm_site &site, const std::array<index_t, R> &shape) {
+  if constexpr (Device)
+    return device_array<T, R>(shape, site.call->stream);
+  else
+    return ndarray<T, R>(ndarray<T, R>::uninitialized, shape);
+}
+
+// ---------------------------------------------------------------------------------------
+// Launching the algorithm entries
+
+template <class E> kernel_ref algorithm_ref() {
+  return {reinterpret_cast<const void *>(&algorithm_kernel<E>), E::kernel_name.view(),
+          [](const void *p) { algorithm_kernel<E>(*static_cast<const typename E::params *>(p)); }};
+}
+
+/// `blocks` blocks of algorithm_block threads, for the kernels that work per tile.
+template <class E> void launch_tiles(const device_call &c, index_t blocks, const typename E::params &p) {
+  if (blocks <= 0) return;
+  if (blocks > 0x7fffffff)
+    throw argument_error(std::string(E::kernel_name.view()), 0, "needs more blocks than a launch can have");
+  launch(*c.device, algorithm_ref<E>(), {dim3(static_cast<std::uint32_t>(blocks)), dim3(algorithm_block), 0}, &p,
+         sizeof p, *c.stream);
+}
+
+/// A grid-stride kernel over `work` items.
+template <class E> void launch_over(const device_call &c, index_t work, const typename E::params &p) {
+  if (work <= 0) return;
+  const kernel_ref k = algorithm_ref<E>();
+  launch(*c.device, k, elementwise_config(*c.device, k, work), &p, sizeof p, *c.stream);
+}
+
+/// Keeps `what` alive until the work queued on the call's stream so far is done.
+inline void keep_until_done(const device_call &c, std::vector<std::shared_ptr<void>> what) {
+  if (!what.empty()) host_work(*c.stream, [what = std::move(what)] {});
+}
+
+/// The axis `axis` of a rank-`rank` array (negative counts from the end), checked.
+inline int normalize_axis(std::string_view name, int argument, int axis, int rank) {
+  const int a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    throw argument_error(std::string(name), argument,
+                         "axis " + std::to_string(axis) + " is out of range for an array of rank " +
+                             std::to_string(rank));
+  return a;
+}
+
+/// The segments along `axis` of a C-contiguous array of `shape`.
+template <std::size_t R> segment_layout segments_along(const std::array<index_t, R> &shape, int axis) {
+  segment_layout l;
+  index_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= shape[d];
+  for (int d = axis + 1; d < static_cast<int>(R); ++d) inner *= shape[d];
+  l.len = shape[axis];
+  l.inner = inner;
+  l.segments = outer * inner;
+  return l;
+}
+
+template <class A> auto shape_of(const A &a) { return arg_of<A>::view(a).shape(); }
+
+} // namespace kernel::detail

@@ -1,0 +1,205 @@
+// Arrays of random numbers from a Philox-4x32-10 generator (kernel/random.h), on every
+// target, with the same numbers on each: integers and uniforms bit for bit, normals within
+// the rounding of the device's math. The numbers are cuRAND's Philox generator's for the same
+// seed and offset (curandGenerate, curandGenerateUniform, curandGenerateNormal, ... of a
+// CURAND_RNG_PSEUDO_PHILOX4_32_10 generator).
+//
+//   kernel::random::philox rng(/*seed=*/42);
+//   rng.uniform(x);                    // (0, 1], on the CPU
+//   rng.normal(dx, 0.0f, 2.0f);        // a device array: on its device
+//   rng.on(kernel::target::parallel).integers(counts, 0, 10);
+//
+// Each fill takes the next draws of the generator's sequence, rounded up to whole blocks of
+// four, so that successive fills never repeat numbers; copies made by `on(...)` share the
+// position. Fills reserve their draws atomically: a generator may be used from several
+// threads (which fill gets which numbers then depends on their order).
+#pragma once
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "kernel/detail/algorithm_run.h"
+#include "kernel/detail/static_text.h"
+#include "kernel/random.h"
+
+namespace kernel::detail {
+
+enum class distribution : std::int32_t { bits, uniform, normal, lognormal, integers };
+
+template <class T> struct random_fill_params {
+  T *out;
+  index_t n;
+  std::uint64_t seed, first_block;
+  double a, b;      // low and high, or mean and standard deviation
+  std::int64_t low; // integers: low + a draw below `range`
+  std::uint64_t range;
+  distribution dist;
+};
+
+/// Draws per element: 64 bits for doubles and integers, else 32.
+template <class T> constexpr index_t draws_per_element(distribution d) noexcept {
+  return d == distribution::integers || (std::is_same_v<T, double> && d != distribution::bits) ? 2 : 1;
+}
+
+KERNEL_ALWAYS_INLINE constexpr std::uint64_t mulhi64(std::uint64_t a, std::uint64_t b) noexcept {
+  const std::uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+  const std::uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  const std::uint64_t middle = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+  return p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+}
+
+/// The block of draws that block `b` of a fill of 64-bit elements uses: cuRAND's generator
+/// gives each of its 65536 threads two consecutive counters per round for those.
+KERNEL_ALWAYS_INLINE constexpr std::uint64_t wide_block(std::uint64_t b) noexcept {
+  const std::uint64_t pair = b / 2, thread = pair % 65536, round = pair / 65536;
+  return ((2 * round + b % 2) << 16) | thread;
+}
+
+/// The elements made from block `g` of the fill: four draws.
+template <class T> KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g) noexcept {
+  const index_t per = draws_per_element<T>(p.dist), count = 4 / per, first = g * count;
+  const std::uint64_t b = p.first_block + static_cast<std::uint64_t>(g);
+  const std::array<std::uint32_t, 4> w = random::philox_block(p.seed, per == 2 ? wide_block(b) : b);
+  for (index_t q = 0; q < count; ++q) {
+    const index_t e = first + q;
+    if (e >= p.n) return;
+    T v{};
+    if constexpr (std::is_floating_point_v<T>) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (p.dist == distribution::uniform) {
+          v = static_cast<float>(p.a) +
+              (static_cast<float>(p.b) - static_cast<float>(p.a)) * random::uniform_float32(w[q]);
+        } else {
+          const std::array<float, 2> z = random::normal2_float32(w[q & 2], w[(q & 2) + 1]);
+          v = z[q & 1] * static_cast<float>(p.b) + static_cast<float>(p.a);
+          if (p.dist == distribution::lognormal) v = std::exp(v);
+        }
+      } else {
+        if (p.dist == distribution::uniform) {
+          v = p.a + (p.b - p.a) * random::uniform_float64(w[2 * q], w[2 * q + 1]);
+        } else {
+          const std::array<double, 2> z = random::normal2_float64(w);
+          v = z[q] * p.b + p.a;
+          if (p.dist == distribution::lognormal) v = std::exp(v);
+        }
+      }
+    } else if (p.dist == distribution::bits) {
+      v = static_cast<T>(w[q]);
+    } else {
+      const std::uint64_t x = std::uint64_t{w[2 * q]} | (std::uint64_t{w[2 * q + 1]} << 32);
+      v = static_cast<T>(p.low + static_cast<std::int64_t>(mulhi64(x, p.range)));
+    }
+    p.out[e] = v;
+  }
+}
+
+template <class T> struct random_fill_entry {
+  using params = random_fill_params<T>;
+  static constexpr ctext make_name() { return entry_name<T>("philox_fill"); }
+  static constexpr auto kernel_name = to_text<&random_fill_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&random_fill_entry::make_name>();
+  static void run(const params &p) noexcept {
+    const index_t groups = (p.n + 4 / draws_per_element<T>(p.dist) - 1) / (4 / draws_per_element<T>(p.dist));
+    for (index_t g = grid<1>(); g < groups; g += gridsize<1>()) fill_group(p, g);
+  }
+};
+
+} // namespace kernel::detail
+
+namespace kernel::random {
+
+/// A Philox-4x32-10 generator filling arrays; see the header comment.
+class philox : public kernel::detail::placed<philox> {
+public:
+  /// The sequence of `seed`, from draw `offset` (rounded up to a multiple of four).
+  explicit philox(std::uint64_t seed, std::uint64_t offset = 0)
+      : seed_(seed), next_block_(std::make_shared<std::atomic<std::uint64_t>>((offset + 3) / 4)) {}
+
+  static constexpr std::string_view name() noexcept { return "philox"; }
+  std::uint64_t seed() const noexcept { return seed_; }
+  /// The draws taken so far, with the offset: the offset at which cuRAND would go on.
+  std::uint64_t offset() const noexcept { return 4 * next_block_->load(); }
+
+  /// 32 random bits per element (uint32 arrays): curandGenerate.
+  template <class A> void bits(A &&out) const {
+    static_assert(std::is_same_v<kernel::detail::element_of<std::remove_cvref_t<A>>, std::uint32_t>,
+                  "philox::bits fills uint32 arrays");
+    fill(out, kernel::detail::distribution::bits, 0, 0);
+  }
+  /// Uniform in (low, high] (float or double arrays): curandGenerateUniform(Double) for (0, 1].
+  template <class A> void uniform(A &&out, double low = 0, double high = 1) const {
+    require_float<A>();
+    check_finite("uniform", low, high);
+    fill(out, kernel::detail::distribution::uniform, low, high);
+  }
+  /// Normal with `mean` and `stddev`: curandGenerateNormal(Double).
+  template <class A> void normal(A &&out, double mean = 0, double stddev = 1) const {
+    require_float<A>();
+    check_finite("normal", mean, stddev);
+    fill(out, kernel::detail::distribution::normal, mean, stddev);
+  }
+  /// exp of a normal with `mean` and `stddev`: curandGenerateLogNormal(Double).
+  template <class A> void lognormal(A &&out, double mean = 0, double stddev = 1) const {
+    require_float<A>();
+    check_finite("lognormal", mean, stddev);
+    fill(out, kernel::detail::distribution::lognormal, mean, stddev);
+  }
+  /// Integers uniform in [low, high) (any integer array), from 64 bits each.
+  template <class A> void integers(A &&out, std::int64_t low, std::int64_t high) const {
+    using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
+    static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "philox::integers fills integer arrays");
+    if (!(low < high))
+      throw argument_error("philox::integers", 2,
+                           "the range [" + std::to_string(low) + ", " + std::to_string(high) + ") is empty");
+    if (low < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+        high - 1 > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
+      throw argument_error("philox::integers", 2, "the range does not fit the array's element type");
+    fill(out, kernel::detail::distribution::integers, 0, 0, low,
+         static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low));
+  }
+
+private:
+  template <class A> static constexpr void require_float() {
+    using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                  "this distribution fills float or double arrays");
+  }
+  static void check_finite(const char *what, double a, double b) {
+    if (!std::isfinite(a) || !std::isfinite(b))
+      throw argument_error(std::string("philox::") + what, 2, "the distribution's parameters must be finite");
+  }
+
+  template <class A>
+  void fill(A &out, kernel::detail::distribution d, double a, double b, std::int64_t low = 0,
+            std::uint64_t range = 0) const {
+    using AA = std::remove_cvref_t<A>;
+    kernel::detail::require_array<AA>();
+    using T = kernel::detail::element_of<AA>;
+    const kernel::detail::algorithm_site site = kernel::detail::site_of(name(), this->placed_on(), out);
+    kernel::detail::output_elements<T> dst = kernel::detail::output_elements<T>::make(site, name(), 1, out);
+    const index_t n = dst.size;
+    const index_t per_block = 4 / kernel::detail::draws_per_element<T>(d);
+    const index_t groups = (n + per_block - 1) / per_block;
+    const std::uint64_t first = next_block_->fetch_add(static_cast<std::uint64_t>(groups));
+    const kernel::detail::random_fill_params<T> p{dst.data, n, seed_, first, a, b, low, range, d};
+    if (site.on_device()) {
+      kernel::detail::launch_over<kernel::detail::random_fill_entry<T>>(*site.call, groups, p);
+    } else {
+      kernel::detail::maybe_parallel(site.parallel(), groups, index_t{1} << 13, [&](index_t begin, index_t end) {
+        for (index_t g = begin; g < end; ++g) kernel::detail::fill_group(p, g);
+      });
+    }
+    dst.deliver();
+  }
+
+  std::uint64_t seed_;
+  std::shared_ptr<std::atomic<std::uint64_t>> next_block_;
+};
+
+} // namespace kernel::random
