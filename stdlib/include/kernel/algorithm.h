@@ -164,19 +164,31 @@ protected:
     return o == sort_order::descending ? key_order::descending : key_order::ascending;
   }
 
-  /// Sorts the segments of `keys` along `axis`, writing what `want` asks for; returns the
-  /// positions (host, when asked) so that other arrays can follow.
+  /// Sorts the segments of `in` along `axis`, writing what `want(layout)` asks for; the first
+  /// `take` of each segment are sorted (all when not given), and `keep_in` (what holds `in`) lives
+  /// until a device is done with it.
   template <class T, std::size_t R, class Want>
-  void sort_segments(const algorithm_site &site, std::string_view name, const T *in,
-                     const std::array<index_t, R> &shape, int axis, key_order order, bool canonical, index_t take,
-                     Want &&want, std::vector<std::shared_ptr<void>> &keep) const {
+  void sort_segments(const algorithm_site &site, std::string_view name, const T *in, std::shared_ptr<void> keep_in,
+                     const std::array<index_t, R> &shape, int axis, key_order order, bool canonical,
+                     std::optional<index_t> take, Want &&want) const {
     const int a = normalize_axis(name, 0, axis, static_cast<int>(R));
     const segment_layout l = segments_along(shape, a);
-    sorted_outputs<T> out = want(l);
-    if (site.on_device())
+    const sorted_outputs<T> out = want(l);
+    if (site.on_device()) {
+      std::vector<std::shared_ptr<void>> keep{std::move(keep_in)};
       sort_device<T>(*site.call, in, l, order, canonical, false, out, keep);
-    else
-      sort_host<T>(in, l, order, canonical, out, take, nullptr, site.parallel());
+      keep_until_done(*site.call, std::move(keep));
+    } else {
+      sort_host<T>(in, l, order, canonical, out, take.value_or(l.len), nullptr, site.parallel());
+    }
+  }
+
+  /// Outputs that are each element's position in its sorted segment, at `indices`.
+  template <class T> static sorted_outputs<T> positions_into(index_t *indices, const segment_layout &l) {
+    sorted_outputs<T> o;
+    o.indices = indices;
+    o.indices_layout = l;
+    return o;
   }
 };
 
@@ -199,18 +211,14 @@ public:
     const auto shape = detail::shape_of(x);
     detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
     detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 1, x);
-    std::vector<std::shared_ptr<void>> keep{src.keep};
     // Keys that keep -0.0 and NaN payloads, turned back into the values: no gather.
-    this->sort_segments<T>(
-        site, name(), src.data, shape, axis, order_of(order), false, 0,
-        [&](const detail::segment_layout &l) {
-          detail::sorted_outputs<T> o;
-          o.values = dst.data;
-          o.values_layout = l;
-          return o;
-        },
-        keep);
-    if (site.on_device()) detail::keep_until_done(*site.call, std::move(keep));
+    this->sort_segments<T>(site, name(), src.data, src.keep, shape, axis, order_of(order), false, std::nullopt,
+                           [&](const detail::segment_layout &l) {
+                             detail::sorted_outputs<T> o;
+                             o.values = dst.data;
+                             o.values_layout = l;
+                             return o;
+                           });
     dst.deliver();
   }
 };
@@ -233,18 +241,9 @@ public:
     auto result = detail::make_result<index_t, R, detail::is_device_arg<A>>(site, shape);
     detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
     detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, result);
-    std::vector<std::shared_ptr<void>> keep{src.keep};
     this->sort_segments<T>(
-        site, name(), src.data, shape, axis, order_of(order), true,
-        detail::segments_along(shape, detail::normalize_axis(name(), 0, axis, int(R))).len,
-        [&](const detail::segment_layout &l) {
-          detail::sorted_outputs<T> o;
-          o.indices = dst.data;
-          o.indices_layout = l;
-          return o;
-        },
-        keep);
-    if (site.on_device()) detail::keep_until_done(*site.call, std::move(keep));
+        site, name(), src.data, src.keep, shape, axis, order_of(order), true, std::nullopt,
+        [&](const detail::segment_layout &l) { return this->template positions_into<T>(dst.data, l); });
     dst.deliver();
     return result;
   }
@@ -351,22 +350,19 @@ public:
     detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
     detail::output_elements<T> values = detail::output_elements<T>::make(site, name(), 0, r.values);
     detail::output_elements<index_t> indices = detail::output_elements<index_t>::make(site, name(), 0, r.indices);
-    std::vector<std::shared_ptr<void>> keep{src.keep};
-    this->sort_segments<T>(
-        site, name(), src.data, shape, a, largest ? detail::key_order::reversed : detail::key_order::ascending, true, k,
-        [&](const detail::segment_layout &l) {
-          detail::sorted_outputs<T> o;
-          const detail::segment_layout taken{l.segments, k, l.inner};
-          o.values = values.data;
-          o.values_layout = taken;
-          o.source = src.data;
-          o.source_layout = l;
-          o.indices = indices.data;
-          o.indices_layout = taken;
-          return o;
-        },
-        keep);
-    if (site.on_device()) detail::keep_until_done(*site.call, std::move(keep));
+    this->sort_segments<T>(site, name(), src.data, src.keep, shape, a,
+                           largest ? detail::key_order::reversed : detail::key_order::ascending, true, k,
+                           [&](const detail::segment_layout &l) {
+                             detail::sorted_outputs<T> o;
+                             const detail::segment_layout taken{l.segments, k, l.inner};
+                             o.values = values.data;
+                             o.values_layout = taken;
+                             o.source = src.data;
+                             o.source_layout = l;
+                             o.indices = indices.data;
+                             o.indices_layout = taken;
+                             return o;
+                           });
     values.deliver();
     indices.deliver();
     return r;
@@ -397,19 +393,11 @@ public:
     auto result = detail::make_result<index_t, R, detail::is_device_arg<A>>(site, shape);
     detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
     detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, result);
-    std::vector<std::shared_ptr<void>> keep{src.keep};
     // On a device the segments are sorted whole (a partition too); on the host they are
     // partitioned around kth.
     this->sort_segments<T>(
-        site, name(), src.data, shape, -1, detail::key_order::ascending, true, kth + 1,
-        [&](const detail::segment_layout &l) {
-          detail::sorted_outputs<T> o;
-          o.indices = dst.data;
-          o.indices_layout = l;
-          return o;
-        },
-        keep);
-    if (site.on_device()) detail::keep_until_done(*site.call, std::move(keep));
+        site, name(), src.data, src.keep, shape, -1, detail::key_order::ascending, true, kth + 1,
+        [&](const detail::segment_layout &l) { return this->template positions_into<T>(dst.data, l); });
     dst.deliver();
     return result;
   }
