@@ -746,19 +746,20 @@ namespace detail {
 
 template <class Derived> class run_finding : public sorting<Derived> {
 protected:
-  /// The runs of equal keys (canonical: -0.0 equals +0.0, NaNs equal each other) among `n`
-  /// values at `keys`, where the call runs: the flags of their heads.
-  template <class U>
-  static input_elements<std::uint8_t> run_heads(const algorithm_site &site, const U *keys, index_t n) {
+  /// The flags of the heads of the runs of the same value (same_value) among the `n`
+  /// values at `values`, where the call runs.
+  template <class V>
+  static input_elements<std::uint8_t> run_heads(const algorithm_site &site, const V *values, index_t n) {
     input_elements<std::uint8_t> flags;
     flags.size = n;
     if (site.on_device()) {
       flags.keep = device_temp<std::uint8_t>(*site.call, n);
       flags.data = data_of<std::uint8_t>(flags.keep);
-      launch_over<run_heads_entry<U>>(*site.call, n, {keys, data_of<std::uint8_t>(flags.keep), n});
+      launch_over<run_heads_entry<V>>(*site.call, n, {values, data_of<std::uint8_t>(flags.keep), n});
     } else {
       auto v = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(n));
-      for (index_t i = 0; i < n; ++i) (*v)[static_cast<std::size_t>(i)] = i == 0 || keys[i] != keys[i - 1];
+      for (index_t i = 0; i < n; ++i)
+        (*v)[static_cast<std::size_t>(i)] = i == 0 || !same_value(values[i], values[i - 1]);
       flags.data = v->data();
       flags.keep = v;
     }
@@ -777,7 +778,6 @@ public:
   template <class X> auto operator()(const X &x) const {
     detail::require_array<X>();
     using V = detail::element_of<X>;
-    using U = typename detail::radix_traits<V>::bits;
     detail::require_sortable<V>();
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
@@ -785,42 +785,33 @@ public:
     const detail::segment_layout l{1, n, 1};
     std::vector<std::shared_ptr<void>> keep{xs.keep};
     // The sorted values, then the heads of their runs of equal keys.
-    std::shared_ptr<void> sorted, keys;
+    std::shared_ptr<void> sorted;
+    const V *sorted_data = nullptr;
     if (site.on_device()) {
       sorted = detail::device_temp<V>(*site.call, n);
-      keys = detail::device_temp<U>(*site.call, n);
+      sorted_data = detail::data_of<V>(sorted);
       detail::sorted_outputs<V> o;
       o.values = detail::data_of<V>(sorted);
       o.values_layout = l;
       o.source = xs.data;
       o.source_layout = l;
       detail::sort_device<V>(*site.call, xs.data, l, detail::key_order::ascending, true, false, o, keep);
-      detail::launch_over<detail::radix_io_entry<V>>(*site.call, n,
-                                                     {o.values, nullptr, detail::data_of<U>(keys), nullptr, l,
-                                                      detail::key_order::ascending, 1, detail::radix_io_mode::to_keys});
     } else {
       auto v = std::make_shared<std::vector<V>>(xs.data, xs.data + n);
       detail::sorted_outputs<V> o;
       o.values = v->data();
       o.values_layout = l;
       detail::sort_host<V>(v->data(), l, detail::key_order::ascending, false, o, n, nullptr, site.parallel());
-      auto k = std::make_shared<std::vector<U>>(static_cast<std::size_t>(n));
-      for (index_t i = 0; i < n; ++i)
-        (*k)[static_cast<std::size_t>(i)] =
-            detail::radix_traits<V>::to_key((*v)[static_cast<std::size_t>(i)], false, true);
+      sorted_data = v->data();
       sorted = v;
-      keys = k;
     }
-    const V *sorted_data =
-        site.on_device() ? detail::data_of<V>(sorted) : static_cast<std::vector<V> *>(sorted.get())->data();
-    const U *key_data = site.on_device() ? detail::data_of<U>(keys) : static_cast<std::vector<U> *>(keys.get())->data();
-    const detail::input_elements<std::uint8_t> heads = this->run_heads(site, key_data, n);
+    const detail::input_elements<std::uint8_t> heads = this->run_heads(site, sorted_data, n);
     const detail::flag_positions f = detail::positions_of(site, heads);
     auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.kept});
     detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
     detail::compact(site, sorted_data, heads, f, dst.data, false);
     if (site.on_device()) {
-      keep.insert(keep.end(), {sorted, keys, heads.keep, f.memory});
+      keep.insert(keep.end(), {sorted, heads.keep, f.memory});
       detail::keep_until_done(*site.call, std::move(keep));
     }
     dst.deliver();
@@ -838,7 +829,6 @@ public:
   template <class X> auto operator()(const X &x) const {
     detail::require_array<X>();
     using V = detail::element_of<X>;
-    using U = typename detail::radix_traits<V>::bits;
     detail::require_sortable<V>();
     constexpr bool D = detail::is_device_arg<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
@@ -846,20 +836,7 @@ public:
     const index_t n = xs.size;
     const detail::segment_layout l{1, n, 1};
     std::vector<std::shared_ptr<void>> keep{xs.keep};
-    std::shared_ptr<void> keys;
-    if (site.on_device()) {
-      keys = detail::device_temp<U>(*site.call, n);
-      detail::launch_over<detail::radix_io_entry<V>>(*site.call, n,
-                                                     {xs.data, nullptr, detail::data_of<U>(keys), nullptr, l,
-                                                      detail::key_order::ascending, 1, detail::radix_io_mode::to_keys});
-    } else {
-      auto k = std::make_shared<std::vector<U>>(static_cast<std::size_t>(n));
-      for (index_t i = 0; i < n; ++i)
-        (*k)[static_cast<std::size_t>(i)] = detail::radix_traits<V>::to_key(xs.data[i], false, true);
-      keys = k;
-    }
-    const U *key_data = site.on_device() ? detail::data_of<U>(keys) : static_cast<std::vector<U> *>(keys.get())->data();
-    const detail::input_elements<std::uint8_t> heads = this->run_heads(site, key_data, n);
+    const detail::input_elements<std::uint8_t> heads = this->run_heads(site, xs.data, n);
     const detail::flag_positions f = detail::positions_of(site, heads);
     runs_result<detail::result_array<V, 1, D>, detail::result_array<index_t, 1, D>> r{
         detail::make_result<V, 1, D>(site, {f.kept}), detail::make_result<index_t, 1, D>(site, {f.kept})};
@@ -875,7 +852,7 @@ public:
       detail::launch_over<detail::permute_entry<V>>(
           c, f.kept,
           {xs.data, l, detail::data_of<index_t>(starts), 0, values.data, detail::segment_layout{1, f.kept, 1}});
-      keep.insert(keep.end(), {keys, heads.keep, f.memory, starts});
+      keep.insert(keep.end(), {heads.keep, f.memory, starts});
       detail::keep_until_done(c, std::move(keep));
     } else {
       std::vector<index_t> starts(static_cast<std::size_t>(f.kept));

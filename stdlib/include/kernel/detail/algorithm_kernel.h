@@ -523,20 +523,26 @@ template <class V> struct compact_entry {
   }
 };
 
-/// Flags of the elements that differ from the one before them (the heads of runs).
-template <class U> struct run_heads_params {
-  const U *keys;
+/// Whether `a` and `b` are one value for unique and run-length encoding: -0.0 equals +0.0,
+/// and every NaN equals every other.
+template <class V> KERNEL_ALWAYS_INLINE bool same_value(V a, V b) noexcept {
+  return radix_traits<V>::to_key(a, false, true) == radix_traits<V>::to_key(b, false, true);
+}
+
+/// Flags of the elements that are not the same value as the one before them (the heads of runs).
+template <class V> struct run_heads_params {
+  const V *values;
   std::uint8_t *flags;
   index_t n;
 };
-template <class U> struct run_heads_entry {
-  using params = run_heads_params<U>;
-  static constexpr ctext make_name() { return entry_name<U>("run_heads"); }
+template <class V> struct run_heads_entry {
+  using params = run_heads_params<V>;
+  static constexpr ctext make_name() { return entry_name<V>("run_heads"); }
   static constexpr auto kernel_name = to_text<&run_heads_entry::make_name>();
   static constexpr auto kernel_signature = to_text<&run_heads_entry::make_name>();
   static void run(const params &p) noexcept {
     for (index_t i = grid<1>(); i < p.n; i += gridsize<1>())
-      p.flags[i] = static_cast<std::uint8_t>(i == 0 || p.keys[i] != p.keys[i - 1]);
+      p.flags[i] = static_cast<std::uint8_t>(i == 0 || !same_value(p.values[i], p.values[i - 1]));
   }
 };
 
