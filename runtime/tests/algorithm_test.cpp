@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The array algorithms (kernel/algorithm.h, kernel/random_arrays.h) on cpu, parallel and a
 // device (the simulator; the GPU under KERNEL_TEST_DEVICE=cuda), against plain C++
 // references: empty and one-element inputs, sizes around the tile sizes, NaNs and signed
@@ -6,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -188,6 +190,35 @@ TEST_P(Targets, SortsEveryIntegerTypeAndBatches) {
   }
 }
 
+// Long arrays are split by their highest byte that differs, bucket by bucket until a bucket fits
+// in the caches: keys whose high bytes are all equal, buckets of very different sizes (one holding
+// most keys, split again), and stability across the levels. Host targets: the device sort is one
+// algorithm at every size, checked above.
+TEST_P(Targets, LongSortsSplitByTheirHighBytes) {
+  const kernel::target t = GetParam();
+  if (t != kernel::target::cpu && t != kernel::target::parallel) GTEST_SKIP() << "host sort levels";
+  std::mt19937 g(8);
+  const std::size_t n = 600001;
+  std::vector<std::uint64_t> keys(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t low = g() % 5000; // many duplicates
+    keys[i] = (i % 10 ? 0x0123'0000'0000'0000ull : 0x7700'0000'0000'0000ull + (std::uint64_t{g()} << 20)) | low;
+  }
+  const auto order = kernel::argsort.on(t)(keys);
+  std::vector<kernel::index_t> want(n);
+  std::iota(want.begin(), want.end(), 0);
+  std::stable_sort(want.begin(), want.end(), [&](auto a, auto b) { return keys[a] < keys[b]; });
+  ASSERT_EQ(to_vector(order), want);
+  std::vector<std::uint64_t> sorted = keys, want_sorted = keys;
+  kernel::sort.on(t)(sorted, kernel::descending);
+  std::sort(want_sorted.begin(), want_sorted.end(), std::greater<>());
+  ASSERT_EQ(sorted, want_sorted);
+
+  std::vector<float> x = random_floats(n, 9, 0);
+  for (std::size_t i = 0; i < n; i += 1000) x[i] = std::numeric_limits<float>::quiet_NaN();
+  ASSERT_EQ(to_vector(kernel::argsort.on(t)(x, kernel::descending)), reference_argsort(x, true));
+}
+
 TEST_P(Targets, SortByKeyIsStable) {
   const kernel::target t = GetParam();
   std::vector<float> keys = random_floats(5000, 9, 13);
@@ -229,6 +260,69 @@ TEST_P(Targets, TopKOverColumnsAndRows) {
   const auto rows = kernel::top_k.on(t)(m, 3);
   EXPECT_EQ(rows.values.shape(1), 3);
   EXPECT_THROW(kernel::top_k.on(t)(m, 41), kernel::argument_error);
+}
+
+// Selection keeps a few candidates and drops the rest: inputs that make every element a new
+// candidate (sorted the other way), none (sorted), all tied, and NaNs, along the last axis and
+// along a middle axis of a 3-D array (segments side by side in memory, in groups).
+TEST_P(Targets, TopKFromAnyInputOrder) {
+  const kernel::target t = GetParam();
+  // The device sorts whole segments (no selection path): smaller there, to keep the simulator quick.
+  const bool host = t == kernel::target::cpu || t == kernel::target::parallel;
+  const kernel::index_t outer = 2, len = host ? 700 : 300, inner = host ? 130 : 70;
+  const std::vector<kernel::index_t> ks =
+      host ? std::vector<kernel::index_t>{1, 10, 33, len - 1, len} : std::vector<kernel::index_t>{10, len - 1};
+  const auto fill = [&](int pattern, kernel::index_t j, kernel::index_t c) -> float {
+    switch (pattern) {
+    case 0: return static_cast<float>(j);                                // ascending
+    case 1: return static_cast<float>(len - j);                          // descending
+    case 2: return 5.0f;                                                 // all tied
+    case 3: return (j + c) % 3 ? std::nanf("") : (j % 2 ? -0.0f : 0.0f); // NaNs and zeros
+    default: return static_cast<float>((j * 7919 + c * 31) % 97);
+    }
+  };
+  for (int pattern = 0; pattern < 5; ++pattern) {
+    kernel::ndarray<float, 3> x({outer, len, inner});
+    for (kernel::index_t o = 0; o < outer; ++o)
+      for (kernel::index_t j = 0; j < len; ++j)
+        for (kernel::index_t c = 0; c < inner; ++c) x(o, j, c) = fill(pattern, j, c + o);
+    kernel::ndarray<float, 1> row(len);
+    for (kernel::index_t j = 0; j < len; ++j) row(j) = x(1, j, 7);
+    for (bool largest : {true, false})
+      for (kernel::index_t k : ks) {
+        const auto reference = [&](auto &&at) {
+          std::vector<kernel::index_t> p(static_cast<std::size_t>(len));
+          std::iota(p.begin(), p.end(), 0);
+          std::stable_sort(p.begin(), p.end(), [&](auto a, auto b) {
+            return largest ? numpy_less(at(b), at(a)) : numpy_less(at(a), at(b));
+          });
+          p.resize(static_cast<std::size_t>(k));
+          return p;
+        };
+        const auto picked = kernel::top_k.on(t)(x, k, 1, largest);
+        for (kernel::index_t o = 0; o < outer; ++o)
+          for (kernel::index_t c = 0; c < inner; ++c) {
+            const auto want = reference([&](kernel::index_t j) { return x(o, j, c); });
+            for (kernel::index_t i = 0; i < k; ++i)
+              ASSERT_EQ(picked.indices(o, i, c), want[static_cast<std::size_t>(i)])
+                  << "pattern " << pattern << " k " << k << " largest " << largest << " at " << o << "," << i << ","
+                  << c;
+          }
+        const auto one = kernel::top_k.on(t)(row, k, 0, largest);
+        const auto want = reference([&](kernel::index_t j) { return row(j); });
+        for (kernel::index_t i = 0; i < k; ++i) {
+          ASSERT_EQ(one.indices(i), want[static_cast<std::size_t>(i)]) << "pattern " << pattern << " k " << k;
+          const float v = row(want[static_cast<std::size_t>(i)]);
+          ASSERT_TRUE(std::bit_cast<std::uint32_t>(one.values(i)) == std::bit_cast<std::uint32_t>(v) ||
+                      (std::isnan(v) && std::isnan(one.values(i))));
+        }
+      }
+  }
+  // Longer than a selection block, not a multiple of it.
+  const std::vector<float> v = random_floats(70001, 21, 5000);
+  const auto picked = kernel::top_k.on(t)(v, 17);
+  const std::vector<kernel::index_t> order = reference_argsort(v, true);
+  for (kernel::index_t i = 0; i < 17; ++i) ASSERT_EQ(picked.indices[i], order[static_cast<std::size_t>(i)]);
 }
 
 TEST_P(Targets, ArgpartitionPartitions) {
@@ -340,6 +434,50 @@ TEST_P(Targets, DeviceArraysStayOnTheDevice) {
   // A device array of another element type is not converted.
   kernel::device_array<double, 1> wrong(4000, kernel_test::device());
   EXPECT_THROW(kernel::cumsum(dx, wrong), kernel::argument_error);
+}
+
+// Strided device views (a transpose, every other element) are read and written in place on the
+// device: gathered into contiguous memory and scattered back by the device.
+TEST_P(Targets, StridedDeviceViews) {
+  const kernel::target t = GetParam();
+  if (t == kernel::target::cpu || t == kernel::target::parallel) GTEST_SKIP() << "device arrays";
+  const kernel::index_t rows = 300, cols = 77;
+  kernel::ndarray<float, 2> m({rows, cols});
+  const std::vector<float> v = random_floats(static_cast<std::size_t>(rows * cols), 30, 500);
+  std::copy(v.begin(), v.end(), m.data());
+  auto dm = kernel::to_device(m, kernel_test::device());
+  // The transpose: each row of it is a column of m.
+  kernel::device_view<float, 2> transposed(kernel_test::device(), dm.data(), {cols, rows}, {1, cols});
+  const auto order = kernel::argsort(transposed).copy_to_host();
+  const auto sums = kernel::cumsum(transposed).copy_to_host();
+  const auto best = kernel::top_k(transposed, 4).values.copy_to_host();
+  kernel::sort(transposed, kernel::descending); // in place: sorts the columns of dm
+  const auto sorted = dm.copy_to_host();
+  for (kernel::index_t j = 0; j < cols; ++j) {
+    std::vector<float> column;
+    for (kernel::index_t i = 0; i < rows; ++i) column.push_back(m(i, j));
+    const std::vector<kernel::index_t> want = reference_argsort(column, false);
+    float running = 0;
+    for (kernel::index_t i = 0; i < rows; ++i) {
+      ASSERT_EQ(order(j, i), want[static_cast<std::size_t>(i)]) << j << " " << i;
+      running += column[static_cast<std::size_t>(i)];
+      ASSERT_FLOAT_EQ(sums(j, i), running);
+      ASSERT_EQ(sorted(i, j), column[static_cast<std::size_t>(want[static_cast<std::size_t>(rows - 1 - i)])]);
+    }
+    for (kernel::index_t i = 0; i < 4; ++i) ASSERT_EQ(best(j, i), sorted(i, j));
+  }
+  // Every other element of a vector, sorted in place; the others are left as they were.
+  auto dx = kernel::to_device(v, kernel_test::device());
+  kernel::device_view<float, 1> evens(kernel_test::device(), dx.data(), {rows}, {2});
+  kernel::sort(evens);
+  const auto after = dx.copy_to_host();
+  std::vector<float> want;
+  for (kernel::index_t i = 0; i < rows; ++i) want.push_back(v[static_cast<std::size_t>(2 * i)]);
+  std::sort(want.begin(), want.end());
+  for (kernel::index_t i = 0; i < rows; ++i) {
+    ASSERT_EQ(after[2 * i], want[static_cast<std::size_t>(i)]);
+    ASSERT_EQ(after[2 * i + 1], v[static_cast<std::size_t>(2 * i + 1)]);
+  }
 }
 
 TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {

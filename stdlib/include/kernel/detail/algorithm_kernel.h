@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The GPU side of the array algorithms (kernel/algorithm.h): block-wide scans, the passes of
 // an LSD radix sort, permutations, bounds-checked gathers and scatters, compaction,
 // histograms and random fills. Every kernel is an instantiation of algorithm_kernel<E>,
@@ -449,6 +450,36 @@ template <class V> struct permute_entry {
         p.dst[p.to.at(s, j)] = p.src[p.from.at(s, local)];
       else
         p.dst[p.to.at(s, j)] = static_cast<V>(local);
+    }
+  }
+};
+
+template <class V, std::size_t R> struct strided_copy_params {
+  const V *src;
+  V *dst;
+  index_t n;
+  index_t shape[R];
+  index_t src_strides[R]; // elements
+  index_t dst_strides[R];
+};
+
+/// dst = src element by element, in row-major order of `shape`, either side strided: strided
+/// device views in and out of the algorithms' contiguous memory.
+template <class V, std::size_t R> struct strided_copy_entry {
+  using params = strided_copy_params<V, R>;
+  static constexpr ctext make_name() { return entry_name<V>("strided_copy"); }
+  static constexpr auto kernel_name = to_text<&strided_copy_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&strided_copy_entry::make_name>();
+  static void run(const params &p) noexcept {
+    for (index_t i = grid<1>(); i < p.n; i += gridsize<1>()) {
+      index_t rest = i, from = 0, to = 0;
+      for (std::size_t d = R; d-- > 0;) {
+        const index_t at = rest % p.shape[d];
+        rest /= p.shape[d];
+        from += at * p.src_strides[d];
+        to += at * p.dst_strides[d];
+      }
+      p.dst[to] = p.src[from];
     }
   }
 };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What every array algorithm (kernel/algorithm.h) does around its work: decide where it runs
 // (the arrays' device, or the target and device chosen with `.on(...)`, as ufuncs do), bring
 // its inputs into contiguous memory where it runs, give it contiguous memory for its
@@ -135,18 +136,75 @@ template <class T, class A> input_elements<T> host_input(std::string_view name, 
   return in;
 }
 
+template <class E> kernel_ref algorithm_ref() {
+  return {reinterpret_cast<const void *>(&algorithm_kernel<E>), E::kernel_name.view(),
+          [](const void *p) { algorithm_kernel<E>(*static_cast<const typename E::params *>(p)); }};
+}
+
+/// `blocks` blocks of algorithm_block threads, for the kernels that work per tile.
+template <class E> void launch_tiles(const device_call &c, index_t blocks, const typename E::params &p) {
+  if (blocks <= 0) return;
+  if (blocks > 0x7fffffff)
+    throw argument_error(std::string(E::kernel_name.view()), 0, "needs more blocks than a launch can have");
+  launch(*c.device, algorithm_ref<E>(), {dim3(static_cast<std::uint32_t>(blocks)), dim3(algorithm_block), 0}, &p,
+         sizeof p, *c.stream);
+}
+
+/// A grid-stride kernel over `work` items.
+template <class E> void launch_over(const device_call &c, index_t work, const typename E::params &p) {
+  if (work <= 0) return;
+  const kernel_ref k = algorithm_ref<E>();
+  launch(*c.device, k, elementwise_config(*c.device, k, work), &p, sizeof p, *c.stream);
+}
+
+/// Keeps `what` alive until the work queued on the call's stream so far is done.
+inline void keep_until_done(const device_call &c, std::vector<std::shared_ptr<void>> what) {
+  if (!what.empty()) host_work(*c.stream, [what = std::move(what)] {});
+}
+
+/// Copies `n` elements between device memory laid out as `from` and as `to` (same shape), on
+/// the call's stream.
+template <class T, std::size_t R>
+void copy_strided_on_device(const device_call &c, const operand_layout &from, const operand_layout &to, index_t n) {
+  strided_copy_params<T, R> p{
+      static_cast<const T *>(from.data), static_cast<T *>(const_cast<void *>(to.data)), n, {}, {}, {}};
+  for (std::size_t d = 0; d < R; ++d) {
+    p.shape[d] = from.shape[d];
+    p.src_strides[d] = from.strides[d];
+    p.dst_strides[d] = to.strides[d];
+  }
+  launch_over<strided_copy_entry<T, R>>(c, n, p);
+}
+
+/// The layout of `n` contiguous elements of `shape`'s shape at `data`.
+template <std::size_t R> operand_layout contiguous_layout(const operand_layout &shape, const void *data) {
+  operand_layout l = shape;
+  l.data = data;
+  index_t stride = 1;
+  for (int d = static_cast<int>(R) - 1; d >= 0; --d) {
+    l.strides[d] = stride;
+    stride *= l.shape[d];
+  }
+  return l;
+}
+
 template <class T, class A>
 input_elements<T> device_input(std::string_view name, int argument, const device_call &c, const A &a) {
+  constexpr std::size_t R = arg_of<A>::rank;
   std::vector<std::shared_ptr<void>> keep;
   const staged_operand op = stage_input<T>(name, argument, c, a, keep);
-  if (op.on_device_already && !c_contiguous<arg_of<A>::rank>(op.layout))
-    throw argument_error(std::string(name), argument,
-                         "is a strided device view; the algorithms read device arrays whose elements are "
-                         "contiguous: copy it into a device_array first");
   input_elements<T> in;
-  in.data = static_cast<const T *>(op.layout.data);
   in.size = 1;
   for (int d = 0; d < op.layout.rank; ++d) in.size *= op.layout.shape[d];
+  if (op.on_device_already && !c_contiguous<R>(op.layout)) {
+    // A strided device view (a transpose, a slice): its elements gathered on the device.
+    std::shared_ptr<void> copy = device_temp<T>(c, in.size);
+    copy_strided_on_device<T, R>(c, op.layout, contiguous_layout<R>(op.layout, copy.get()), in.size);
+    in.data = data_of<T>(copy);
+    in.keep = std::move(copy);
+    return in;
+  }
+  in.data = static_cast<const T *>(op.layout.data);
   if (op.device_memory) {
     in.keep = op.device_memory;
     if (!keep.empty()) host_work(*c.stream, [keep = std::move(keep)] {}); // the staging, until copied
@@ -192,12 +250,19 @@ public:
                                  " (device arrays are never converted implicitly)");
       else {
         const operand_layout l = layout_of(name, arg::view(a), argument, true);
-        if (!c_contiguous<arg::rank>(l))
-          throw argument_error(std::string(name), argument,
-                               "is a strided device view; the algorithms write device arrays whose elements are "
-                               "contiguous");
-        out.data = static_cast<T *>(const_cast<void *>(l.data));
         out.size = arg::view(a).size();
+        if (c_contiguous<arg::rank>(l)) {
+          out.data = static_cast<T *>(const_cast<void *>(l.data));
+        } else {
+          // A strided device view: results made contiguous, then scattered into it on the device.
+          const device_call c = *site.call;
+          std::shared_ptr<void> memory = device_temp<T>(c, out.size);
+          out.data = data_of<T>(memory);
+          out.deliver_ = [c, memory, l, n = out.size] {
+            copy_strided_on_device<T, arg::rank>(c, contiguous_layout<arg::rank>(l, memory.get()), l, n);
+            keep_until_done(c, {memory});
+          };
+        }
       }
     } else {
       auto view = arg::view(a);
@@ -249,32 +314,6 @@ result_array<T, R, Device> make_result(const algorithm_site &site, const std::ar
 
 // ---------------------------------------------------------------------------------------
 // Launching the algorithm entries
-
-template <class E> kernel_ref algorithm_ref() {
-  return {reinterpret_cast<const void *>(&algorithm_kernel<E>), E::kernel_name.view(),
-          [](const void *p) { algorithm_kernel<E>(*static_cast<const typename E::params *>(p)); }};
-}
-
-/// `blocks` blocks of algorithm_block threads, for the kernels that work per tile.
-template <class E> void launch_tiles(const device_call &c, index_t blocks, const typename E::params &p) {
-  if (blocks <= 0) return;
-  if (blocks > 0x7fffffff)
-    throw argument_error(std::string(E::kernel_name.view()), 0, "needs more blocks than a launch can have");
-  launch(*c.device, algorithm_ref<E>(), {dim3(static_cast<std::uint32_t>(blocks)), dim3(algorithm_block), 0}, &p,
-         sizeof p, *c.stream);
-}
-
-/// A grid-stride kernel over `work` items.
-template <class E> void launch_over(const device_call &c, index_t work, const typename E::params &p) {
-  if (work <= 0) return;
-  const kernel_ref k = algorithm_ref<E>();
-  launch(*c.device, k, elementwise_config(*c.device, k, work), &p, sizeof p, *c.stream);
-}
-
-/// Keeps `what` alive until the work queued on the call's stream so far is done.
-inline void keep_until_done(const device_call &c, std::vector<std::shared_ptr<void>> what) {
-  if (!what.empty()) host_work(*c.stream, [what = std::move(what)] {});
-}
 
 /// The axis `axis` of a rank-`rank` array (negative counts from the end), checked.
 inline int normalize_axis(std::string_view name, int argument, int axis, int rank) {
