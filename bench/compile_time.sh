@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Compile time of each example with the plugin and pass against plain clang++-19 -O2 with
 # the same flags, median of several runs, as a ratio.
 #
@@ -28,4 +29,21 @@ for src in examples/*.cpp bench/fusion_ten_expressions.cpp; do
   with=$(median_ms clang++-19 "${flags[@]}" -fplugin="$plugin" "$src")
   printf '%-22s %10d %12d %8.2f\n' "$(basename "$src")" "$plain" "$with" \
     "$(awk -v a="$with" -v b="$plain" 'BEGIN { print a / b }')"
+done
+
+# What including the SDK costs a translation unit: an empty main with <kernel/kernel.h> (and
+# with <kernel/ufunc.h> alone) against one with <vector>, <complex> and <string>, same flags,
+# with the plugin. Target: kernel.h adds at most 0.5 s.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf '#include <complex>\n#include <string>\n#include <vector>\nint main() {}\n' >"$work/std.cpp"
+printf '#include <kernel/kernel.h>\nint main() {}\n' >"$work/kernel.cpp"
+printf '#include <kernel/ufunc.h>\nint main() {}\n' >"$work/ufunc.cpp"
+echo
+printf '%-34s %10s %12s\n' "empty main including" "ms" "added ms"
+base=$(median_ms clang++-19 "${flags[@]}" -fplugin="$plugin" "$work/std.cpp")
+printf '%-34s %10d %12s\n' "<vector> <complex> <string>" "$base" "(baseline)"
+for h in kernel ufunc; do
+  t=$(median_ms clang++-19 "${flags[@]}" -fplugin="$plugin" "$work/$h.cpp")
+  printf '%-34s %10d %12d\n' "<kernel/$h.h>" "$t" "$((t - base))"
 done

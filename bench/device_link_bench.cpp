@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Link time that each kind of user device code adds to a kernel's first call (nvJitLink,
 // and NVRTC for .cu), cold and from the disk cache, against linking the kernel's module
 // alone. No GPU needed.

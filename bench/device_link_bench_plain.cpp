@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // device_link_bench's baseline, in its own translation unit (so its own module): the kernel
 // with the arithmetic inline instead of a call to CUDA-C code.
 #include <kernel/kernel.h>

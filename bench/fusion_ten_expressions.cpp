@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Ten fused expressions in one translation unit: what bench/compile_time.sh measures for
 // the cost of fusion at compile time (each expression is one GPU kernel made by the plugin
 // and the pass, and one CPU loop).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The first GPU call of a process, cold (empty cache: nvJitLink links the module) and from
 # the disk cache (a second process), each in a fresh process. Needs a GPU.
 #

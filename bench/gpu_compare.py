@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """One table, and a plot, of saxpy on the GPU: this project's ufunc on device arrays, the
 nvcc-compiled CUDA-C kernel and cuMemcpyDtoD (all three from gpu_ufunc_bench, same process),
 and, when they are installed, numba-cuda's @vectorize(target='cuda') and a CuPy

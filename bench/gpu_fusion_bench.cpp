@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fusion on the GPU, device arrays of 2^16 .. 2^28 float32:
 //
 //   chain       min(exp(0.5 x + 0.25), 2) * 0.5 as five ufuncs: fused (one kernel) against

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """cupy.fuse on gpu_fusion_bench's expressions and sizes (CuPy is on the GPU machine), next
 to gpu_fusion_bench's own figures: GB/s of the bytes each expression must move.
 

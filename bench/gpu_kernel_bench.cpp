@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CUDA-style kernels against the same kernels in CUDA-C compiled by nvcc -O3
 // (bench/cuda/kernels.cu), on the same device, stream and data:
 //

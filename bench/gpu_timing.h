@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the GPU benchmarks share: the few driver calls their CUDA-C baselines need (from the
 // driver the runtime already loaded), and timing on the GPU (events) and on the host.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GPU ufuncs against what a CUDA programmer gets by hand, on the same device, stream and data:
 //
 //   bandwidth  saxpy ufunc on device arrays, the same saxpy in CUDA-C compiled by nvcc -O3

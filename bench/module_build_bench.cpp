@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The part of a first GPU call that needs no GPU: linking a generated module with nvJitLink
 // into a cubin for the device's architecture, against getting the same cubin back from the
 // disk cache (what a second process does). Runs on any machine with the CUDA toolkit.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Numba's @vectorize on the same data as ufunc_cpu_bench (saxpy and gaussian_pdf over 2^24
 float32), for a side-by-side with this project's CPU ufuncs. Needs Debian's python3-numba.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """NumPy and Numba on fusion_cpu_bench's chain and map-reduce (2^24 float32): NumPy's eager
 expression, a chain of Numba @vectorize ufuncs (cpu and parallel), and Numba
 @njit(parallel=True) of the whole expression; for a side-by-side with fusion_cpu_bench.

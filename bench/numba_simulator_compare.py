@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """This project's kernel simulator against Numba's (NUMBA_ENABLE_CUDASIM=1) on the same
 kernels and sizes, in one run of this script: the tiled matmul, the tiled transpose and the
 shared-memory histogram of bench/simulator_bench.cpp, written here as Numba writes them.

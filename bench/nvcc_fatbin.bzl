@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The CUDA-C baselines of the GPU benchmarks, compiled by nvcc -O3 and embedded as bytes."""
 
 def nvcc_fatbin(name):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The kernel simulator on the kernels of the CUDA-style-kernels issue, each timed against
 // the plain C++ loop that computes the same result in the same process (the ratio says what
 // simulating every CUDA thread costs), and the barrier throughput check: 1024 blocks of 256

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Timing for the benchmarks: the best of several runs, which a noisy shared machine
 // disturbs least.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CPU ufuncs against hand-written loops over the same data, in the same process and
 // compiled with the same flags; and the parallel target against the cpu target.
 //

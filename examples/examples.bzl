@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The example programs, for the targets that build, run and inspect them."""
 
 EXAMPLES = [

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A chain of four ufuncs and a reduction, eager and fused, on every target.
 //
 // The eager chain is what NumPy does: every call reads and writes whole arrays (four passes

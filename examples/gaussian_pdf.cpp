@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The seed's Gaussian probability density over a million float32 values: std::exp in a
 // ufunc, vectorized on the CPU (glibc's libmvec) and mapped to libdevice on the GPU.
 #include <kernel/kernel.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A histogram with shared-memory atomics: each block counts its share of the values in a
 // block-local histogram (fast shared atomics), then adds it to the global one.
 #include <kernel/kernel.h>

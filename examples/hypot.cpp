@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The seed's hand-written hypot as a ufunc with two loops (float32 and float64): a function
 // template instantiated by the plugin for each signature. A call picks the loop from the
 // argument types, as a NumPy ufunc does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Monte-Carlo estimate of pi with a random generator per thread (xoroshiro128+, as Numba's
 // numba.cuda.random): each thread throws darts at the unit square and counts those inside the
 // quarter circle. Run on the simulator and the GPU with the same seeds, the counts are the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The seed's polar distance: a ufunc that calls a [[kernel::device]] helper returning two
 // values (here a std::pair, unpacked with structured bindings).
 #include <kernel/kernel.h>

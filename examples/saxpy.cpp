@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // saxpy as a ufunc: out = a * x + y over arrays, with `a` a scalar broadcast to every
 // element. Checks every target against a plain loop and prints what it did.
 #include <kernel/kernel.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The seed's square matrix multiplication as CUDA-style kernels: the naive one (one thread per
 // output element, a 2-d grid) and the tiled one (blocks stage 16x16 tiles of A and B in
 // shared memory between barriers). Each runs on the simulator, and on the GPU when there is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The seed's thread counter: every thread adds one to a counter in global memory. Without
 // atomics the read-modify-writes of different threads race (a GPU loses most of them); the
 // simulator reports the race. With an atomic add, the count is exact.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The seed's matrix transpose: the naive kernel (reads coalesced, writes strided) and the tiled
 // one that goes through a 32x33 shared tile (padded by a column so that the strided reads of
 // the tile hit 32 different banks). Checked on the simulator and, when there is one, the GPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- ContentHash.cpp - Stable identity of generated code ----------------===//
 
 #include "ContentHash.h"

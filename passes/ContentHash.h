@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- ContentHash.h - Stable identity of generated code ---------*- C++ -*-===//
 //
 // A module is identified by a hash of what it contains (the PTX of each architecture and

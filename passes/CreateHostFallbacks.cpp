@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- CreateHostFallbacks.cpp - Declared device functions on the host ----===//
 
 #include "CreateHostFallbacks.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- CreateHostFallbacks.h - Declared device functions on the host -*- C++ -*-===//
 //
 // A kernel that calls a CUDA-C device function also runs on the CPU targets and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- CreateKernelEntries.cpp - PTX entry points -------------------------===//
 
 #include "CreateKernelEntries.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- CreateKernelEntries.h - PTX entry points ------------------*- C++ -*-===//
 //
 // For each entry the plugin instantiated (kernel::detail::ufunc_kernel<&f>, which takes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- DeviceCodeAnalysis.cpp - What a module holds for the GPU -----------===//
 
 #include "DeviceCodeAnalysis.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- DeviceCodeAnalysis.h - What a module holds for the GPU ----*- C++ -*-===//
 //
 // The device passes need to know which functions are kernel entries (with their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- DeviceDiagnostics.h - Errors of the GPU compilation -------*- C++ -*-===//
 //
 // The passes report errors through the LLVMContext, so that clang prints them as compiler

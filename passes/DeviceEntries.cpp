@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- DeviceEntries.cpp - Finding what to compile for the GPU ------------===//
 
 #include "DeviceEntries.h"

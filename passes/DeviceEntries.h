@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- DeviceEntries.h - Finding what to compile for the GPU -----*- C++ -*-===//
 //
 // Reads llvm.global.annotations of the host module for the functions the plugin marked:

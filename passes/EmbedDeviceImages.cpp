@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- EmbedDeviceImages.cpp - GPU code inside the host object ------------===//
 
 #include "EmbedDeviceImages.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- EmbedDeviceImages.h - GPU code inside the host object -----*- C++ -*-===//
 //
 // Stores the PTX of a translation unit in its host object and registers it with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- ExternalDeviceCode.cpp - CUDA-C functions kernels call -------------===//
 
 #include "ExternalDeviceCode.h"

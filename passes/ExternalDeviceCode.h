@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- ExternalDeviceCode.h - CUDA-C functions kernels call ------*- C++ -*-===//
 //
 // What the plugin's [[kernel::declare_device]] and [[kernel::link]] annotations (and the

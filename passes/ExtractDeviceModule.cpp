@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- ExtractDeviceModule.cpp - The code a GPU module needs --------------===//
 
 #include "ExtractDeviceModule.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- ExtractDeviceModule.h - The code a GPU module needs -------*- C++ -*-===//
 //
 // Reduces a copy of the host module to what the GPU roots (kernel entries, device

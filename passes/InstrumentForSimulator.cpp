@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- InstrumentForSimulator.cpp - Race checks for simulated kernels -----===//
 
 #include "InstrumentForSimulator.h"

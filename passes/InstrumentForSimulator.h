@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- InstrumentForSimulator.h - Race checks for simulated kernels -*- C++ -*-===//
 //
 // The simulator runs a kernel's host copy. To find data races it must see every memory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelAnnotations.cpp - What the plugin tells the passes -----------===//
 
 #include "KernelAnnotations.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelAnnotations.h - What the plugin tells the passes ----*- C++ -*-===//
 //
 // The plugin hands the passes what only the front end knows through `annotate` strings on

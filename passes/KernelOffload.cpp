@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelOffload.cpp - GPU code from the host compile -----------------===//
 
 #include "KernelOffload.h"

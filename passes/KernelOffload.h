@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelOffload.h - GPU code from the host compile ----------*- C++ -*-===//
 //
 // The pass the plugin adds at the start of the host pipeline (so it runs at -O0 too, on IR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LinkDeviceLibraries.cpp - Bitcode libraries of GPU code ------------===//
 
 #include "LinkDeviceLibraries.h"

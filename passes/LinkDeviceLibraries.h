@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LinkDeviceLibraries.h - Bitcode libraries of GPU code -----*- C++ -*-===//
 //
 // GPU modules are linked with two bitcode libraries, taking only the functions they use:

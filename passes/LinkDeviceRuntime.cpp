@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LinkDeviceRuntime.cpp - The device runtime in a GPU module ---------===//
 
 #include "LinkDeviceRuntime.h"

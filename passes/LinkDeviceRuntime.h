@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LinkDeviceRuntime.h - The device runtime in a GPU module --*- C++ -*-===//
 //
 // Links into a freshly retargeted GPU module the functions it uses from the device runtime

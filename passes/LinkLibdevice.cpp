@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LinkLibdevice.cpp - libdevice in a GPU module ----------------------===//
 
 #include "LinkLibdevice.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LinkLibdevice.h - libdevice in a GPU module ---------------*- C++ -*-===//
 //
 // Links into a GPU module the libdevice functions (__nv_expf ...) that MapMathToLibdevice

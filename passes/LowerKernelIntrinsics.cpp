@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LowerKernelIntrinsics.cpp - Kernel hooks to NVVM intrinsics --------===//
 
 #include "LowerKernelIntrinsics.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LowerKernelIntrinsics.h - Kernel hooks to NVVM intrinsics -*- C++ -*-===//
 //
 // The kernel headers reach the GPU through extern "C" hooks (__kernel_tid_x,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LowerNumbaDeviceCalls.cpp - Numba's device-function convention -----===//
 
 #include "LowerNumbaDeviceCalls.h"

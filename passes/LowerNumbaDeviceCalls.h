@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LowerNumbaDeviceCalls.h - Numba's device-function convention -*- C++ -*-===//
 //
 // A CUDA-C function in the Numba convention is `int f(T *result, args...)`: the value

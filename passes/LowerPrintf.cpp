@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LowerPrintf.cpp - printf in GPU code -------------------------------===//
 
 #include "LowerPrintf.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LowerPrintf.h - printf in GPU code ------------------------*- C++ -*-===//
 //
 // printf in a kernel becomes the CUDA driver's vprintf(format, arguments): the variadic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- MapMathToLibdevice.cpp - C and C++ math on the GPU -----------------===//
 
 #include "MapMathToLibdevice.h"

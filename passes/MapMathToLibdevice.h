@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- MapMathToLibdevice.h - C and C++ math on the GPU ----------*- C++ -*-===//
 //
 // Host IR calls the C math library (`expf`, `hypot`: what std::exp and std::hypot become)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- ModuleAbiTypes.cpp - The module ABI as LLVM types ------------------===//
 
 #include "ModuleAbiTypes.h"

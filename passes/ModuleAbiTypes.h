@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- ModuleAbiTypes.h - The module ABI as LLVM types -----------*- C++ -*-===//
 //
 // The descriptors the pass embeds (kernel_module, kernel_entry, ...) are declared once, in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- OffloadOptions.h - What the GPU compilation is asked to do -*- C++ -*-===//
 
 #ifndef KERNEL_PASSES_OFFLOADOPTIONS_H

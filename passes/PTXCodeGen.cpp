@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- PTXCodeGen.cpp - Optimising and emitting PTX -----------------------===//
 
 #include "PTXCodeGen.h"

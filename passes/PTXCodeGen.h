@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- PTXCodeGen.h - Optimising and emitting PTX ----------------*- C++ -*-===//
 //
 // Compiles a prepared GPU module for one architecture: O3 with the NVPTX target machine's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- PassPlugin.cpp - The kernel passes for opt ----------------------------===//
 //
 // `opt -load-pass-plugin=libkernel_passes.so -passes=NAME` runs the offload pass

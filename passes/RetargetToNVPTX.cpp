@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- RetargetToNVPTX.cpp - Host IR to NVPTX IR --------------------------===//
 
 #include "RetargetToNVPTX.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- RetargetToNVPTX.h - Host IR to NVPTX IR -------------------*- C++ -*-===//
 //
 // Makes the extracted module an NVPTX module: triple and data layout, no host function

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- VerifyDeviceModule.cpp - Last checks before code generation --------===//
 
 #include "VerifyDeviceModule.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- VerifyDeviceModule.h - Last checks before code generation -*- C++ -*-===//
 //
 // After the libraries are linked, every function the GPU module calls must be defined in

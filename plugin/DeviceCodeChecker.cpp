@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- DeviceCodeChecker.cpp - Rejects code a GPU cannot run --------------===//
 
 #include "DeviceCodeChecker.h"

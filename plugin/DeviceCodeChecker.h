@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- DeviceCodeChecker.h - Rejects code a GPU cannot run ------*- C++ -*-===//
 //
 // Walks an annotated function and everything it calls (in this translation unit) and

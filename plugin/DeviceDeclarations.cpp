@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- DeviceDeclarations.cpp - [[kernel::declare_device]], [[kernel::link]] -===//
 //
 // Declarations of CUDA-C device functions that kernels call, and the device code that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- DeviceDeclarations.h - External device functions ---------*- C++ -*-===//
 //
 // [[kernel::declare_device]] declares a CUDA-C device function that kernels call;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelAttrScope.h - The kernel:: attribute scope ----------*- C++ -*-===//
 //
 // Clang 19 matches plugin attributes on their unscoped name, so each kernel attribute is

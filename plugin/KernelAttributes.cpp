@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelAttributes.cpp - [[kernel::vectorize]], [[kernel::jit]], [[kernel::device]] -===//
 //
 // The attribute handlers: they check where an attribute is written and what its signature

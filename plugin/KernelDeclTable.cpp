@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelDeclTable.cpp - Functions carrying kernel attributes ---------===//
 
 #include "KernelDeclTable.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelDeclTable.h - Functions carrying kernel attributes --*- C++ -*-===//
 //
 // What the attribute handlers learned about each annotated function (its kind and parsed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelDiagnostics.h - The plugin's diagnostics -----------*- C++ -*-===//
 //
 // Every message the plugin reports, in one place so that wording stays consistent and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelEntryInstantiator.cpp - GPU entries for annotated functions --===//
 
 #include "KernelEntryInstantiator.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelEntryInstantiator.h - GPU entries for annotated functions -*- C++ -*-===//
 //
 // Turns an annotated function into what the pass compiles: for a function template, the

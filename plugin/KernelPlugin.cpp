@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- KernelPlugin.cpp - The kernel plugin for clang -----------------------===//
 //
 // `clang++ -fplugin=kernel_plugin.so` is the whole interface: the plugin runs before the

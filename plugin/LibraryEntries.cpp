@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LibraryEntries.cpp - GPU entries instantiated by the library -------===//
 
 #include "LibraryEntries.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- LibraryEntries.h - GPU entries instantiated by the library -*- C++ -*-===//
 //
 // Some kernels are not instantiated by the plugin but by the library's own templates: a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- SignatureMatcher.h - Signatures against C++ types --------*- C++ -*-===//
 //
 // Relates the types of a signature string to C++ types: float32 is `float`, int64 is any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- SignatureParser.cpp - Numba-style signature strings ----------------===//
 
 #include "SignatureParser.h"

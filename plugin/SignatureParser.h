@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- SignatureParser.h - Numba-style signature strings --------*- C++ -*-===//
 //
 // Parses the signature strings of the kernel attributes, as Numba writes them:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- StdlibLookup.cpp - Finding library declarations from the plugin ----===//
 
 #include "StdlibLookup.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- StdlibLookup.h - Finding library declarations from the plugin -*- C++ -*-===//
 //
 // The plugin instantiates templates of the kernel headers (kernel::detail::ufunc_kernel)

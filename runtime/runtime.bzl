@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The layers of the runtime.
 
 Each layer is a cc_library that names the headers of the layers below it by their path under

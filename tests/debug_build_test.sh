@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Debug builds through the plugin: every source given is compiled with -g at -O2 and with
 # -gline-tables-only at -O1 (the combinations where clang attaches debug information to the
 # declarations the passes give bodies, e.g. the host fallback of a declared device function),

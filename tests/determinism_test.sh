@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Two builds of the same source, in different directories, embed identical PTX under
 # identical registration keys (content hashes, never random or path-dependent ids).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # tools/kernel-clang++ from the SDK: builds and links a program in one command, inspects,
 # builds without the plugin, mixes translation units compiled with and without it, and
 # explains a missing installation.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Every PTX module embedded in every example links with nvJitLink (as the runtime links it
 # on a GPU) into cubins for sm_75 and sm_90 that contain all of its kernels.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Every PTX module embedded in every example binary assembles with ptxas for the
 # architecture it was generated for (sm_75 and sm_90 each), and reads its kernels'
 # parameter blocks in the parameter space: a generic pointer to a block (cvta.param) makes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The examples are ordinary C++: g++, which knows nothing of the plugin, builds them and
 # they run correctly on the CPU targets.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The GPU part of the test suite: the device-path tests again with KERNEL_TEST_DEVICE=cuda
 # (the same tests that CI runs on the simulated device), then every example, each of which
 # runs on the GPU when there is one and checks its results there against its reference.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Prints the extensions of kernel::detail::link_formats, one per line without the dot, for
 // link_inputs_test.sh to compare with the Bazel rules' list.
 #include <cstdio>

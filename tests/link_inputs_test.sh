@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The Bazel rules accept exactly the device code formats the compiler and runtime link, in the
 # same order: tools/bazel/link_inputs.bzl against kernel/detail/link_inputs.h.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // nvjitlink_check FILE.ptx...: links each PTX module with the runtime's nvJitLink path for
 // sm_75 and sm_90 (those not older than the PTX's .target: PTX compiles forward only) and
 // checks that every kernel (.entry) of the PTX is in the cubin.

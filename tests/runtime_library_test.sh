@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # libkernel_runtime.so can be loaded with dlopen by any process: no initial-exec TLS (which
 # needs room in the static TLS block that a process may have used up), and it loads.
 set -euo pipefail

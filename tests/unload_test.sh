@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A shared library compiled with the plugin registers its kernels when loaded and unregisters
 # them when unloaded (dlclose): nothing dangling is left in the runtime's registry.
 set -euo pipefail

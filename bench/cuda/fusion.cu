@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The hand-written CUDA-C versions of gpu_fusion_bench's expressions, compiled by nvcc -O3:
 // what a CUDA programmer writes for the whole chain, one thread per element, and for the
 // map-reduce, a grid-stride loop, warp shuffles, one atomicAdd per block.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA-C versions of the kernels that gpu_kernel_bench times the C++ kernels against: the
 // same algorithms, index for index (examples/square_matrix_mult.cpp, examples/transpose.cpp),
 // as a CUDA programmer writes them, compiled by nvcc -O3.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The kernel that calls the seed's CUDA-C `bar`, included by two translation units that link
 // `bar` differently (a relocatable object, LTO-IR), so that each gets its own module.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `bar` linked as LTO-IR (nvcc -dlto): nvJitLink links with -lto.
 #include "bench/device_calls/call_bar.h"
 

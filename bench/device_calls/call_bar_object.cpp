@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `bar` linked as a relocatable object (nvcc -dc): a call across the module boundary.
 #include "bench/device_calls/call_bar.h"
 

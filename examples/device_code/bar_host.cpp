@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The host implementation of bar, used when the kernels run on the simulator (the CUDA-C
 // definitions cannot run there). It does not see the [[kernel::declare_device]]
 // declaration: it is an ordinary C++ definition of the same function.

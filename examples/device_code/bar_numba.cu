@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The seed's CUDA-C device function in the NumbaPro/Numba convention: the result through
 // the first argument, the return value a status (0 for success).
 extern "C" __device__ int bar(int *retval, int a, int b) {

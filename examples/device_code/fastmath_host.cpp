@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The host implementation of the library's fast_rsqrt, for the CPU targets.
 #include <cmath>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The seed's foo kernel (out[i] = bar(inp[i], 2)) and its check, shared by the C-ABI and
 // the Numba-convention programs: only the declaration of bar differs between them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The seed's JIT-linking lesson with bar in the Numba convention: the CUDA-C function is
 // int bar(int *retval, int a, int b) returning a status; kernels call it as it is declared
 // here, and a non-zero status is raised on the host after the kernel as a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `PROGRAM --link`: links the program's GPU modules with its CUDA-C code for sm_75 and
 // sm_90 (nvJitLink runs on the CPU, no GPU needed) and lists what each cubin defines, one
 // line per module and architecture. link_test.sh reads these lines.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # link_test.sh PROGRAM SYMBOL [PROGRAM SYMBOL]...: PROGRAM --link links its modules for sm_75 and sm_90,
 # and each cubin must define SYMBOL (the CUDA-C function) besides the kernels.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A vectorized function that calls a CUDA-C device function from a prebuilt static library
 // (libfastmath.a: nvcc -dc, nvcc -lib). On the CPU targets the host implementation below
 // the kernel is used; on the GPU the library's, linked by nvJitLink.

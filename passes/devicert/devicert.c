@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* The device runtime: what host IR expects from compiler-rt and the C library that
  * libdevice does not provide, written for the NVPTX target and linked into GPU modules by
  * passes/LinkDeviceLibraries.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===- SeamsTest.cpp - The agreements between plugin, passes and runtime ---===//
 //
 // The module descriptors the pass embeds must have the layout the runtime reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every atomic on every type it takes, compiled for the GPU: the offload test assembles the
 // PTX (floats' max and min and 64-bit inc and dec are compare-and-swap loops).
 #include <cstdint>

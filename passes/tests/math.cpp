@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // C and C++ math in GPU code: every call must end up in libdevice or a PTX instruction.
 #include <cmath>
 #include <complex>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The offload pass end to end with the real toolchain: sources compiled by clang++-19 with
 # the plugin at -O0 and -O2, the PTX they embed assembled by ptxas for sm_75 and sm_90, the
 # math mapped, and the errors when libdevice is missing.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs one IR test of the kernel passes, as LLVM's lit would (Debian packages no lit): each
 # `; RUN:` line of the file (a trailing \ continues it on the next one) runs in bash with
 # pipefail, with these substitutions:

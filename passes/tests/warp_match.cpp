@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The warp matches and lanemask_lt compiled for the GPU: the offload test assembles the PTX
 // (match.any.sync and match.all.sync, b32 and b64, which need sm_70 or later).
 #include <cstdint>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs clang's -verify mode with the kernel plugin over one test file: every diagnostic the
 # file expects (// expected-error {{...}}) must be reported, and nothing else. A crash of
 # clang fails the test even if the diagnostics matched.

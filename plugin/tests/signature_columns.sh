@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A malformed signature is reported at the offending character inside the string literal
 # (-verify checks lines only; this checks columns).
 set -euo pipefail

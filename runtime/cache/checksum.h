@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // FNV-1a: names and checks cache entries, and keys the user's device code. Not a defence
 // against tampering (cache keys are compared in full), only against accidental damage.
 #pragma once

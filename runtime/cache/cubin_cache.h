@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The on-disk cache of linked GPU code. A cubin is kept under a key made of everything
 // that decides its contents: the generated module (content hash and the PTX image used),
 // the user device code linked in, the target architecture, and the nvJitLink and driver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda/cuda_device.h"
 
 #include <algorithm>
@@ -278,23 +279,21 @@ void cuda_device::release_pinned(void *p, std::size_t bytes) noexcept {
   pinned_free_.emplace(size_class(bytes), p);
 }
 
-void cuda_device::host_work(detail::stream_state &s, std::function<void()> work) {
+void cuda_device::host_work(detail::stream_state &s, kernel::detail::host_task work) {
   make_current();
-  auto *task = new std::function<void()>(std::move(work));
+  auto task = std::make_unique<kernel::detail::host_task>(std::move(work));
   const CUresult r = drv_.cuLaunchHostFunc(
       handle_of(s),
       [](void *data) {
-        std::unique_ptr<std::function<void()>> t(static_cast<std::function<void()> *>(data));
+        std::unique_ptr<kernel::detail::host_task> t(static_cast<kernel::detail::host_task *>(data));
         in_host_function = true;
         (*t)();
         t.reset(); // what the work captured is released here, still flagged
         in_host_function = false;
       },
-      task);
-  if (r != CUDA_SUCCESS) {
-    delete task;
-    drv_.check(r, "cuLaunchHostFunc", name_);
-  }
+      task.get());
+  drv_.check(r, "cuLaunchHostFunc", name_); // on failure the task is freed here
+  (void)task.release();                     // else the host function owns it
 }
 
 void cuda_device::synchronize() {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A CUDA GPU through the driver API: its primary context, stream-ordered memory from the
 // device's default pool, a pool of page-locked staging buffers, and the kernels of the
 // registered modules, linked for its architecture on first use and launched with their
@@ -40,7 +41,7 @@ public:
             detail::stream_state &s) override;
   void *allocate_pinned(std::size_t bytes) override;
   void release_pinned(void *p, std::size_t bytes) noexcept override;
-  void host_work(detail::stream_state &s, std::function<void()> work) override;
+  void host_work(detail::stream_state &s, kernel::detail::host_task work) override;
 
   detail::launch_config elementwise_config(const detail::kernel_ref &k, index_t work) override;
   detail::launch_config resident_config(const detail::kernel_ref &k, index_t work) override;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA driver API, loaded at run time. Programs must start, and run their CPU targets,
 // on machines without an NVIDIA driver, so nothing links libcuda directly.
 //

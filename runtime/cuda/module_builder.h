@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turns a registered module into a cubin for a device architecture: picks the PTX image
 // generated for the newest architecture the device runs, links it with nvJitLink, and keeps
 // the result in the disk cache.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // nvJitLink, loaded at run time: links generated PTX, and the user's device code, into a
 // cubin for the architecture of the GPU in hand. Works without a GPU, so CI links every
 // generated module too.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NVRTC, loaded at run time: compiles the user's .cu device code to relocatable PTX for
 // the GPU in hand, so that nvJitLink can link it with a kernel module. Works without a GPU.
 #pragma once

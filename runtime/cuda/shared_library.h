@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A dlopen'ed shared library, closed when the owner goes away.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where the runtime looks for the libraries of the CUDA toolkit (NVRTC, nvJitLink): the one
 // place that knows the toolkit roots and their order.
 #pragma once

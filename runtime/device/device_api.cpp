@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The functions of kernel/detail/device_api.h: the headers' entry into the device layer.
 #include "kernel/detail/device_api.h"
 
@@ -70,7 +71,7 @@ std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes) {
   return std::shared_ptr<void>(p, [&d, bytes](void *q) { d.release_pinned(q, bytes); });
 }
 
-void host_work(stream_state &s, std::function<void()> work) { s.device().host_work(s, std::move(work)); }
+void host_work(stream_state &s, host_task work) { s.device().host_work(s, std::move(work)); }
 
 launch_config elementwise_config(device_state &d, const kernel_ref &k, index_t work) {
   return d.elementwise_config(k, work);

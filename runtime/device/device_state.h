@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the runtime knows of a device, a stream and an event: the interface both device
 // backends implement, the CUDA driver's (cuda/cuda_device.cpp) and the simulated device's
 // (simulator/simulator_device.cpp). Headers see these types only as opaque pointers, through
@@ -7,12 +8,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "kernel/detail/device_api.h"
+#include "kernel/detail/host_task.h"
 
 namespace kernel::detail {
 
@@ -80,7 +81,7 @@ public:
 
   /// Runs `work` on the host once everything queued on `s` before it is done. `work` must
   /// not call into the device API.
-  virtual void host_work(stream_state &s, std::function<void()> work) = 0;
+  virtual void host_work(stream_state &s, host_task work) = 0;
 
   virtual launch_config elementwise_config(const kernel_ref &k, index_t work) = 0;
   virtual launch_config resident_config(const kernel_ref &k, index_t work) = 0;

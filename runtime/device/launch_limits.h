@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What one kernel launch may ask of a device. Both device backends check a launch here
 // before running it, the CUDA device against what its driver reports and the simulator
 // against an sm_90 GPU, so that a launch a GPU would refuse fails alike on both.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kernel::link_modules: the cuda target's module build, ahead of time and without a GPU.
 #include <map>
 #include <string>

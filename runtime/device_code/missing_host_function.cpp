@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The host fallback of a declared CUDA-C device function (passes/CreateHostFallbacks.cpp):
 // called when a kernel that uses one runs on the CPU targets or the simulator and the
 // program has no host implementation of it.

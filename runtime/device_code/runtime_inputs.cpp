@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "device_code/runtime_inputs.h"
 
 #include "cache/checksum.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -52,16 +54,15 @@ std::string hash_of(const std::string &kind, const void *data, std::size_t size)
 
 namespace kernel {
 
-void link_device_code(const std::filesystem::path &file) {
+void link_device_code(const std::string &file) {
   using namespace runtime::device_code;
-  const std::string kind = kind_of(file.string());
-  if (kind.empty())
-    throw link_error("kernel::link_device_code: " + kernel::detail::not_linkable_message(file.string()));
+  const std::string kind = kind_of(file);
+  if (kind.empty()) throw link_error("kernel::link_device_code: " + kernel::detail::not_linkable_message(file));
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw link_error("kernel::link_device_code: cannot read '" + file.string() + "'");
+  if (!in) throw link_error("kernel::link_device_code: cannot read '" + file + "'");
   auto bytes = std::make_shared<std::string>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) throw link_error("kernel::link_device_code: error reading '" + file.string() + "'");
-  add({file.string(), kind, hash_of(kind, bytes->data(), bytes->size()), std::move(bytes)});
+  if (in.bad()) throw link_error("kernel::link_device_code: error reading '" + file + "'");
+  add({file, kind, hash_of(kind, bytes->data(), bytes->size()), std::move(bytes)});
 }
 
 void link_device_source(const std::string &name, const std::string &cuda_source) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device code added at run time (kernel/device_code.h), kept for every module built later.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide table of GPU modules registered by translation units compiled with the
 // plugin, keyed by each kernel's host entry address.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fibers for simulated GPU threads: each thread of a block runs on its own small stack and
 // switches back to the block's scheduler when it waits at a barrier or a warp operation.
 // Built on boost.context's fcontext, whose contexts can be abandoned without unwinding:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host implementations of the kernel hooks (kernel/intrinsics.h, kernel/memory.h,
 // kernel/array.h). Inside a simulated launch they act for the current simulated thread;
 // outside one (a kernel's host copy called directly) they describe a launch of one thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Data races between the threads of a simulated launch: two threads touch the same bytes,
 // at least one of them writing, with nothing that orders them: a syncthreads (threads of
 // one block), a syncwarp naming both (lanes of one warp), or nothing at all (threads of

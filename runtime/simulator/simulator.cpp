@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "simulator/simulator.h"
 
 #include <oneapi/tbb/blocked_range.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The kernel simulator: runs a kernel's host copy over its whole launch on the CPU, with the
 // semantics of a GPU and checks a GPU does not make.
 //

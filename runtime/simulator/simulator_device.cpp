@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "simulator/simulator_device.h"
 
 #include <chrono>
@@ -77,7 +78,7 @@ void *simulator_device::allocate_pinned(std::size_t bytes) { return ::operator n
 
 void simulator_device::release_pinned(void *p, std::size_t) noexcept { ::operator delete(p, device_alignment); }
 
-void simulator_device::host_work(detail::stream_state &, std::function<void()> work) { work(); }
+void simulator_device::host_work(detail::stream_state &, kernel::detail::host_task work) { work(); }
 
 detail::launch_config simulator_device::elementwise_config(const detail::kernel_ref &, index_t) {
   // One simulated thread walks the whole grid-stride loop: the same kernel code and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The simulated device: device memory is host memory, streams run their work as it is
 // queued, and kernels run on the CPU through the simulator. Everything a program does with
 // devices works on it, without a GPU (Numba's CUDA simulator, done in C++).
@@ -27,7 +28,7 @@ public:
             detail::stream_state &s) override;
   void *allocate_pinned(std::size_t bytes) override;
   void release_pinned(void *p, std::size_t bytes) noexcept override;
-  void host_work(detail::stream_state &s, std::function<void()> work) override;
+  void host_work(detail::stream_state &s, kernel::detail::host_task work) override;
 
   detail::launch_config elementwise_config(const detail::kernel_ref &k, index_t work) override;
   detail::launch_config resident_config(const detail::kernel_ref &k, index_t work) override {

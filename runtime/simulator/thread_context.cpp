@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which simulated thread each host thread is running.
 #include "simulator/thread_context.h"
 

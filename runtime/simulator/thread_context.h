@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The simulated thread a host thread is running: what the kernel hooks (threadIdx ...)
 // read on the host.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Atomics on every type Numba's cuda.atomic takes: max and min of float and double, inc and
 // dec of 32- and 64-bit unsigned integers, contended by the threads of many blocks (on the
 // simulator, or the GPU under KERNEL_TEST_DEVICE=cuda) and by host threads (the CPU targets

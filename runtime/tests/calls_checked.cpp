@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A kernel calling a Numba-convention CUDA-C function.
 #include <kernel/kernel.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernels calling a CUDA-C function of which this translation unit names no definition:
 // device_code_test links them with device code chosen at run time.
 #include <kernel/kernel.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The disk cache survives what other processes and people leave in it: something that is not
 // a regular file at an entry's path (a directory, a FIFO, a device) is a damaged entry, read
 // without blocking and without end, and replaced; temporaries of writers that were killed

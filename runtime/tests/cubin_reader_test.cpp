@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The cubin reader (cuda::cubin_symbols) takes offsets and sizes from the file: a damaged or
 // hostile cubin gives no names, never an out-of-bounds read or an endless loop. Real cubins
 // are read by module_build_test.

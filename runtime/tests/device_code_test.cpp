@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Linking kernels with the user's CUDA-C device code, without a GPU: every input kind
 // nvJitLink takes (and .cu through NVRTC) resolves the declared function in cubins for
 // sm_75 and sm_90; each failure has its message; on the CPU targets and the simulator a
@@ -83,12 +84,12 @@ TEST_F(DeviceCode, EveryInputKindResolvesTheFunction) {
 
 TEST_F(DeviceCode, MissingFunctionNamesKernelFunctionAndInputs) {
   EXPECT_EQ(link_message(90),
-            "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:5) is not defined in the "
+            "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) is not defined in the "
             "device code linked with it (no device code was linked: name the file with [[kernel::link(...)]], "
             "-fplugin-arg-kernel-link, a cuda_device_library in device_deps, or kernel::link_device_code)");
   kernel::link_device_source("other.cu", "extern \"C\" __device__ int other(int a) { return a; }");
   kernel::link_device_code(data + "empty.ptx");
-  EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:5) is "
+  EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) is "
                               "not defined in the device code linked with it (searched: other.cu, " +
                                   data + "empty.ptx)");
 }
@@ -161,7 +162,7 @@ TEST_F(DeviceCode, NumbaConventionCallsPassAResultSlot) {
 }
 
 const char *missing_host =
-    "'int twice(int)' is CUDA-C device code (kernel::declare_device at calls_twice.cpp:5) and runs only on the cuda "
+    "'int twice(int)' is CUDA-C device code (kernel::declare_device at calls_twice.cpp:6) and runs only on the cuda "
     "target; to run it on cpu, parallel or the simulator, define 'int twice(int)' in a C++ source file of the program "
     "as its host implementation";
 
@@ -218,7 +219,7 @@ TEST_F(DeviceCode, OnTheGpu) {
                          0),
               0u)
         << what;
-    EXPECT_NE(what.find("calls_checked.cpp:4"), std::string::npos) << what;
+    EXPECT_NE(what.find("calls_checked.cpp:5"), std::string::npos) << what;
     EXPECT_NE(what.find(") returned status 7"), std::string::npos) << what;
     EXPECT_EQ(e.function(), "int checked(int, int)");
     EXPECT_EQ(e.status(), 7);

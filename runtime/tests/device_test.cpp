@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device arrays, transfers, streams and events, on the simulated device (the same API as
 // on a GPU; these run everywhere).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """What a target that depends on a C++ library is given of it to compile with."""
 
 def _exported_includes_impl(ctx):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Lazy expressions built without the plugin (a plain C++20 compile): they run on cpu and
 // parallel. Functions here count their calls, which GPU code could not, to show that a
 // subexpression shared by several outputs is computed once per element, and the global

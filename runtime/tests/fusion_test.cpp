@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Lazy expressions fused into one loop (cpu, parallel) or one kernel (the simulator here, a
 // GPU under KERNEL_TEST_DEVICE=cuda): results equal the eager chain's bit for bit on the
 // same target, one launch and no temporaries per materialisation, errors before anything runs.

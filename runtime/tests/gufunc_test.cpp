@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Generalized ufuncs on every target (cpu, parallel, and the simulated device or, under
 // KERNEL_TEST_DEVICE=cuda, the GPU).
 #include <gtest/gtest.h>

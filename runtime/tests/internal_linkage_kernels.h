@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernels with internal linkage in a header that two translation units include: each unit
 // has its own host entries (their own keys) for the same GPU code, registered once. Each
 // unit's calls must find their own kernels on every device.

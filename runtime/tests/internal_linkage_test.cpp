@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Internal-linkage kernels from one header in two translation units (see
 // internal_linkage_kernels.h), called from both units, in both orders, on the test device.
 #include <gtest/gtest.h>

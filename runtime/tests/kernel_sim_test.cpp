@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CUDA-style kernels: threads, blocks, barriers, shared memory, warp operations and atomics
 // behave as on a GPU (the KernelSim tests run on the simulator, or on the GPU under
 // KERNEL_TEST_DEVICE=cuda); and the simulator reports what a GPU would not (KernelSimChecks).

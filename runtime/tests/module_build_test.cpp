@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The modules this test's own kernels generate link with nvJitLink into cubins for sm_75 and
 // sm_90, with every kernel in the cubin; and the disk cache keeps them correctly. No GPU is
 // needed: nvJitLink runs on the CPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the runtime reads from nvJitLink's error log, checked against the nvJitLink installed:
 // a PTX module calling a function no input defines fails with a log naming it after
 // undefined_reference_marker. If an nvJitLink release rewords it, this fails, not the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The runtime's headers are private to it: a target that depends on //runtime compiles with
 # the include paths //runtime exports ($1, one flag a line), with which <kernel/kernel.h>
 # compiles and no header of the runtime's layers is found by the name the layers use for it

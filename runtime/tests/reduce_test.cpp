@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reductions on cpu, parallel and the simulated device (the GPU's tree of shuffles and shared
 // memory, run by the simulator) or, under KERNEL_TEST_DEVICE=cuda, the GPU.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shapes are checked where they enter (kernel/detail/shape_check.h): negative extents and
 // element counts or byte sizes that overflow are argument_errors naming the call and the
 // dimension, on every target, before anything is allocated or written.

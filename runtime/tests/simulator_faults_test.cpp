@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The simulator on faulty and unusual kernels: a thread overflowing its stack and bad stack
 // settings are errors, not a dead process; threads spinning on each other's flags finish;
 // the race checks are exact to the byte, know syncwarp, and say why an access races; warp

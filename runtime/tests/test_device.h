@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The device that the device-path tests run on. By default the simulated device, so that
 // the suite runs on every machine (CI has no GPU); under KERNEL_TEST_DEVICE=cuda the same
 // tests run on CUDA device 0, which is how the GPU part of the suite runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GPU ufuncs through the device path: on the simulated device (the same staging, parameter
 // block and kernel as on a GPU), or on the GPU under KERNEL_TEST_DEVICE=cuda.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Ufuncs compiled with the plugin: kernels in namespaces, static members and templates are
 // registered under the names the user wrote, and every argument kind works.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // match_any_sync, match_all_sync and lanemask_lt, as CUDA's __match_any_sync,
 // __match_all_sync and %lanemask_lt (Numba's cuda.match_any_sync ...), on the simulator (or
 // the GPU under KERNEL_TEST_DEVICE=cuda).

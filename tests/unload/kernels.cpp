@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A shared library with kernels, loaded and unloaded by unload_main.cpp.
 #include <kernel/kernel.h>
 

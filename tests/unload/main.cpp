@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loads a library with kernels, runs one on the simulator, unloads it, and checks that the
 // runtime forgot its kernels; then loads and runs it again.
 #include <dlfcn.h>

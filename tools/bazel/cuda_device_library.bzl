@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """CUDA-C device code for kernels to call: nvcc -dc for the listed architectures.
 
     load("@kernel//tools/bazel:cuda_device_library.bzl", "cuda_device_library")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Bazel rules for C++ compiled with the kernel plugin.
 
     load("@kernel//tools/bazel:kernel_cc.bzl", "kernel_cc_binary", "kernel_cc_library")

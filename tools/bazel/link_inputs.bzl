@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The device code formats kernels link with, for the Bazel rules.
 
 The same list as kernel::detail::link_formats in stdlib/include/kernel/detail/link_inputs.h

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """kernel_sdk: the toolchain as one directory, for builds outside Bazel.
 
     bazel build //tools:sdk

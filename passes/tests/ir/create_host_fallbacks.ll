@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; A declared CUDA-C function gets a weak host definition that reports, through the runtime,
 ; that it has no host implementation: its declaration, where it was declared and its
 ; convention. Functions the annotations do not declare are left alone.

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; Each entry gets the PTX kernel the runtime launches: its parameter block as one byval
 ; grid-constant parameter, the entry inlined into it. Everything but the kernels and the
 ; [[kernel::device]] functions is internalised, and what nothing uses is dropped. The

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; DeviceCodeAnalysis reads a host module's llvm.global.annotations and, once
 ; ExtractDeviceModule has replaced them, the device module's kernel.device_code: the same
 ; entries, device functions and declared functions either way.

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; The offload pass's device pipeline on a host module (as the offload pass runs it on a copy
 ; of the module), and the same passes run one by one by name: each finds what it needs in
 ; the module it is given, so both give the same GPU module.

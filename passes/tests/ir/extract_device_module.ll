@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; A host module reduced to what its GPU roots (the entry, the [[kernel::device]] function)
 ; reach; the annotations become kernel.device_code.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-extract-device-module %s -S \

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; For the simulator's race checks, each entry gets an instrumented copy of itself and what it
 ; calls: plain loads, stores and memcpy/memset report their address first. Atomics, the
 ; thread's own stack, the host's globals and the entry's parameters are not reported; the

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; The whole offload pass on a host module: PTX for each architecture asked for, embedded in
 ; the __kernel_ptx section under the module's content hash, with the descriptor naming the
 ; entry by its host function and its simulator copy, the constructor that registers it and

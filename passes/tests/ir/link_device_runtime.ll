@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; The device runtime embedded in the plugin provides what host IR expects from compiler-rt
 ; (complex arithmetic, in the x86-64 convention); only what the module uses is linked, and
 ; without the target CPU it was built for.

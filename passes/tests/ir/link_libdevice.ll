@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; The libdevice functions the module calls are linked from libdevice (only those), and
 ; NVVMReflect is told that denormals are kept, as nvcc does by default.
 ; RUN: opt -load-pass-plugin=%plugin -kernel-libdevice=%libdevice -passes=kernel-link-libdevice \

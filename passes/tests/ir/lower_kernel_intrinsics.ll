@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; The kernel hooks become PTX special registers, barriers, shuffles, votes and shared
 ; variables; the simulator's bounds checks disappear.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-lower-intrinsics %s -S \

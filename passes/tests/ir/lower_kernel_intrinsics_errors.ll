@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; Static shared memory the GPU cannot have is an error at compile time, not a 0-byte array or
 ; a link failure at run time: a shared array whose size is not a constant, and a kernel whose
 ; shared arrays (its own and its callees', each counted once) exceed PTX's 48 KiB. opt stops

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; A call to a CUDA-C function in Numba's convention, declared in C++ as `float bar(int, int)`,
 ; becomes `int bar(float *result, int, int)`; a non-zero status is recorded, with the
 ; function's position + 1 among the declared functions, in the global the runtime reads.

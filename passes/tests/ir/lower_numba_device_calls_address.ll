@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; A Numba-convention CUDA-C function whose address GPU code takes (here passed to another
 ; function) cannot be given its result slot: an error naming it, not a crash erasing a
 ; function that is still used.

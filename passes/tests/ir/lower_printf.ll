@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; printf becomes the CUDA driver's vprintf(format, arguments), the arguments stored at their
 ; natural alignment in a buffer on the thread's stack.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-lower-printf %s -S \

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; C math and LLVM's math intrinsics become libdevice's functions, or native instructions
 ; where PTX has them with the same IEEE semantics; what cannot be mapped is an error.
 ; RUN: split-file %s %t

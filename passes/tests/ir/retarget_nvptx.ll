@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; The extracted module becomes an NVPTX module: triple and layout, no host attributes, no
 ; exception handling, comdats, sections, inline assembly, debug info or host module flags.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-retarget-nvptx %s -S | FileCheck %s

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; After linking, each function the GPU module calls must be defined, an intrinsic the NVPTX
 ; backend lowers, a function the CUDA driver resolves or a declared CUDA-C function; and no
 ; call may be indirect. opt stops at the first error: in each module the calls that are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // After clang's own error in GPU code, the plugin adds no follow-on error about code clang
 // could not make sense of.
 #include <cmath>

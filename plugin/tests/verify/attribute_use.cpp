@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where the kernel attributes may be written, and what their arguments must be.
 #include <kernel/kernel.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kernel::declare_device and kernel::link: what the plugin can see of the calling
 // convention, bodies, and the files to link.
 #include <kernel/kernel.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An entry template that does not have the shape the plugin instantiates (a <kernel/kernel.h>
 // from another version) is an error at the attribute, not a function left without its entry.
 namespace kernel::detail {

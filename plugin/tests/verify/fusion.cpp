@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Lazy expressions: what the type system rejects is reported at the user's line; what the
 // library's templates reject (no loop for the composed types) is reported by the library with
 // the chain of instantiations from the user's call; a function of an expression that cannot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Code that cannot run on a GPU is reported at its line, with the calls that reached it.
 #include <cstdio>
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kernel::guvectorize: the layout string, and the function against it.
 #include <kernel/kernel.h>
 

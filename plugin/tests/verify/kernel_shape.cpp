@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Functions whose C++ shape an attribute cannot use are reported at the attribute or the
 // parameter, never inside the library's templates.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Without <kernel/kernel.h> (here only <kernel/array.h>, whose templates the functions use),
 // each attribute says so once, at the attribute, with no notes about unrelated instantiations.
 #include <kernel/array.h>

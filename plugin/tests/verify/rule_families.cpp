@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The attribute's rules are checked one family at a time: where the function is declared,
 // then what every written signature says, then the C++ type against the signatures. A failing
 // family ends the check, so that the next family does not report the same mistake again.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Signatures checked against the C++ function: types, arity, and what each attribute allows.
 #include <complex>
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Malformed signature strings. The error points at the offending character inside the
 // string (checked by signature_columns.sh); here each is matched by its message.
 #include <kernel/kernel.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Ordinary C++ that runs on a GPU is accepted without a diagnostic.
 // expected-no-diagnostics
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Integers wider than 64 bits are reported at the line that uses them in GPU code (the NVPTX
 // backend would fail on some of their operations without a source location).
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Array algorithms beyond map and reduce: scans, sorts, k-selection, gathers and scatters,
 // compaction and histograms, on every target with one spelling. As for ufuncs, device arrays
 // are worked on where they are (results of a call on device arrays are device arrays), host

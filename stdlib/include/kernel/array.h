@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Strided N-d array views (pointer + shape + strides, like mdspan or a NumPy array without
 // ownership) and `ndarray`, an owning C-contiguous host array.
 //
@@ -12,13 +13,13 @@
 #include <initializer_list>
 #include <memory>
 #include <new>
-#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "kernel/config.h"
+#include "kernel/detail/contiguous.h"
 #include "kernel/detail/shape_check.h"
 #include "kernel/types.h"
 
@@ -57,9 +58,8 @@ public:
       : data_(data), shape_(shape), strides_(strides) {}
 
   /// A 1-d view of a contiguous range: std::vector, std::span, std::array, ndarray.
-  template <std::ranges::contiguous_range R>
-    requires(Rank == 1 && std::ranges::sized_range<R> &&
-             std::is_convertible_v<std::remove_reference_t<std::ranges::range_reference_t<R>> (*)[], T (*)[]>)
+  template <detail::contiguous_sized_range R>
+    requires(Rank == 1 && std::is_convertible_v<detail::contiguous_element_t<R> (*)[], T (*)[]>)
   constexpr array_view(R &&range) noexcept
       : data_(std::ranges::data(range)), shape_{static_cast<index_t>(std::ranges::size(range))}, strides_{1} {}
 
@@ -130,8 +130,7 @@ private:
   extents_type strides_{};
 };
 
-template <std::ranges::contiguous_range R>
-array_view(R &&) -> array_view<std::remove_reference_t<std::ranges::range_reference_t<R>>, 1>;
+template <detail::contiguous_sized_range R> array_view(R &&) -> array_view<detail::contiguous_element_t<R>, 1>;
 
 /// A 1-d view of `n` elements at `data` (a raw pointer and a length).
 template <class T> constexpr array_view<T, 1> view(T *data, index_t n) noexcept { return array_view<T, 1>(data, {n}); }
@@ -145,8 +144,8 @@ constexpr array_view<T, Rank> view(T *data, const index_t (&shape)[Rank]) noexce
 }
 
 /// A 1-d view of a contiguous container.
-template <std::ranges::contiguous_range R> constexpr auto view(R &&range) noexcept {
-  return array_view<std::remove_reference_t<std::ranges::range_reference_t<R>>, 1>(range);
+template <detail::contiguous_sized_range R> constexpr auto view(R &&range) noexcept {
+  return array_view<detail::contiguous_element_t<R>, 1>(range);
 }
 
 namespace detail {

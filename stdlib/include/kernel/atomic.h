@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Atomic operations on global or shared memory, as Numba's cuda.atomic and CUDA's atomicAdd
 // ...: each returns the value the target held before. On the GPU they are single atom
 // instructions where PTX has one and compare-and-swap loops otherwise; in the simulator and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compiler detection shared by every public header.
 //
 // The plugin defines __KERNEL_PLUGIN__ when it is loaded. Without it the `kernel::`

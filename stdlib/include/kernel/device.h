@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Devices, streams and events.
 //
 //   kernel::device gpu = kernel::device::cuda();      // CUDA device 0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Arrays in device memory, and transfers.
 //
 //   auto dx = kernel::to_device(x);                     // host -> device (a copy)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CUDA-C device code that kernels call, chosen at run time.
 //
 // Most programs name their device code when they are compiled: [[kernel::link("bar.o")]]
@@ -13,15 +14,15 @@
 // NVRTC for the GPU in hand. The linked code is part of the disk cache's key.
 #pragma once
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace kernel {
 
 /// Adds a file of device code; throws kernel::link_error if it cannot be read or its kind
-/// (from the extension) is not one nvJitLink or NVRTC takes.
-void link_device_code(const std::filesystem::path &file);
+/// (from the extension) is not one nvJitLink or NVRTC takes. A std::filesystem::path converts
+/// to the string (a string keeps <filesystem> out of every user's compile).
+void link_device_code(const std::string &file);
 
 /// Adds CUDA-C source, compiled with NVRTC when a module is built; `name` is shown in errors.
 void link_device_source(const std::string &name, const std::string &cuda_source);

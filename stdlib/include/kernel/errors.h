@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Exceptions thrown by ufuncs, kernels and the runtime. Every message names what failed (the
 // ufunc or kernel and, where there is one, the argument) and what was expected.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fusion: a chain of ufuncs (and a reduction at its end) runs as one GPU kernel or one CPU
 // loop, with intermediate values in registers and no temporary arrays.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Generalized universal functions (Numba's @guvectorize): a function over core
 // sub-arrays, applied over the loop dimensions in front of them with broadcasting.
 //
@@ -22,7 +23,6 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +37,7 @@
 #include "kernel/detail/function_traits.h"
 #include "kernel/detail/gufunc_kernel.h"
 #include "kernel/detail/gufunc_layout.h"
+#include "kernel/detail/host_task.h"
 #include "kernel/detail/placement.h"
 #include "kernel/detail/runtime_api.h"
 #include "kernel/detail/ufunc_args.h"
@@ -389,7 +390,7 @@ private:
   // arrays are used in place.
   template <auto Fn, class... A> void run_device(const detail::device_call &c, A &...all) const {
     std::vector<std::shared_ptr<void>> keep;
-    std::vector<std::function<void()>> copy_back;
+    std::vector<detail::host_task> copy_back;
     auto staged = [&]<std::size_t... K>(std::index_sequence<K...>) {
       auto refs = std::forward_as_tuple(all...);
       return std::make_tuple(stage(c, std::get<K>(refs), static_cast<int>(K), keep, copy_back)...);
@@ -414,7 +415,7 @@ private:
   // host arrays as a contiguous device copy.
   template <class A>
   static auto stage(const detail::device_call &c, A &a, int index, std::vector<std::shared_ptr<void>> &keep,
-                    std::vector<std::function<void()>> &copy_back) {
+                    std::vector<detail::host_task> &copy_back) {
     using arg = detail::ufunc_arg<A &>;
     if constexpr (arg::is_scalar) {
       return std::remove_cvref_t<A>(a);

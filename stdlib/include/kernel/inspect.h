@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What was compiled for the GPU: the analogue of Numba's inspect_types / inspect_asm.
 //
 //   for (const kernel::kernel_info &k : vsaxpy.inspect())

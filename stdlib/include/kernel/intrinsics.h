@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a thread of a kernel can ask about its place in the launch (CUDA's threadIdx,
 // blockIdx, blockDim and gridDim, Numba's grid() and gridsize()), and how it works with the
 // other threads: barriers, memory fences, and warp shuffles and votes.

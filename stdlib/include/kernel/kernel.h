@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one header users include.
 //
 //   [[kernel::vectorize("float32(float32, float32)")]]   elementwise function -> ufunc
@@ -28,3 +29,4 @@
 #include "kernel/target.h"
 #include "kernel/types.h"
 #include "kernel/ufunc.h"
+#include "kernel/version.h"

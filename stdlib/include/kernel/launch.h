@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Launching CUDA-style kernels: `[[kernel::jit]]` functions, as Numba's kernel[grid, block](...)
 // and CUDA's kernel<<<grid, block, shared, stream>>>(...).
 //
@@ -20,7 +21,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +32,7 @@
 #include "kernel/array.h"
 #include "kernel/detail/device_api.h"
 #include "kernel/detail/function_traits.h"
+#include "kernel/detail/host_task.h"
 #include "kernel/detail/jit_kernel.h"
 #include "kernel/detail/placement.h"
 #include "kernel/detail/ufunc_args.h"
@@ -128,7 +129,7 @@ public:
     const detail::device_call call = call_for(args...);
     params_type params{};
     std::vector<std::shared_ptr<void>> keep;
-    std::vector<std::function<void()>> copy_back;
+    std::vector<detail::host_task> copy_back;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       auto refs = std::forward_as_tuple(args...);
       (pass<K>(call, std::get<K>(refs), detail::get_arg<K>(params), keep, copy_back), ...);
@@ -152,7 +153,7 @@ private:
 
   template <std::size_t K, class A, class Slot>
   void pass(const detail::device_call &call, A &a, Slot &slot, std::vector<std::shared_ptr<void>> &keep,
-            std::vector<std::function<void()>> &copy_back) const {
+            std::vector<detail::host_task> &copy_back) const {
     using P = std::remove_cvref_t<typename traits::template arg<K>>;
     if constexpr (!detail::is_array_view<P>::value) {
       slot = static_cast<P>(a);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory of a block and of a thread inside kernels: shared arrays (static shape, or sized
 // at launch), and local arrays.
 //

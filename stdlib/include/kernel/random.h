@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Random numbers inside kernels: one xoroshiro128+ generator per thread, as Numba's
 // numba.cuda.random.
 //
@@ -66,18 +67,10 @@ constexpr void jump(xoroshiro128p_state &s) noexcept {
 }
 
 /// `n` generators for `n` threads; see the header comment.
-inline ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(index_t n, std::uint64_t seed,
-                                                                   std::uint64_t subsequence_start = 0) {
-  ndarray<xoroshiro128p_state, 1> states(ndarray<xoroshiro128p_state, 1>::uninitialized, {n});
-  std::uint64_t sm = seed;
-  xoroshiro128p_state s{detail::splitmix64(sm), detail::splitmix64(sm)};
-  for (std::uint64_t i = 0; i < subsequence_start; ++i) jump(s);
-  for (index_t i = 0; i < n; ++i) {
-    states[i] = s;
-    jump(s);
-  }
-  return states;
-}
+// Defined in the runtime (runtime/cpu/random_states.cpp): an inline definition would make
+// every translation unit instantiate ndarray<xoroshiro128p_state, 1>.
+ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(index_t n, std::uint64_t seed,
+                                                            std::uint64_t subsequence_start = 0);
 
 /// A float uniformly distributed in [0, 1), from generator `i` of `states`.
 KERNEL_ALWAYS_INLINE float uniform_float32(array_view<xoroshiro128p_state> states, index_t i) noexcept {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Arrays of random numbers from a Philox-4x32-10 generator (kernel/random.h), on every
 // target, with the same numbers on each: integers and uniforms bit for bit, normals within
 // the rounding of the device's math. The numbers are cuRAND's Philox generator's for the same

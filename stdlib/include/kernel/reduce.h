@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reductions with a binary function (Numba's @reduce / cuda.reduce):
 //
 //   [[kernel::reduce]] float add(float a, float b) { return a + b; }

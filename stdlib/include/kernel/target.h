@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where a ufunc or kernel runs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Element types: the Numba/NumPy scalar types, their C++ spellings and NumPy's casting rules.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Universal functions: an elementwise function applied over arrays with NumPy broadcasting.
 //
 //   [[kernel::vectorize("float32(float32, float32, float32)")]]

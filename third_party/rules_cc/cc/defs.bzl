@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Offline stand-in for rules_cc: Bazel 4.2.3's own tools load @rules_cc//cc:defs.bzl, and
 # Debian's bazel-rules-cc 0.0.4 does not load under 4.2.3. The native rules are what the real
 # rules_cc re-exports for this Bazel version, so forwarding them changes nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The array algorithms on a device (a GPU or the simulator), from the host: the launches of
 // the algorithm entries (algorithm_kernel.h) in order on the call's stream, with their
 // temporaries allocated and freed in order on it. Nothing here waits for the device except

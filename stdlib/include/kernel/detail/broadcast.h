@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NumPy broadcasting for elementwise calls: the iteration space of a call, each operand's
 // strides in it, and the collapse of that space to as few dimensions as possible so that
 // most calls become one flat loop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The runtime's device layer as the header templates see it: opaque device, stream and
 // event states and the functions that act on them (runtime/device/device_api.cpp). The
 // public wrappers are in kernel/device.h and kernel/device_array.h.
@@ -5,11 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "kernel/detail/host_task.h"
 #include "kernel/intrinsics.h"
 #include "kernel/types.h"
 
@@ -66,7 +67,7 @@ void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes,
 /// Page-locked host memory for staging transfers.
 std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes);
 /// Runs `work` on the host after everything queued on `s` so far.
-void host_work(stream_state &s, std::function<void()> work);
+void host_work(stream_state &s, host_task work);
 
 /// The configuration for `work` independent items processed in a grid-stride loop: up to
 /// one thread per item.

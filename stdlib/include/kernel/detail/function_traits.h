@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Parameter and result types of the functions users annotate, and their printable names.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Lazy ufunc expressions and the fused programs they compile to.
 //
 // A ufunc applied to a lazy operand (kernel::lazy) builds a node instead of running: the

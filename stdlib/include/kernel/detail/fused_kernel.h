@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The GPU entries of fused expressions: one elementwise kernel per materialised program
 // (any number of outputs) and one map-reduce kernel per reduction of an expression.
 //

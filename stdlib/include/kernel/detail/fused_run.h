@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a lazy expression (kernel/fuse.h) runs: its nodes' shapes checked as their eager
 // calls would check them, its program's leaves collected from the expression objects, and
 // the program run as one CPU loop (cpu_loop for one output) or one launch of its fused
@@ -10,7 +11,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <ranges>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -23,6 +23,7 @@
 #include "kernel/detail/device_api.h"
 #include "kernel/detail/fused_expr.h"
 #include "kernel/detail/fused_kernel.h"
+#include "kernel/detail/host_task.h"
 #include "kernel/detail/placement.h"
 #include "kernel/detail/reduce_device.h"
 #include "kernel/detail/runtime_api.h"
@@ -56,7 +57,7 @@ template <class D> constexpr bool owns_elements() {
   else if constexpr (is_array_view<D>::value)
     return false;
   else
-    return !std::ranges::borrowed_range<D>;
+    return !std::ranges::enable_borrowed_range<std::remove_cvref_t<D>>;
 }
 
 /// The leaf for an array argument: referenced when an lvalue (or a view), owned when an rvalue.
@@ -497,7 +498,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
   stage_leaves<traits>(c, call, params.in, keep_alive, layouts.data());
 
   // Outputs: device arrays in place, host arrays through device memory copied back.
-  std::vector<std::function<void()>> copy_back;
+  std::vector<host_task> copy_back;
   [&]<std::size_t... O>(std::index_sequence<O...>) {
     auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
       auto &o = std::get<I>(outs);

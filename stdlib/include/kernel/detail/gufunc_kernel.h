@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A generalized ufunc's loop: the parameter block that describes every operand (a pointer,
 // its strides over the loop dimensions and the shape and strides of its core), the call of
 // the user's function for one loop index, and the GPU entry the plugin instantiates for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Generalized-ufunc layouts ("(m,n),(n,p)->(m,p)"), parsed at compile time from the
 // gufunc's template argument, and the operand kinds of the functions they describe.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The GPU side of a `[[kernel::jit]]` kernel: the entry the plugin instantiates for it.
 //
 // A kernel's arguments travel as one parameter block laid out by the C++ ABI (this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The formats of device code that kernels link with (nvJitLink inputs, and CUDA-C through
 // NVRTC): the one table of file extensions, the names the module ABI stores in
 // kernel_link_input::kind, and the message for a file that is none of them. The pass reads it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* The descriptor through which a compiled translation unit hands its GPU code to the
  * runtime: the one definition of the module ABI. The pass (passes/EmbedDeviceImages.cpp)
  * builds these structs in the host module from the field tables in passes/ModuleAbiTypes.h,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where a call runs: the target, and the device or stream chosen with `.on(...)`. One type
 // holds that choice for kernel::ufunc, kernel::gufunc, kernel::reduce and kernel::launcher, and
 // one base class gives the first three their `on(target)`, `on(device)` and `on(stream)`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The host side of a reduction on a device, shared by kernel::reduce and the reduction of a
 // lazy expression: a block-reduction kernel (reduce_kernel.h, fused_kernel.h) launched once
 // over the elements, every block writing one value, then, when there are several, once more

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The GPU side of a reduction (`[[kernel::reduce]]`): each thread folds its share of the
 // input (a grid-stride loop), warps combine with shuffles, the warps of a block through
 // shared memory, and one value per block is written. A second launch of the same kernel

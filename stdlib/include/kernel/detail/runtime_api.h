@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The runtime library's entry points that the header templates call. Kept narrow and free
 // of third-party types so that user code needs no TBB or CUDA headers.
 #pragma once

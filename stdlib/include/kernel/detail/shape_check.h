@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one place where shapes are checked as they enter the library (array constructors,
 // views handed to ufuncs, gufuncs and reductions, broadcast results, device allocations):
 // extents are never negative, and element counts, byte sizes and the memory a view's strides

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Text built at compile time: the names of fused expressions and library algorithms, which
 // the plugin reads back from their entry types to name their kernels. A fixed buffer, as
 // std::string is not usable in constant expressions with every standard library.

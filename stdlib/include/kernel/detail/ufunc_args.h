@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a ufunc call's arguments are: scalars or arrays, of which element type and rank,
 // writable or not, and which of the ufunc's loops (one per function in `ufunc<F...>`)
 // accepts them under NumPy's type resolution.
@@ -8,12 +9,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <ranges>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "kernel/array.h"
+#include "kernel/detail/contiguous.h"
 #include "kernel/detail/function_traits.h"
 #include "kernel/errors.h"
 #include "kernel/types.h"
@@ -72,10 +73,9 @@ template <class A> struct ufunc_arg<A, std::enable_if_t<is_ndarray<std::remove_c
 template <class A>
 struct ufunc_arg<
     A, std::enable_if_t<!is_array_view<std::remove_cvref_t<A>>::value && !is_ndarray<std::remove_cvref_t<A>>::value &&
-                        !is_device_array<std::remove_cvref_t<A>>::value && std::ranges::contiguous_range<A> &&
-                        std::ranges::sized_range<A>>> {
-  using reference = std::ranges::range_reference_t<A>;
-  using stored_type = std::remove_reference_t<reference>;
+                        !is_device_array<std::remove_cvref_t<A>>::value && contiguous_sized_range<A>>> {
+  using stored_type = contiguous_element_t<A>;
+  using reference = stored_type &;
   static constexpr bool supported = std::is_trivially_copyable_v<stored_type>;
   static constexpr bool is_scalar = false;
   static constexpr bool is_device = false;

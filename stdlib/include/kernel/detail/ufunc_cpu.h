@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU loops of a ufunc. The common case (every operand contiguous or broadcast along
 // the innermost dimension) runs as a plain loop that the compiler vectorizes with the
 // ufunc's function inlined. Scalar arguments are known at compile time and stay in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A ufunc call on a device (a CUDA GPU or the simulator): operands in device memory are used
 // in place; host arrays are staged through page-locked memory, converted to the loop's types
 // on the way in and out; scalars travel in the kernel's parameter block. Read-only inputs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The GPU side of a ufunc: the elementwise kernel the plugin instantiates for every
 // `[[kernel::vectorize]]` function, and its parameter block.
 //

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The host side of kernel/random.h: seeding the per-thread xoroshiro128+ generators.
+#include "kernel/random.h"
+
+namespace kernel::random {
+
+ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(index_t n, std::uint64_t seed,
+                                                            std::uint64_t subsequence_start) {
+  ndarray<xoroshiro128p_state, 1> states(ndarray<xoroshiro128p_state, 1>::uninitialized, {n});
+  std::uint64_t sm = seed;
+  xoroshiro128p_state s{detail::splitmix64(sm), detail::splitmix64(sm)};
+  for (std::uint64_t i = 0; i < subsequence_start; ++i) jump(s);
+  for (index_t i = 0; i < n; ++i) {
+    states[i] = s;
+    jump(s);
+  }
+  return states;
+}
+
+} // namespace kernel::random

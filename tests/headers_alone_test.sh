@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Each public header compiles on its own (a user includes only what they use), and none of
+# them pulls in <filesystem>, <ranges> or <functional>, whose parsing every user's translation
+# unit would pay (bench/compile_time.sh measures what the headers cost).
+set -euo pipefail
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+for h in stdlib/include/kernel/*.h; do
+  name=${h#stdlib/include/}
+  printf '#include <%s>\nint main() {}\n' "$name" >"$tmp/one.cpp"
+  if ! clang++-19 -std=c++20 -fsyntax-only -Werror -isystem stdlib/include -H "$tmp/one.cpp" 2>"$tmp/log"; then
+    echo "FAIL: <$name> does not compile alone:" >&2
+    grep -v "^\.\|^Multiple include guards\|^/" "$tmp/log" >&2 || true
+    failed=1
+    continue
+  fi
+  heavy=$(grep -oE "^\.+ [^ ]*/c\+\+/[0-9]+/(filesystem|ranges|functional)$" "$tmp/log" | sed 's|.*/||' | sort -u |
+    tr '\n' ' ' || true)
+  case "$name" in
+    # The array algorithms are a header of their own, outside <kernel/kernel.h>.
+    kernel/algorithm.h | kernel/random_arrays.h) ;;
+    *)
+      if [[ -n $heavy ]]; then
+        echo "FAIL: <$name> includes $heavy" >&2
+        failed=1
+      fi
+      ;;
+  esac
+done
+((failed == 0)) && echo PASS
+exit $failed
