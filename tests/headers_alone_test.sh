@@ -18,16 +18,10 @@ for h in stdlib/include/kernel/*.h; do
   fi
   heavy=$(grep -oE "^\.+ [^ ]*/c\+\+/[0-9]+/(filesystem|ranges|functional)$" "$tmp/log" | sed 's|.*/||' | sort -u |
     tr '\n' ' ' || true)
-  case "$name" in
-    # The array algorithms are a header of their own, outside <kernel/kernel.h>.
-    kernel/algorithm.h | kernel/random_arrays.h) ;;
-    *)
-      if [[ -n $heavy ]]; then
-        echo "FAIL: <$name> includes $heavy" >&2
-        failed=1
-      fi
-      ;;
-  esac
+  if [[ -n $heavy ]]; then
+    echo "FAIL: <$name> includes $heavy" >&2
+    failed=1
+  fi
 done
 ((failed == 0)) && echo PASS
 exit $failed

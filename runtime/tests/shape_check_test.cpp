@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/algorithm.h"
 #include "kernel/kernel.h"
 #include "test_device.h"
 
@@ -121,3 +122,32 @@ TEST(ShapeCheck, GufuncResultTooLarge) {
 }
 
 } // namespace
+
+// Copies and conversions of views keep their strides: a view is not a contiguous range (it has
+// data() and size() but no iterators), so the range constructor must not take it, nor a device
+// array (device memory is not a host range).
+TEST(ShapeCheck, ViewCopiesKeepTheirStrides) {
+  static_assert(kernel::detail::contiguous_sized_range<std::vector<float> &>);
+  static_assert(kernel::detail::contiguous_sized_range<const std::array<int, 3> &>);
+  static_assert(kernel::detail::contiguous_sized_range<float(&)[4]>);
+  static_assert(!kernel::detail::contiguous_sized_range<std::vector<bool> &>);
+  static_assert(!kernel::detail::contiguous_sized_range<kernel::array_view<float, 1> &>);
+  static_assert(!kernel::detail::contiguous_sized_range<kernel::device_array<float, 1> &>);
+  static_assert(!kernel::detail::contiguous_sized_range<kernel::device_view<float, 1> &>);
+  float data[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  kernel::array_view<float, 1> every_other(data, {4}, {2});
+  kernel::array_view<float, 1> copy(every_other);
+  kernel::array_view<const float, 1> as_const = every_other;
+  const auto captured = [every_other] { return every_other[3]; };
+  EXPECT_EQ(copy.stride(0), 2);
+  EXPECT_EQ(as_const.stride(0), 2);
+  EXPECT_EQ(copy[3], 6.0f);
+  EXPECT_EQ(as_const[3], 6.0f);
+  EXPECT_EQ(captured(), 6.0f);
+  // A ufunc writing through a strided 1-D view leaves the elements between alone.
+  std::vector<float> out(8, -1.0f);
+  kernel::array_view<float, 1> out_view(out.data(), {4}, {2});
+  const std::vector<float> in = {10, 11, 12, 13};
+  kernel::cumsum(in, out_view);
+  EXPECT_EQ(out, (std::vector<float>{10, -1, 21, -1, 33, -1, 46, -1}));
+}

@@ -165,7 +165,9 @@ inline constexpr index_t radix_cached = index_t{1} << 16;
 /// scatter in chunks and the buckets on all cores.
 template <class U>
 void msd_sort_host(U *keys, U *buffer, index_t *idx, index_t *idx_buffer, index_t n, int top, bool parallel) {
-  if (n <= radix_cached || top == 0) {
+  const bool split = parallel && n > 4 * algorithm_grain;
+  // The last byte of a long array still scatters in chunks on all cores (below).
+  if (n <= radix_cached || (top == 0 && !split)) {
     if (lsd_sort_host(keys, buffer, idx, idx_buffer, n, top + 1)) {
       std::copy(buffer, buffer + n, keys);
       if (idx) std::copy(idx_buffer, idx_buffer + n, idx);
@@ -173,7 +175,6 @@ void msd_sort_host(U *keys, U *buffer, index_t *idx, index_t *idx_buffer, index_
     return;
   }
   const int shift = 8 * top;
-  const bool split = parallel && n > 4 * algorithm_grain;
   const index_t chunk = split ? std::max<index_t>(algorithm_grain * 4, n / 64) : n;
   const index_t chunks = (n + chunk - 1) / chunk;
   std::vector<std::array<index_t, radix_digits>> counts(static_cast<std::size_t>(chunks));
@@ -197,7 +198,7 @@ void msd_sort_host(U *keys, U *buffer, index_t *idx, index_t *idx_buffer, index_
   }
   start[radix_digits] = n;
   if (start[((keys[0] >> shift) & 0xff) + 1] - start[(keys[0] >> shift) & 0xff] == n) {
-    msd_sort_host(keys, buffer, idx, idx_buffer, n, top - 1, parallel);
+    if (top > 0) msd_sort_host(keys, buffer, idx, idx_buffer, n, top - 1, parallel);
     return;
   }
   maybe_parallel(split, chunks, 1, [&](index_t b, index_t e) {
@@ -211,6 +212,13 @@ void msd_sort_host(U *keys, U *buffer, index_t *idx, index_t *idx_buffer, index_
       }
     }
   });
+  if (top == 0) { // sorted by the last byte: back to `keys`
+    maybe_parallel(true, n, algorithm_grain, [&](index_t b, index_t e) {
+      std::copy(buffer + b, buffer + e, keys + b);
+      if (idx) std::copy(idx_buffer + b, idx_buffer + e, idx + b);
+    });
+    return;
+  }
   // Each bucket sorted in the buffer, with its part of `keys` as scratch, then copied back
   // while it is still in the caches.
   maybe_parallel(parallel, radix_digits, 1, [&](index_t b, index_t e) {
@@ -386,6 +394,9 @@ void sort_host(const T *in, const segment_layout &l, key_order order, bool canon
   // Whether positions past the `take` first are wanted (argpartition's whole partition).
   const bool whole =
       positions || (out.values && out.values_layout.len > take) || (out.indices && out.indices_layout.len > take);
+  // Selection keeps up to 2 take candidates of 16 bytes per segment (64 segments at a time
+  // along an inner axis): for a small part of each segment only, else a partition of all.
+  const auto few = [](index_t take, index_t len) { return take <= 4096 && take * 8 <= len; };
   const auto write_taken = [&](index_t s, const index_t *pos, bool par = false) {
     if (out.values)
       maybe_parallel(par, out.values_layout.len, algorithm_grain, [&](index_t b, index_t e) {
@@ -398,7 +409,7 @@ void sort_host(const T *in, const segment_layout &l, key_order order, bool canon
       });
   };
   const auto one = [&](index_t s, bool par) {
-    if (need_positions && !whole && take > 0 && take < l.len && l.inner == 1) {
+    if (need_positions && !whole && take > 0 && few(take, l.len) && l.inner == 1) {
       // The first few alone: keys made as they are read, no array of all of them.
       std::vector<index_t> pos(static_cast<std::size_t>(take));
       select_first_host(in + s * l.len, l.len, order, canonical, take, pos.data());
@@ -428,7 +439,7 @@ void sort_host(const T *in, const segment_layout &l, key_order order, bool canon
     if (l.len > 0) one(0, parallel);
     return;
   }
-  if (need_positions && !whole && take > 0 && take < l.len && l.inner > 1) {
+  if (need_positions && !whole && take > 0 && few(take, l.len) && l.inner > 1) {
     // Selection along an axis that is not the last: a row at a time for a group of segments
     // next to each other in memory.
     constexpr index_t group = 64;

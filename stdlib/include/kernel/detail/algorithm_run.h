@@ -9,7 +9,6 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -296,7 +295,7 @@ public:
   }
 
 private:
-  std::function<void()> deliver_;
+  host_task deliver_;
 };
 
 /// A new array for results: a device array on the call's stream when the inputs were device

@@ -11,10 +11,14 @@
 
 namespace kernel::detail {
 
-/// What std::ranges::contiguous_range && std::ranges::sized_range accept: ranges::data gives a
-/// pointer (a data() member, or contiguous iterators) and ranges::size a count.
+/// What std::ranges::contiguous_range && std::ranges::sized_range accept: contiguous iterators,
+/// ranges::data giving a pointer and ranges::size a count. (begin/end matter: the library's own
+/// views and device arrays have data() and size() but are not ranges, and must not be taken
+/// for contiguous host memory.)
 template <class R>
 concept contiguous_sized_range = requires(R &r) {
+  { std::ranges::begin(r) } -> std::contiguous_iterator;
+  std::ranges::end(r);
   {
     std::ranges::data(r)
   } -> std::same_as<std::add_pointer_t<std::remove_reference_t<decltype(*std::ranges::data(r))>>>;
