@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// kernel/fft.h on the CPU targets: a 1-D transform of 2^20 complex64 and a 2-D transform of
+// 1024 x 1024 complex64, cpu and parallel, against a baseline in the same process: a plain
+// radix-2 FFT written the textbook way (iterative, bit-reversed), the code a user would
+// otherwise write. Prints times, ratios and `result` lines for bench/numpy_fft_compare.py.
+//
+//   bazel run --config=ci //bench:fft_cpu_bench -- [runs]
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include "kernel/fft.h"
+#include "timing.h"
+
+namespace {
+
+using cf = std::complex<float>;
+
+// In place, n a power of two.
+void textbook_fft(std::vector<cf> &a) {
+  const std::size_t n = a.size();
+  for (std::size_t i = 1, j = 0; i < n; ++i) {
+    std::size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) std::swap(a[i], a[j]);
+  }
+  for (std::size_t len = 2; len <= n; len <<= 1) {
+    const double angle = -2 * std::numbers::pi / static_cast<double>(len);
+    const cf step(static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle)));
+    for (std::size_t i = 0; i < n; i += len) {
+      cf w(1, 0);
+      for (std::size_t k = 0; k < len / 2; ++k) {
+        const cf u = a[i + k], v = a[i + k + len / 2] * w;
+        a[i + k] = u + v;
+        a[i + k + len / 2] = u - v;
+        w *= step;
+      }
+    }
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 5;
+  std::mt19937 g(1);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<cf> x(n);
+  for (cf &v : x) v = {u(g), u(g)};
+  std::vector<cf> work;
+  const double textbook = bench::best_ms(runs, [&] {
+    work = x;
+    textbook_fft(work);
+  }) - bench::best_ms(runs, [&] { work = x; });
+  const double cpu = bench::best_ms(runs, [&] { (void)kernel::fft(x); });
+  const double parallel = bench::best_ms(runs, [&] { (void)kernel::fft.on(kernel::target::parallel)(x); });
+  std::printf("fft 2^20 complex64    textbook radix-2 %8.2f ms  cpu %8.2f ms  parallel %8.2f ms  ratios: cpu %.2fx  "
+              "parallel %.2fx\n",
+              textbook, cpu, parallel, textbook / cpu, textbook / parallel);
+  std::printf("result fft_1d cpu %.3f\nresult fft_1d parallel %.3f\n", cpu, parallel);
+
+  kernel::ndarray<cf, 2> image({1024, 1024});
+  for (kernel::index_t i = 0; i < image.size(); ++i) image.data()[i] = {u(g), u(g)};
+  const double cpu2 = bench::best_ms(runs, [&] { (void)kernel::fft2(image); });
+  const double parallel2 = bench::best_ms(runs, [&] { (void)kernel::fft2.on(kernel::target::parallel)(image); });
+  std::printf("fft2 1024^2 complex64 cpu %8.2f ms  parallel %8.2f ms  parallel/cpu %.2fx\n", cpu2, parallel2,
+              cpu2 / parallel2);
+  std::printf("result fft_2d cpu %.3f\nresult fft_2d parallel %.3f\n", cpu2, parallel2);
+  return 0;
+}

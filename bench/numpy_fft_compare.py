@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""numpy.fft on fft_cpu_bench's cases (a 1-D transform of 2^20 complex64, fft2 of 1024 x 1024
+complex64), next to our figures: runs the benchmark binary itself and prints NumPy's time over
+ours (above 1: ours is faster). NumPy 1.24's pocketfft computes in double and returns
+complex128. Needs Debian's python3-numpy.
+
+    bazel build --config=ci //bench:fft_cpu_bench
+    bench/numpy_fft_compare.py [--binary bazel-bin/bench/fft_cpu_bench] [--runs 5]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from numba_cpu_compare import best_ms  # this directory is on sys.path when run as a script
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--binary", default="bazel-bin/bench/fft_cpu_bench")
+    args = parser.parse_args()
+    if not os.path.exists(args.binary):
+        sys.exit(f"{args.binary} not found: bazel build --config=ci //bench:fft_cpu_bench")
+    out = subprocess.run([args.binary, str(args.runs)], check=True, capture_output=True, text=True).stdout
+    ours = {}
+    for line in out.splitlines():
+        if line.startswith("result "):
+            _, case, target, ms = line.split()
+            ours[(case, target)] = float(ms)
+    rng = np.random.default_rng(1)
+    x = (rng.uniform(-1, 1, 2**20) + 1j * rng.uniform(-1, 1, 2**20)).astype(np.complex64)
+    m = (rng.uniform(-1, 1, (1024, 1024)) + 1j * rng.uniform(-1, 1, (1024, 1024))).astype(np.complex64)
+    theirs = {
+        "fft_1d": best_ms(lambda: np.fft.fft(x), args.runs),
+        "fft_2d": best_ms(lambda: np.fft.fft2(m), args.runs),
+    }
+    print(f"best of {args.runs}; ratio = NumPy / ours")
+    print(f"{'case':8} {'numpy ms':>10} {'cpu ms':>9} {'ratio':>7} {'parallel ms':>12} {'ratio':>7}")
+    for case, numpy_ms in theirs.items():
+        cpu, par = ours[(case, "cpu")], ours[(case, "parallel")]
+        print(f"{case:8} {numpy_ms:10.2f} {cpu:9.2f} {numpy_ms / cpu:6.2f}x {par:12.2f} {numpy_ms / par:6.2f}x")
+
+
+if __name__ == "__main__":
+    main()

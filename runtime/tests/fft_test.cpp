@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// kernel/fft.h on cpu, parallel and the simulator against a direct DFT in long double: every
+// length up to 40 and lengths with large prime factors (Bluestein), both precisions, real and
+// complex inputs, NumPy's three normalisations, batched and strided arrays, chosen axes, in
+// place, real transforms, device arrays that stay on the device, and the error paths.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernel/fft.h"
+#include "test_device.h"
+
+namespace {
+
+using cd = std::complex<double>;
+using cf = std::complex<float>;
+
+/// The DFT of `x` (n points at stride `stride`) by the definition, in long double.
+std::vector<cd> dft(const cd *x, kernel::index_t n, kernel::index_t stride, bool inverse) {
+  std::vector<cd> y(static_cast<std::size_t>(n));
+  for (kernel::index_t k = 0; k < n; ++k) {
+    long double re = 0, im = 0;
+    for (kernel::index_t j = 0; j < n; ++j) {
+      const long double a = (inverse ? 2 : -2) * std::numbers::pi_v<long double> *
+                            static_cast<long double>((j * k) % n) / static_cast<long double>(n);
+      const cd v = x[j * stride];
+      re += v.real() * std::cos(a) - v.imag() * std::sin(a);
+      im += v.real() * std::sin(a) + v.imag() * std::cos(a);
+    }
+    y[static_cast<std::size_t>(k)] = cd(static_cast<double>(re), static_cast<double>(im));
+  }
+  return y;
+}
+
+std::vector<cd> random_complex(std::size_t n, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<cd> v(n);
+  for (cd &x : v) x = {u(g), u(g)};
+  return v;
+}
+
+/// max |a - b| over max |b|.
+template <class A, class B> double relative_error(const A &a, const B &b, std::size_t n) {
+  double e = 0, m = 1e-300;
+  for (std::size_t i = 0; i < n; ++i) {
+    e = std::max(e, std::abs(cd(a[i]) - cd(b[i])));
+    m = std::max(m, std::abs(cd(b[i])));
+  }
+  return e / m;
+}
+
+struct Targets : testing::TestWithParam<kernel::target> {};
+
+TEST_P(Targets, EveryLengthMatchesTheDefinition) {
+  const kernel::target t = GetParam();
+  std::vector<kernel::index_t> lengths;
+  for (kernel::index_t n = 1; n <= 40; ++n) lengths.push_back(n);
+  // Powers of two and of small primes, and prime factors above 31 (Bluestein): 37, 97, 257,
+  // 2 * 257, 37 * 41.
+  for (kernel::index_t n : {64, 81, 125, 243, 360, 1000, 1024, 37, 97, 257, 514, 1517}) lengths.push_back(n);
+  for (kernel::index_t n : lengths) {
+    const std::vector<cd> x = random_complex(static_cast<std::size_t>(n), static_cast<unsigned>(n));
+    const std::vector<cd> want = dft(x.data(), n, 1, false);
+    const auto got = kernel::fft.on(t)(x);
+    ASSERT_LT(relative_error(got.data(), want.data(), x.size()), 1e-13) << "complex128, n = " << n;
+    const std::vector<cf> xf(x.begin(), x.end());
+    const auto gotf = kernel::fft.on(t)(xf);
+    ASSERT_LT(relative_error(gotf.data(), want.data(), x.size()), 2e-6) << "complex64, n = " << n;
+    const auto back = kernel::ifft.on(t)(got);
+    ASSERT_LT(relative_error(back.data(), x.data(), x.size()), 1e-13) << "ifft, n = " << n;
+  }
+}
+
+TEST_P(Targets, RealInputsAndNormalisations) {
+  const kernel::target t = GetParam();
+  const kernel::index_t n = 30;
+  const std::vector<cd> xc = random_complex(static_cast<std::size_t>(n), 3);
+  std::vector<double> x;
+  for (const cd &v : xc) x.push_back(v.real());
+  std::vector<cd> real_as_complex(x.begin(), x.end());
+  const std::vector<cd> want = dft(real_as_complex.data(), n, 1, false);
+  // A real input is transformed as complex with zero imaginary parts.
+  const auto full = kernel::fft.on(t)(x);
+  EXPECT_LT(relative_error(full.data(), want.data(), want.size()), 1e-13);
+  // backward: forward unscaled, inverse / n; ortho: both / sqrt(n); forward: forward / n.
+  for (auto [norm, forward_scale] :
+       {std::pair{kernel::fft_norm::backward, 1.0}, std::pair{kernel::fft_norm::ortho, 1 / std::sqrt(30.0)},
+        std::pair{kernel::fft_norm::forward, 1 / 30.0}}) {
+    const auto X = kernel::fft.on(t)(xc, -1, norm);
+    const std::vector<cd> w = dft(xc.data(), n, 1, false);
+    for (kernel::index_t k = 0; k < n; ++k)
+      ASSERT_LT(std::abs(X(k) - w[static_cast<std::size_t>(k)] * forward_scale), 1e-13) << k;
+    const auto back = kernel::ifft.on(t)(X, -1, norm);
+    ASSERT_LT(relative_error(back.data(), xc.data(), xc.size()), 1e-13);
+  }
+  // rfft: the n/2+1 first coefficients; irfft gives x back, for even and odd n.
+  for (kernel::index_t m : {kernel::index_t{1}, kernel::index_t{2}, kernel::index_t{29}, kernel::index_t{30}}) {
+    const std::vector<double> part(x.begin(), x.begin() + m);
+    std::vector<cd> pc(part.begin(), part.end());
+    const std::vector<cd> w = dft(pc.data(), m, 1, false);
+    const auto H = kernel::rfft.on(t)(part);
+    ASSERT_EQ(H.shape(0), m / 2 + 1);
+    ASSERT_LT(relative_error(H.data(), w.data(), static_cast<std::size_t>(m / 2 + 1)), 1e-13);
+    const auto back = kernel::irfft.on(t)(H, m);
+    ASSERT_EQ(back.shape(0), m);
+    ASSERT_LT(relative_error(back.data(), part.data(), part.size()), 1e-13) << m;
+  }
+}
+
+TEST_P(Targets, AxesBatchesAndStridedViews) {
+  const kernel::target t = GetParam();
+  // A 3-D array: transforms along each axis alone match per-line DFTs; fftn is their product.
+  const kernel::index_t d0 = 3, d1 = 5, d2 = 8;
+  kernel::ndarray<cd, 3> a({d0, d1, d2});
+  const std::vector<cd> v = random_complex(static_cast<std::size_t>(a.size()), 7);
+  std::copy(v.begin(), v.end(), a.data());
+  const kernel::index_t strides[3] = {d1 * d2, d2, 1}, extents[3] = {d0, d1, d2};
+  for (int axis = 0; axis < 3; ++axis) {
+    const auto X = kernel::fft.on(t)(a, axis);
+    for (kernel::index_t i = 0; i < a.size(); ++i) {
+      // The start of i's line along `axis`.
+      const kernel::index_t pos = (i / strides[axis]) % extents[axis], start = i - pos * strides[axis];
+      if (pos != 0) continue;
+      const std::vector<cd> want = dft(a.data() + start, extents[axis], strides[axis], false);
+      for (kernel::index_t k = 0; k < extents[axis]; ++k)
+        ASSERT_LT(std::abs(X.data()[start + k * strides[axis]] - want[static_cast<std::size_t>(k)]), 1e-12);
+    }
+  }
+  const auto all = kernel::fftn.on(t)(a);
+  const auto chained = kernel::fft.on(t)(kernel::fft.on(t)(kernel::fft.on(t)(a, 0), 1), 2);
+  EXPECT_LT(relative_error(all.data(), chained.data(), static_cast<std::size_t>(a.size())), 1e-13);
+  const auto two = kernel::fftn.on(t)(a, {2, 0});
+  const auto two_chained = kernel::fft.on(t)(kernel::fft.on(t)(a, 0), 2);
+  EXPECT_LT(relative_error(two.data(), two_chained.data(), static_cast<std::size_t>(a.size())), 1e-13);
+  const auto last_two = kernel::fft2.on(t)(a);
+  const auto last_two_chained = kernel::fftn.on(t)(a, {-2, -1});
+  EXPECT_LT(relative_error(last_two.data(), last_two_chained.data(), static_cast<std::size_t>(a.size())), 1e-13);
+  const auto round = kernel::ifftn.on(t)(all);
+  EXPECT_LT(relative_error(round.data(), a.data(), static_cast<std::size_t>(a.size())), 1e-13);
+
+  // A transposed view (strides {1, d2}) gives the transform of the transposed matrix.
+  kernel::ndarray<cd, 2> m({d1, d2});
+  std::copy(v.begin(), v.begin() + d1 * d2, m.data());
+  const kernel::array_view<const cd, 2> transposed(m.data(), {d2, d1}, {1, d2});
+  kernel::ndarray<cd, 2> copy({d2, d1});
+  for (kernel::index_t i = 0; i < d2; ++i)
+    for (kernel::index_t j = 0; j < d1; ++j) copy(i, j) = m(j, i);
+  const auto Xt = kernel::fft2.on(t)(transposed);
+  const auto Xc = kernel::fft2.on(t)(copy);
+  EXPECT_LT(relative_error(Xt.data(), Xc.data(), static_cast<std::size_t>(copy.size())), 1e-14);
+
+  // An empty batch: nothing to do, an empty result.
+  kernel::ndarray<cf, 2> none({0, 16});
+  EXPECT_EQ(kernel::fft.on(t)(none).size(), 0);
+}
+
+TEST_P(Targets, InPlaceAsTheLessonSpellsIt) {
+  const kernel::target t = GetParam();
+  kernel::ndarray<cf, 2> image({12, 20});
+  const std::vector<cd> v = random_complex(static_cast<std::size_t>(image.size()), 9);
+  std::copy(v.begin(), v.end(), image.data());
+  const kernel::ndarray<cf, 2> original = image;
+  const auto want = kernel::fft2.on(t)(original);
+  kernel::fft_inplace.on(t)(image);
+  EXPECT_LT(relative_error(image.data(), want.data(), static_cast<std::size_t>(image.size())), 1e-6);
+  kernel::ifft_inplace.on(t)(image);
+  EXPECT_LT(relative_error(image.data(), original.data(), static_cast<std::size_t>(image.size())), 1e-6);
+  // A strided view in place: every other column of a wider array; the others are untouched.
+  kernel::ndarray<cf, 2> wide({12, 40});
+  for (kernel::index_t i = 0; i < 12; ++i)
+    for (kernel::index_t j = 0; j < 40; ++j) wide(i, j) = j % 2 ? cf(-7, 7) : original(i, j / 2);
+  kernel::array_view<cf, 2> evens(wide.data(), {12, 20}, {40, 2});
+  kernel::fft_inplace.on(t)(evens, {0, 1}, kernel::fft_norm::ortho);
+  for (kernel::index_t i = 0; i < 12; ++i)
+    for (kernel::index_t j = 0; j < 20; ++j) {
+      ASSERT_LT(std::abs(cd(wide(i, 2 * j)) - cd(want(i, j)) / std::sqrt(240.0)), 1e-5);
+      ASSERT_EQ(wide(i, 2 * j + 1), cf(-7, 7));
+    }
+}
+
+TEST_P(Targets, ErrorsNameTheCallAndWriteNothing) {
+  const kernel::target t = GetParam();
+  const std::vector<float> empty;
+  EXPECT_THROW(kernel::fft.on(t)(empty), kernel::argument_error);
+  kernel::ndarray<cf, 2> m({4, 4}, cf(1, 2));
+  try {
+    kernel::fftn.on(t)(m, {0, 0});
+    FAIL() << "an axis named twice";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("'fftn': argument 2: names axis 0 twice"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(kernel::fft.on(t)(m, 2), kernel::argument_error);
+  EXPECT_THROW(kernel::fft2.on(t)(std::vector<cf>(4)), kernel::argument_error);
+  EXPECT_THROW(kernel::fft_inplace.on(t)(m, {5}), kernel::argument_error);
+  for (kernel::index_t i = 0; i < m.size(); ++i) ASSERT_EQ(m.data()[i], cf(1, 2)); // untouched
+  const std::vector<cd> coefficients(3);
+  EXPECT_THROW(kernel::irfft.on(t)(coefficients, 6), kernel::argument_error); // needs 4
+  EXPECT_EQ(kernel::irfft.on(t)(coefficients).shape(0), 4);
+}
+
+TEST_P(Targets, DeviceArraysStayOnTheDevice) {
+  const kernel::target t = GetParam();
+  if (t == kernel::target::cpu || t == kernel::target::parallel) GTEST_SKIP() << "device arrays";
+  if (kernel_test::on_gpu()) GTEST_SKIP() << "cuFFT is not called yet";
+  const std::vector<cd> v = random_complex(64, 11);
+  std::vector<cf> x(v.begin(), v.end());
+  auto dx = kernel::to_device(x, kernel_test::device());
+  kernel::device_array<cf, 1> X = kernel::fft(dx);
+  const auto want = kernel::fft.on(kernel::target::cpu)(x);
+  EXPECT_LT(relative_error(X.copy_to_host().data(), want.data(), x.size()), 1e-6);
+  kernel::fft_inplace(dx);
+  EXPECT_LT(relative_error(dx.copy_to_host().data(), want.data(), x.size()), 1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fft, Targets,
+                         testing::Values(kernel::target::cpu, kernel::target::parallel, kernel_test::target()),
+                         [](const auto &info) { return std::string(kernel::target_name(info.param)); });
+
+} // namespace

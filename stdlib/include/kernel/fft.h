@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Fast Fourier transforms of arrays, on every target, with NumPy's conventions:
+//
+//   auto X = kernel::fft(x);                      // 1-D, along the last axis
+//   auto Y = kernel::fft2(image);                 // the last two axes
+//   auto Z = kernel::fftn(volume, {0, 2});        // chosen axes (all by default)
+//   auto x2 = kernel::ifft(X);                    // inverses: ifft, ifft2, ifftn
+//   auto H = kernel::rfft(signal);                // real input: the n/2+1 first coefficients
+//   auto s = kernel::irfft(H, n);                 // back to n real values
+//   kernel::fft_inplace(image);                   // complex arrays, every axis by default
+//   kernel::ifft_inplace(image, {0, 1}, kernel::fft_norm::ortho);
+//
+// Inputs are any arrays (std::vector, ndarray, views of any strides, device arrays) of
+// float32/float64 (transformed as complex with zero imaginary parts) or complex64/complex128;
+// results are complex64 for single precision and complex128 for double (as CuPy; NumPy
+// always gives complex128). `norm`: backward (forward transforms unscaled, inverses divided by
+// n), ortho (both by sqrt(n)) or forward (forward divided by n). The target follows the arrays
+// and `.on(...)`, as for ufuncs: device arrays give device arrays. cpu and parallel use the
+// runtime's FFT (runtime/fft/: mixed radix, Bluestein for large prime factors), and so does
+// the simulator, on its memory, in stream order.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernel/detail/algorithm_run.h"
+#include "kernel/detail/fft_api.h"
+#include "kernel/errors.h"
+
+namespace kernel {
+
+enum class fft_norm { backward, ortho, forward };
+
+/// The axes a transform runs along: `{0, 1}`, or one axis; negative axes count from the end.
+class fft_axes {
+public:
+  constexpr fft_axes(std::initializer_list<int> axes) {
+    for (int a : axes) {
+      if (count_ < static_cast<int>(axis_.size())) axis_[static_cast<std::size_t>(count_)] = a;
+      ++count_;
+    }
+  }
+  constexpr fft_axes(int axis) : fft_axes({axis}) {}
+  /// Every axis of an array of rank `rank`.
+  static constexpr fft_axes all(int rank) noexcept {
+    fft_axes a{};
+    for (int d = 0; d < rank && d < static_cast<int>(a.axis_.size()); ++d) a.axis_[static_cast<std::size_t>(d)] = d;
+    a.count_ = rank;
+    return a;
+  }
+  constexpr int count() const noexcept { return count_; }
+  constexpr int operator[](int i) const noexcept { return axis_[static_cast<std::size_t>(i)]; }
+
+private:
+  std::array<int, 32> axis_{};
+  int count_ = 0;
+};
+
+namespace detail {
+
+template <class T> struct fft_real_of {
+  using type = T;
+};
+template <class T> struct fft_real_of<std::complex<T>> {
+  using type = T;
+};
+
+template <class T>
+inline constexpr bool fft_element =
+    std::is_same_v<typename fft_real_of<T>::type, float> || std::is_same_v<typename fft_real_of<T>::type, double>;
+
+/// One pass of the runtime's FFT with its shapes and strides held by value, so that it can
+/// wait in a stream's queue.
+struct fft_step {
+  fft_transform transform = fft_transform::c2c_forward;
+  bool double_precision = false;
+  bool real_input = false;
+  int rank = 0, axis = 0;
+  index_t n = 0;
+  double scale = 1;
+  const void *in = nullptr;
+  void *out = nullptr;
+  std::array<index_t, max_dims> in_shape{}, out_shape{}, in_strides{}, out_strides{};
+
+  fft_pass pass(bool parallel) const noexcept {
+    fft_pass p;
+    p.transform = transform;
+    p.double_precision = double_precision;
+    p.real_input = real_input;
+    p.rank = rank;
+    p.in_shape = in_shape.data();
+    p.out_shape = out_shape.data();
+    p.in = in;
+    p.in_strides = in_strides.data();
+    p.out = out;
+    p.out_strides = out_strides.data();
+    p.axis = axis;
+    p.n = n;
+    p.scale = scale;
+    p.parallel = parallel;
+    return p;
+  }
+};
+
+template <std::size_t R> std::array<index_t, max_dims> row_major_strides(const std::array<index_t, R> &shape) {
+  std::array<index_t, max_dims> s{};
+  index_t stride = 1;
+  for (std::size_t d = R; d-- > 0;) {
+    s[d] = stride;
+    stride *= shape[d];
+  }
+  return s;
+}
+
+template <std::size_t R> std::array<index_t, max_dims> padded(const std::array<index_t, R> &a) {
+  std::array<index_t, max_dims> s{};
+  for (std::size_t d = 0; d < R; ++d) s[d] = a[d];
+  return s;
+}
+
+/// What a transform of `n` points along an axis is multiplied by.
+inline double fft_scale(fft_norm norm, bool inverse, index_t n) {
+  switch (norm) {
+  case fft_norm::ortho: return 1 / std::sqrt(static_cast<double>(n));
+  case fft_norm::forward: return inverse ? 1 : 1 / static_cast<double>(n);
+  case fft_norm::backward:
+  default: return inverse ? 1 / static_cast<double>(n) : 1;
+  }
+}
+
+/// `axes` for an array of rank `rank`: in range, distinct, at least one.
+inline std::vector<int> fft_axes_of(std::string_view name, int argument, const fft_axes &axes, int rank) {
+  if (axes.count() == 0) throw argument_error(std::string(name), argument, "names no axis to transform");
+  if (axes.count() > rank)
+    throw argument_error(std::string(name), argument,
+                         "names " + std::to_string(axes.count()) + " axes of an array of rank " + std::to_string(rank));
+  std::vector<int> out;
+  for (int i = 0; i < axes.count(); ++i) {
+    const int a = normalize_axis(name, argument, axes[i], rank);
+    for (int b : out)
+      if (b == a) throw argument_error(std::string(name), argument, "names axis " + std::to_string(a) + " twice");
+    out.push_back(a);
+  }
+  return out;
+}
+
+template <std::size_t R>
+void require_points(std::string_view name, const std::array<index_t, R> &shape, const std::vector<int> &axes) {
+  for (int a : axes)
+    if (shape[static_cast<std::size_t>(a)] == 0)
+      throw argument_error(std::string(name), 1, "has no points along axis " + std::to_string(a) + " to transform");
+}
+
+/// Runs `steps` where the call runs: at once on the host; in stream order on the simulator,
+/// whose memory the host reaches. `keep` lives until they are done.
+inline void run_fft_steps(std::string_view name, const algorithm_site &site, std::vector<fft_step> steps,
+                          std::vector<std::shared_ptr<void>> keep) {
+  if (!site.on_device()) {
+    for (const fft_step &s : steps) fft_host(s.pass(site.parallel()));
+    return;
+  }
+  const device_call &c = *site.call;
+  if (!device_is_simulator(*c.device))
+    throw target_unavailable_error(std::string(name) + ": transforms of CUDA device memory need cuFFT, which this "
+                                                       "build does not call yet; copy the array to the host or run "
+                                                       "on the simulator");
+  host_work(*c.stream, [steps = std::move(steps), keep = std::move(keep)] {
+    for (const fft_step &s : steps) fft_host(s.pass(true));
+  });
+}
+
+template <class Derived> class fft_calls : public placed<Derived> {
+protected:
+  /// Complex transforms along `axes` of any array, into a new complex array.
+  template <class A>
+  auto transform(std::string_view name, const A &x, const fft_axes &axes, fft_norm norm, bool inverse) const {
+    require_array<A>();
+    using T = element_of<A>;
+    static_assert(fft_element<T>, "FFTs take float32, float64, complex64 or complex128 arrays");
+    using Complex = std::complex<typename fft_real_of<T>::type>;
+    constexpr std::size_t R = arg_of<A>::rank;
+    static_assert(R >= 1, "an FFT takes an array");
+    const algorithm_site site = site_of(name, this->placed_on(), x);
+    const auto shape = shape_of(x);
+    const std::vector<int> along = fft_axes_of(name, 2, axes, static_cast<int>(R));
+    require_points(name, shape, along);
+    auto result = make_result<Complex, R, is_device_arg<A>>(site, shape);
+    input_elements<T> src = input_on<T>(site, name, 1, x);
+    output_elements<Complex> dst = output_elements<Complex>::make(site, name, 0, result);
+    run_c2c(name, site, src, dst, shape, along, norm, inverse);
+    return result;
+  }
+
+  /// Complex transforms along `axes` of a complex array, whose elements the results replace.
+  template <class A>
+  void in_place(std::string_view name, A &&x, const fft_axes &axes, fft_norm norm, bool inverse) const {
+    using AA = std::remove_cvref_t<A>;
+    require_array<AA>();
+    using T = element_of<AA>;
+    static_assert(fft_element<T> && !std::is_same_v<T, typename fft_real_of<T>::type>,
+                  "an FFT in place takes a complex64 or complex128 array");
+    constexpr std::size_t R = arg_of<AA>::rank;
+    const algorithm_site site = site_of(name, this->placed_on(), x);
+    const auto shape = shape_of(x);
+    const std::vector<int> along = fft_axes_of(name, 2, axes, static_cast<int>(R));
+    require_points(name, shape, along);
+    // The array's own memory where it is contiguous and where the call runs; else a copy,
+    // written back.
+    input_elements<T> src = input_on<T>(site, name, 1, x);
+    output_elements<T> dst = output_elements<T>::make(site, name, 1, x);
+    run_c2c(name, site, src, dst, shape, along, norm, inverse);
+  }
+
+private:
+  template <class T, class Complex, std::size_t R>
+  static void run_c2c(std::string_view name, const algorithm_site &site, input_elements<T> &src,
+                      output_elements<Complex> &dst, const std::array<index_t, R> &shape, const std::vector<int> &along,
+                      fft_norm norm, bool inverse) {
+    std::vector<fft_step> steps;
+    const auto strides = row_major_strides(shape);
+    for (std::size_t i = 0; i < along.size(); ++i) {
+      fft_step s;
+      s.transform = inverse ? fft_transform::c2c_inverse : fft_transform::c2c_forward;
+      s.double_precision = std::is_same_v<Complex, std::complex<double>>;
+      s.real_input = i == 0 && !std::is_same_v<T, Complex>;
+      s.rank = static_cast<int>(R);
+      s.axis = along[i];
+      s.n = shape[static_cast<std::size_t>(s.axis)];
+      s.scale = fft_scale(norm, inverse, s.n);
+      // The first pass reads the input; the others transform the output where it is.
+      s.in = i == 0 ? static_cast<const void *>(src.data) : dst.data;
+      s.out = dst.data;
+      s.in_shape = s.out_shape = padded(shape);
+      s.in_strides = s.out_strides = strides;
+      steps.push_back(s);
+    }
+    if (src.size > 0) run_fft_steps(name, site, std::move(steps), {src.keep});
+    dst.deliver();
+  }
+};
+
+} // namespace detail
+
+/// The discrete Fourier transform along one axis (the last by default).
+class fft_fn : public detail::fft_calls<fft_fn> {
+public:
+  constexpr fft_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "fft"; }
+  template <class A> auto operator()(const A &x, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    return this->transform(name(), x, fft_axes{axis}, norm, false);
+  }
+};
+inline constexpr fft_fn fft{};
+
+/// The inverse of fft.
+class ifft_fn : public detail::fft_calls<ifft_fn> {
+public:
+  constexpr ifft_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "ifft"; }
+  template <class A> auto operator()(const A &x, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    return this->transform(name(), x, fft_axes{axis}, norm, true);
+  }
+};
+inline constexpr ifft_fn ifft{};
+
+/// The transform along two axes (the last two by default).
+class fft2_fn : public detail::fft_calls<fft2_fn> {
+public:
+  constexpr fft2_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "fft2"; }
+  template <class A>
+  auto operator()(const A &x, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
+    return this->transform(name(), x, axes, norm, false);
+  }
+};
+inline constexpr fft2_fn fft2{};
+
+class ifft2_fn : public detail::fft_calls<ifft2_fn> {
+public:
+  constexpr ifft2_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "ifft2"; }
+  template <class A>
+  auto operator()(const A &x, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
+    return this->transform(name(), x, axes, norm, true);
+  }
+};
+inline constexpr ifft2_fn ifft2{};
+
+/// The transform along the given axes, every axis by default.
+class fftn_fn : public detail::fft_calls<fftn_fn> {
+public:
+  constexpr fftn_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "fftn"; }
+  template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
+    return this->transform(name(), x, fft_axes::all(detail::arg_of<A>::rank), norm, false);
+  }
+  template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
+    return this->transform(name(), x, axes, norm, false);
+  }
+};
+inline constexpr fftn_fn fftn{};
+
+class ifftn_fn : public detail::fft_calls<ifftn_fn> {
+public:
+  constexpr ifftn_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "ifftn"; }
+  template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
+    return this->transform(name(), x, fft_axes::all(detail::arg_of<A>::rank), norm, true);
+  }
+  template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
+    return this->transform(name(), x, axes, norm, true);
+  }
+};
+inline constexpr ifftn_fn ifftn{};
+
+/// Transforms a complex array where it is, along the given axes (every axis by default): the
+/// cuFFT lesson's spelling. Device arrays stay on their device.
+class fft_inplace_fn : public detail::fft_calls<fft_inplace_fn> {
+public:
+  constexpr fft_inplace_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "fft_inplace"; }
+  template <class A> void operator()(A &&x, fft_norm norm = fft_norm::backward) const {
+    this->in_place(name(), std::forward<A>(x), fft_axes::all(detail::arg_of<std::remove_cvref_t<A>>::rank), norm,
+                   false);
+  }
+  template <class A> void operator()(A &&x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
+    this->in_place(name(), std::forward<A>(x), axes, norm, false);
+  }
+};
+inline constexpr fft_inplace_fn fft_inplace{};
+
+class ifft_inplace_fn : public detail::fft_calls<ifft_inplace_fn> {
+public:
+  constexpr ifft_inplace_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "ifft_inplace"; }
+  template <class A> void operator()(A &&x, fft_norm norm = fft_norm::backward) const {
+    this->in_place(name(), std::forward<A>(x), fft_axes::all(detail::arg_of<std::remove_cvref_t<A>>::rank), norm, true);
+  }
+  template <class A> void operator()(A &&x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
+    this->in_place(name(), std::forward<A>(x), axes, norm, true);
+  }
+};
+inline constexpr ifft_inplace_fn ifft_inplace{};
+
+/// The transform of real values along one axis: its n/2+1 first coefficients (the others are
+/// their conjugates).
+class rfft_fn : public detail::placed<rfft_fn> {
+public:
+  constexpr rfft_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "rfft"; }
+  template <class A> auto operator()(const A &x, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    detail::require_array<A>();
+    using T = detail::element_of<A>;
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "rfft takes a float32 or float64 array");
+    constexpr std::size_t R = detail::arg_of<A>::rank;
+    static_assert(R >= 1, "rfft takes an array");
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    const auto shape = detail::shape_of(x);
+    const int a = detail::normalize_axis(name(), 2, axis, static_cast<int>(R));
+    detail::require_points(name(), shape, {a});
+    auto out_shape = shape;
+    out_shape[static_cast<std::size_t>(a)] = shape[static_cast<std::size_t>(a)] / 2 + 1;
+    auto result = detail::make_result<std::complex<T>, R, detail::is_device_arg<A>>(site, out_shape);
+    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
+    detail::output_elements<std::complex<T>> dst =
+        detail::output_elements<std::complex<T>>::make(site, name(), 0, result);
+    detail::fft_step s;
+    s.transform = detail::fft_transform::r2c;
+    s.double_precision = std::is_same_v<T, double>;
+    s.rank = static_cast<int>(R);
+    s.axis = a;
+    s.n = shape[static_cast<std::size_t>(a)];
+    s.scale = detail::fft_scale(norm, false, s.n);
+    s.in = src.data;
+    s.out = dst.data;
+    s.in_shape = detail::padded(shape);
+    s.out_shape = detail::padded(out_shape);
+    s.in_strides = detail::row_major_strides(shape);
+    s.out_strides = detail::row_major_strides(out_shape);
+    if (src.size > 0) detail::run_fft_steps(name(), site, {s}, {src.keep});
+    dst.deliver();
+    return result;
+  }
+};
+inline constexpr rfft_fn rfft{};
+
+/// The inverse of rfft: `n` real values (by default 2 (m - 1) for m coefficients) from the
+/// n/2+1 first coefficients of a Hermitian spectrum along the axis.
+class irfft_fn : public detail::placed<irfft_fn> {
+public:
+  constexpr irfft_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "irfft"; }
+  template <class A>
+  auto operator()(const A &x, index_t n = 0, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    detail::require_array<A>();
+    using C = detail::element_of<A>;
+    static_assert(std::is_same_v<C, std::complex<float>> || std::is_same_v<C, std::complex<double>>,
+                  "irfft takes a complex64 or complex128 array");
+    using T = typename C::value_type;
+    constexpr std::size_t R = detail::arg_of<A>::rank;
+    static_assert(R >= 1, "irfft takes an array");
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    const auto shape = detail::shape_of(x);
+    const int a = detail::normalize_axis(name(), 3, axis, static_cast<int>(R));
+    const index_t m = shape[static_cast<std::size_t>(a)];
+    if (n == 0) n = 2 * (m - 1);
+    if (n < 1)
+      throw argument_error(std::string(name()), 2,
+                           "n = " + std::to_string(n) + ": an inverse transform makes at least one value");
+    if (n / 2 + 1 > m)
+      throw argument_error(std::string(name()), 1,
+                           "has " + std::to_string(m) + " coefficients along axis " + std::to_string(a) +
+                               ", but n = " + std::to_string(n) + " needs " + std::to_string(n / 2 + 1));
+    auto out_shape = shape;
+    out_shape[static_cast<std::size_t>(a)] = n;
+    auto result = detail::make_result<T, R, detail::is_device_arg<A>>(site, out_shape);
+    detail::input_elements<C> src = detail::input_on<C>(site, name(), 1, x);
+    detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 0, result);
+    detail::fft_step s;
+    s.transform = detail::fft_transform::c2r;
+    s.double_precision = std::is_same_v<T, double>;
+    s.rank = static_cast<int>(R);
+    s.axis = a;
+    s.n = n;
+    s.scale = detail::fft_scale(norm, true, n);
+    s.in = src.data;
+    s.out = dst.data;
+    s.in_shape = detail::padded(shape);
+    s.out_shape = detail::padded(out_shape);
+    s.in_strides = detail::row_major_strides(shape);
+    s.out_strides = detail::row_major_strides(out_shape);
+    if (src.size > 0) detail::run_fft_steps(name(), site, {s}, {src.keep});
+    dst.deliver();
+    return result;
+  }
+};
+inline constexpr irfft_fn irfft{};
+
+} // namespace kernel
