@@ -53,10 +53,12 @@ int main(int argc, char **argv) {
   std::vector<cf> x(n);
   for (cf &v : x) v = {u(g), u(g)};
   std::vector<cf> work;
-  const double textbook = bench::best_ms(runs, [&] {
-    work = x;
-    textbook_fft(work);
-  }) - bench::best_ms(runs, [&] { work = x; });
+  const double textbook = bench::best_ms(runs,
+                                         [&] {
+                                           work = x;
+                                           textbook_fft(work);
+                                         }) -
+                          bench::best_ms(runs, [&] { work = x; });
   const double cpu = bench::best_ms(runs, [&] { (void)kernel::fft(x); });
   const double parallel = bench::best_ms(runs, [&] { (void)kernel::fft.on(kernel::target::parallel)(x); });
   std::printf("fft 2^20 complex64    textbook radix-2 %8.2f ms  cpu %8.2f ms  parallel %8.2f ms  ratios: cpu %.2fx  "

@@ -12,4 +12,5 @@ EXAMPLES = [
     "histogram",
     "monte_carlo_pi",
     "fused_gaussian",
+    "fft_convolution",
 ]

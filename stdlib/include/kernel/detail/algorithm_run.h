@@ -257,9 +257,9 @@ public:
           const device_call c = *site.call;
           std::shared_ptr<void> memory = device_temp<T>(c, out.size);
           out.data = data_of<T>(memory);
+          // Device memory is freed in stream order (device_allocate), after the scatter.
           out.deliver_ = [c, memory, l, n = out.size] {
             copy_strided_on_device<T, arg::rank>(c, contiguous_layout<arg::rank>(l, memory.get()), l, n);
-            keep_until_done(c, {memory});
           };
         }
       }
