@@ -269,9 +269,11 @@ TEST_P(Targets, TopKFromAnyInputOrder) {
   const kernel::target t = GetParam();
   // The device sorts whole segments (no selection path): smaller there, to keep the simulator quick.
   const bool host = t == kernel::target::cpu || t == kernel::target::parallel;
-  const kernel::index_t outer = 2, len = host ? 700 : 300, inner = host ? 130 : 70;
+  const kernel::index_t outer = 2, len = host ? 700 : 200, inner = host ? 130 : 66;
   const std::vector<kernel::index_t> ks =
-      host ? std::vector<kernel::index_t>{1, 10, 33, len - 1, len} : std::vector<kernel::index_t>{10, len - 1};
+      host ? std::vector<kernel::index_t>{1, 10, 33, len - 1, len} : std::vector<kernel::index_t>{10};
+  // On the device every pattern once, largest first (the device sorts either way alike).
+  const std::vector<bool> directions = host ? std::vector<bool>{true, false} : std::vector<bool>{true};
   const auto fill = [&](int pattern, kernel::index_t j, kernel::index_t c) -> float {
     switch (pattern) {
     case 0: return static_cast<float>(j);                                // ascending
@@ -288,7 +290,7 @@ TEST_P(Targets, TopKFromAnyInputOrder) {
         for (kernel::index_t c = 0; c < inner; ++c) x(o, j, c) = fill(pattern, j, c + o);
     kernel::ndarray<float, 1> row(len);
     for (kernel::index_t j = 0; j < len; ++j) row(j) = x(1, j, 7);
-    for (bool largest : {true, false})
+    for (bool largest : directions)
       for (kernel::index_t k : ks) {
         const auto reference = [&](auto &&at) {
           std::vector<kernel::index_t> p(static_cast<std::size_t>(len));
