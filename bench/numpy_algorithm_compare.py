@@ -45,14 +45,24 @@ def numpy_times(n, runs):
     }
 
 
-def our_times(binary, log2n, runs):
-    out = subprocess.run([binary, str(log2n), str(runs)], check=True, capture_output=True, text=True).stdout
+def our_times(command):
+    """The `result CASE TARGET MS` lines a C++ benchmark prints, as {(case, target): ms}."""
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     times = {}
     for line in out.splitlines():
         if line.startswith("result "):
             _, case, target, ms = line.split()
             times[(case, target)] = float(ms)
     return times
+
+
+def print_ratios(theirs, ours):
+    """NumPy's time for each case next to ours on cpu and parallel, as NumPy / ours."""
+    width = max(len(case) for case in theirs)
+    print(f"{'case':{width}} {'numpy ms':>10} {'cpu ms':>9} {'ratio':>7} {'parallel ms':>12} {'ratio':>7}")
+    for case, numpy_ms in theirs.items():
+        cpu, par = ours[(case, "cpu")], ours[(case, "parallel")]
+        print(f"{case:{width}} {numpy_ms:10.2f} {cpu:9.2f} {numpy_ms / cpu:6.2f}x {par:12.2f} {numpy_ms / par:6.2f}x")
 
 
 def main():
@@ -63,13 +73,10 @@ def main():
     args = parser.parse_args()
     if not os.path.exists(args.binary):
         sys.exit(f"{args.binary} not found: bazel build --config=ci //bench:algorithm_cpu_bench")
-    ours = our_times(args.binary, args.log2n, args.runs)
+    ours = our_times([args.binary, str(args.log2n), str(args.runs)])
     theirs = numpy_times(1 << args.log2n, args.runs)
     print(f"2^{args.log2n} elements (top10_columns: 1000 x 32000), best of {args.runs}; ratio = NumPy / ours")
-    print(f"{'case':16} {'numpy ms':>10} {'cpu ms':>9} {'ratio':>7} {'parallel ms':>12} {'ratio':>7}")
-    for case, numpy_ms in theirs.items():
-        cpu, par = ours[(case, "cpu")], ours[(case, "parallel")]
-        print(f"{case:16} {numpy_ms:10.2f} {cpu:9.2f} {numpy_ms / cpu:6.2f}x {par:12.2f} {numpy_ms / par:6.2f}x")
+    print_ratios(theirs, ours)
 
 
 if __name__ == "__main__":

@@ -10,12 +10,12 @@ complex128. Needs Debian's python3-numpy.
 """
 import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 from numba_cpu_compare import best_ms  # this directory is on sys.path when run as a script
+from numpy_algorithm_compare import our_times, print_ratios
 
 
 def main():
@@ -25,12 +25,7 @@ def main():
     args = parser.parse_args()
     if not os.path.exists(args.binary):
         sys.exit(f"{args.binary} not found: bazel build --config=ci //bench:fft_cpu_bench")
-    out = subprocess.run([args.binary, str(args.runs)], check=True, capture_output=True, text=True).stdout
-    ours = {}
-    for line in out.splitlines():
-        if line.startswith("result "):
-            _, case, target, ms = line.split()
-            ours[(case, target)] = float(ms)
+    ours = our_times([args.binary, str(args.runs)])
     rng = np.random.default_rng(1)
     x = (rng.uniform(-1, 1, 2**20) + 1j * rng.uniform(-1, 1, 2**20)).astype(np.complex64)
     m = (rng.uniform(-1, 1, (1024, 1024)) + 1j * rng.uniform(-1, 1, (1024, 1024))).astype(np.complex64)
@@ -39,10 +34,7 @@ def main():
         "fft_2d": best_ms(lambda: np.fft.fft2(m), args.runs),
     }
     print(f"best of {args.runs}; ratio = NumPy / ours")
-    print(f"{'case':8} {'numpy ms':>10} {'cpu ms':>9} {'ratio':>7} {'parallel ms':>12} {'ratio':>7}")
-    for case, numpy_ms in theirs.items():
-        cpu, par = ours[(case, "cpu")], ours[(case, "parallel")]
-        print(f"{case:8} {numpy_ms:10.2f} {cpu:9.2f} {numpy_ms / cpu:6.2f}x {par:12.2f} {numpy_ms / par:6.2f}x")
+    print_ratios(theirs, ours)
 
 
 if __name__ == "__main__":

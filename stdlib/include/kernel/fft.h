@@ -111,19 +111,31 @@ struct fft_step {
   }
 };
 
-template <std::size_t R> std::array<index_t, max_dims> row_major_strides(const std::array<index_t, R> &shape) {
-  std::array<index_t, max_dims> s{};
-  index_t stride = 1;
-  for (std::size_t d = R; d-- > 0;) {
-    s[d] = stride;
-    stride *= shape[d];
-  }
-  return s;
-}
-
 template <std::size_t R> std::array<index_t, max_dims> padded(const std::array<index_t, R> &a) {
   std::array<index_t, max_dims> s{};
   for (std::size_t d = 0; d < R; ++d) s[d] = a[d];
+  return s;
+}
+
+/// A pass along `axis` from a C-contiguous array of `in_shape` to one of `out_shape` (the two
+/// differ only along the axis, for the real transforms).
+template <std::size_t R>
+fft_step fft_step_along(fft_transform transform, bool double_precision, const std::array<index_t, R> &in_shape,
+                        const std::array<index_t, R> &out_shape, int axis, index_t n, double scale, const void *in,
+                        void *out) {
+  fft_step s;
+  s.transform = transform;
+  s.double_precision = double_precision;
+  s.rank = static_cast<int>(R);
+  s.axis = axis;
+  s.n = n;
+  s.scale = scale;
+  s.in = in;
+  s.out = out;
+  s.in_shape = padded(in_shape);
+  s.out_shape = padded(out_shape);
+  s.in_strides = padded(array_view<const char, R>::contiguous_strides(in_shape));
+  s.out_strides = padded(array_view<const char, R>::contiguous_strides(out_shape));
   return s;
 }
 
@@ -226,21 +238,15 @@ private:
                       output_elements<Complex> &dst, const std::array<index_t, R> &shape, const std::vector<int> &along,
                       fft_norm norm, bool inverse) {
     std::vector<fft_step> steps;
-    const auto strides = row_major_strides(shape);
     for (std::size_t i = 0; i < along.size(); ++i) {
-      fft_step s;
-      s.transform = inverse ? fft_transform::c2c_inverse : fft_transform::c2c_forward;
-      s.double_precision = std::is_same_v<Complex, std::complex<double>>;
-      s.real_input = i == 0 && !std::is_same_v<T, Complex>;
-      s.rank = static_cast<int>(R);
-      s.axis = along[i];
-      s.n = shape[static_cast<std::size_t>(s.axis)];
-      s.scale = fft_scale(norm, inverse, s.n);
+      const int axis = along[i];
+      const index_t n = shape[static_cast<std::size_t>(axis)];
       // The first pass reads the input; the others transform the output where it is.
-      s.in = i == 0 ? static_cast<const void *>(src.data) : dst.data;
-      s.out = dst.data;
-      s.in_shape = s.out_shape = padded(shape);
-      s.in_strides = s.out_strides = strides;
+      fft_step s = fft_step_along(inverse ? fft_transform::c2c_inverse : fft_transform::c2c_forward,
+                                  std::is_same_v<Complex, std::complex<double>>, shape, shape, axis, n,
+                                  fft_scale(norm, inverse, n), i == 0 ? static_cast<const void *>(src.data) : dst.data,
+                                  dst.data);
+      s.real_input = i == 0 && !std::is_same_v<T, Complex>;
       steps.push_back(s);
     }
     if (src.size > 0) run_fft_steps(name, site, std::move(steps), {src.keep});
@@ -250,106 +256,70 @@ private:
 
 } // namespace detail
 
-/// The discrete Fourier transform along one axis (the last by default).
-class fft_fn : public detail::fft_calls<fft_fn> {
+namespace detail {
+
+/// fft and ifft: along one axis (the last by default).
+template <bool Inverse> class fft_1d_fn : public fft_calls<fft_1d_fn<Inverse>> {
 public:
-  constexpr fft_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "fft"; }
+  constexpr fft_1d_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return Inverse ? "ifft" : "fft"; }
   template <class A> auto operator()(const A &x, int axis = -1, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, fft_axes{axis}, norm, false);
+    return this->transform(name(), x, fft_axes{axis}, norm, Inverse);
   }
 };
-inline constexpr fft_fn fft{};
 
-/// The inverse of fft.
-class ifft_fn : public detail::fft_calls<ifft_fn> {
+/// fft2 and ifft2: along two axes (the last two by default).
+template <bool Inverse> class fft_2d_fn : public fft_calls<fft_2d_fn<Inverse>> {
 public:
-  constexpr ifft_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "ifft"; }
-  template <class A> auto operator()(const A &x, int axis = -1, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, fft_axes{axis}, norm, true);
-  }
-};
-inline constexpr ifft_fn ifft{};
-
-/// The transform along two axes (the last two by default).
-class fft2_fn : public detail::fft_calls<fft2_fn> {
-public:
-  constexpr fft2_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "fft2"; }
+  constexpr fft_2d_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return Inverse ? "ifft2" : "fft2"; }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, norm, false);
+    return this->transform(name(), x, axes, norm, Inverse);
   }
 };
-inline constexpr fft2_fn fft2{};
 
-class ifft2_fn : public detail::fft_calls<ifft2_fn> {
+/// fftn and ifftn: along the given axes, every axis by default.
+template <bool Inverse> class fft_nd_fn : public fft_calls<fft_nd_fn<Inverse>> {
 public:
-  constexpr ifft2_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "ifft2"; }
-  template <class A>
-  auto operator()(const A &x, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, norm, true);
-  }
-};
-inline constexpr ifft2_fn ifft2{};
-
-/// The transform along the given axes, every axis by default.
-class fftn_fn : public detail::fft_calls<fftn_fn> {
-public:
-  constexpr fftn_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "fftn"; }
+  constexpr fft_nd_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return Inverse ? "ifftn" : "fftn"; }
   template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, fft_axes::all(detail::arg_of<A>::rank), norm, false);
+    return this->transform(name(), x, fft_axes::all(arg_of<A>::rank), norm, Inverse);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, norm, false);
+    return this->transform(name(), x, axes, norm, Inverse);
   }
 };
-inline constexpr fftn_fn fftn{};
 
-class ifftn_fn : public detail::fft_calls<ifftn_fn> {
-public:
-  constexpr ifftn_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "ifftn"; }
-  template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, fft_axes::all(detail::arg_of<A>::rank), norm, true);
-  }
-  template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, norm, true);
-  }
-};
-inline constexpr ifftn_fn ifftn{};
-
-/// Transforms a complex array where it is, along the given axes (every axis by default): the
-/// cuFFT lesson's spelling. Device arrays stay on their device.
-class fft_inplace_fn : public detail::fft_calls<fft_inplace_fn> {
+/// fft_inplace and ifft_inplace: a complex array transformed where it is, along the given axes
+/// (every axis by default), the cuFFT lesson's spelling. Device arrays stay on their device.
+template <bool Inverse> class fft_inplace_fn : public fft_calls<fft_inplace_fn<Inverse>> {
 public:
   constexpr fft_inplace_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "fft_inplace"; }
+  static constexpr std::string_view name() noexcept { return Inverse ? "ifft_inplace" : "fft_inplace"; }
   template <class A> void operator()(A &&x, fft_norm norm = fft_norm::backward) const {
-    this->in_place(name(), std::forward<A>(x), fft_axes::all(detail::arg_of<std::remove_cvref_t<A>>::rank), norm,
-                   false);
+    this->in_place(name(), std::forward<A>(x), fft_axes::all(arg_of<std::remove_cvref_t<A>>::rank), norm, Inverse);
   }
   template <class A> void operator()(A &&x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    this->in_place(name(), std::forward<A>(x), axes, norm, false);
+    this->in_place(name(), std::forward<A>(x), axes, norm, Inverse);
   }
 };
-inline constexpr fft_inplace_fn fft_inplace{};
 
-class ifft_inplace_fn : public detail::fft_calls<ifft_inplace_fn> {
-public:
-  constexpr ifft_inplace_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "ifft_inplace"; }
-  template <class A> void operator()(A &&x, fft_norm norm = fft_norm::backward) const {
-    this->in_place(name(), std::forward<A>(x), fft_axes::all(detail::arg_of<std::remove_cvref_t<A>>::rank), norm, true);
-  }
-  template <class A> void operator()(A &&x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    this->in_place(name(), std::forward<A>(x), axes, norm, true);
-  }
-};
-inline constexpr ifft_inplace_fn ifft_inplace{};
+} // namespace detail
+
+/// The discrete Fourier transform along one axis (the last by default), and its inverse.
+inline constexpr detail::fft_1d_fn<false> fft{};
+inline constexpr detail::fft_1d_fn<true> ifft{};
+/// The transform along two axes (the last two by default), and its inverse.
+inline constexpr detail::fft_2d_fn<false> fft2{};
+inline constexpr detail::fft_2d_fn<true> ifft2{};
+/// The transform along the given axes (every axis by default), and its inverse.
+inline constexpr detail::fft_nd_fn<false> fftn{};
+inline constexpr detail::fft_nd_fn<true> ifftn{};
+/// The transforms of a complex array in its own memory.
+inline constexpr detail::fft_inplace_fn<false> fft_inplace{};
+inline constexpr detail::fft_inplace_fn<true> ifft_inplace{};
 
 /// The transform of real values along one axis: its n/2+1 first coefficients (the others are
 /// their conjugates).
@@ -373,19 +343,10 @@ public:
     detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
     detail::output_elements<std::complex<T>> dst =
         detail::output_elements<std::complex<T>>::make(site, name(), 0, result);
-    detail::fft_step s;
-    s.transform = detail::fft_transform::r2c;
-    s.double_precision = std::is_same_v<T, double>;
-    s.rank = static_cast<int>(R);
-    s.axis = a;
-    s.n = shape[static_cast<std::size_t>(a)];
-    s.scale = detail::fft_scale(norm, false, s.n);
-    s.in = src.data;
-    s.out = dst.data;
-    s.in_shape = detail::padded(shape);
-    s.out_shape = detail::padded(out_shape);
-    s.in_strides = detail::row_major_strides(shape);
-    s.out_strides = detail::row_major_strides(out_shape);
+    const index_t n = shape[static_cast<std::size_t>(a)];
+    const detail::fft_step s =
+        detail::fft_step_along(detail::fft_transform::r2c, std::is_same_v<T, double>, shape, out_shape, a, n,
+                               detail::fft_scale(norm, false, n), src.data, dst.data);
     if (src.size > 0) detail::run_fft_steps(name(), site, {s}, {src.keep});
     dst.deliver();
     return result;
@@ -425,19 +386,9 @@ public:
     auto result = detail::make_result<T, R, detail::is_device_arg<A>>(site, out_shape);
     detail::input_elements<C> src = detail::input_on<C>(site, name(), 1, x);
     detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 0, result);
-    detail::fft_step s;
-    s.transform = detail::fft_transform::c2r;
-    s.double_precision = std::is_same_v<T, double>;
-    s.rank = static_cast<int>(R);
-    s.axis = a;
-    s.n = n;
-    s.scale = detail::fft_scale(norm, true, n);
-    s.in = src.data;
-    s.out = dst.data;
-    s.in_shape = detail::padded(shape);
-    s.out_shape = detail::padded(out_shape);
-    s.in_strides = detail::row_major_strides(shape);
-    s.out_strides = detail::row_major_strides(out_shape);
+    const detail::fft_step s =
+        detail::fft_step_along(detail::fft_transform::c2r, std::is_same_v<T, double>, shape, out_shape, a, n,
+                               detail::fft_scale(norm, true, n), src.data, dst.data);
     if (src.size > 0) detail::run_fft_steps(name(), site, {s}, {src.keep});
     dst.deliver();
     return result;
