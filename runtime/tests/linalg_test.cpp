@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// kernel/linalg.h on cpu, parallel (OpenBLAS) and the device (the runtime's kernels) against
+// products, dots and norms computed here by their definitions: every element type, operands
+// in C order, Fortran order, with two non-unit strides and walking backwards, transposed and
+// scaled operands, accumulation, batches, empty shapes, device arrays, and the error paths
+// (shapes, overlaps, a missing OpenBLAS).
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernel/linalg.h"
+#include "test_device.h"
+
+namespace {
+
+namespace la = kernel::linalg;
+using kernel::index_t;
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+
+template <class T> T value(index_t i, index_t j, int salt) {
+  const double re = static_cast<double>((i * 7 + j * 13 + salt * 5) % 17) / 8 - 1;
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(re);
+  else
+    return T(static_cast<typename T::value_type>(re),
+             static_cast<typename T::value_type>(static_cast<double>((i * 3 + j * 11 + salt) % 7) / 4 - 0.75));
+}
+
+template <class T> double epsilon() {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, cf>)
+    return 1.2e-7;
+  else
+    return 2.3e-16;
+}
+
+enum class layout { c_order, fortran, strided, backwards };
+constexpr layout all_layouts[] = {layout::c_order, layout::fortran, layout::strided, layout::backwards};
+
+/// A rows x cols matrix stored in `how`, element (i, j) = value(i, j, salt).
+template <class T> struct stored_matrix {
+  std::vector<T> memory;
+  kernel::array_view<T, 2> view;
+
+  stored_matrix(index_t rows, index_t cols, layout how, int salt) {
+    const index_t size = std::max<index_t>(rows * cols, 1);
+    switch (how) {
+    case layout::c_order:
+      memory.resize(static_cast<std::size_t>(size));
+      view = kernel::array_view<T, 2>(memory.data(), {rows, cols}, {cols, 1});
+      break;
+    case layout::fortran:
+      memory.resize(static_cast<std::size_t>(size));
+      view = kernel::array_view<T, 2>(memory.data(), {rows, cols}, {1, rows});
+      break;
+    case layout::strided: // rows 2 cols + 1 apart, columns 2 apart: OpenBLAS gets a copy
+      memory.resize(static_cast<std::size_t>(std::max<index_t>(rows * (2 * cols + 1), 1)));
+      view = kernel::array_view<T, 2>(memory.data(), {rows, cols}, {2 * cols + 1, 2});
+      break;
+    case layout::backwards: // the last row first
+      memory.resize(static_cast<std::size_t>(size));
+      view = kernel::array_view<T, 2>(memory.data() + (rows > 0 ? (rows - 1) * cols : 0), {rows, cols}, {-cols, 1});
+      break;
+    }
+    for (index_t i = 0; i < rows; ++i)
+      for (index_t j = 0; j < cols; ++j) view(i, j) = value<T>(i, j, salt);
+  }
+};
+
+template <class T> cd widen(T v) { return cd(v); }
+
+/// max |got - want| / (1 + |want|) over a product's elements, want computed here.
+template <class T, class A, class B, class C> double product_error(const A &a, const B &b, const C &c, T alpha = T(1)) {
+  double worst = 0;
+  for (index_t i = 0; i < c.shape(0); ++i)
+    for (index_t j = 0; j < c.shape(1); ++j) {
+      cd want = 0;
+      for (index_t q = 0; q < a.shape(1); ++q) want += widen(a(i, q)) * widen(b(q, j));
+      want *= widen(alpha);
+      worst = std::max(worst, std::abs(widen(c(i, j)) - want) / (1 + std::abs(want)));
+    }
+  return worst;
+}
+
+class Linalg : public testing::TestWithParam<kernel::target> {
+protected:
+  kernel::target t() const { return GetParam(); }
+
+  template <class T> void every_layout(index_t m, index_t k, index_t n) {
+    for (layout la_ : all_layouts)
+      for (layout lb : all_layouts)
+        for (layout lc : all_layouts) {
+          stored_matrix<T> a(m, k, la_, 1), b(k, n, lb, 2), c(m, n, lc, 3);
+          la::matrix_product.on(t())(a.view, b.view, c.view);
+          EXPECT_LT(product_error<T>(a.view, b.view, c.view), 8 * k * epsilon<T>())
+              << m << "x" << k << "x" << n << " layouts " << int(la_) << int(lb) << int(lc);
+        }
+  }
+};
+
+TEST_P(Linalg, ProductsInEveryLayout) {
+  every_layout<float>(37, 29, 53);
+  every_layout<double>(70, 33, 65);
+  every_layout<cf>(5, 17, 66);
+  every_layout<cd>(65, 1, 2);
+  every_layout<float>(1, 40, 1); // a dot product as a product
+  every_layout<double>(64, 16, 64);
+}
+
+TEST_P(Linalg, TransposedScaledAndAccumulated) {
+  stored_matrix<double> at(20, 30, layout::c_order, 1), b(20, 10, layout::fortran, 2);
+  kernel::ndarray<double, 2> c({30, 10}), e({30, 10});
+  for (index_t i = 0; i < 30; ++i)
+    for (index_t j = 0; j < 10; ++j) e(i, j) = value<double>(i, j, 9);
+  // C = 2 A^T B + E
+  la::matrix_product.on(t())(la::scaled(2.0, la::transposed(at.view)), b.view, e, c);
+  kernel::ndarray<double, 2> plain({30, 10});
+  la::matrix_product.on(t())(la::transposed(at.view), b.view, plain);
+  for (index_t i = 0; i < 30; ++i)
+    for (index_t j = 0; j < 10; ++j) ASSERT_NEAR(c(i, j), 2 * plain(i, j) + e(i, j), 1e-12) << i << "," << j;
+  // C = C + A^T (-B), E being C itself; then beta = 0.5 through scaled(E).
+  la::matrix_product.on(t())(la::transposed(at.view), la::scaled(-1.0, b.view), c, c);
+  for (index_t i = 0; i < 30; ++i)
+    for (index_t j = 0; j < 10; ++j) ASSERT_NEAR(c(i, j), plain(i, j) + e(i, j), 1e-12);
+  la::matrix_product.on(t())(la::transposed(at.view), b.view, la::scaled(0.5, c), c);
+  for (index_t i = 0; i < 30; ++i)
+    for (index_t j = 0; j < 10; ++j) ASSERT_NEAR(c(i, j), 1.5 * plain(i, j) + 0.5 * e(i, j), 1e-12);
+  // Complex factors.
+  stored_matrix<cf> x(6, 7, layout::c_order, 1), y(7, 5, layout::backwards, 2);
+  kernel::ndarray<cf, 2> z({6, 5});
+  la::matrix_product.on(t())(la::scaled(cf(0, 1), x.view), y.view, z);
+  EXPECT_LT(product_error<cf>(x.view, y.view, z, cf(0, 1)), 1e-5);
+}
+
+TEST_P(Linalg, ResultsOverwriteWhatWasThere) {
+  // Without E, C's old values are never read (BLAS's beta = 0): NaNs there do not leak.
+  stored_matrix<float> a(9, 4, layout::c_order, 1), b(4, 3, layout::c_order, 2);
+  kernel::ndarray<float, 2> c({9, 3});
+  for (index_t i = 0; i < 9; ++i)
+    for (index_t j = 0; j < 3; ++j) c(i, j) = std::numeric_limits<float>::quiet_NaN();
+  la::matrix_product.on(t())(a.view, b.view, c);
+  EXPECT_LT(product_error<float>(a.view, b.view, c), 1e-6);
+}
+
+TEST_P(Linalg, Batches) {
+  kernel::ndarray<float, 3> a({3, 8, 5}), c({3, 8, 6});
+  kernel::ndarray<float, 2> b({5, 6});
+  for (index_t q = 0; q < 3; ++q)
+    for (index_t i = 0; i < 8; ++i)
+      for (index_t j = 0; j < 5; ++j) a(q, i, j) = value<float>(i + q, j, 1);
+  for (index_t i = 0; i < 5; ++i)
+    for (index_t j = 0; j < 6; ++j) b(i, j) = value<float>(i, j, 2);
+  la::matrix_product.on(t())(a, b, c);
+  for (index_t q = 0; q < 3; ++q) {
+    kernel::array_view<float, 2> aq(&a(q, 0, 0), {8, 5}), cq(&c(q, 0, 0), {8, 6});
+    EXPECT_LT(product_error<float>(aq, b, cq), 1e-6) << q;
+  }
+  // The returning form, a shared A, B a batch of transposed views (strides {30, 1, 5}).
+  kernel::ndarray<float, 3> bt({3, 6, 5});
+  for (index_t q = 0; q < 3; ++q)
+    for (index_t i = 0; i < 6; ++i)
+      for (index_t j = 0; j < 5; ++j) bt(q, i, j) = value<float>(i, j + q, 4);
+  kernel::ndarray<float, 2> a2({8, 5});
+  for (index_t i = 0; i < 8; ++i)
+    for (index_t j = 0; j < 5; ++j) a2(i, j) = value<float>(i, j, 5);
+  kernel::ndarray<float, 2> a2t({5, 8});
+  for (index_t i = 0; i < 5; ++i)
+    for (index_t j = 0; j < 8; ++j) a2t(i, j) = a2(j, i);
+  const kernel::ndarray<float, 3> r = la::matrix_product.on(t())(la::transposed(a2t), la::transposed(bt));
+  ASSERT_EQ(r.shape(), (std::array<index_t, 3>{3, 8, 6}));
+  for (index_t q = 0; q < 3; ++q)
+    for (index_t i = 0; i < 8; ++i)
+      for (index_t j = 0; j < 6; ++j) {
+        double want = 0;
+        for (index_t p = 0; p < 5; ++p) want += double(a2(i, p)) * bt(q, j, p);
+        ASSERT_NEAR(r(q, i, j), want, 1e-5) << q << "," << i << "," << j;
+      }
+  // A batch of one is a batch; a batch of none does nothing.
+  kernel::ndarray<float, 3> none_a({0, 8, 5}), none_c({0, 8, 6});
+  la::matrix_product.on(t())(none_a, b, none_c);
+  kernel::ndarray<float, 3> wrong({2, 8, 6});
+  EXPECT_THROW(la::matrix_product.on(t())(a, b, wrong), kernel::argument_error);
+}
+
+TEST_P(Linalg, EmptyShapes) {
+  // k = 0: the product is zero, C = E.
+  kernel::ndarray<double, 2> a({4, 0}), b({0, 3}), c({4, 3}), e({4, 3});
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 3; ++j) {
+      c(i, j) = std::numeric_limits<double>::quiet_NaN();
+      e(i, j) = double(i - j);
+    }
+  la::matrix_product.on(t())(a, b, c);
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 3; ++j) EXPECT_EQ(c(i, j), 0.0);
+  la::matrix_product.on(t())(a, b, la::scaled(2.0, e), c);
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 3; ++j) EXPECT_EQ(c(i, j), 2.0 * double(i - j));
+  kernel::ndarray<double, 2> m0({0, 5}), b5({5, 3}), c0({0, 3});
+  la::matrix_product.on(t())(m0, b5, c0);
+  std::vector<double> none;
+  EXPECT_EQ(la::dot.on(t())(none, none), 0.0);
+  EXPECT_EQ(la::vector_two_norm.on(t())(none), 0.0);
+  la::add.on(t())(none, none, none);
+}
+
+TEST_P(Linalg, MatrixVectorProducts) {
+  for (layout how : all_layouts) {
+    stored_matrix<double> a(23, 17, how, 1);
+    std::vector<double> xs(17 * 3), z(23), y(23);
+    for (index_t i = 0; i < 17; ++i) xs[static_cast<std::size_t>(3 * i)] = value<double>(i, 0, 2);
+    for (index_t i = 0; i < 23; ++i) z[static_cast<std::size_t>(i)] = value<double>(i, 1, 3);
+    kernel::array_view<double, 1> x(xs.data(), {17}, {3});
+    la::matrix_vector_product.on(t())(a.view, x, z, y);
+    for (index_t i = 0; i < 23; ++i) {
+      double want = z[static_cast<std::size_t>(i)];
+      for (index_t j = 0; j < 17; ++j) want += a.view(i, j) * x(j);
+      ASSERT_NEAR(y[static_cast<std::size_t>(i)], want, 1e-12) << int(how) << " row " << i;
+    }
+    // y = A^T y2, returning a new vector.
+    std::vector<double> y2(23, 1.0);
+    const auto w = la::matrix_vector_product.on(t())(la::transposed(a.view), y2);
+    ASSERT_EQ(w.shape(0), 17);
+    for (index_t j = 0; j < 17; ++j) {
+      double want = 0;
+      for (index_t i = 0; i < 23; ++i) want += a.view(i, j);
+      ASSERT_NEAR(w(j), want, 1e-12) << int(how) << " column " << j;
+    }
+  }
+  kernel::ndarray<cf, 2> ac({3, 2});
+  std::vector<cf> xc{cf(1, 2), cf(0, -1)}, yc(3);
+  for (index_t i = 0; i < 3; ++i)
+    for (index_t j = 0; j < 2; ++j) ac(i, j) = value<cf>(i, j, 1);
+  la::matrix_vector_product.on(t())(ac, xc, yc);
+  for (index_t i = 0; i < 3; ++i) EXPECT_LT(std::abs(yc[i] - (ac(i, 0) * xc[0] + ac(i, 1) * xc[1])), 1e-6);
+}
+
+TEST_P(Linalg, DotsAndNorms) {
+  std::vector<float> xf(1000), yf(3000);
+  double want = 0, squares = 0;
+  for (index_t i = 0; i < 1000; ++i) {
+    xf[static_cast<std::size_t>(i)] = value<float>(i, 0, 1);
+    yf[static_cast<std::size_t>(3 * i)] = value<float>(i, 1, 2);
+  }
+  // y walked backwards through every third element
+  kernel::array_view<float, 1> yb(yf.data() + 3 * 999, {1000}, {-3});
+  for (index_t i = 0; i < 1000; ++i) {
+    want += double(xf[static_cast<std::size_t>(i)]) * yb(i);
+    squares += double(xf[static_cast<std::size_t>(i)]) * xf[static_cast<std::size_t>(i)];
+  }
+  EXPECT_NEAR(la::dot.on(t())(xf, yb), want, 1e-3);
+  EXPECT_NEAR(la::dot.on(t())(la::scaled(2.0f, xf), yb), 2 * want, 2e-3);
+  EXPECT_NEAR(la::vector_two_norm.on(t())(xf), std::sqrt(squares), 1e-3);
+  EXPECT_NEAR(la::vector_two_norm.on(t())(yb), la::vector_two_norm.on(kernel::target::cpu)(yb), 1e-3);
+
+  std::vector<cd> xc{cd(1, 2), cd(3, -1)}, yc{cd(0, 1), cd(2, 2)};
+  const cd u = la::dot.on(t())(xc, yc), c = la::dotc.on(t())(xc, yc);
+  EXPECT_LT(std::abs(u - (xc[0] * yc[0] + xc[1] * yc[1])), 1e-12);
+  EXPECT_LT(std::abs(c - (std::conj(xc[0]) * yc[0] + std::conj(xc[1]) * yc[1])), 1e-12);
+  EXPECT_NEAR(la::vector_two_norm.on(t())(xc), std::sqrt(15.0), 1e-12);
+
+  // Squares past the range of the type: the norm is still right.
+  std::vector<double> big{3e200, 4e200}, tiny{3e-200, 4e-200};
+  EXPECT_NEAR(la::vector_two_norm.on(t())(big) / 5e200, 1.0, 1e-14);
+  EXPECT_NEAR(la::vector_two_norm.on(t())(tiny) / 5e-200, 1.0, 1e-14);
+  std::vector<float> bigf{3e30f, 4e30f};
+  EXPECT_NEAR(la::vector_two_norm.on(t())(bigf) / 5e30f, 1.0f, 1e-6f);
+  std::vector<double> nan{1, std::numeric_limits<double>::quiet_NaN()};
+  EXPECT_TRUE(std::isnan(la::vector_two_norm.on(t())(nan)));
+
+  std::vector<float> shorter(999);
+  EXPECT_THROW(la::dot.on(t())(xf, shorter), kernel::argument_error);
+}
+
+TEST_P(Linalg, AddAndScale) {
+  kernel::ndarray<cf, 2> x({7, 9}), y({7, 9}), z({7, 9});
+  for (index_t i = 0; i < 7; ++i)
+    for (index_t j = 0; j < 9; ++j) {
+      x(i, j) = value<cf>(i, j, 1);
+      y(i, j) = value<cf>(i, j, 2);
+    }
+  la::add.on(t())(x, la::scaled(cf(0, 2), la::transposed(la::transposed(y))), z);
+  for (index_t i = 0; i < 7; ++i)
+    for (index_t j = 0; j < 9; ++j) ASSERT_LT(std::abs(z(i, j) - (x(i, j) + cf(0, 2) * y(i, j))), 1e-6);
+  la::add.on(t())(z, la::scaled(-1.0f, x), z); // z may be an input
+  la::scale.on(t())(0.5f, z);
+  for (index_t i = 0; i < 7; ++i)
+    for (index_t j = 0; j < 9; ++j) ASSERT_LT(std::abs(z(i, j) - cf(0, 1) * y(i, j)), 1e-6);
+  // A strided view is written where it is.
+  std::vector<double> every_other(10, 1.0);
+  kernel::array_view<double, 1> odd(every_other.data() + 1, {5}, {2});
+  la::scale.on(t())(3, odd);
+  for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(every_other[i], i % 2 ? 3.0 : 1.0);
+  kernel::ndarray<cf, 2> other({9, 7});
+  EXPECT_THROW(la::add.on(t())(x, y, other), kernel::argument_error);
+}
+
+TEST_P(Linalg, DeviceArraysStayOnTheirDevice) {
+  if (t() != kernel_test::target()) GTEST_SKIP() << "device arrays: the device target's case";
+  const kernel::device d = kernel_test::device();
+  kernel::ndarray<float, 2> a({40, 30}), b({30, 20});
+  for (index_t i = 0; i < 40; ++i)
+    for (index_t j = 0; j < 30; ++j) a(i, j) = value<float>(i, j, 1);
+  for (index_t i = 0; i < 30; ++i)
+    for (index_t j = 0; j < 20; ++j) b(i, j) = value<float>(i, j, 2);
+  const auto da = kernel::to_device(a, d);
+  const auto db = kernel::to_device(b, d);
+  kernel::device_array<float, 2> dc = la::matrix_product(da, db);
+  const kernel::ndarray<float, 2> c = dc.copy_to_host();
+  EXPECT_LT(product_error<float>(a, b, c), 1e-6);
+  // A transposed device view, written in place: C^T = B^T A^T.
+  kernel::device_array<float, 2> dct({20, 40}, d);
+  la::matrix_product(la::transposed(db), la::transposed(da), dct);
+  const kernel::ndarray<float, 2> ct = dct.copy_to_host();
+  for (index_t i = 0; i < 40; ++i)
+    for (index_t j = 0; j < 20; ++j) ASSERT_NEAR(ct(j, i), c(i, j), 1e-5);
+  // A host result from device inputs is an error: device arrays never come back implicitly.
+  std::vector<float> x(30, 1.0f);
+  const auto dx = kernel::to_device(x, d);
+  EXPECT_NEAR(la::dot(dx, dx), 30.0f, 1e-5);
+  EXPECT_NEAR(la::vector_two_norm(dx), std::sqrt(30.0f), 1e-5);
+  kernel::device_array<float, 1> dy = la::matrix_vector_product(da, dx);
+  const auto y = dy.copy_to_host();
+  for (index_t i = 0; i < 40; ++i) {
+    double want = 0;
+    for (index_t j = 0; j < 30; ++j) want += a(i, j);
+    ASSERT_NEAR(y(i), want, 1e-4);
+  }
+}
+
+TEST_P(Linalg, BadShapesAndOverlapsLeaveTheResultsAlone) {
+  kernel::ndarray<float, 2> a({4, 3}), b({5, 2}), c({4, 2});
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 2; ++j) c(i, j) = float(10 * i + j);
+  try {
+    la::matrix_product.on(t())(a, b, c);
+    FAIL() << "a 4x3 by 5x2 product";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("matrix_product"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("5x2"), std::string::npos) << e.what();
+  }
+  kernel::ndarray<float, 2> b2({3, 2}), c2({4, 3});
+  EXPECT_THROW(la::matrix_product.on(t())(a, b2, c2), kernel::argument_error);
+  EXPECT_THROW(la::matrix_product.on(t())(a, b2, c2, c), kernel::argument_error);
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 2; ++j) ASSERT_EQ(c(i, j), float(10 * i + j));
+  // C written over its own input.
+  kernel::ndarray<float, 2> sq({4, 4});
+  EXPECT_THROW(la::matrix_product.on(t())(sq, sq, sq), kernel::argument_error);
+  kernel::array_view<float, 2> repeated(c.data(), {4, 2}, {0, 1});
+  EXPECT_THROW(la::matrix_product.on(t())(a, b2, repeated), kernel::argument_error);
+}
+
+// Target cpu without OpenBLAS: an error naming the library and where it was looked for.
+TEST(LinalgLoading, MissingOpenBlasIsTargetUnavailable) {
+  ::setenv("KERNEL_BLAS_LIBRARY", "/nonexistent/libopenblas.so.0", 1);
+  kernel::ndarray<double, 2> a({2, 2}), c({2, 2});
+  std::vector<double> x(3);
+  try {
+    la::matrix_product.on(kernel::target::cpu)(a, a, c);
+    ADD_FAILURE() << "no error";
+  } catch (const kernel::target_unavailable_error &e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libopenblas.so.0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("matrix_product"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(la::dot.on(kernel::target::parallel)(x, x), kernel::target_unavailable_error);
+  // The device path does not need it.
+  la::matrix_product.on(kernel_test::target())(a, a, c);
+  ::unsetenv("KERNEL_BLAS_LIBRARY");
+  la::matrix_product.on(kernel::target::cpu)(a, a, c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, Linalg,
+                         testing::Values(kernel::target::cpu, kernel::target::parallel, kernel_test::target()),
+                         [](const auto &info) { return std::string(kernel::target_name(info.param)); });
+
+} // namespace

@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Dense linear algebra on arrays, shaped like C++26's std::linalg, on every target:
+//
+//   namespace la = kernel::linalg;
+//   la::matrix_product(A, B, C);                      // C = A B
+//   la::matrix_product(la::transposed(A), B, C);      // C = A^T B, no copy
+//   la::matrix_product(la::scaled(2.0f, A), B, C, C); // C = 2 A B + C
+//   auto D = la::matrix_product(A, B);                // a new array (a device array for device inputs)
+//   la::matrix_product(As, Bs, Cs);                   // batched: rank-3 operands, a rank-2 one is shared
+//   la::matrix_vector_product(A, x, y);               // y = A x
+//   auto s = la::dot(x, y);  auto t = la::dotc(x, y); // x . y, conj(x) . y
+//   auto r = la::vector_two_norm(x);
+//   la::add(x, la::scaled(-1.0, y), z);               // z = x - y
+//   la::scale(0.5f, x);                               // x *= 0.5
+//
+// Elements are float32, float64, complex64 or complex128, the same type for every operand of
+// a call. Operands are any arrays (std::vector, ndarray, array_view, device arrays) of any
+// strides: C-ordered, Fortran-ordered (a transposed view), sliced. On cpu and parallel the
+// work goes to OpenBLAS (loaded on first use; $KERNEL_BLAS_LIBRARY names another build), which
+// reads any operand whose rows or columns are contiguous as it is; others (negative or zero
+// strides, both strides non-unit) are copied first. On the simulator and on CUDA devices the
+// runtime's own kernels (detail/linalg_kernel.h) read every layout in place. The target
+// follows the arrays and `.on(...)`, as for ufuncs.
+//
+// As in std::linalg, C may be E but must not otherwise overlap an input: an overlap is an
+// argument_error.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernel/detail/algorithm_run.h"
+#include "kernel/detail/linalg_api.h"
+#include "kernel/detail/linalg_kernel.h"
+#include "kernel/errors.h"
+
+namespace kernel::linalg {
+
+/// An operand multiplied by `factor` (std::linalg::scaled): no copy is made, the factor goes
+/// to the library call. The array must outlive the call it is passed to.
+template <class S, class A> struct scaled_operand {
+  S factor;
+  const A *array;
+};
+
+template <class S, class A> constexpr scaled_operand<S, A> scaled(S factor, const A &array) noexcept {
+  return {factor, &array};
+}
+
+namespace detail_linalg {
+template <class A> inline constexpr bool is_view = false;
+template <class T, std::size_t R> inline constexpr bool is_view<array_view<T, R>> = true;
+template <class T, std::size_t R> inline constexpr bool is_view<device_view<T, R>> = true;
+} // namespace detail_linalg
+
+/// A view of `a` with its last two axes swapped (std::linalg::transposed): a host array_view
+/// or, for device arrays, a device_view of the same memory.
+template <class A> auto transposed(A &&a) {
+  using arg = detail::ufunc_arg<std::remove_reference_t<A> &>;
+  static_assert(arg::supported && !arg::is_scalar && arg::rank >= 2, "transposed takes an array of rank 2 or more");
+  static_assert(std::is_lvalue_reference_v<A> || detail_linalg::is_view<std::remove_cvref_t<A>>,
+                "transposed of a temporary array would outlive it: name the array first");
+  const auto v = arg::view(a);
+  auto shape = v.shape();
+  auto strides = v.strides();
+  constexpr std::size_t R = arg::rank;
+  std::swap(shape[R - 2], shape[R - 1]);
+  std::swap(strides[R - 2], strides[R - 1]);
+  using E = std::remove_reference_t<decltype(*v.data())>;
+  if constexpr (arg::is_device)
+    return device_view<E, R>(a.device(), v.data(), shape, strides);
+  else
+    return array_view<E, R>(v.data(), shape, strides);
+}
+
+} // namespace kernel::linalg
+
+namespace kernel::detail {
+
+template <class X> struct linalg_unscaled {
+  using type = X;
+  static const X &array(const X &x) noexcept { return x; }
+  static constexpr bool scaled = false;
+};
+template <class S, class A> struct linalg_unscaled<linalg::scaled_operand<S, A>> {
+  using type = A;
+  static const A &array(const linalg::scaled_operand<S, A> &x) noexcept { return *x.array; }
+  static constexpr bool scaled = true;
+};
+template <class X> using linalg_array_t = typename linalg_unscaled<std::remove_cvref_t<X>>::type;
+
+template <class T, class X> T factor_of(const X &x) {
+  if constexpr (linalg_unscaled<X>::scaled) {
+    using S = decltype(x.factor);
+    static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, T>,
+                  "a scaling factor is a real number or the matrix's own complex type");
+    return static_cast<T>(x.factor);
+  } else {
+    return T(1);
+  }
+}
+
+template <class T> struct blas_real {
+  using type = T;
+};
+template <class T> struct blas_real<std::complex<T>> {
+  using type = T;
+};
+
+template <class T>
+inline constexpr bool blas_element = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                     std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
+template <class T> constexpr blas_type blas_type_of() {
+  if constexpr (std::is_same_v<T, float>)
+    return blas_type::float32;
+  else if constexpr (std::is_same_v<T, double>)
+    return blas_type::float64;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return blas_type::complex64;
+  else
+    return blas_type::complex128;
+}
+
+template <class T> std::array<double, 2> blas_pair(const T &v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return {static_cast<double>(v), 0};
+  else
+    return {static_cast<double>(v.real()), static_cast<double>(v.imag())};
+}
+template <class T> blas_value_t<T> blas_value_of(const T &v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return v;
+  else
+    return {v.real(), v.imag()};
+}
+
+/// A batch of matrices where a call runs (host memory on cpu/parallel, device memory on a
+/// device), with what keeps a staged copy alive.
+template <class T> struct linalg_matrix {
+  T *data = nullptr;
+  index_t batch = 1, rows = 0, cols = 0;
+  blas_strides strides;
+  std::shared_ptr<void> keep;
+
+  blas_matrix for_blas() const noexcept { return {data, rows, cols, strides.row, strides.col, strides.batch}; }
+};
+
+/// The matrix (or batch of matrices, or a vector as one column) of an array of rank R, from
+/// its layout.
+template <class T, std::size_t R>
+linalg_matrix<T> matrix_from(T *data, const index_t *shape, const index_t *strides, bool column) {
+  linalg_matrix<T> m;
+  m.data = data;
+  if constexpr (R == 1) {
+    m.rows = column ? shape[0] : 1;
+    m.cols = column ? 1 : shape[0];
+    (column ? m.strides.row : m.strides.col) = strides[0];
+  } else {
+    if constexpr (R == 3) {
+      m.batch = shape[0];
+      m.strides.batch = strides[0];
+    }
+    m.rows = shape[R - 2];
+    m.cols = shape[R - 1];
+    m.strides.row = strides[R - 2];
+    m.strides.col = strides[R - 1];
+  }
+  return m;
+}
+
+/// Input `a` where the call runs: its own memory on the host or on its device, a staged copy
+/// of a host array on a device.
+template <class T, class A>
+linalg_matrix<const T> linalg_input(const algorithm_site &site, std::string_view name, int argument, const A &a,
+                                    bool column = false) {
+  using arg = arg_of<A>;
+  constexpr std::size_t R = arg::rank;
+  if (!site.on_device()) {
+    const auto v = arg::view(a);
+    check_view(name, argument, v);
+    return matrix_from<const T, R>(v.data(), v.shape().data(), v.strides().data(), column);
+  }
+  std::vector<std::shared_ptr<void>> keep;
+  const staged_operand op = stage_input<T>(name, argument, *site.call, a, keep);
+  if (!keep.empty()) keep_until_done(*site.call, std::move(keep));
+  linalg_matrix<const T> m =
+      matrix_from<const T, R>(static_cast<const T *>(op.layout.data), op.layout.shape, op.layout.strides, column);
+  m.keep = op.device_memory;
+  return m;
+}
+
+/// Output `a` where the call runs, and how its values reach `a` (`deliver`): its own memory,
+/// or for a host array written on a device, device memory copied back.
+template <class T> struct linalg_output {
+  linalg_matrix<T> matrix;
+  output_elements<T> staged; // when the call runs on a device and `a` is a host array
+  bool through_staging = false;
+  void deliver() {
+    if (through_staging) staged.deliver();
+  }
+};
+
+template <class T, class A>
+linalg_output<T> linalg_result(const algorithm_site &site, std::string_view name, int argument, A &a,
+                               bool column = false) {
+  using arg = ufunc_arg<A &>;
+  static_assert(arg::writable, "the results go to a writable array");
+  constexpr std::size_t R = arg::rank;
+  linalg_output<T> out;
+  const auto v = arg::view(a);
+  if constexpr (arg::is_device) {
+    if (!site.on_device() || &a.device().state() != site.call->device)
+      throw argument_error(std::string(name), argument,
+                           "is a device array on " + a.device().name() + " but the call runs elsewhere");
+    const operand_layout l = layout_of(name, v, argument, true);
+    out.matrix = matrix_from<T, R>(static_cast<T *>(const_cast<void *>(l.data)), l.shape, l.strides, column);
+  } else {
+    check_view(name, argument, v);
+    if (site.on_device()) {
+      out.staged = output_elements<T>::make(site, name, argument, a);
+      out.through_staging = true;
+      const auto strides = array_view<const T, R>::contiguous_strides(v.shape());
+      out.matrix = matrix_from<T, R>(out.staged.data, v.shape().data(), strides.data(), column);
+    } else {
+      out.matrix = matrix_from<T, R>(v.data(), v.shape().data(), v.strides().data(), column);
+    }
+  }
+  return out;
+}
+
+/// The lowest and one past the highest byte of the user's array `a` itself (host or device
+/// memory), its data pointer and strides: what the checks below compare.
+template <class A> auto user_extent(const A &a) {
+  const auto v = arg_of<A>::view(a);
+  const char *p = reinterpret_cast<const char *>(v.data());
+  const auto size = static_cast<index_t>(sizeof(*v.data()));
+  index_t lo = 0, hi = 0;
+  bool empty = false;
+  for (std::size_t d = 0; d < v.shape().size(); ++d) {
+    empty = empty || v.shape(d) == 0;
+    (v.stride(d) < 0 ? lo : hi) += (v.shape(d) - 1) * v.stride(d);
+  }
+  return std::tuple{empty ? p : p + lo * size, empty ? p : p + (hi + 1) * size, v.strides()};
+}
+
+/// Results must not be written over an input (except over exactly the input itself, where
+/// `may_be_same`), checked on the user's arrays, so that every target rejects the same calls.
+template <class C, class A>
+void require_apart(std::string_view name, int out_argument, const C &out, int in_argument, const A &in,
+                   bool may_be_same = false) {
+  if constexpr (is_device_arg<C> == is_device_arg<A>) {
+    const auto [a0, a1, sa] = user_extent(out);
+    const auto [b0, b1, sb] = user_extent(in);
+    bool same = false;
+    if constexpr (arg_of<C>::rank == arg_of<A>::rank) same = a0 == b0 && a1 == b1 && sa == sb;
+    if (a0 < b1 && b0 < a1 && !(may_be_same && same))
+      throw argument_error(std::string(name), out_argument,
+                           "overlaps argument " + std::to_string(in_argument) +
+                               " in memory: the results must not be written over an input");
+  }
+}
+
+template <class C> void require_distinct_elements(std::string_view name, int argument, const C &out) {
+  const auto v = arg_of<C>::view(out);
+  for (std::size_t d = 0; d < v.shape().size(); ++d)
+    if (v.shape(d) > 1 && v.stride(d) == 0)
+      throw argument_error(std::string(name), argument,
+                           "has a zero stride: the results would be written more than once to one element");
+}
+
+inline std::string dims(index_t a, index_t b) { return std::to_string(a) + "x" + std::to_string(b); }
+
+/// C = alpha A B + beta E, on the call's site, for laid-out operands.
+template <class T>
+void run_gemm(std::string_view name, const algorithm_site &site, const linalg_matrix<const T> &a,
+              const linalg_matrix<const T> &b, const linalg_matrix<const T> *e, linalg_matrix<T> &c, T alpha, T beta) {
+  const index_t batch = c.batch;
+  if (batch == 0 || c.rows == 0 || c.cols == 0) return;
+  if (!e) beta = T(0);
+  if (!site.on_device()) {
+    gemm_problem p;
+    p.type = blas_type_of<T>();
+    p.batch = batch;
+    p.a = a.for_blas();
+    p.b = b.for_blas();
+    p.c = c.for_blas();
+    if (e && beta != T(0)) p.e = e->for_blas();
+    p.alpha = blas_pair(alpha);
+    p.beta = blas_pair(beta);
+    p.parallel = site.parallel();
+    const std::string n(name);
+    gemm_host(n.c_str(), p);
+    return;
+  }
+  using V = blas_value_t<T>;
+  gemm_params<V> p{};
+  p.a = reinterpret_cast<const V *>(a.data);
+  p.b = reinterpret_cast<const V *>(b.data);
+  p.c = reinterpret_cast<V *>(c.data);
+  p.e = e && beta != T(0) ? reinterpret_cast<const V *>(e->data) : nullptr;
+  p.m = c.rows;
+  p.n = c.cols;
+  p.k = a.cols;
+  p.batch = batch;
+  p.tiles_m = (c.rows + gemm_tile - 1) / gemm_tile;
+  p.tiles_n = (c.cols + gemm_tile - 1) / gemm_tile;
+  p.as = a.strides;
+  p.bs = b.strides;
+  p.cs = c.strides;
+  if (p.e) p.es = e->strides;
+  p.alpha = blas_value_of(alpha);
+  p.beta = blas_value_of(beta);
+  const index_t tiles = batch * p.tiles_m * p.tiles_n;
+  launch_tiles<gemm_entry<T>>(*site.call, std::min<index_t>(tiles, index_t{1} << 16), p);
+  std::vector<std::shared_ptr<void>> keep{a.keep, b.keep};
+  if (e) keep.push_back(e->keep);
+  keep_until_done(*site.call, std::move(keep));
+}
+
+template <class X> constexpr void require_blas_operand() {
+  using A = linalg_array_t<X>;
+  require_array<A>();
+  static_assert(blas_element<element_of<A>>, "linear algebra takes float32, float64, complex64 or complex128 arrays");
+}
+
+template <class X, class Y> constexpr void require_same_element() {
+  static_assert(std::is_same_v<element_of<linalg_array_t<X>>, element_of<linalg_array_t<Y>>>,
+                "the operands of a linear algebra call have one element type (convert one first)");
+}
+
+} // namespace kernel::detail
+
+namespace kernel::linalg {
+
+/// C = A B, or C = A B + E (E may be C), for matrices or batches of them (rank 3; a rank-2
+/// operand is used for every item); A and B may be scaled(). The returning form makes C.
+class matrix_product_fn : public detail::placed<matrix_product_fn> {
+public:
+  constexpr matrix_product_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "matrix_product"; }
+
+  template <class XA, class XB, class C> void operator()(const XA &a, const XB &b, C &&c) const {
+    run(a, b, static_cast<const std::nullptr_t *>(nullptr), c, 3);
+  }
+  template <class XA, class XB, class E, class C> void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
+    run(a, b, &e, c, 4);
+  }
+  template <class XA, class XB> auto operator()(const XA &a, const XB &b) const {
+    detail::require_blas_operand<XA>();
+    detail::require_blas_operand<XB>();
+    detail::require_same_element<XA, XB>();
+    using A = detail::linalg_array_t<XA>;
+    using B = detail::linalg_array_t<XB>;
+    using T = detail::element_of<A>;
+    constexpr std::size_t RA = detail::arg_of<A>::rank, RB = detail::arg_of<B>::rank;
+    static_assert(RA >= 2 && RA <= 3 && RB >= 2 && RB <= 3,
+                  "matrix_product takes matrices (rank 2) or batches (rank 3)");
+    constexpr std::size_t R = RA > RB ? RA : RB;
+    const auto sa = detail::shape_of(detail::linalg_unscaled<XA>::array(a));
+    const auto sb = detail::shape_of(detail::linalg_unscaled<XB>::array(b));
+    std::array<index_t, R> shape{};
+    if constexpr (R == 3) shape[0] = RA == 3 ? sa[0] : sb[0];
+    shape[R - 2] = sa[RA - 2];
+    shape[R - 1] = sb[RB - 1];
+    const detail::algorithm_site site = detail::site_of(
+        name(), this->placed_on(), detail::linalg_unscaled<XA>::array(a), detail::linalg_unscaled<XB>::array(b));
+    auto result = detail::make_result < T, R, detail::is_device_arg<A> || detail::is_device_arg < B >> (site, shape);
+    // The new array's site: device arrays pin it there even when the inputs were host arrays
+    // placed with .on(device).
+    run(a, b, static_cast<const std::nullptr_t *>(nullptr), result, 0);
+    return result;
+  }
+
+private:
+  template <class XA, class XB, class E, class C>
+  void run(const XA &xa, const XB &xb, const E *xe, C &c, int c_argument) const {
+    detail::require_blas_operand<XA>();
+    detail::require_blas_operand<XB>();
+    detail::require_same_element<XA, XB>();
+    using A = detail::linalg_array_t<XA>;
+    using B = detail::linalg_array_t<XB>;
+    using CC = std::remove_cvref_t<C>;
+    detail::require_array<CC>();
+    using T = detail::element_of<A>;
+    static_assert(std::is_same_v<detail::element_of<CC>, T>,
+                  "the operands of a linear algebra call have one element type (convert one first)");
+    constexpr std::size_t RA = detail::arg_of<A>::rank, RB = detail::arg_of<B>::rank, RC = detail::arg_of<CC>::rank;
+    static_assert(RA >= 2 && RA <= 3 && RB >= 2 && RB <= 3 && RC >= 2 && RC <= 3,
+                  "matrix_product takes matrices (rank 2) or batches (rank 3)");
+    static_assert(RC >= RA && RC >= RB, "the product of a batch is a batch: C needs rank 3");
+    const A &a = detail::linalg_unscaled<XA>::array(xa);
+    const B &b = detail::linalg_unscaled<XB>::array(xb);
+    const int out_arg = c_argument == 0 ? 0 : c_argument;
+    const detail::algorithm_site site = [&] {
+      if constexpr (std::is_same_v<E, std::nullptr_t>)
+        return detail::site_of(name(), this->placed_on(), a, b, c);
+      else
+        return detail::site_of(name(), this->placed_on(), a, b, detail::linalg_unscaled<E>::array(*xe), c);
+    }();
+    detail::require_distinct_elements(name(), out_arg, c);
+    detail::require_apart(name(), out_arg, c, 1, a);
+    detail::require_apart(name(), out_arg, c, 2, b);
+    if constexpr (!std::is_same_v<E, std::nullptr_t>)
+      detail::require_apart(name(), out_arg, c, 3, detail::linalg_unscaled<E>::array(*xe), true);
+    detail::linalg_matrix<const T> ma = detail::linalg_input<T>(site, name(), 1, a);
+    detail::linalg_matrix<const T> mb = detail::linalg_input<T>(site, name(), 2, b);
+    detail::linalg_output<T> out = detail::linalg_result<T>(site, name(), out_arg, c);
+    detail::linalg_matrix<T> &mc = out.matrix;
+    if (ma.cols != mb.rows)
+      throw argument_error(std::string(name()), 2,
+                           "is " + detail::dims(mb.rows, mb.cols) + " but A is " + detail::dims(ma.rows, ma.cols) +
+                               ": B needs as many rows as A has columns");
+    if (mc.rows != ma.rows || mc.cols != mb.cols)
+      throw argument_error(std::string(name()), out_arg,
+                           "is " + detail::dims(mc.rows, mc.cols) + " but the product of " +
+                               detail::dims(ma.rows, ma.cols) + " and " + detail::dims(mb.rows, mb.cols) + " is " +
+                               detail::dims(ma.rows, mb.cols));
+    for (auto [m, arg, rank] : {std::tuple{&ma, 1, RA}, std::tuple{&mb, 2, RB}})
+      if (rank == 3 && m->batch != mc.batch)
+        throw argument_error(std::string(name()), arg,
+                             "is a batch of " + std::to_string(m->batch) + " matrices but C is a batch of " +
+                                 std::to_string(mc.batch));
+    T beta(0);
+    detail::linalg_matrix<const T> me;
+    if constexpr (!std::is_same_v<E, std::nullptr_t>) {
+      using EA = detail::linalg_array_t<E>;
+      detail::require_blas_operand<E>();
+      static_assert(std::is_same_v<detail::element_of<EA>, T>,
+                    "the operands of a linear algebra call have one element type (convert one first)");
+      static_assert(detail::arg_of<EA>::rank == RC, "E has C's shape");
+      me = detail::linalg_input<T>(site, name(), 3, detail::linalg_unscaled<E>::array(*xe));
+      if (me.batch != mc.batch || me.rows != mc.rows || me.cols != mc.cols)
+        throw argument_error(std::string(name()), 3,
+                             "is " + detail::dims(me.rows, me.cols) + " but C is " + detail::dims(mc.rows, mc.cols) +
+                                 ": E is added to the product and has its shape");
+      beta = detail::factor_of<T>(*xe);
+    }
+    // A rank-2 operand is shared by the whole batch.
+    if constexpr (RA == 2) ma.batch = mc.batch;
+    if constexpr (RB == 2) mb.batch = mc.batch;
+    const T alpha = detail::factor_of<T>(xa) * detail::factor_of<T>(xb);
+    detail::run_gemm<T>(name(), site, ma, mb, std::is_same_v<E, std::nullptr_t> ? nullptr : &me, mc, alpha, beta);
+    out.deliver();
+  }
+};
+inline constexpr matrix_product_fn matrix_product{};
+
+/// y = A x, or y = A x + z (z may be y); A may be scaled(). The returning form makes y.
+class matrix_vector_product_fn : public detail::placed<matrix_vector_product_fn> {
+public:
+  constexpr matrix_vector_product_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "matrix_vector_product"; }
+
+  template <class XA, class XX, class Y> void operator()(const XA &a, const XX &x, Y &&y) const {
+    run(a, x, static_cast<const std::nullptr_t *>(nullptr), y, 3);
+  }
+  template <class XA, class XX, class Z, class Y> void operator()(const XA &a, const XX &x, const Z &z, Y &&y) const {
+    run(a, x, &z, y, 4);
+  }
+  template <class XA, class XX> auto operator()(const XA &a, const XX &x) const {
+    detail::require_blas_operand<XA>();
+    using A = detail::linalg_array_t<XA>;
+    using X = detail::linalg_array_t<XX>;
+    using T = detail::element_of<A>;
+    const A &ua = detail::linalg_unscaled<XA>::array(a);
+    const detail::algorithm_site site =
+        detail::site_of(name(), this->placed_on(), ua, detail::linalg_unscaled<XX>::array(x));
+    static_assert(detail::arg_of<A>::rank == 2, "matrix_vector_product takes a matrix");
+    auto result = detail::make_result < T, 1,
+         detail::is_device_arg<A> ||
+             detail::is_device_arg < X >> (site, std::array<index_t, 1>{detail::shape_of(ua)[0]});
+    run(a, x, static_cast<const std::nullptr_t *>(nullptr), result, 0);
+    return result;
+  }
+
+private:
+  template <class XA, class XX, class Z, class Y>
+  void run(const XA &xa, const XX &xx, const Z *xz, Y &y, int y_argument) const {
+    detail::require_blas_operand<XA>();
+    detail::require_blas_operand<XX>();
+    detail::require_same_element<XA, XX>();
+    using A = detail::linalg_array_t<XA>;
+    using X = detail::linalg_array_t<XX>;
+    using YY = std::remove_cvref_t<Y>;
+    using T = detail::element_of<A>;
+    detail::require_array<YY>();
+    static_assert(std::is_same_v<detail::element_of<YY>, T>,
+                  "the operands of a linear algebra call have one element type (convert one first)");
+    static_assert(detail::arg_of<A>::rank == 2, "matrix_vector_product takes a matrix");
+    static_assert(detail::arg_of<X>::rank == 1 && detail::arg_of<YY>::rank == 1,
+                  "matrix_vector_product takes vectors (rank 1); batches go to matrix_product");
+    const A &a = detail::linalg_unscaled<XA>::array(xa);
+    const X &x = detail::linalg_unscaled<XX>::array(xx);
+    const detail::algorithm_site site = [&] {
+      if constexpr (std::is_same_v<Z, std::nullptr_t>)
+        return detail::site_of(name(), this->placed_on(), a, x, y);
+      else
+        return detail::site_of(name(), this->placed_on(), a, x, detail::linalg_unscaled<Z>::array(*xz), y);
+    }();
+    detail::require_distinct_elements(name(), y_argument, y);
+    detail::require_apart(name(), y_argument, y, 1, a);
+    detail::require_apart(name(), y_argument, y, 2, x);
+    if constexpr (!std::is_same_v<Z, std::nullptr_t>)
+      detail::require_apart(name(), y_argument, y, 3, detail::linalg_unscaled<Z>::array(*xz), true);
+    detail::linalg_matrix<const T> ma = detail::linalg_input<T>(site, name(), 1, a);
+    detail::linalg_matrix<const T> mx = detail::linalg_input<T>(site, name(), 2, x, /*column=*/true);
+    detail::linalg_output<T> out = detail::linalg_result<T>(site, name(), y_argument, y, /*column=*/true);
+    if (mx.rows != ma.cols)
+      throw argument_error(std::string(name()), 2,
+                           "has " + std::to_string(mx.rows) + " elements but A is " + detail::dims(ma.rows, ma.cols) +
+                               ": x needs one per column of A");
+    if (out.matrix.rows != ma.rows)
+      throw argument_error(std::string(name()), y_argument,
+                           "has " + std::to_string(out.matrix.rows) + " elements but A is " +
+                               detail::dims(ma.rows, ma.cols) + ": y needs one per row of A");
+    T beta(0);
+    detail::linalg_matrix<const T> mz;
+    if constexpr (!std::is_same_v<Z, std::nullptr_t>) {
+      using ZA = detail::linalg_array_t<Z>;
+      detail::require_blas_operand<Z>();
+      static_assert(std::is_same_v<detail::element_of<ZA>, T> && detail::arg_of<ZA>::rank == 1,
+                    "z is a vector of A's element type");
+      mz = detail::linalg_input<T>(site, name(), 3, detail::linalg_unscaled<Z>::array(*xz), true);
+      if (mz.rows != out.matrix.rows)
+        throw argument_error(std::string(name()), 3,
+                             "has " + std::to_string(mz.rows) + " elements but y has " +
+                                 std::to_string(out.matrix.rows));
+      beta = detail::factor_of<T>(*xz);
+    }
+    const T alpha = detail::factor_of<T>(xa) * detail::factor_of<T>(xx);
+    detail::run_gemm<T>(name(), site, ma, mx, std::is_same_v<Z, std::nullptr_t> ? nullptr : &mz, out.matrix, alpha,
+                        beta);
+    out.deliver();
+  }
+};
+inline constexpr matrix_vector_product_fn matrix_vector_product{};
+
+namespace detail_linalg {
+
+/// The two passes of entry E over vector x (and y) on the call's stream; the result read back.
+template <class E, class R, class P>
+R two_pass_sum(const kernel::detail::device_call &c, P p, index_t n, std::vector<std::shared_ptr<void>> keep) {
+  using namespace kernel::detail;
+  const index_t blocks = std::min<index_t>((n + algorithm_block - 1) / algorithm_block, 1024);
+  auto partial = device_temp<R>(c, blocks + 1);
+  p.n = n;
+  p.partial = data_of<R>(partial);
+  p.out = data_of<R>(partial) + blocks;
+  p.mode = dot_mode::partial;
+  launch_tiles<E>(c, blocks, p);
+  p.mode = dot_mode::total;
+  p.n = blocks;
+  launch_tiles<E>(c, 1, p);
+  const std::vector<R> r = read_back<R>(c, data_of<R>(partial) + blocks, 1);
+  keep.push_back(std::move(partial));
+  keep_until_done(c, std::move(keep));
+  return r[0];
+}
+
+} // namespace detail_linalg
+
+/// Dot products of two vectors of equal length: x . y (dot, as std::linalg::dot: no
+/// conjugation) or conj(x) . y (dotc). A device call waits for its result.
+template <bool Conjugate> class dot_fn : public detail::placed<dot_fn<Conjugate>> {
+public:
+  constexpr dot_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return Conjugate ? "dotc" : "dot"; }
+  template <class XX, class XY> auto operator()(const XX &xx, const XY &xy) const {
+    detail::require_blas_operand<XX>();
+    detail::require_blas_operand<XY>();
+    detail::require_same_element<XX, XY>();
+    using X = detail::linalg_array_t<XX>;
+    using Y = detail::linalg_array_t<XY>;
+    using T = detail::element_of<X>;
+    static_assert(detail::arg_of<X>::rank == 1 && detail::arg_of<Y>::rank == 1, "dot takes vectors (rank 1)");
+    const X &x = detail::linalg_unscaled<XX>::array(xx);
+    const Y &y = detail::linalg_unscaled<XY>::array(xy);
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, y);
+    const detail::linalg_matrix<const T> mx = detail::linalg_input<T>(site, name(), 1, x, true);
+    const detail::linalg_matrix<const T> my = detail::linalg_input<T>(site, name(), 2, y, true);
+    if (mx.rows != my.rows)
+      throw argument_error(std::string(name()), 2,
+                           "has " + std::to_string(my.rows) + " elements but x has " + std::to_string(mx.rows));
+    T fx = detail::factor_of<T>(xx), fy = detail::factor_of<T>(xy);
+    if constexpr (Conjugate && !std::is_floating_point_v<T>) fx = std::conj(fx);
+    T r;
+    if (!site.on_device()) {
+      const std::string n(name());
+      const auto v = detail::dot_host(n.c_str(), detail::blas_type_of<T>(), {mx.data, mx.rows, mx.strides.row},
+                                      {my.data, my.rows, my.strides.row}, Conjugate, site.parallel());
+      if constexpr (std::is_floating_point_v<T>)
+        r = static_cast<T>(v[0]);
+      else
+        r = T(static_cast<typename T::value_type>(v[0]), static_cast<typename T::value_type>(v[1]));
+    } else if (mx.rows == 0) {
+      r = T(0);
+    } else {
+      using V = detail::blas_value_t<T>;
+      detail::dot_params<V> p{};
+      p.x = reinterpret_cast<const V *>(mx.data);
+      p.x_stride = mx.strides.row;
+      p.y = reinterpret_cast<const V *>(my.data);
+      p.y_stride = my.strides.row;
+      p.conjugate = Conjugate;
+      const V v = detail_linalg::two_pass_sum<detail::dot_entry<T>, V>(*site.call, p, mx.rows, {mx.keep, my.keep});
+      if constexpr (std::is_floating_point_v<T>)
+        r = v;
+      else
+        r = T(v.re, v.im);
+    }
+    return fx * fy * r;
+  }
+};
+inline constexpr dot_fn<false> dot{};
+inline constexpr dot_fn<true> dotc{};
+
+/// The Euclidean norm of a vector (float for float32 and complex64, double otherwise), without
+/// overflow or underflow in between. A device call waits for its result.
+class vector_two_norm_fn : public detail::placed<vector_two_norm_fn> {
+public:
+  constexpr vector_two_norm_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "vector_two_norm"; }
+  template <class XX> auto operator()(const XX &xx) const {
+    detail::require_blas_operand<XX>();
+    using X = detail::linalg_array_t<XX>;
+    using T = detail::element_of<X>;
+    using Real = typename detail::blas_real<T>::type;
+    static_assert(detail::arg_of<X>::rank == 1, "vector_two_norm takes a vector (rank 1)");
+    const X &x = detail::linalg_unscaled<XX>::array(xx);
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    const detail::linalg_matrix<const T> mx = detail::linalg_input<T>(site, name(), 1, x, true);
+    const double factor = std::abs(detail::factor_of<T>(xx));
+    if (!site.on_device()) {
+      const std::string n(name());
+      return static_cast<Real>(factor * detail::two_norm_host(n.c_str(), detail::blas_type_of<T>(),
+                                                              {mx.data, mx.rows, mx.strides.row}, site.parallel()));
+    }
+    if (mx.rows == 0) return Real(0);
+    detail::norm_params<detail::blas_value_t<T>> p{};
+    p.x = reinterpret_cast<const detail::blas_value_t<T> *>(mx.data);
+    p.x_stride = mx.strides.row;
+    const detail::scaled_squares s =
+        detail_linalg::two_pass_sum<detail::norm_entry<T>, detail::scaled_squares>(*site.call, p, mx.rows, {mx.keep});
+    return static_cast<Real>(factor * s.scale * std::sqrt(s.sum));
+  }
+};
+inline constexpr vector_two_norm_fn vector_two_norm{};
+
+namespace detail_linalg {
+
+/// z = alpha x + beta y (y absent: z = alpha x) over arrays of one shape, where the call runs.
+template <class T, class X, class Y, class Z>
+void run_axpby(std::string_view name, const kernel::detail::algorithm_site &site, T alpha, const X &x, T beta,
+               const Y *y, Z &z, int z_argument) {
+  using namespace kernel::detail;
+  using V = blas_value_t<T>;
+  input_elements<T> sx = input_on<T>(site, name, 1, x);
+  input_elements<T> sy;
+  if (y) sy = input_on<T>(site, name, 2, *y);
+  output_elements<T> dz = output_elements<T>::make(site, name, z_argument, z);
+  const axpby_params<V> p{reinterpret_cast<const V *>(sx.data),
+                          y ? reinterpret_cast<const V *>(sy.data) : nullptr,
+                          reinterpret_cast<V *>(dz.data),
+                          dz.size,
+                          blas_value_of(alpha),
+                          blas_value_of(beta)};
+  if (site.on_device()) {
+    launch_over<axpby_entry<T>>(*site.call, p.n, p);
+    keep_until_done(*site.call, {sx.keep, sy.keep});
+  } else {
+    maybe_parallel(site.parallel(), p.n, index_t{1} << 15, [&](index_t begin, index_t end) {
+      for (index_t i = begin; i < end; ++i) axpby_at(p, i);
+    });
+  }
+  dz.deliver();
+}
+
+template <class A, class B> void require_same_shape(std::string_view name, int argument, const A &a, const B &b) {
+  const auto sa = kernel::detail::shape_of(a);
+  const auto sb = kernel::detail::shape_of(b);
+  if constexpr (sa.size() != sb.size()) {
+    throw argument_error(std::string(name), argument, "has another rank than argument 1");
+  } else if (sa != sb) {
+    throw argument_error(std::string(name), argument,
+                         "has shape " + kernel::detail::shape_string(sb.data(), static_cast<int>(sb.size())) +
+                             " but argument 1 has " +
+                             kernel::detail::shape_string(sa.data(), static_cast<int>(sa.size())));
+  }
+}
+
+} // namespace detail_linalg
+
+/// z = x + y for arrays of one shape (x and y may be scaled(): z = a x + b y); z may be x or y.
+class add_fn : public detail::placed<add_fn> {
+public:
+  constexpr add_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "add"; }
+  template <class XX, class XY, class Z> void operator()(const XX &xx, const XY &xy, Z &&z) const {
+    detail::require_blas_operand<XX>();
+    detail::require_blas_operand<XY>();
+    detail::require_same_element<XX, XY>();
+    using T = detail::element_of<detail::linalg_array_t<XX>>;
+    using ZZ = std::remove_cvref_t<Z>;
+    detail::require_array<ZZ>();
+    static_assert(std::is_same_v<detail::element_of<ZZ>, T>,
+                  "the operands of a linear algebra call have one element type (convert one first)");
+    const auto &x = detail::linalg_unscaled<XX>::array(xx);
+    const auto &y = detail::linalg_unscaled<XY>::array(xy);
+    detail_linalg::require_same_shape(name(), 2, x, y);
+    detail_linalg::require_same_shape(name(), 3, x, z);
+    detail::require_distinct_elements(name(), 3, z);
+    detail::require_apart(name(), 3, z, 1, x, true);
+    detail::require_apart(name(), 3, z, 2, y, true);
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, y, z);
+    detail_linalg::run_axpby(name(), site, detail::factor_of<T>(xx), x, detail::factor_of<T>(xy), &y, z, 3);
+  }
+};
+inline constexpr add_fn add{};
+
+/// x = alpha x, in place, for an array of any shape.
+class scale_fn : public detail::placed<scale_fn> {
+public:
+  constexpr scale_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return "scale"; }
+  template <class S, class X> void operator()(S alpha, X &&x) const {
+    using XX = std::remove_cvref_t<X>;
+    detail::require_blas_operand<XX>();
+    using T = detail::element_of<XX>;
+    static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, T>,
+                  "a scaling factor is a real number or the array's own complex type");
+    detail::require_distinct_elements(name(), 2, x);
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+    detail_linalg::run_axpby(name(), site, static_cast<T>(alpha), x, T(0), static_cast<const XX *>(nullptr), x, 2);
+  }
+};
+inline constexpr scale_fn scale{};
+
+} // namespace kernel::linalg
