@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The reference: the algorithm as written in the original talk's spca_unopt, in plain loops,
+// on directions from the same random sequence as every other version.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <kernel/random_arrays.h>
+
+#include "spca.h"
+
+namespace spca {
+
+kernel::index_t problem::directions() const {
+  return static_cast<kernel::index_t>(std::ceil(std::pow(4.0 / epsilon, static_cast<double>(d)) - 1e-9));
+}
+
+kernel::ndarray<float, 2> example_input(const problem &pr) {
+  kernel::ndarray<float, 2> vd({pr.p, pr.d});
+  kernel::random::philox(pr.seed + 1).normal(vd);
+  return vd;
+}
+
+result finish(const problem &pr, float value, kernel::index_t direction, const std::vector<float> &values,
+              const std::vector<kernel::index_t> &positions) {
+  result r;
+  r.value = value;
+  r.direction = direction;
+  r.support = positions;
+  r.x.assign(static_cast<std::size_t>(pr.p), 0.0f);
+  for (std::size_t i = 0; i < positions.size(); ++i) r.x[static_cast<std::size_t>(positions[i])] = values[i] / value;
+  return r;
+}
+
+namespace {
+
+/// The unit direction `c` (d values) from the normals `raw`, then a = Vd c, the k largest
+/// entries of a (by value, ties by position) and their norm.
+float examine(const problem &pr, const kernel::ndarray<float, 2> &vd, const float *raw, std::vector<float> &a,
+              std::vector<kernel::index_t> &order) {
+  float squares = 0;
+  for (kernel::index_t t = 0; t < pr.d; ++t) squares += raw[t] * raw[t];
+  const float norm = std::sqrt(squares);
+  for (kernel::index_t i = 0; i < pr.p; ++i) {
+    float s = 0;
+    for (kernel::index_t t = 0; t < pr.d; ++t) s += vd(i, t) * (raw[t] / norm);
+    a[static_cast<std::size_t>(i)] = s;
+  }
+  std::iota(order.begin(), order.end(), kernel::index_t{0});
+  std::partial_sort(order.begin(), order.begin() + pr.k, order.end(), [&](kernel::index_t x, kernel::index_t y) {
+    const float ax = a[static_cast<std::size_t>(x)], ay = a[static_cast<std::size_t>(y)];
+    return ax > ay || (ax == ay && x < y);
+  });
+  float val = 0;
+  for (kernel::index_t j = 0; j < pr.k; ++j)
+    val += a[static_cast<std::size_t>(order[j])] * a[static_cast<std::size_t>(order[j])];
+  return std::sqrt(val);
+}
+
+} // namespace
+
+result reference(const problem &pr, const kernel::ndarray<float, 2> &vd, const progress &report) {
+  const kernel::index_t m = pr.directions(), batches = (m + pr.batch - 1) / pr.batch;
+  kernel::random::philox rng(pr.seed);
+  std::vector<float> a(static_cast<std::size_t>(pr.p));
+  std::vector<kernel::index_t> order(static_cast<std::size_t>(pr.p));
+  float best = -1;
+  kernel::index_t best_direction = -1;
+  std::vector<float> best_values(static_cast<std::size_t>(pr.k));
+  std::vector<kernel::index_t> best_positions(static_cast<std::size_t>(pr.k));
+  for (kernel::index_t b = 0; b < batches; ++b) {
+    const kernel::index_t n = std::min(pr.batch, m - b * pr.batch);
+    kernel::ndarray<float, 2> raw({n, pr.d});
+    rng.normal(raw);
+    for (kernel::index_t j = 0; j < n; ++j) {
+      const float val = examine(pr, vd, &raw(j, 0), a, order);
+      if (val > best) {
+        best = val;
+        best_direction = b * pr.batch + j;
+        for (kernel::index_t q = 0; q < pr.k; ++q) {
+          best_positions[static_cast<std::size_t>(q)] = order[static_cast<std::size_t>(q)];
+          best_values[static_cast<std::size_t>(q)] = a[static_cast<std::size_t>(order[static_cast<std::size_t>(q)])];
+        }
+      }
+    }
+    if (report) report(b + 1, batches);
+  }
+  return finish(pr, best, best_direction, best_values, best_positions);
+}
+
+float reference_value(const problem &pr, const kernel::ndarray<float, 2> &vd, kernel::index_t direction) {
+  // The same draws as the batch holding `direction`: skip the fills before it.
+  const kernel::index_t b = direction / pr.batch;
+  kernel::random::philox rng(pr.seed);
+  const kernel::index_t m = pr.directions();
+  for (kernel::index_t q = 0; q <= b; ++q) {
+    const kernel::index_t n = std::min(pr.batch, m - q * pr.batch);
+    kernel::ndarray<float, 2> raw({n, pr.d});
+    rng.normal(raw);
+    if (q == b) {
+      std::vector<float> a(static_cast<std::size_t>(pr.p));
+      std::vector<kernel::index_t> order(static_cast<std::size_t>(pr.p));
+      return examine(pr, vd, &raw(direction - b * pr.batch, 0), a, order);
+    }
+  }
+  return -1;
+}
+
+} // namespace spca
