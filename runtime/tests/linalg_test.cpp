@@ -180,6 +180,19 @@ TEST_P(Linalg, Batches) {
         for (index_t p = 0; p < 5; ++p) want += double(a2(i, p)) * bt(q, j, p);
         ASSERT_NEAR(r(q, i, j), want, 1e-5) << q << "," << i << "," << j;
       }
+  // Many small products (spread over the cores on parallel), each C stored column-major.
+  kernel::ndarray<double, 3> many({64, 9, 7}), many_ct({64, 5, 9});
+  kernel::ndarray<double, 2> shared({7, 5});
+  for (index_t i = 0; i < many.size(); ++i) many.data()[i] = double(i * 37 % 101) / 50 - 1;
+  for (index_t i = 0; i < shared.size(); ++i) shared.data()[i] = double(i * 13 % 17) / 8 - 1;
+  la::matrix_product.on(t())(many, shared, la::transposed(many_ct));
+  for (index_t q = 0; q < 64; ++q)
+    for (index_t i = 0; i < 9; ++i)
+      for (index_t j = 0; j < 5; ++j) {
+        double want = 0;
+        for (index_t p = 0; p < 7; ++p) want += many(q, i, p) * shared(p, j);
+        ASSERT_NEAR(many_ct(q, j, i), want, 1e-12) << q << "," << i << "," << j;
+      }
   // A batch of one is a batch; a batch of none does nothing.
   kernel::ndarray<float, 3> none_a({0, 8, 5}), none_c({0, 8, 6});
   la::matrix_product.on(t())(none_a, b, none_c);
