@@ -35,6 +35,41 @@ using blas_int = int; // the LP64 interface of Debian's libopenblas0
 enum : int { row_major = 101 };
 enum : int { no_trans = 111, trans = 112 };
 
+/// Lets calls that want the same OpenBLAS thread count run together.
+class thread_gate {
+public:
+  /// Held for the length of one call.
+  class pass {
+  public:
+    pass(thread_gate &g, void (*set_threads)(int), int threads) : gate_(g) { gate_.enter(set_threads, threads); }
+    pass(const pass &) = delete;
+    pass &operator=(const pass &) = delete;
+    ~pass() { gate_.leave(); }
+
+  private:
+    thread_gate &gate_;
+  };
+
+private:
+  void enter(void (*set_threads)(int), int threads) {
+    std::unique_lock guard(lock_);
+    changed_.wait(guard, [&] { return active_ == 0 || threads_ == threads; });
+    if (threads_ != threads) {
+      set_threads(threads);
+      threads_ = threads;
+    }
+    ++active_;
+  }
+  void leave() {
+    std::lock_guard guard(lock_);
+    if (--active_ == 0) changed_.notify_all();
+  }
+
+  std::mutex lock_;
+  std::condition_variable changed_;
+  int threads_ = -1, active_ = 0;
+};
+
 struct openblas {
   template <class T>
   using gemm_fn = void(int, int, int, blas_int, blas_int, blas_int, T, const T *, blas_int, const T *, blas_int, T, T *,
@@ -62,6 +97,7 @@ struct openblas {
   nrm2_fn<double> *dnrm2 = nullptr, *dznrm2 = nullptr;
   void (*set_num_threads)(int) = nullptr;
   std::string failure; // empty when loaded
+  mutable thread_gate gate;
 };
 
 template <class Fn> bool bind(void *handle, Fn *&fn, const char *name) {
@@ -69,13 +105,12 @@ template <class Fn> bool bind(void *handle, Fn *&fn, const char *name) {
   return fn != nullptr;
 }
 
-openblas load_openblas(const std::string &where) {
-  openblas lib;
+void load_openblas(openblas &lib, const std::string &where) {
   void *handle = ::dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *why = ::dlerror();
     lib.failure = why ? why : where;
-    return lib;
+    return;
   }
   const bool ok = bind(handle, lib.sgemm, "cblas_sgemm") && bind(handle, lib.dgemm, "cblas_dgemm") &&
                   bind(handle, lib.cgemm, "cblas_cgemm") && bind(handle, lib.zgemm, "cblas_zgemm") &&
@@ -88,7 +123,6 @@ openblas load_openblas(const std::string &where) {
                   bind(handle, lib.scnrm2, "cblas_scnrm2") && bind(handle, lib.dznrm2, "cblas_dznrm2") &&
                   bind(handle, lib.set_num_threads, "openblas_set_num_threads");
   if (!ok) lib.failure = where + " lacks the CBLAS functions and openblas_set_num_threads this runtime calls";
-  return lib;
 }
 
 /// OpenBLAS, from $KERNEL_BLAS_LIBRARY when set, else libopenblas.so.0 on the loader's path;
@@ -100,60 +134,16 @@ const openblas &blas(const char *name) {
   const std::string where = chosen && *chosen ? chosen : "libopenblas.so.0";
   std::lock_guard guard(lock);
   auto &lib = loaded[where];
-  if (!lib) lib = std::make_unique<openblas>(load_openblas(where));
+  if (!lib) {
+    lib = std::make_unique<openblas>();
+    load_openblas(*lib, where);
+  }
   if (!lib->failure.empty())
     throw target_unavailable_error(std::string(name) + " on the CPU needs OpenBLAS, which could not be loaded from " +
                                    where + " (" + lib->failure +
                                    "); install libopenblas0 (tools/install-deps does) or set KERNEL_BLAS_LIBRARY to "
                                    "its path");
   return *lib;
-}
-
-/// Lets calls that want the same OpenBLAS thread count run together.
-class thread_gate {
-public:
-  explicit thread_gate(const openblas &lib) : blas_(&lib) {}
-
-  /// Held for the length of one call.
-  class pass {
-  public:
-    pass(thread_gate &g, int threads) : gate_(g) { gate_.enter(threads); }
-    pass(const pass &) = delete;
-    pass &operator=(const pass &) = delete;
-    ~pass() { gate_.leave(); }
-
-  private:
-    thread_gate &gate_;
-  };
-
-private:
-  void enter(int threads) {
-    std::unique_lock guard(lock_);
-    changed_.wait(guard, [&] { return active_ == 0 || threads_ == threads; });
-    if (threads_ != threads) {
-      blas_->set_num_threads(threads);
-      threads_ = threads;
-    }
-    ++active_;
-  }
-  void leave() {
-    std::lock_guard guard(lock_);
-    if (--active_ == 0) changed_.notify_all();
-  }
-
-  const openblas *blas_;
-  std::mutex lock_;
-  std::condition_variable changed_;
-  int threads_ = -1, active_ = 0;
-};
-
-thread_gate &gate_of(const openblas &lib) {
-  static std::mutex lock;
-  static std::map<const openblas *, std::unique_ptr<thread_gate>> gates;
-  std::lock_guard guard(lock);
-  auto &g = gates[&lib];
-  if (!g) g = std::make_unique<thread_gate>(lib);
-  return *g;
 }
 
 int all_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -331,7 +321,7 @@ void gemm_host(const char *name, const gemm_problem &problem) {
   // Many small products: one core each, the batch spread over the cores.
   const bool across_batch =
       parallel && p.batch >= 2 * threads && p.c.rows * p.c.cols * p.a.cols <= index_t{128} * 128 * 128;
-  thread_gate::pass pass(gate_of(lib), across_batch ? 1 : threads);
+  thread_gate::pass pass(lib.gate, lib.set_num_threads, across_batch ? 1 : threads);
   auto one = [&](index_t b) {
     std::vector<char> ta, tb, tc;
     blas_matrix a = p.a, bm = p.b, c = p.c;
@@ -404,7 +394,7 @@ std::array<double, 2> dot_host(const char *name, blas_type type, const blas_vect
   const std::size_t size = element_size(type);
   const blas_int n = checked(name, x.size, "a length of");
   const blas_strided sx = for_blas(name, x, size), sy = for_blas(name, y, size);
-  thread_gate::pass pass(gate_of(lib), parallel ? all_cores() : 1);
+  thread_gate::pass pass(lib.gate, lib.set_num_threads, parallel ? all_cores() : 1);
   switch (type) {
   case blas_type::float32:
     return {lib.sdot(n, static_cast<const float *>(sx.base), sx.inc, static_cast<const float *>(sy.base), sy.inc), 0};
@@ -431,7 +421,7 @@ double two_norm_host(const char *name, blas_type type, const blas_vector &x, boo
   const blas_strided sx = for_blas(name, x, element_size(type));
   // nrm2 takes no negative increments; the norm does not depend on the order.
   const blas_int inc = sx.inc < 0 ? -sx.inc : sx.inc;
-  thread_gate::pass pass(gate_of(lib), parallel ? all_cores() : 1);
+  thread_gate::pass pass(lib.gate, lib.set_num_threads, parallel ? all_cores() : 1);
   switch (type) {
   case blas_type::float32: return lib.snrm2(n, sx.base, inc);
   case blas_type::float64: return lib.dnrm2(n, sx.base, inc);

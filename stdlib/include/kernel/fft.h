@@ -67,16 +67,8 @@ private:
 
 namespace detail {
 
-template <class T> struct fft_real_of {
-  using type = T;
-};
-template <class T> struct fft_real_of<std::complex<T>> {
-  using type = T;
-};
-
 template <class T>
-inline constexpr bool fft_element =
-    std::is_same_v<typename fft_real_of<T>::type, float> || std::is_same_v<typename fft_real_of<T>::type, double>;
+inline constexpr bool fft_element = std::is_same_v<real_of_t<T>, float> || std::is_same_v<real_of_t<T>, double>;
 
 /// One pass of the runtime's FFT with its shapes and strides held by value, so that it can
 /// wait in a stream's queue.
@@ -198,7 +190,7 @@ protected:
     require_array<A>();
     using T = element_of<A>;
     static_assert(fft_element<T>, "FFTs take float32, float64, complex64 or complex128 arrays");
-    using Complex = std::complex<typename fft_real_of<T>::type>;
+    using Complex = std::complex<real_of_t<T>>;
     constexpr std::size_t R = arg_of<A>::rank;
     static_assert(R >= 1, "an FFT takes an array");
     const algorithm_site site = site_of(name, this->placed_on(), x);
@@ -218,7 +210,7 @@ protected:
     using AA = std::remove_cvref_t<A>;
     require_array<AA>();
     using T = element_of<AA>;
-    static_assert(fft_element<T> && !std::is_same_v<T, typename fft_real_of<T>::type>,
+    static_assert(fft_element<T> && !std::is_same_v<T, real_of_t<T>>,
                   "an FFT in place takes a complex64 or complex128 array");
     constexpr std::size_t R = arg_of<AA>::rank;
     const algorithm_site site = site_of(name, this->placed_on(), x);

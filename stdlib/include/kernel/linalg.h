@@ -110,13 +110,6 @@ template <class T, class X> T factor_of(const X &x) {
   }
 }
 
-template <class T> struct blas_real {
-  using type = T;
-};
-template <class T> struct blas_real<std::complex<T>> {
-  using type = T;
-};
-
 template <class T>
 inline constexpr bool blas_element = std::is_same_v<T, float> || std::is_same_v<T, double> ||
                                      std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
@@ -204,11 +197,8 @@ linalg_matrix<const T> linalg_input(const algorithm_site &site, std::string_view
 /// or for a host array written on a device, device memory copied back.
 template <class T> struct linalg_output {
   linalg_matrix<T> matrix;
-  output_elements<T> staged; // when the call runs on a device and `a` is a host array
-  bool through_staging = false;
-  void deliver() {
-    if (through_staging) staged.deliver();
-  }
+  output_elements<T> staged; // delivers only when the call runs on a device and `a` is a host array
+  void deliver() { staged.deliver(); }
 };
 
 template <class T, class A>
@@ -229,7 +219,6 @@ linalg_output<T> linalg_result(const algorithm_site &site, std::string_view name
     check_view(name, argument, v);
     if (site.on_device()) {
       out.staged = output_elements<T>::make(site, name, argument, a);
-      out.through_staging = true;
       const auto strides = array_view<const T, R>::contiguous_strides(v.shape());
       out.matrix = matrix_from<T, R>(out.staged.data, v.shape().data(), strides.data(), column);
     } else {
@@ -277,6 +266,23 @@ template <class C> void require_distinct_elements(std::string_view name, int arg
     if (v.shape(d) > 1 && v.stride(d) == 0)
       throw argument_error(std::string(name), argument,
                            "has a zero stride: the results would be written more than once to one element");
+}
+
+/// Where out = a b (+ e) runs, after the checks every target makes on the user's arrays: the
+/// results are written once per element, over no input (but over e exactly, if at all).
+template <class A, class B, class E, class C>
+algorithm_site product_site(std::string_view name, const placement &p, const A &a, const B &b, const E *xe,
+                            const C &out, int out_argument) {
+  require_distinct_elements(name, out_argument, out);
+  require_apart(name, out_argument, out, 1, a);
+  require_apart(name, out_argument, out, 2, b);
+  if constexpr (std::is_same_v<E, std::nullptr_t>) {
+    return site_of(name, p, a, b, out);
+  } else {
+    const auto &e = linalg_unscaled<E>::array(*xe);
+    require_apart(name, out_argument, out, 3, e, true);
+    return site_of(name, p, a, b, e, out);
+  }
 }
 
 inline std::string dims(index_t a, index_t b) { return std::to_string(a) + "x" + std::to_string(b); }
@@ -401,28 +407,17 @@ private:
     static_assert(RC >= RA && RC >= RB, "the product of a batch is a batch: C needs rank 3");
     const A &a = detail::linalg_unscaled<XA>::array(xa);
     const B &b = detail::linalg_unscaled<XB>::array(xb);
-    const int out_arg = c_argument == 0 ? 0 : c_argument;
-    const detail::algorithm_site site = [&] {
-      if constexpr (std::is_same_v<E, std::nullptr_t>)
-        return detail::site_of(name(), this->placed_on(), a, b, c);
-      else
-        return detail::site_of(name(), this->placed_on(), a, b, detail::linalg_unscaled<E>::array(*xe), c);
-    }();
-    detail::require_distinct_elements(name(), out_arg, c);
-    detail::require_apart(name(), out_arg, c, 1, a);
-    detail::require_apart(name(), out_arg, c, 2, b);
-    if constexpr (!std::is_same_v<E, std::nullptr_t>)
-      detail::require_apart(name(), out_arg, c, 3, detail::linalg_unscaled<E>::array(*xe), true);
+    const detail::algorithm_site site = detail::product_site(name(), this->placed_on(), a, b, xe, c, c_argument);
     detail::linalg_matrix<const T> ma = detail::linalg_input<T>(site, name(), 1, a);
     detail::linalg_matrix<const T> mb = detail::linalg_input<T>(site, name(), 2, b);
-    detail::linalg_output<T> out = detail::linalg_result<T>(site, name(), out_arg, c);
+    detail::linalg_output<T> out = detail::linalg_result<T>(site, name(), c_argument, c);
     detail::linalg_matrix<T> &mc = out.matrix;
     if (ma.cols != mb.rows)
       throw argument_error(std::string(name()), 2,
                            "is " + detail::dims(mb.rows, mb.cols) + " but A is " + detail::dims(ma.rows, ma.cols) +
                                ": B needs as many rows as A has columns");
     if (mc.rows != ma.rows || mc.cols != mb.cols)
-      throw argument_error(std::string(name()), out_arg,
+      throw argument_error(std::string(name()), c_argument,
                            "is " + detail::dims(mc.rows, mc.cols) + " but the product of " +
                                detail::dims(ma.rows, ma.cols) + " and " + detail::dims(mb.rows, mb.cols) + " is " +
                                detail::dims(ma.rows, mb.cols));
@@ -502,17 +497,7 @@ private:
                   "matrix_vector_product takes vectors (rank 1); batches go to matrix_product");
     const A &a = detail::linalg_unscaled<XA>::array(xa);
     const X &x = detail::linalg_unscaled<XX>::array(xx);
-    const detail::algorithm_site site = [&] {
-      if constexpr (std::is_same_v<Z, std::nullptr_t>)
-        return detail::site_of(name(), this->placed_on(), a, x, y);
-      else
-        return detail::site_of(name(), this->placed_on(), a, x, detail::linalg_unscaled<Z>::array(*xz), y);
-    }();
-    detail::require_distinct_elements(name(), y_argument, y);
-    detail::require_apart(name(), y_argument, y, 1, a);
-    detail::require_apart(name(), y_argument, y, 2, x);
-    if constexpr (!std::is_same_v<Z, std::nullptr_t>)
-      detail::require_apart(name(), y_argument, y, 3, detail::linalg_unscaled<Z>::array(*xz), true);
+    const detail::algorithm_site site = detail::product_site(name(), this->placed_on(), a, x, xz, y, y_argument);
     detail::linalg_matrix<const T> ma = detail::linalg_input<T>(site, name(), 1, a);
     detail::linalg_matrix<const T> mx = detail::linalg_input<T>(site, name(), 2, x, /*column=*/true);
     detail::linalg_output<T> out = detail::linalg_result<T>(site, name(), y_argument, y, /*column=*/true);
@@ -635,7 +620,7 @@ public:
     detail::require_blas_operand<XX>();
     using X = detail::linalg_array_t<XX>;
     using T = detail::element_of<X>;
-    using Real = typename detail::blas_real<T>::type;
+    using Real = detail::real_of_t<T>;
     static_assert(detail::arg_of<X>::rank == 1, "vector_two_norm takes a vector (rank 1)");
     const X &x = detail::linalg_unscaled<XX>::array(xx);
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);

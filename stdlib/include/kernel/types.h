@@ -201,4 +201,17 @@ constexpr bool can_cast_same_kind(dtype from, dtype to) noexcept {
   return detail::kind_rank(tk) >= detail::kind_rank(fk);
 }
 
+namespace detail {
+
+/// The real type of a complex type, and a real type itself.
+template <class T> struct real_of {
+  using type = T;
+};
+template <class T> struct real_of<std::complex<T>> {
+  using type = T;
+};
+template <class T> using real_of_t = typename real_of<T>::type;
+
+} // namespace detail
+
 } // namespace kernel

@@ -136,6 +136,29 @@ template <class V> struct dot_params {
   dot_mode mode;
 };
 
+/// One pass of a sum in two passes, for parameters `p` with mode, n, partial and out: pass
+/// `partial` folds element i into a thread's sum with `fold(acc, i)`, grid-stride; pass `total`
+/// (one block) takes the n partial sums. `combine` joins sums, also down the block's tree;
+/// thread 0 writes the block's sum to partial[block] or *out.
+template <class A, class P, class Fold, class Combine>
+KERNEL_ALWAYS_INLINE void two_pass_step(const P &p, A acc, Fold fold, Combine combine) noexcept {
+  auto sums = shared_array<A, algorithm_block>();
+  const unsigned tid = threadIdx.x;
+  if (p.mode == dot_mode::partial) {
+    for (index_t i = index_t{blockIdx.x} * algorithm_block + tid; i < p.n; i += index_t{gridDim.x} * algorithm_block)
+      acc = fold(acc, i);
+  } else {
+    for (index_t i = tid; i < p.n; i += algorithm_block) acc = combine(acc, p.partial[i]);
+  }
+  sums[tid] = acc;
+  syncthreads();
+  for (unsigned half = algorithm_block / 2; half > 0; half /= 2) {
+    if (tid < half) sums[tid] = combine(sums[tid], sums[tid + half]);
+    syncthreads();
+  }
+  if (tid == 0) (p.mode == dot_mode::partial ? p.partial[blockIdx.x] : *p.out) = sums[0];
+}
+
 /// A sum of squares kept as scale^2 * sum, scale the largest magnitude so far: sums of any
 /// finite values neither overflow nor underflow (LAPACK's nrm2 update).
 struct scaled_squares {
@@ -183,22 +206,10 @@ template <class T> struct norm_entry {
   static constexpr auto kernel_signature = to_text<&norm_entry::make_name>();
 
   static void run(const params &p) noexcept {
-    auto sums = shared_array<scaled_squares, algorithm_block>();
-    const unsigned tid = threadIdx.x;
-    scaled_squares acc{0, 0};
-    if (p.mode == dot_mode::partial) {
-      for (index_t i = index_t{blockIdx.x} * algorithm_block + tid; i < p.n; i += index_t{gridDim.x} * algorithm_block)
-        acc = add_squares_of(acc, p.x[i * p.x_stride]);
-    } else {
-      for (index_t i = tid; i < p.n; i += algorithm_block) acc = combine_squares(acc, p.partial[i]);
-    }
-    sums[tid] = acc;
-    syncthreads();
-    for (unsigned half = algorithm_block / 2; half > 0; half /= 2) {
-      if (tid < half) sums[tid] = combine_squares(sums[tid], sums[tid + half]);
-      syncthreads();
-    }
-    if (tid == 0) (p.mode == dot_mode::partial ? p.partial[blockIdx.x] : *p.out) = sums[0];
+    two_pass_step(
+        p, scaled_squares{0, 0},
+        [&](scaled_squares acc, index_t i) { return add_squares_of(acc, p.x[i * p.x_stride]); },
+        [](scaled_squares a, scaled_squares b) { return combine_squares(a, b); });
   }
 };
 
@@ -217,22 +228,9 @@ template <class T> struct dot_entry {
   }
 
   static void run(const params &p) noexcept {
-    auto sums = shared_array<V, algorithm_block>();
-    const unsigned tid = threadIdx.x;
-    V acc = blas_zero<V>();
-    if (p.mode == dot_mode::partial) {
-      for (index_t i = index_t{blockIdx.x} * algorithm_block + tid; i < p.n; i += index_t{gridDim.x} * algorithm_block)
-        acc = blas_add(acc, term(p, i));
-    } else {
-      for (index_t i = tid; i < p.n; i += algorithm_block) acc = blas_add(acc, p.partial[i]);
-    }
-    sums[tid] = acc;
-    syncthreads();
-    for (unsigned half = algorithm_block / 2; half > 0; half /= 2) {
-      if (tid < half) sums[tid] = blas_add(sums[tid], sums[tid + half]);
-      syncthreads();
-    }
-    if (tid == 0) (p.mode == dot_mode::partial ? p.partial[blockIdx.x] : *p.out) = sums[0];
+    two_pass_step(
+        p, blas_zero<V>(), [&](V acc, index_t i) { return blas_add(acc, term(p, i)); },
+        [](V a, V b) { return blas_add(a, b); });
   }
 };
 
