@@ -36,7 +36,6 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -124,10 +123,9 @@ inline void throw_index_faults(std::string_view name, const index_faults &f) {
                          "has a column index outside the matrix at position " + std::to_string(f.column));
 }
 
-/// The faults of CSR (`Csr`) or COO index arrays, found on the host (in parallel when
-/// `parallel`) or on the call's device; the same first positions either way.
-template <class I, bool Csr>
-index_faults find_index_faults(const std::optional<device_call> &call, check_params<I> p, bool parallel) {
+/// The faults of CSR (`Csr`) or COO index arrays, found on the host or on the call's device;
+/// the same first positions either way.
+template <class I, bool Csr> index_faults find_index_faults(const std::optional<device_call> &call, check_params<I> p) {
   const index_t work = Csr ? p.rows : p.n;
   std::array<index_t, 3> found{no_fault, no_fault, no_fault};
   if (call) {
@@ -138,19 +136,13 @@ index_faults find_index_faults(const std::optional<device_call> &call, check_par
     const std::vector<index_t> r = read_back<index_t>(*call, p.faults, 3);
     return {r[0], r[1], r[2]};
   }
-  std::mutex m;
-  maybe_parallel(parallel, work, index_t{1} << 14, [&](index_t b, index_t e) {
-    std::array<index_t, 3> mine{no_fault, no_fault, no_fault};
-    const auto fault = [&](int what, index_t at) { mine[what] = std::min(mine[what], at); };
-    for (index_t t = b; t < e; ++t) {
-      if constexpr (Csr)
-        check_csr_row(p, t, fault);
-      else
-        check_coo_entry(p, t, fault);
-    }
-    const std::lock_guard lock(m);
-    for (int i = 0; i < 3; ++i) found[i] = std::min(found[i], mine[i]);
-  });
+  const auto fault = [&](int what, index_t at) { found[what] = std::min(found[what], at); };
+  for (index_t t = 0; t < work; ++t) {
+    if constexpr (Csr)
+      check_csr_row(p, t, fault);
+    else
+      check_coo_entry(p, t, fault);
+  }
   return {found[0], found[1], found[2]};
 }
 
@@ -326,7 +318,7 @@ private:
     }
     const detail::check_params<I> p{this->first_.data(), nullptr, this->columns_.data(), rows, this->cols_,
                                     this->nnz(),         nullptr};
-    detail::throw_index_faults(name, detail::find_index_faults<I, true>(site.call, p, false));
+    detail::throw_index_faults(name, detail::find_index_faults<I, true>(site.call, p));
   }
 };
 
@@ -372,7 +364,7 @@ private:
                                std::to_string(this->nnz()) + " values");
     const detail::check_params<I> p{
         nullptr, this->first_.data(), this->columns_.data(), this->rows_, this->cols_, this->nnz(), nullptr};
-    detail::throw_index_faults(name, detail::find_index_faults<I, false>(site.call, p, false));
+    detail::throw_index_faults(name, detail::find_index_faults<I, false>(site.call, p));
   }
 };
 
@@ -399,7 +391,6 @@ template <class U> device_array<U, 1> device_copy_of(const device_call &c, const
 template <class T, class I> struct csr_operand {
   csr_arrays<blas_value_t<T>, I> a;
   std::vector<std::shared_ptr<void>> keep;
-  index_t nnz = 0;
 };
 
 template <class T, class I, bool D>
@@ -411,7 +402,6 @@ csr_operand<T, I> csr_on(const algorithm_site &site, std::string_view name, int 
   csr_operand<T, I> r;
   r.a = {o.data, c.data, reinterpret_cast<const blas_value_t<T> *>(v.data), m.rows(), m.cols()};
   r.keep = {o.keep, c.keep, v.keep};
-  r.nnz = m.nnz();
   return r;
 }
 
@@ -633,7 +623,7 @@ private:
                                   detail::blas_value_of(beta),
                                   1};
       if (site.on_device()) {
-        p.lanes = detail::spmv_lanes(m.rows(), ma.nnz);
+        p.lanes = detail::spmv_lanes(m.rows(), m.nnz());
         const index_t threads = m.rows() * p.lanes;
         detail::launch_tiles<detail::spmv_entry<T, I>>(
             *site.call, std::min<index_t>((threads + detail::algorithm_block - 1) / detail::algorithm_block, 1 << 16),
@@ -641,7 +631,7 @@ private:
         ma.keep.insert(ma.keep.end(), {mx.keep, mz.keep});
         detail::keep_until_done(*site.call, std::move(ma.keep));
       } else {
-        detail::maybe_parallel(site.parallel(), m.rows(), detail::rows_per_task(m.rows(), ma.nnz),
+        detail::maybe_parallel(site.parallel(), m.rows(), detail::rows_per_task(m.rows(), m.nnz()),
                                [&](index_t b, index_t e) {
                                  for (index_t r = b; r < e; ++r)
                                    detail::spmv_store(p, r, detail::spmv_partial(p, r, 0, 1));
@@ -745,8 +735,7 @@ private:
         ma.keep.insert(ma.keep.end(), {mb.keep, me.keep});
         detail::keep_until_done(*site.call, std::move(ma.keep));
       } else {
-        const index_t grain =
-            std::max<index_t>(1, detail::rows_per_task(m.rows(), ma.nnz * std::max<index_t>(mb.cols, 1)));
+        const index_t grain = detail::rows_per_task(m.rows(), m.nnz() * std::max<index_t>(mb.cols, 1));
         detail::maybe_parallel(site.parallel(), m.rows(), grain, [&](index_t lo, index_t hi) {
           // Each element's sum in a register (a row of A is read once per column of C, from
           // cache): faster here than accumulating whole rows of C through memory.
@@ -801,7 +790,8 @@ public:
         detail::launch_over<detail::to_dense_entry<T, I>>(*site.call, m.rows(), p);
         detail::keep_until_done(*site.call, std::move(ma.keep));
       } else {
-        detail::maybe_parallel(site.parallel(), m.rows(), detail::rows_per_task(m.rows(), ma.nnz + m.rows() * m.cols()),
+        detail::maybe_parallel(site.parallel(), m.rows(),
+                               detail::rows_per_task(m.rows(), m.nnz() + m.rows() * m.cols()),
                                [&](index_t b, index_t e) {
                                  for (index_t r = b; r < e; ++r) {
                                    for (index_t j = 0; j < m.cols(); ++j) p.out[p.os.at(0, r, j)] = V{};
@@ -849,6 +839,7 @@ public:
                                       nullptr,
                                       nullptr};
     index_t n = 0;
+    const index_t grain = detail::rows_per_task(rows, rows * cols); // rows of about 2^15 elements
     if constexpr (D) {
       const detail::device_call &c = *site.call;
       detail::launch_over<detail::from_dense_entry<T, I, false>>(c, std::max<index_t>(rows, 1), p);
@@ -857,11 +848,9 @@ public:
       detail::scan_device<detail::plus_op, I, I>(c, offsets.data(), offsets.data(), l, l, I{0}, true);
       n = detail::read_back<I>(c, offsets.data() + rows, 1)[0];
     } else {
-      detail::maybe_parallel(site.parallel(), rows,
-                             std::max<index_t>(1, (index_t{1} << 15) / std::max<index_t>(cols, 1)),
-                             [&](index_t b, index_t e) {
-                               for (index_t r = b; r < e; ++r) detail::count_row(p, r);
-                             });
+      detail::maybe_parallel(site.parallel(), rows, grain, [&](index_t b, index_t e) {
+        for (index_t r = b; r < e; ++r) detail::count_row(p, r);
+      });
       I sum = 0;
       for (index_t r = 0; r < rows; ++r) {
         const I count = offsets(r);
@@ -881,11 +870,9 @@ public:
       detail::launch_over<detail::from_dense_entry<T, I, true>>(*site.call, rows, p);
       detail::keep_until_done(*site.call, {in.keep});
     } else {
-      detail::maybe_parallel(site.parallel(), rows,
-                             std::max<index_t>(1, (index_t{1} << 15) / std::max<index_t>(cols, 1)),
-                             [&](index_t b, index_t e) {
-                               for (index_t r = b; r < e; ++r) detail::fill_row(p, r);
-                             });
+      detail::maybe_parallel(site.parallel(), rows, grain, [&](index_t b, index_t e) {
+        for (index_t r = b; r < e; ++r) detail::fill_row(p, r);
+      });
     }
     if constexpr (Csr)
       return Result(detail::sparse_trusted, rows, cols, std::move(offsets), std::move(columns), std::move(values));
