@@ -50,7 +50,7 @@ public:
   void synchronize() override;
 
   /// Makes this device's context current on the calling thread (cheap when it already is).
-  void make_current() const;
+  void make_current() const override;
   /// Destroys a stream now, or later when called from a host function.
   void destroy_stream(CUstream s) noexcept;
   const driver &api() const noexcept { return drv_; }

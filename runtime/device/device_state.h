@@ -58,6 +58,9 @@ public:
 
   virtual std::string name() const = 0;
   virtual bool is_simulator() const noexcept = 0;
+  /// Makes the device current on the calling thread for libraries that reach it through the
+  /// CUDA runtime API (cuRAND), which uses the thread's current context.
+  virtual void make_current() const {}
 
   /// What has been asked of the device so far (kernel::device::counters).
   std::atomic<std::uint64_t> launches{0};

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// kernel/detail/curand_api.h: cuRAND's generators, loaded on first use. The host generator
+// fills host memory (cpu, parallel, and the simulator's memory, whose work runs on the
+// host); the device generator fills CUDA memory on the call's stream. NVIDIA documents that
+// the two make the same numbers for the same settings, and each fill sets the generator to
+// the offset this file tracks, so the numbers do not depend on where each fill ran.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <curand.h>
+
+#include "cuda/shared_library.h"
+#include "cuda/toolkit.h"
+#include "device/device_state.h"
+#include "kernel/detail/curand_api.h"
+#include "kernel/errors.h"
+
+namespace kernel::detail {
+
+namespace {
+
+struct curand_library {
+  runtime::shared_library lib;
+  std::string failure;
+  decltype(&::curandCreateGenerator) create = nullptr;
+  decltype(&::curandCreateGeneratorHost) create_host = nullptr;
+  decltype(&::curandDestroyGenerator) destroy = nullptr;
+  decltype(&::curandSetPseudoRandomGeneratorSeed) set_seed = nullptr;
+  decltype(&::curandSetQuasiRandomGeneratorDimensions) set_dimensions = nullptr;
+  decltype(&::curandSetGeneratorOffset) set_offset = nullptr;
+  decltype(&::curandSetStream) set_stream = nullptr;
+  decltype(&::curandGenerate) bits32 = nullptr;
+  decltype(&::curandGenerateLongLong) bits64 = nullptr;
+  decltype(&::curandGenerateUniform) uniform32 = nullptr;
+  decltype(&::curandGenerateUniformDouble) uniform64 = nullptr;
+  decltype(&::curandGenerateNormal) normal32 = nullptr;
+  decltype(&::curandGenerateNormalDouble) normal64 = nullptr;
+  decltype(&::curandGenerateLogNormal) lognormal32 = nullptr;
+  decltype(&::curandGenerateLogNormalDouble) lognormal64 = nullptr;
+  decltype(&::curandGeneratePoisson) poisson = nullptr;
+};
+
+/// Where cuRAND is looked for: $KERNEL_CURAND_LIBRARY alone when set, else the toolkit's
+/// libcurand (runtime/cuda/toolkit.h).
+std::vector<std::string> curand_candidates() {
+  const char *chosen = std::getenv("KERNEL_CURAND_LIBRARY");
+  if (chosen && *chosen) return {chosen};
+  return runtime::cuda::toolkit_library_candidates("libcurand.so.10");
+}
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string s;
+  for (const std::string &n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+std::unique_ptr<curand_library> load_curand(const std::vector<std::string> &where) {
+  auto c = std::make_unique<curand_library>();
+  c->lib = runtime::shared_library(where);
+  if (!c->lib) {
+    c->failure = c->lib.error();
+    return c;
+  }
+  const runtime::shared_library &l = c->lib;
+  const bool ok =
+      l.bind(c->create, "curandCreateGenerator") && l.bind(c->create_host, "curandCreateGeneratorHost") &&
+      l.bind(c->destroy, "curandDestroyGenerator") && l.bind(c->set_seed, "curandSetPseudoRandomGeneratorSeed") &&
+      l.bind(c->set_dimensions, "curandSetQuasiRandomGeneratorDimensions") &&
+      l.bind(c->set_offset, "curandSetGeneratorOffset") && l.bind(c->set_stream, "curandSetStream") &&
+      l.bind(c->bits32, "curandGenerate") && l.bind(c->bits64, "curandGenerateLongLong") &&
+      l.bind(c->uniform32, "curandGenerateUniform") && l.bind(c->uniform64, "curandGenerateUniformDouble") &&
+      l.bind(c->normal32, "curandGenerateNormal") && l.bind(c->normal64, "curandGenerateNormalDouble") &&
+      l.bind(c->lognormal32, "curandGenerateLogNormal") && l.bind(c->lognormal64, "curandGenerateLogNormalDouble") &&
+      l.bind(c->poisson, "curandGeneratePoisson");
+  if (!ok) c->failure = "the library loaded from " + joined(where) + " lacks cuRAND's host API functions";
+  return c;
+}
+
+/// cuRAND for the current $KERNEL_CURAND_LIBRARY; each setting is tried once per process.
+const curand_library &curand(const std::string &name) {
+  static std::mutex lock;
+  static std::map<std::vector<std::string>, std::unique_ptr<curand_library>> loaded;
+  const std::vector<std::string> where = curand_candidates();
+  std::lock_guard guard(lock);
+  std::unique_ptr<curand_library> &lib = loaded[where];
+  if (!lib) lib = load_curand(where);
+  if (!lib->failure.empty())
+    throw target_unavailable_error("'" + name + "' needs cuRAND, which could not be loaded from " + joined(where) +
+                                   " (" + lib->failure +
+                                   "); install the CUDA toolkit's libcurand or set KERNEL_CURAND_LIBRARY to its path");
+  return *lib;
+}
+
+const char *status_name(curandStatus_t s) noexcept {
+  switch (s) {
+  case CURAND_STATUS_SUCCESS: return "CURAND_STATUS_SUCCESS";
+  case CURAND_STATUS_VERSION_MISMATCH: return "CURAND_STATUS_VERSION_MISMATCH";
+  case CURAND_STATUS_NOT_INITIALIZED: return "CURAND_STATUS_NOT_INITIALIZED";
+  case CURAND_STATUS_ALLOCATION_FAILED: return "CURAND_STATUS_ALLOCATION_FAILED";
+  case CURAND_STATUS_TYPE_ERROR: return "CURAND_STATUS_TYPE_ERROR";
+  case CURAND_STATUS_OUT_OF_RANGE: return "CURAND_STATUS_OUT_OF_RANGE";
+  case CURAND_STATUS_LENGTH_NOT_MULTIPLE: return "CURAND_STATUS_LENGTH_NOT_MULTIPLE";
+  case CURAND_STATUS_DOUBLE_PRECISION_REQUIRED: return "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED";
+  case CURAND_STATUS_LAUNCH_FAILURE: return "CURAND_STATUS_LAUNCH_FAILURE";
+  case CURAND_STATUS_PREEXISTING_FAILURE: return "CURAND_STATUS_PREEXISTING_FAILURE";
+  case CURAND_STATUS_INITIALIZATION_FAILED: return "CURAND_STATUS_INITIALIZATION_FAILED";
+  case CURAND_STATUS_ARCH_MISMATCH: return "CURAND_STATUS_ARCH_MISMATCH";
+  case CURAND_STATUS_INTERNAL_ERROR: return "CURAND_STATUS_INTERNAL_ERROR";
+  }
+  return "an unknown cuRAND status";
+}
+
+void check(curandStatus_t s, const std::string &name, const char *call) {
+  if (s != CURAND_STATUS_SUCCESS)
+    throw cuda_error("'" + name + "': " + call + " failed: " + status_name(s) + " (" +
+                         std::to_string(static_cast<int>(s)) + ")",
+                     static_cast<int>(s));
+}
+
+curandRngType_t rng_type(curand_engine e) noexcept {
+  switch (e) {
+  case curand_engine::xorwow: return CURAND_RNG_PSEUDO_XORWOW;
+  case curand_engine::mrg32k3a: return CURAND_RNG_PSEUDO_MRG32K3A;
+  case curand_engine::philox4_32_10: return CURAND_RNG_PSEUDO_PHILOX4_32_10;
+  case curand_engine::sobol32: return CURAND_RNG_QUASI_SOBOL32;
+  case curand_engine::scrambled_sobol32: return CURAND_RNG_QUASI_SCRAMBLED_SOBOL32;
+  case curand_engine::sobol64: return CURAND_RNG_QUASI_SOBOL64;
+  case curand_engine::scrambled_sobol64: return CURAND_RNG_QUASI_SCRAMBLED_SOBOL64;
+  }
+  return CURAND_RNG_PSEUDO_DEFAULT;
+}
+
+bool in_pairs(curand_engine e, curand_output o) noexcept {
+  const bool normal = o == curand_output::normal32 || o == curand_output::normal64 || o == curand_output::lognormal32 ||
+                      o == curand_output::lognormal64;
+  return normal && (e == curand_engine::xorwow || e == curand_engine::mrg32k3a);
+}
+
+std::size_t element_bytes(curand_output o) noexcept {
+  switch (o) {
+  case curand_output::bits64:
+  case curand_output::uniform64:
+  case curand_output::normal64:
+  case curand_output::lognormal64: return 8;
+  default: return 4;
+  }
+}
+
+/// One cuRAND generator, destroyed with its owner; `position` is the offset its next
+/// generation starts at, when known.
+class placed_generator {
+public:
+  placed_generator(const curand_library &lib, curandGenerator_t g, const device_state *device)
+      : lib_(&lib), generator_(g), device_(device) {}
+  placed_generator(const placed_generator &) = delete;
+  placed_generator &operator=(const placed_generator &) = delete;
+  ~placed_generator() {
+    if (device_) device_->make_current();
+    lib_->destroy(generator_);
+  }
+  curandGenerator_t get() const noexcept { return generator_; }
+
+  std::optional<std::uint64_t> position = 0;
+  // Device generators: an event after the last fill, which the next fill's stream waits for
+  // (the generator's state is device memory that each fill rewrites).
+  std::shared_ptr<event_state> last_fill;
+
+private:
+  const curand_library *lib_;
+  curandGenerator_t generator_;
+  const device_state *device_;
+};
+
+} // namespace
+
+class curand_state {
+public:
+  curand_state(curand_engine e, std::uint64_t seed, unsigned dimensions, std::uint64_t offset)
+      : engine(e), seed(seed), dimensions(dimensions), next(offset) {}
+
+  const curand_engine engine;
+  const std::uint64_t seed;
+  const unsigned dimensions;
+
+  mutable std::mutex lock;
+  std::uint64_t next; // guarded by `lock`
+  std::unique_ptr<placed_generator> host;
+  std::map<const device_state *, std::unique_ptr<placed_generator>> devices;
+};
+
+std::shared_ptr<curand_state> curand_create(curand_engine engine, std::uint64_t seed, unsigned dimensions,
+                                            std::uint64_t offset) {
+  return std::make_shared<curand_state>(engine, seed, dimensions, offset);
+}
+
+std::uint64_t curand_offset(const curand_state &s) noexcept {
+  std::lock_guard guard(s.lock);
+  return s.next;
+}
+
+void curand_require(const std::string &name) { curand(name); }
+
+namespace {
+
+/// How far a fill of `n` moves cuRAND's offset: by points for quasi-random engines, by
+/// pairs for normals made in pairs, else by numbers.
+std::uint64_t advance_of(const curand_state &s, curand_output output, index_t n) noexcept {
+  const auto count = static_cast<std::uint64_t>(n);
+  if (is_quasi(s.engine)) return count / s.dimensions;
+  if (in_pairs(s.engine, output)) return (count + 1) / 2;
+  return count;
+}
+
+} // namespace
+
+namespace {
+
+placed_generator &generator_for(curand_state &s, const curand_library &lib, const std::string &name,
+                                device_state *device) {
+  std::unique_ptr<placed_generator> &slot = device ? s.devices[device] : s.host;
+  if (slot) return *slot;
+  curandGenerator_t g = nullptr;
+  if (device) {
+    device->make_current();
+    check(lib.create(&g, rng_type(s.engine)), name, "curandCreateGenerator");
+  } else {
+    check(lib.create_host(&g, rng_type(s.engine)), name, "curandCreateGeneratorHost");
+  }
+  auto made = std::make_unique<placed_generator>(lib, g, device);
+  if (is_quasi(s.engine))
+    check(lib.set_dimensions(g, s.dimensions), name, "curandSetQuasiRandomGeneratorDimensions");
+  else
+    check(lib.set_seed(g, s.seed), name, "curandSetPseudoRandomGeneratorSeed");
+  slot = std::move(made);
+  return *slot;
+}
+
+curandStatus_t generate(const curand_library &lib, curandGenerator_t g, const curand_fill_request &r, void *out,
+                        std::size_t n) {
+  switch (r.output) {
+  case curand_output::bits32: return lib.bits32(g, static_cast<unsigned *>(out), n);
+  case curand_output::bits64: return lib.bits64(g, static_cast<unsigned long long *>(out), n);
+  case curand_output::uniform32: return lib.uniform32(g, static_cast<float *>(out), n);
+  case curand_output::uniform64: return lib.uniform64(g, static_cast<double *>(out), n);
+  case curand_output::normal32:
+    return lib.normal32(g, static_cast<float *>(out), n, static_cast<float>(r.a), static_cast<float>(r.b));
+  case curand_output::normal64: return lib.normal64(g, static_cast<double *>(out), n, r.a, r.b);
+  case curand_output::lognormal32:
+    return lib.lognormal32(g, static_cast<float *>(out), n, static_cast<float>(r.a), static_cast<float>(r.b));
+  case curand_output::lognormal64: return lib.lognormal64(g, static_cast<double *>(out), n, r.a, r.b);
+  case curand_output::poisson: return lib.poisson(g, static_cast<unsigned *>(out), n, r.a);
+  }
+  return CURAND_STATUS_TYPE_ERROR;
+}
+
+const char *function_name(curand_output o) noexcept {
+  switch (o) {
+  case curand_output::bits32: return "curandGenerate";
+  case curand_output::bits64: return "curandGenerateLongLong";
+  case curand_output::uniform32: return "curandGenerateUniform";
+  case curand_output::uniform64: return "curandGenerateUniformDouble";
+  case curand_output::normal32: return "curandGenerateNormal";
+  case curand_output::normal64: return "curandGenerateNormalDouble";
+  case curand_output::lognormal32: return "curandGenerateLogNormal";
+  case curand_output::lognormal64: return "curandGenerateLogNormalDouble";
+  case curand_output::poisson: return "curandGeneratePoisson";
+  }
+  return "cuRAND";
+}
+
+/// Orders a device generator's use on `stream` after its last fill, on whichever stream.
+void order_on(placed_generator &g, const curand_library &lib, const std::string &name, device_state &device,
+              stream_state &stream) {
+  if (g.last_fill) stream.wait(*g.last_fill);
+  check(lib.set_stream(g.get(), static_cast<cudaStream_t>(stream.native())), name, "curandSetStream");
+  if (!g.last_fill) g.last_fill = device.create_event();
+}
+
+} // namespace
+
+void curand_fill(curand_state &s, const curand_fill_request &r, device_state *device, stream_state *stream) {
+  if (r.n <= 0) return;
+  const curand_library &lib = curand(r.name);
+  std::lock_guard guard(s.lock);
+  placed_generator &g = generator_for(s, lib, r.name, device);
+  if (device) {
+    device->make_current();
+    order_on(g, lib, r.name, *device, *stream);
+  }
+  // The generator may be behind or ahead of the sequence when other places made fills.
+  if (g.position != s.next) {
+    g.position.reset(); // unknown until the generation below succeeds
+    check(lib.set_offset(g.get(), s.next), r.name, "curandSetGeneratorOffset");
+  }
+  const auto n = static_cast<std::size_t>(r.n);
+  const char *call = function_name(r.output);
+  if (in_pairs(s.engine, r.output) && n % 2 == 1) {
+    // cuRAND makes these in pairs: the even part in place, then one pair of which the
+    // first number is kept.
+    if (n > 1) check(generate(lib, g.get(), r, r.out, n - 1), r.name, call);
+    const std::size_t size = element_bytes(r.output);
+    char *last = static_cast<char *>(r.out) + (n - 1) * size;
+    if (device) {
+      void *pair = device->allocate(2 * size, *stream);
+      try {
+        check(generate(lib, g.get(), r, pair, 2), r.name, call);
+        device->copy(last, pair, size, copy_direction::device_to_device, *stream);
+      } catch (...) {
+        device->release(pair, *stream);
+        throw;
+      }
+      device->release(pair, *stream);
+    } else {
+      alignas(8) char pair[16];
+      check(generate(lib, g.get(), r, pair, 2), r.name, call);
+      std::memcpy(last, pair, size);
+    }
+  } else {
+    check(generate(lib, g.get(), r, r.out, n), r.name, call);
+  }
+  s.next += advance_of(s, r.output, r.n);
+  g.position = s.next;
+  if (device) g.last_fill->record(*stream);
+}
+
+} // namespace kernel::detail
