@@ -175,17 +175,52 @@ template <class T> void fft_plan<T>::butterfly(C *out, const C *tw, index_t fstr
       out[k + 3 * m] = a1 - a3;
     }
     return;
+  case 3: {
+    // X_1,2 = t0 - (t1 + t2)/2 -+ i sin(2 pi/3) (t1 - t2)
+    const T half = T(0.5), sin60 = static_cast<T>(0.86602540378443864676);
+    for (index_t k = 0; k < m; ++k) {
+      const C *w = tw + 2 * k;
+      const C t0 = out[k], t1 = mul(out[k + m], w[0]), t2 = mul(out[k + 2 * m], w[1]);
+      const C sum = t1 + t2, d = t1 - t2, mid = t0 - sum * half;
+      const C rot{sin60 * d.imag(), -sin60 * d.real()}; // -i sin60 d
+      out[k] = t0 + sum;
+      out[k + m] = mid + rot;
+      out[k + 2 * m] = mid - rot;
+    }
+    return;
+  }
+  case 5: {
+    // Pairs q and 5 - q share cosines and have opposite sines.
+    const T c1 = static_cast<T>(0.30901699437494742410), c2 = static_cast<T>(-0.80901699437494742410),
+            s1 = static_cast<T>(0.95105651629515357212), s2 = static_cast<T>(0.58778525229247312917);
+    for (index_t k = 0; k < m; ++k) {
+      const C *w = tw + 4 * k;
+      const C t0 = out[k], t1 = mul(out[k + m], w[0]), t2 = mul(out[k + 2 * m], w[1]), t3 = mul(out[k + 3 * m], w[2]),
+              t4 = mul(out[k + 4 * m], w[3]);
+      const C a1 = t1 + t4, b1 = t1 - t4, a2 = t2 + t3, b2 = t2 - t3;
+      const C r1 = t0 + a1 * c1 + a2 * c2, r2 = t0 + a1 * c2 + a2 * c1;
+      const C i1 = b1 * s1 + b2 * s2, i2 = b1 * s2 - b2 * s1;
+      const C rot1{i1.imag(), -i1.real()}, rot2{i2.imag(), -i2.real()}; // -i times
+      out[k] = t0 + a1 + a2;
+      out[k + m] = r1 + rot1;
+      out[k + 4 * m] = r1 - rot1;
+      out[k + 2 * m] = r2 + rot2;
+      out[k + 3 * m] = r2 - rot2;
+    }
+    return;
+  }
   default: {
-    C t[largest_direct_radix];
-    const C *roots = twiddles_.data();
-    const index_t root = m * fstride; // roots[root] = e^{-2 pi i / p}
+    C t[largest_direct_radix], roots[largest_direct_radix];
+    const index_t root = m * fstride; // twiddles_[root] = e^{-2 pi i / p}
+    for (index_t j = 0; j < p; ++j) roots[j] = twiddles_[static_cast<std::size_t>(j * root)];
     for (index_t k = 0; k < m; ++k) {
       const C *w = tw + (p - 1) * k;
       t[0] = out[k];
       for (index_t q = 1; q < p; ++q) t[q] = mul(out[k + q * m], w[q - 1]);
       for (index_t u = 0; u < p; ++u) {
         C sum = t[0];
-        for (index_t q = 1; q < p; ++q) sum += mul(t[q], roots[((q * u) % p) * root]);
+        // roots[(q u) mod p], the exponent stepped by u instead of a division per term.
+        for (index_t q = 1, e = u; q < p; ++q, e = e + u >= p ? e + u - p : e + u) sum += mul(t[q], roots[e]);
         out[k + u * m] = sum;
       }
     }
