@@ -32,6 +32,17 @@ result finish(const problem &pr, float value, kernel::index_t direction, const s
   return r;
 }
 
+result finish(const problem &pr, float value, kernel::index_t direction, const kernel::ndarray<float, 2> &values,
+              const kernel::ndarray<kernel::index_t, 2> &positions, kernel::index_t column) {
+  std::vector<float> v;
+  std::vector<kernel::index_t> at;
+  for (kernel::index_t q = 0; q < values.shape(0); ++q) {
+    v.push_back(values(q, column));
+    at.push_back(positions(q, column));
+  }
+  return finish(pr, value, direction, v, at);
+}
+
 namespace {
 
 /// The unit direction `c` (d values) from the normals `raw`, then a = Vd c, the k largest

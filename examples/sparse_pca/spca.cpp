@@ -26,56 +26,36 @@ void norm(kernel::array_view<const float> v, float &out) {
 }
 
 namespace spca {
-namespace {
 
+namespace la = kernel::linalg;
 constexpr kernel::gufunc<"(d)->(d)", unit> units;
 constexpr kernel::gufunc<"(k)->()", norm> norms;
 
-template <class T, std::size_t R> const kernel::ndarray<T, R> &host(const kernel::ndarray<T, R> &a) { return a; }
-template <class T, std::size_t R> kernel::ndarray<T, R> host(const kernel::device_array<T, R> &a) {
-  return a.copy_to_host();
-}
-
-auto shaped_like(const kernel::ndarray<float, 2> &, kernel::index_t r, kernel::index_t c) {
-  return kernel::ndarray<float, 2>({r, c});
-}
-auto shaped_like(const kernel::device_array<float, 2> &a, kernel::index_t r, kernel::index_t c) {
-  return kernel::device_array<float, 2>({r, c}, a.device());
-}
-
-template <class Array> result search(const problem &pr, const Array &vd, kernel::target t, const progress &report) {
-  namespace la = kernel::linalg;
+template <class Array>
+static result search(const problem &pr, const Array &vd, kernel::target t, const progress &report) {
   const kernel::index_t m = pr.directions(), batches = (m + pr.batch - 1) / pr.batch;
   const kernel::random::philox rng(pr.seed);
   result best;
   for (kernel::index_t b = 0; b < batches; ++b) {
     const kernel::index_t n = std::min(pr.batch, m - b * pr.batch);
-    Array c = shaped_like(vd, n, pr.d), u = shaped_like(vd, n, pr.d);
+    Array c = kernel::empty_like(vd, {n, pr.d}), u = kernel::empty_like(c);
     rng.on(t).normal(c);
     units.on(t)(c, u);
     const auto a = la::matrix_product.on(t)(vd, la::transposed(u)); // p x n
     const auto top = kernel::top_k.on(t)(a, pr.k, /*axis=*/0);      // k x n
     const auto winner = kernel::top_k.on(t)(norms.on(t)(la::transposed(top.values)), 1);
-    if (const float val = host(winner.values)(0); val > best.value) {
-      const kernel::index_t j = host(winner.indices)(0);
-      const auto values = host(top.values);
-      const auto positions = host(top.indices);
-      std::vector<float> v;
-      std::vector<kernel::index_t> at;
-      for (kernel::index_t q = 0; q < pr.k; ++q) v.push_back(values(q, j)), at.push_back(positions(q, j));
-      best = finish(pr, val, b * pr.batch + j, v, at);
+    if (const float val = kernel::to_host(winner.values)(0); val > best.value) {
+      const kernel::index_t j = kernel::to_host(winner.indices)(0);
+      best = finish(pr, val, b * pr.batch + j, kernel::to_host(top.values), kernel::to_host(top.indices), j);
     }
     if (report) report(b + 1, batches);
   }
   return best;
 }
 
-} // namespace
-
 result high_level(const problem &pr, const kernel::ndarray<float, 2> &vd, kernel::target t, const progress &report) {
   if (t == kernel::target::cpu || t == kernel::target::parallel) return search(pr, vd, t, report);
-  const kernel::device dev = t == kernel::target::simulator ? kernel::device::simulator() : kernel::device::cuda();
-  return search(pr, kernel::to_device(vd, dev), t, report);
+  return search(pr, kernel::to_device(vd, kernel::device::of(t)), t, report);
 }
 
 } // namespace spca

@@ -59,5 +59,8 @@ result with_kernels(const problem &pr, const kernel::ndarray<float, 2> &vd, kern
 /// x from the best direction's k values and positions.
 result finish(const problem &pr, float value, kernel::index_t direction, const std::vector<float> &values,
               const std::vector<kernel::index_t> &positions);
+/// The same from column `column` of k x n arrays of each direction's values and positions.
+result finish(const problem &pr, float value, kernel::index_t direction, const kernel::ndarray<float, 2> &values,
+              const kernel::ndarray<kernel::index_t, 2> &positions, kernel::index_t column);
 
 } // namespace spca

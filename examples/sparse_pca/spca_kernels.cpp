@@ -91,10 +91,7 @@ result with_kernels(const problem &pr, const kernel::ndarray<float, 2> &vd, kern
   const index_t m = pr.directions(), batches = (m + pr.batch - 1) / pr.batch;
   const unsigned threads = 128;
   const auto dvd = kernel::to_device(vd, dev);
-  float best = -1;
-  index_t best_direction = -1;
-  std::vector<float> best_values(static_cast<std::size_t>(pr.k));
-  std::vector<index_t> best_positions(static_cast<std::size_t>(pr.k));
+  result best;
   std::uint64_t first_block = 0;
   for (index_t b = 0; b < batches; ++b) {
     const index_t n = std::min(pr.batch, m - b * pr.batch);
@@ -109,19 +106,11 @@ result with_kernels(const problem &pr, const kernel::ndarray<float, 2> &vd, kern
     kernel::launch<batch_scatter_norm>(blocks, threads).on(dev)(values, norms);
     const auto host_norms = norms.copy_to_host();
     const index_t j = std::max_element(host_norms.data(), host_norms.data() + n) - host_norms.data();
-    if (host_norms(j) > best) {
-      best = host_norms(j);
-      best_direction = b * pr.batch + j;
-      const auto v = values.copy_to_host();
-      const auto at = positions.copy_to_host();
-      for (index_t q = 0; q < pr.k; ++q) {
-        best_values[static_cast<std::size_t>(q)] = v(q, j);
-        best_positions[static_cast<std::size_t>(q)] = at(q, j);
-      }
-    }
+    if (host_norms(j) > best.value)
+      best = finish(pr, host_norms(j), b * pr.batch + j, values.copy_to_host(), positions.copy_to_host(), j);
     if (report) report(b + 1, batches);
   }
-  return finish(pr, best, best_direction, best_values, best_positions);
+  return best;
 }
 
 } // namespace spca

@@ -78,6 +78,36 @@ TEST(DeviceArray, CopyFromHostCopyAndLike) {
   EXPECT_EQ(from_host.size(), 6);
 }
 
+// Code written once for host and device arrays: empty_like stays where its argument is,
+// to_host copies a device array and hands a host array back as it is.
+TEST(DeviceArray, EmptyLikeAndToHostFollowTheArray) {
+  kernel::ndarray<float, 2> h({2, 3}, 1.5f);
+  const auto d = kernel::to_device(h, sim);
+  const kernel::ndarray<float, 2> h2 = kernel::empty_like(h, {4, 5});
+  EXPECT_EQ(h2.shape(), (std::array<kernel::index_t, 2>{4, 5}));
+  const kernel::device_array<float, 2> d2 = kernel::empty_like(d, {4, 5}), d3 = kernel::empty_like(d);
+  EXPECT_EQ(d2.shape(), (std::array<kernel::index_t, 2>{4, 5}));
+  EXPECT_EQ(d3.shape(), d.shape());
+  EXPECT_TRUE(d2.device() == sim);
+  EXPECT_EQ(kernel::empty_like(h).shape(), h.shape());
+  EXPECT_EQ(&kernel::to_host(h), &h); // no copy
+  EXPECT_EQ(kernel::to_host(d).to_vector(), h.to_vector());
+  EXPECT_EQ(kernel::to_host(kernel::ndarray<int, 1>{1, 2}).to_vector(), (std::vector<int>{1, 2}));
+}
+
+TEST(Device, OfTarget) {
+  EXPECT_TRUE(kernel::device::of(kernel::target::simulator) == sim);
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    try {
+      kernel::device::of(t);
+      ADD_FAILURE() << "a device for a host target";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(std::string(e.what()), "'device::of': argument 1: target " + std::string(kernel::target_name(t)) +
+                                           " runs on the host, not on a device");
+    }
+  }
+}
+
 TEST(DeviceArray, ShapeMismatchIsAnError) {
   kernel::device_array<float> d(4, sim);
   std::vector<float> small(3), big(5);

@@ -15,6 +15,8 @@
 #include <string>
 
 #include "kernel/detail/device_api.h"
+#include "kernel/errors.h"
+#include "kernel/target.h"
 
 namespace kernel {
 
@@ -26,6 +28,14 @@ public:
   static device simulator() { return device(detail::simulator_device()); }
   /// CUDA device 0, or the simulator under KERNEL_ENABLE_SIMULATOR=1.
   static device current() { return device(detail::default_device()); }
+  /// The device target `t` runs on: simulator() for target::simulator, current() for
+  /// target::cuda; target::cpu and target::parallel run on the host (an argument_error).
+  static device of(target t) {
+    if (t == target::simulator) return simulator();
+    if (t == target::cuda) return current();
+    throw argument_error("device::of", 1,
+                         "target " + std::string(target_name(t)) + " runs on the host, not on a device");
+  }
 
   /// "cuda:0 (NVIDIA H100 80GB HBM3, sm_90)", "simulator".
   std::string name() const { return detail::device_name(*state_); }

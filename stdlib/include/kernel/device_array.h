@@ -320,6 +320,32 @@ template <class Host> auto to_device(const Host &host, const stream &s) {
   return result;
 }
 
+/// A host array as it is (no copy) or a device array copied to the host: for code written
+/// once for host and device arrays that needs a few values on the host.
+template <class T, std::size_t Rank> const ndarray<T, Rank> &to_host(const ndarray<T, Rank> &a) noexcept { return a; }
+template <class T, std::size_t Rank> ndarray<T, Rank> to_host(ndarray<T, Rank> &&a) noexcept { return std::move(a); }
+template <class T, std::size_t Rank> ndarray<T, Rank> to_host(const device_array<T, Rank> &a) {
+  return a.copy_to_host();
+}
+
+/// A new array of `shape` (by default a's) and a's element type, where `a` is: an ndarray, or
+/// a device array on a's device. Its values are unspecified (NumPy's empty_like).
+template <class T, std::size_t Rank>
+ndarray<T, Rank> empty_like(const ndarray<T, Rank> &, const typename ndarray<T, Rank>::extents_type &shape) {
+  return ndarray<T, Rank>(ndarray<T, Rank>::uninitialized, shape);
+}
+template <class T, std::size_t Rank> ndarray<T, Rank> empty_like(const ndarray<T, Rank> &a) {
+  return empty_like(a, a.shape());
+}
+template <class T, std::size_t Rank>
+device_array<T, Rank> empty_like(const device_array<T, Rank> &a,
+                                 const typename device_array<T, Rank>::extents_type &shape) {
+  return device_array<T, Rank>(shape, a.device());
+}
+template <class T, std::size_t Rank> device_array<T, Rank> empty_like(const device_array<T, Rank> &a) {
+  return empty_like(a, a.shape());
+}
+
 namespace detail {
 template <class A> auto shape_and_type_of(const A &a) {
   if constexpr (requires {
