@@ -78,20 +78,40 @@ TEST_P(Targets, InclusiveAndExclusiveScans) {
       for (int &e : v) e = static_cast<int>(g() % 100) - 50;
       return v;
     }();
-    std::vector<int> inclusive(n), exclusive(n);
-    std::inclusive_scan(x.begin(), x.end(), inclusive.begin());
-    std::exclusive_scan(x.begin(), x.end(), exclusive.begin(), 7);
+    // New arrays of sums are int64, as NumPy's; into an int array, int.
+    std::vector<std::int64_t> inclusive(n), exclusive(n);
+    std::inclusive_scan(x.begin(), x.end(), inclusive.begin(), std::plus<std::int64_t>());
+    std::exclusive_scan(x.begin(), x.end(), exclusive.begin(), std::int64_t{7});
     EXPECT_EQ(to_vector(kernel::cumsum.on(t)(x)), inclusive) << n;
     EXPECT_EQ(to_vector(kernel::cumsum.on(t).exclusive(x, 7)), exclusive) << n;
     std::vector<int> in_place = x;
     kernel::cumsum.on(t)(in_place, in_place);
-    EXPECT_EQ(in_place, inclusive) << n;
+    EXPECT_EQ(in_place, std::vector<int>(inclusive.begin(), inclusive.end())) << n;
 
     const std::vector<float> f = random_floats(n, static_cast<unsigned>(n));
     std::vector<float> m(n);
     std::inclusive_scan(f.begin(), f.end(), m.begin(), [](float a, float b) { return a > b ? a : b; });
     EXPECT_EQ(to_vector(prefix_max.on(t)(f)), m) << n;
   }
+}
+
+// NumPy's cumsum types: bool and narrow integers widen to 64 bits (a uint8 sum of 300 does
+// not wrap), on host arrays and on device arrays read as they are; floats stay as they are.
+TEST_P(Targets, CumsumWidensNarrowIntegers) {
+  const kernel::target t = GetParam();
+  const std::vector<std::uint8_t> bytes(300, 200);
+  const kernel::ndarray<bool, 1> flags{true, false, true, true};
+  const std::vector<std::int16_t> shorts = {-30000, -30000, -30000};
+  const auto byte_sums = to_vector(kernel::cumsum.on(t)(bytes));
+  static_assert(std::is_same_v<decltype(byte_sums)::value_type, std::uint64_t>);
+  EXPECT_EQ(byte_sums.back(), 60000u);
+  EXPECT_EQ(to_vector(kernel::cumsum.on(t)(flags)), (std::vector<std::int64_t>{1, 1, 2, 3}));
+  EXPECT_EQ(to_vector(kernel::cumsum.on(t).exclusive(shorts, -5)), (std::vector<std::int64_t>{-5, -30005, -60005}));
+  static_assert(std::is_same_v<decltype(kernel::cumsum(std::vector<float>{}))::value_type, float>);
+  if (t == kernel::target::cpu || t == kernel::target::parallel) return;
+  const auto dbytes = kernel::to_device(bytes, kernel_test::device());
+  const kernel::device_array<std::uint64_t, 1> dsums = kernel::cumsum(dbytes);
+  EXPECT_EQ(to_vector(dsums.copy_to_host()), byte_sums);
 }
 
 TEST_P(Targets, StructValuedNonCommutativeScan) {

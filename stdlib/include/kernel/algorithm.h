@@ -54,9 +54,22 @@ inline constexpr sort_order descending = sort_order::descending;
 
 namespace detail {
 
+/// What sums of E are made in, as NumPy's sum and cumsum: bool and integers narrower than 64
+/// bits widen to int64 (uint64 when unsigned), so that the sums do not wrap.
+template <class E> struct sum_value {
+  using type = E;
+};
+template <class E>
+  requires(std::is_integral_v<E> && sizeof(E) < 8)
+struct sum_value<E> {
+  using type = std::conditional_t<std::is_signed_v<E> || std::is_same_v<E, bool>, std::int64_t, std::uint64_t>;
+};
+
+template <auto Op> inline constexpr bool is_plus = std::is_same_v<std::remove_cvref_t<decltype(Op)>, plus_t>;
+
 /// The value type of a scan with `Op` over elements of type E.
 template <auto Op, class E> struct scan_value {
-  using type = E;
+  using type = std::conditional_t<is_plus<Op>, typename sum_value<E>::type, E>;
 };
 template <auto Op, class E>
   requires std::is_pointer_v<decltype(Op)>
@@ -84,9 +97,13 @@ template <class A> using shape_t = std::array<index_t, arg_of<A>::rank>;
 /// Prefix combinations with `Op` (kernel::plus, or an associative [[kernel::reduce]]
 /// function, possibly of a struct type) along an axis (the last by default):
 /// inclusive by default, `exclusive(x, init)` for the combination of `init` and the elements
-/// before each one.
+/// before each one. New arrays of sums are NumPy's cumsum's type: bool and integers narrower
+/// than 64 bits are summed as int64 (uint64 when unsigned). Into a given array, the sums are
+/// made in its element type (so `cumsum(x, x)` works in place).
 template <auto Op = plus> class scan : public detail::placed<scan<Op>> {
   template <class A> using value_of = typename detail::scan_value<Op, detail::element_of<A>>::type;
+  template <class A, class Out>
+  using into_value = std::conditional_t<detail::is_plus<Op>, detail::element_of<std::remove_cvref_t<Out>>, value_of<A>>;
 
 public:
   constexpr scan() noexcept = default;
@@ -97,7 +114,7 @@ public:
     using T = value_of<A>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
     auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
-    run(site, in, out, axis, std::nullopt, false);
+    run<T, true>(site, in, out, axis, std::nullopt, false);
     return out;
   }
   /// The inclusive scan of `in` into `out` (same shape; may be `in` itself).
@@ -105,7 +122,7 @@ public:
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void operator()(const A &in, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
-    run(site, in, out, axis, std::nullopt, false);
+    run<into_value<A, Out>, false>(site, in, out, axis, std::nullopt, false);
   }
 
   /// The exclusive scan: element i is the combination of `init` and the elements before it.
@@ -113,23 +130,24 @@ public:
     using T = value_of<A>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
     auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
-    run(site, in, out, axis, init, true);
+    run<T, true>(site, in, out, axis, init, true);
     return out;
   }
   template <class A, class Out>
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
-  void exclusive(const A &in, value_of<A> init, Out &&out, int axis = -1) const {
+  void exclusive(const A &in, into_value<A, Out> init, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
-    run(site, in, out, axis, init, true);
+    run<into_value<A, Out>, false>(site, in, out, axis, init, true);
   }
 
 private:
-  template <class A, class Out>
-  void run(const detail::algorithm_site &site, const A &in, Out &out, int axis, std::optional<value_of<A>> init,
+  /// `Widen`: a device input of a narrower element type is read as it is and widened to T by
+  /// the scan (the returning forms' sum type), not refused as an implicit conversion.
+  template <class T, bool Widen, class A, class Out>
+  void run(const detail::algorithm_site &site, const A &in, Out &out, int axis, std::optional<T> init,
            bool exclusive) const {
     detail::require_array<A>();
     detail::require_array<Out>();
-    using T = value_of<A>;
     constexpr std::size_t R = detail::arg_of<A>::rank;
     static_assert(detail::arg_of<Out>::rank == R, "a scan's output has the input's rank");
     const auto shape = detail::shape_of(in);
@@ -138,14 +156,18 @@ private:
     if constexpr (R == 0) return;
     const int a = detail::normalize_axis(name(), 0, axis, static_cast<int>(R));
     const detail::segment_layout l = detail::segments_along(shape, a);
+    using S = std::conditional_t<Widen, detail::element_of<A>, T>;
+    if (site.on_device()) {
+      detail::input_elements<S> src = detail::input_on<S>(site, name(), 1, in);
+      detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 2, out);
+      detail::scan_device<Op, S, T>(*site.call, src.data, dst.data, l, l, init, exclusive);
+      detail::keep_until_done(*site.call, {src.keep});
+      dst.deliver();
+      return;
+    }
     detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, in);
     detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 2, out);
-    if (site.on_device()) {
-      detail::scan_device<Op, T, T>(*site.call, src.data, dst.data, l, l, init, exclusive);
-      detail::keep_until_done(*site.call, {src.keep});
-    } else {
-      detail::scan_host<Op, T>(src.data, dst.data, l, init, exclusive, site.parallel());
-    }
+    detail::scan_host<Op, T>(src.data, dst.data, l, init, exclusive, site.parallel());
     dst.deliver();
   }
 };
