@@ -199,7 +199,7 @@ void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t 
 // At each loop back-edge of the instrumented copy: every so often the thread gives way to
 // the others of its block, so that a thread spinning until another sets a flag lets it run.
 void __kernel_sim_yield() noexcept {
-  constexpr std::uint32_t backedges_per_turn = 64;
+  constexpr std::uint32_t backedges_per_turn = 1024;
   sim_thread *t = current_sim_thread();
   if (!t || ++t->backedges < backedges_per_turn) return;
   t->backedges = 0;

@@ -414,12 +414,11 @@ void block_run::run() {
   }
 }
 
+// Read at each launch, as the stack setting is: a program (or a test) may change it between
+// launches.
 bool races_enabled() {
-  static const bool on = [] {
-    const char *v = std::getenv("KERNEL_SIMULATOR_RACES");
-    return !(v && std::string_view(v) == "0");
-  }();
-  return on;
+  const char *v = std::getenv("KERNEL_SIMULATOR_RACES");
+  return !(v && std::string_view(v) == "0");
 }
 
 void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config, const void *instrumented,
@@ -427,12 +426,17 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
   check_launch(k.name, config, gpu_limits, "the simulator");
   // A launch of one thread cannot race; nor is there anything to see without the
   // instrumented copy of the kernel.
+  const bool many_threads = config.grid.count() * config.block.count() > 1;
   std::unique_ptr<race_detector> races;
-  if (instrumented && races_enabled() && config.grid.count() * config.block.count() > 1)
+  if (instrumented && many_threads && races_enabled())
     races = std::make_unique<race_detector>(std::string(k.name), config.grid, config.block, std::move(global));
-  // The instrumented copy has the entry's C++ signature, void(const Params &): a pointer at
-  // the ABI level, as `invoke` takes.
-  auto *entry = races ? reinterpret_cast<void (*)(const void *)>(const_cast<void *>(instrumented)) : k.invoke;
+  // The instrumented copy also with the checks off: it gives way at loop back-edges, without
+  // which threads spinning on each other's flags never finish (its access hooks return at
+  // once without a detector). The copy has the entry's C++ signature, void(const Params &): a
+  // pointer at the ABI level, as `invoke` takes.
+  auto *entry = instrumented && many_threads
+                    ? reinterpret_cast<void (*)(const void *)>(const_cast<void *>(instrumented))
+                    : k.invoke;
   launch_state launch{k, params, config, entry, races.get()};
 
   const dim3 grid = config.grid;
