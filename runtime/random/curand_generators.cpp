@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <curand.h>
@@ -60,8 +61,8 @@ std::string joined(const std::vector<std::string> &names) {
   return s;
 }
 
-std::unique_ptr<curand_library> load_curand(const std::vector<std::string> &where) {
-  auto c = std::make_unique<curand_library>();
+std::shared_ptr<curand_library> load_curand(const std::vector<std::string> &where) {
+  auto c = std::make_shared<curand_library>();
   c->lib = runtime::shared_library(where);
   if (!c->lib) {
     c->failure = c->lib.error();
@@ -83,18 +84,20 @@ std::unique_ptr<curand_library> load_curand(const std::vector<std::string> &wher
 }
 
 /// cuRAND for the current $KERNEL_CURAND_LIBRARY; each setting is tried once per process.
-const curand_library &curand(const std::string &name) {
+/// Shared: generators keep the library they were made by loaded, also when they outlive
+/// this table at exit.
+std::shared_ptr<const curand_library> curand(const std::string &name) {
   static std::mutex lock;
-  static std::map<std::vector<std::string>, std::unique_ptr<curand_library>> loaded;
+  static std::map<std::vector<std::string>, std::shared_ptr<curand_library>> loaded;
   const std::vector<std::string> where = curand_candidates();
   std::lock_guard guard(lock);
-  std::unique_ptr<curand_library> &lib = loaded[where];
+  std::shared_ptr<curand_library> &lib = loaded[where];
   if (!lib) lib = load_curand(where);
   if (!lib->failure.empty())
     throw target_unavailable_error("'" + name + "' needs cuRAND, which could not be loaded from " + joined(where) +
                                    " (" + lib->failure +
                                    "); install the CUDA toolkit's libcurand or set KERNEL_CURAND_LIBRARY to its path");
-  return *lib;
+  return lib;
 }
 
 const char *status_name(curandStatus_t s) noexcept {
@@ -156,12 +159,17 @@ std::size_t element_bytes(curand_output o) noexcept {
 /// generation starts at, when known.
 class placed_generator {
 public:
-  placed_generator(const curand_library &lib, curandGenerator_t g, const device_state *device)
-      : lib_(&lib), generator_(g), device_(device) {}
+  placed_generator(std::shared_ptr<const curand_library> lib, curandGenerator_t g, const device_state *device)
+      : lib_(std::move(lib)), generator_(g), device_(device) {}
   placed_generator(const placed_generator &) = delete;
   placed_generator &operator=(const placed_generator &) = delete;
   ~placed_generator() {
-    if (device_) device_->make_current();
+    try {
+      if (device_) device_->make_current();
+    } catch (...) {
+      // The device is gone (the driver shut down first at exit): so is the generator's memory.
+      return;
+    }
     lib_->destroy(generator_);
   }
   curandGenerator_t get() const noexcept { return generator_; }
@@ -172,7 +180,7 @@ public:
   std::shared_ptr<event_state> last_fill;
 
 private:
-  const curand_library *lib_;
+  std::shared_ptr<const curand_library> lib_;
   curandGenerator_t generator_;
   const device_state *device_;
 };
@@ -190,6 +198,9 @@ public:
 
   mutable std::mutex lock;
   std::uint64_t next; // guarded by `lock`
+  // The cuRAND of the first fill: later fills use it whatever $KERNEL_CURAND_LIBRARY becomes,
+  // as its generators belong to it.
+  std::shared_ptr<const curand_library> library;
   std::unique_ptr<placed_generator> host;
   std::map<const device_state *, std::unique_ptr<placed_generator>> devices;
 };
@@ -199,12 +210,21 @@ std::shared_ptr<curand_state> curand_create(curand_engine engine, std::uint64_t 
   return std::make_shared<curand_state>(engine, seed, dimensions, offset);
 }
 
-std::uint64_t curand_offset(const curand_state &s) noexcept {
+std::uint64_t curand_offset(const curand_state &s) {
   std::lock_guard guard(s.lock);
   return s.next;
 }
 
-void curand_require(const std::string &name) { curand(name); }
+namespace {
+/// The state's cuRAND, loaded by its first fill.
+const curand_library &library_of(curand_state &s, const std::string &name) {
+  std::lock_guard guard(s.lock);
+  if (!s.library) s.library = curand(name);
+  return *s.library;
+}
+} // namespace
+
+void curand_require(curand_state &s, const std::string &name) { library_of(s, name); }
 
 namespace {
 
@@ -221,8 +241,8 @@ std::uint64_t advance_of(const curand_state &s, curand_output output, index_t n)
 
 namespace {
 
-placed_generator &generator_for(curand_state &s, const curand_library &lib, const std::string &name,
-                                device_state *device) {
+placed_generator &generator_for(curand_state &s, const std::string &name, device_state *device) {
+  const curand_library &lib = *s.library;
   std::unique_ptr<placed_generator> &slot = device ? s.devices[device] : s.host;
   if (slot) return *slot;
   curandGenerator_t g = nullptr;
@@ -232,7 +252,7 @@ placed_generator &generator_for(curand_state &s, const curand_library &lib, cons
   } else {
     check(lib.create_host(&g, rng_type(s.engine)), name, "curandCreateGeneratorHost");
   }
-  auto made = std::make_unique<placed_generator>(lib, g, device);
+  auto made = std::make_unique<placed_generator>(s.library, g, device);
   if (is_quasi(s.engine))
     check(lib.set_dimensions(g, s.dimensions), name, "curandSetQuasiRandomGeneratorDimensions");
   else
@@ -286,43 +306,47 @@ void order_on(placed_generator &g, const curand_library &lib, const std::string 
 
 void curand_fill(curand_state &s, const curand_fill_request &r, device_state *device, stream_state *stream) {
   if (r.n <= 0) return;
-  const curand_library &lib = curand(r.name);
+  const curand_library &lib = library_of(s, r.name);
   std::lock_guard guard(s.lock);
-  placed_generator &g = generator_for(s, lib, r.name, device);
+  placed_generator &g = generator_for(s, r.name, device);
+  const auto n = static_cast<std::size_t>(r.n);
+  const bool odd_pair = in_pairs(s.engine, r.output) && n % 2 == 1;
+  const std::size_t size = element_bytes(r.output);
+  // Where the last number of an odd fill of pairs is made: memory taken before anything is
+  // generated, so that a failure to get it leaves the user's array as it was.
+  alignas(8) char host_pair[16];
+  std::shared_ptr<void> device_pair;
   if (device) {
     device->make_current();
     order_on(g, lib, r.name, *device, *stream);
+    if (odd_pair)
+      device_pair = std::shared_ptr<void>(device->allocate(2 * size, *stream),
+                                          [device, stream](void *p) { device->release(p, *stream); });
   }
+  // Unknown until the fill succeeds: a generation that fails part way has moved cuRAND on.
+  const std::optional<std::uint64_t> at = std::exchange(g.position, std::nullopt);
   // The generator may be behind or ahead of the sequence when other places made fills.
-  if (g.position != s.next) {
-    g.position.reset(); // unknown until the generation below succeeds
-    check(lib.set_offset(g.get(), s.next), r.name, "curandSetGeneratorOffset");
-  }
-  const auto n = static_cast<std::size_t>(r.n);
+  if (at != s.next) check(lib.set_offset(g.get(), s.next), r.name, "curandSetGeneratorOffset");
   const char *call = function_name(r.output);
-  if (in_pairs(s.engine, r.output) && n % 2 == 1) {
-    // cuRAND makes these in pairs: the even part in place, then one pair of which the
-    // first number is kept.
-    if (n > 1) check(generate(lib, g.get(), r, r.out, n - 1), r.name, call);
-    const std::size_t size = element_bytes(r.output);
-    char *last = static_cast<char *>(r.out) + (n - 1) * size;
-    if (device) {
-      void *pair = device->allocate(2 * size, *stream);
-      try {
-        check(generate(lib, g.get(), r, pair, 2), r.name, call);
-        device->copy(last, pair, size, copy_direction::device_to_device, *stream);
-      } catch (...) {
-        device->release(pair, *stream);
-        throw;
-      }
-      device->release(pair, *stream);
-    } else {
-      alignas(8) char pair[16];
+  try {
+    if (odd_pair) {
+      // cuRAND makes these in pairs: the even part in place, then one pair of which the
+      // first number is kept.
+      if (n > 1) check(generate(lib, g.get(), r, r.out, n - 1), r.name, call);
+      void *pair = device ? device_pair.get() : host_pair;
       check(generate(lib, g.get(), r, pair, 2), r.name, call);
-      std::memcpy(last, pair, size);
+      char *last = static_cast<char *>(r.out) + (n - 1) * size;
+      if (device)
+        device->copy(last, pair, size, copy_direction::device_to_device, *stream);
+      else
+        std::memcpy(last, pair, size);
+    } else {
+      check(generate(lib, g.get(), r, r.out, n), r.name, call);
     }
-  } else {
-    check(generate(lib, g.get(), r, r.out, n), r.name, call);
+  } catch (...) {
+    // Whatever was queued still rewrites the generator's state: the next fill waits for it.
+    if (device) g.last_fill->record(*stream);
+    throw;
   }
   s.next += advance_of(s, r.output, r.n);
   g.position = s.next;

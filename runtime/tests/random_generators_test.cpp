@@ -39,6 +39,8 @@ struct direct_curand {
   decltype(&::curandGenerateUniform) uniform32 = nullptr;
   decltype(&::curandGenerateUniformDouble) uniform64 = nullptr;
   decltype(&::curandGenerateNormal) normal32 = nullptr;
+  decltype(&::curandGenerateNormalDouble) normal64 = nullptr;
+  decltype(&::curandGenerateLogNormal) lognormal32 = nullptr;
   decltype(&::curandGenerateLogNormalDouble) lognormal64 = nullptr;
   decltype(&::curandGeneratePoisson) poisson = nullptr;
 
@@ -60,6 +62,8 @@ struct direct_curand {
                       bind(c.offset, "curandSetGeneratorOffset") && bind(c.bits32, "curandGenerate") &&
                       bind(c.bits64, "curandGenerateLongLong") && bind(c.uniform32, "curandGenerateUniform") &&
                       bind(c.uniform64, "curandGenerateUniformDouble") && bind(c.normal32, "curandGenerateNormal") &&
+                      bind(c.normal64, "curandGenerateNormalDouble") &&
+                      bind(c.lognormal32, "curandGenerateLogNormal") &&
                       bind(c.lognormal64, "curandGenerateLogNormalDouble") && bind(c.poisson, "curandGeneratePoisson");
       return ok ? &c : nullptr;
     }();
@@ -217,6 +221,35 @@ TEST(RandomGenerators, MovesBetweenTargetsAlongOneSequence) {
   EXPECT_EQ(again, want_c);
 }
 
+// From an offset that is not a pair's start, odd fills of pairs in double and float on the
+// host and the device: the generator is re-offset in cuRAND's units and goes on as cuRAND's.
+TEST(RandomGenerators, OddPairsAndDoublesFromAnOffset) {
+  REQUIRE_CURAND();
+  const rnd::generator g(engine::mrg32k3a, 4, /*offset=*/1001);
+  const reference ref(engine::mrg32k3a, 4, 1001);
+  std::vector<double> z(7);
+  g.normal(z, -1.0, 2.0);
+  auto ln =
+      filled<float>(kernel_test::target(), 5, [&](auto &a) { g.on(kernel_test::target()).lognormal(a, 0.0, 0.5); });
+  std::vector<double> u(3);
+  g.on(kernel::target::parallel).uniform(u);
+  std::vector<double> want_z(8), want_u(3);
+  std::vector<float> want_ln(6);
+  ASSERT_EQ(ref.c().normal64(ref.get(), want_z.data(), 8, -1.0, 2.0), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(ref.c().lognormal32(ref.get(), want_ln.data(), 6, 0.0f, 0.5f), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(ref.c().uniform64(ref.get(), want_u.data(), 3), CURAND_STATUS_SUCCESS);
+  want_z.resize(7);
+  want_ln.resize(5);
+  EXPECT_EQ(z, want_z);
+  EXPECT_EQ(ln, want_ln);
+  EXPECT_EQ(u, want_u);
+  EXPECT_EQ(g.offset(), 1001u + 4 + 3 + 3);
+  // A moved-from generator is a copy: still usable, on the same sequence.
+  rnd::generator moved = g;
+  rnd::generator taken = std::move(moved);
+  EXPECT_EQ(moved.offset(), taken.offset());
+}
+
 // Host arrays filled on the device (copied back), strided views, and empty arrays.
 TEST(RandomGenerators, AnyArrayLayoutAndPlace) {
   REQUIRE_CURAND();
@@ -335,6 +368,7 @@ TEST(RandomGenerators, BadEnginesAndParameters) {
   expect_argument_error([] { rnd::generator(engine::xorwow, rnd::dimensions{2}); }, "xorwow", 2, "takes a seed");
   expect_argument_error([] { rnd::generator(engine::sobol64, rnd::dimensions{0}); }, "sobol64", 2, "1 to 20000");
   expect_argument_error([] { rnd::generator(engine::sobol64, rnd::dimensions{20001}); }, "sobol64", 2, "1 to 20000");
+  expect_argument_error([] { rnd::generator(static_cast<engine>(42), 1); }, "random::generator", 1, "none of cuRAND's");
 
   const rnd::generator g(engine::xorwow, 1);
   std::vector<std::uint32_t> counts(8, 42);
@@ -343,6 +377,8 @@ TEST(RandomGenerators, BadEnginesAndParameters) {
     expect_argument_error([&] { g.poisson(counts, lambda); }, "xorwow::poisson", 2, "greater than 0");
   expect_argument_error([&] { g.normal(x, 0.0, -1.0); }, "xorwow::normal", 3, "not negative");
   expect_argument_error([&] { g.lognormal(x, std::nan(""), 1.0); }, "xorwow::lognormal", 2, "finite");
+  expect_argument_error([&] { g.normal(x, 1e39, 1.0); }, "xorwow::normal", 2, "within float's range");
+  expect_argument_error([&] { g.lognormal(x, 0.0, 1e39); }, "xorwow::lognormal", 3, "within float's range");
   std::vector<std::uint64_t> wide_bits(8, 42);
   expect_argument_error([&] { g.bits(wide_bits); }, "xorwow::bits", 1, "makes 32-bit numbers");
   const rnd::generator s(engine::scrambled_sobol64, rnd::dimensions{2});

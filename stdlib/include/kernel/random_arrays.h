@@ -124,7 +124,9 @@ public:
 
   static constexpr std::string_view name() noexcept { return "philox"; }
   std::uint64_t seed() const noexcept { return seed_; }
-  /// The draws taken so far, with the offset: the offset at which cuRAND would go on.
+  /// The draws taken so far, with the offset, in 32-bit draws and whole blocks of four: the
+  /// offset at which cuRAND's Philox goes on after the same fills of 32-bit numbers (cuRAND
+  /// counts a double as one, this generator as two draws).
   std::uint64_t offset() const noexcept { return 4 * next_block_->load(); }
 
   /// 32 random bits per element (uint32 arrays): curandGenerate.

@@ -25,6 +25,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -48,6 +49,7 @@ public:
   /// A pseudo-random engine (xorwow, mrg32k3a, philox4_32_10) seeded with `seed`, from
   /// `offset` (cuRAND's curandSetGeneratorOffset).
   generator(engine e, std::uint64_t seed, std::uint64_t offset = 0) : engine_(e) {
+    require_engine(e);
     if (kernel::detail::is_quasi(e))
       throw argument_error(std::string(engine_name(e)), 2,
                            "is a quasi-random engine: it takes kernel::random::dimensions, not a seed");
@@ -55,6 +57,7 @@ public:
   }
   /// A quasi-random engine (the Sobol ones) of `d` dimensions, from point `offset`.
   generator(engine e, dimensions d, std::uint64_t offset = 0) : engine_(e) {
+    require_engine(e);
     if (!kernel::detail::is_quasi(e))
       throw argument_error(std::string(engine_name(e)), 2,
                            "is a pseudo-random engine: it takes a seed, not dimensions");
@@ -65,11 +68,15 @@ public:
     state_ = kernel::detail::curand_create(e, 0, d.count, offset);
   }
 
+  // Copies share the sequence; a move copies too, so that no generator is ever left empty.
+  generator(const generator &) = default;
+  generator &operator=(const generator &) = default;
+
   static constexpr std::string_view name() noexcept { return "random::generator"; }
   engine kind() const noexcept { return engine_; }
   /// Where the next fill starts, in cuRAND's units (numbers; points for Sobol; pairs for
   /// normals of XORWOW and MRG32k3a): the offset at which a cuRAND generator would go on.
-  std::uint64_t offset() const noexcept { return kernel::detail::curand_offset(*state_); }
+  std::uint64_t offset() const { return kernel::detail::curand_offset(*state_); }
 
   /// Random bits: uint32 arrays (curandGenerate), uint64 arrays from the 64-bit Sobol
   /// engines (curandGenerateLongLong).
@@ -91,13 +98,13 @@ public:
   }
   /// Normal with `mean` and `stddev`: curandGenerateNormal(Double).
   template <class A> void normal(A &&out, double mean = 0, double stddev = 1) const {
-    check_normal("normal", mean, stddev);
+    check_normal<A>("normal", mean, stddev);
     fill("normal", out, pick<A>(kernel::detail::curand_output::normal32, kernel::detail::curand_output::normal64), mean,
          stddev);
   }
   /// exp of a normal with `mean` and `stddev`: curandGenerateLogNormal(Double).
   template <class A> void lognormal(A &&out, double mean = 0, double stddev = 1) const {
-    check_normal("lognormal", mean, stddev);
+    check_normal<A>("lognormal", mean, stddev);
     fill("lognormal", out,
          pick<A>(kernel::detail::curand_output::lognormal32, kernel::detail::curand_output::lognormal64), mean, stddev);
   }
@@ -125,6 +132,12 @@ public:
   }
 
 private:
+  static void require_engine(engine e) {
+    if (!kernel::detail::is_engine(e))
+      throw argument_error("random::generator", 1,
+                           "is engine " + std::to_string(static_cast<int>(e)) + ", which is none of cuRAND's");
+  }
+
   std::string call_name(std::string_view what) const {
     return std::string(engine_name(engine_)) + "::" + std::string(what);
   }
@@ -138,12 +151,18 @@ private:
     return std::is_same_v<T, float> ? single : twice;
   }
 
-  void check_normal(std::string_view what, double mean, double stddev) const {
-    if (!std::isfinite(mean))
-      throw argument_error(call_name(what), 2, "the mean must be finite, not " + std::to_string(mean));
-    if (!(stddev >= 0) || !std::isfinite(stddev))
+  /// Finite, and for float arrays within float's range (cuRAND takes them as floats).
+  template <class A> void check_normal(std::string_view what, double mean, double stddev) const {
+    using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
+    const double largest = std::is_same_v<T, float> ? std::numeric_limits<float>::max() : HUGE_VAL;
+    if (!(std::fabs(mean) <= largest))
+      throw argument_error(call_name(what), 2,
+                           "the mean is " + std::to_string(mean) + "; it must be finite" +
+                               (std::is_same_v<T, float> ? " and within float's range" : ""));
+    if (!(stddev >= 0) || !(stddev <= largest) || !std::isfinite(stddev))
       throw argument_error(call_name(what), 3,
-                           "the standard deviation must be finite and not negative, not " + std::to_string(stddev));
+                           "the standard deviation is " + std::to_string(stddev) + "; it must be finite, not negative" +
+                               (std::is_same_v<T, float> ? " and within float's range" : ""));
   }
 
   template <class A>
@@ -159,7 +178,7 @@ private:
                            "has " + std::to_string(n) + " elements; a fill of " + std::string(engine_name(engine_)) +
                                " is whole points, a multiple of its " + std::to_string(dimensions_) + " dimensions");
     if (n == 0) return;
-    kernel::detail::curand_require(callee);
+    kernel::detail::curand_require(*state_, callee);
     kernel::detail::output_elements<T> dst = kernel::detail::output_elements<T>::make(site, callee, 1, out);
     kernel::detail::curand_fill_request r;
     r.name = callee;

@@ -26,6 +26,9 @@ enum class curand_engine : int {
   scrambled_sobol64,
 };
 
+constexpr bool is_engine(curand_engine e) noexcept {
+  return e >= curand_engine::xorwow && e <= curand_engine::scrambled_sobol64;
+}
 constexpr bool is_quasi(curand_engine e) noexcept { return e >= curand_engine::sobol32; }
 constexpr bool has_64_bit_draws(curand_engine e) noexcept {
   return e == curand_engine::sobol64 || e == curand_engine::scrambled_sobol64;
@@ -53,7 +56,7 @@ std::shared_ptr<curand_state> curand_create(curand_engine engine, std::uint64_t 
                                             std::uint64_t offset);
 
 /// The offset, in cuRAND's units, at which the generator's next fill starts.
-std::uint64_t curand_offset(const curand_state &s) noexcept;
+std::uint64_t curand_offset(const curand_state &s);
 
 struct curand_fill_request {
   std::string name; // "xorwow::normal", for errors
@@ -63,9 +66,10 @@ struct curand_fill_request {
   double a = 0, b = 0; // mean and standard deviation; lambda in `a` for poisson
 };
 
-/// Loads cuRAND if it is not loaded yet; throws target_unavailable_error, prefixed with
-/// `name`, when it cannot be.
-void curand_require(const std::string &name);
+/// Loads the cuRAND that the generator's fills use ($KERNEL_CURAND_LIBRARY or the toolkit's,
+/// at its first fill; the same one afterwards); throws target_unavailable_error, prefixed
+/// with `name`, when it cannot be.
+void curand_require(curand_state &s, const std::string &name);
 
 /// Makes the fill from where the generator's sequence has reached, on the host (`device`
 /// null) or on `device` in order on `stream`, and moves the sequence on. Normals from XORWOW
