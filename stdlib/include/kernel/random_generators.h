@@ -17,10 +17,10 @@
 // Without libcurand a fill throws target_unavailable_error; kernel::random::philox
 // (random_arrays.h) needs no library and is cuRAND's Philox-4x32-10.
 //
-// Two differences from cuRAND's API: normals from XORWOW and MRG32k3a, which cuRAND makes
-// in pairs, may be filled into arrays of odd length (one more is made and dropped), and
-// Poisson fills of any uint32 array. The host generator runs on one core (also for
-// target::parallel); kernel::random::philox runs on all cores.
+// One difference from cuRAND's API: normals from XORWOW and MRG32k3a, which cuRAND makes in
+// pairs, may be filled into arrays of odd length (one more is made and dropped). The host
+// generator runs on one core (also for target::parallel); kernel::random::philox runs on all
+// cores.
 #pragma once
 
 #include <cmath>
