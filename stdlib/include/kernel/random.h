@@ -104,15 +104,29 @@ KERNEL_ALWAYS_INLINE double normal_float64(array_view<xoroshiro128p_state> state
 
 namespace kernel::random {
 
+namespace detail {
+inline constexpr std::uint32_t philox_w0 = 0x9E3779B9u, philox_w1 = 0xBB67AE85u;
+
+/// One round of Philox-4x32 on the words c0..c3 under the key (k0, k1).
+KERNEL_ALWAYS_INLINE constexpr void philox_round(std::uint32_t &c0, std::uint32_t &c1, std::uint32_t &c2,
+                                                 std::uint32_t &c3, std::uint32_t k0, std::uint32_t k1) noexcept {
+  constexpr std::uint32_t m0 = 0xD2511F53u, m1 = 0xCD9E8D57u;
+  const std::uint64_t p0 = std::uint64_t{m0} * c0, p1 = std::uint64_t{m1} * c2;
+  const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1 ^ k0;
+  const std::uint32_t n2 = static_cast<std::uint32_t>(p0 >> 32) ^ c3 ^ k1;
+  c1 = static_cast<std::uint32_t>(p1);
+  c3 = static_cast<std::uint32_t>(p0);
+  c0 = n0;
+  c2 = n2;
+}
+} // namespace detail
+
 /// The four words of Philox-4x32-10 for `counter` under `key`.
 KERNEL_ALWAYS_INLINE constexpr std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter,
                                                                           std::array<std::uint32_t, 2> key) noexcept {
-  constexpr std::uint32_t m0 = 0xD2511F53u, m1 = 0xCD9E8D57u, w0 = 0x9E3779B9u, w1 = 0xBB67AE85u;
   for (int round = 0; round < 10; ++round) {
-    const std::uint64_t p0 = std::uint64_t{m0} * counter[0], p1 = std::uint64_t{m1} * counter[2];
-    counter = {static_cast<std::uint32_t>(p1 >> 32) ^ counter[1] ^ key[0], static_cast<std::uint32_t>(p1),
-               static_cast<std::uint32_t>(p0 >> 32) ^ counter[3] ^ key[1], static_cast<std::uint32_t>(p0)};
-    key = {key[0] + w0, key[1] + w1};
+    detail::philox_round(counter[0], counter[1], counter[2], counter[3], key[0], key[1]);
+    key = {key[0] + detail::philox_w0, key[1] + detail::philox_w1};
   }
   return counter;
 }

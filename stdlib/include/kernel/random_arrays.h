@@ -62,11 +62,18 @@ KERNEL_ALWAYS_INLINE constexpr std::uint64_t wide_block(std::uint64_t b) noexcep
   return ((2 * round + b % 2) << 16) | thread;
 }
 
-/// The elements made from block `g` of the fill: four draws.
-template <class T> KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g) noexcept {
-  const index_t per = draws_per_element<T>(p.dist), count = 4 / per, first = g * count;
+/// The Philox block that group `g` of the fill uses.
+template <class T>
+KERNEL_ALWAYS_INLINE std::array<std::uint32_t, 4> group_block(const random_fill_params<T> &p, index_t g) noexcept {
   const std::uint64_t b = p.first_block + static_cast<std::uint64_t>(g);
-  const std::array<std::uint32_t, 4> w = random::philox_block(p.seed, per == 2 ? wide_block(b) : b);
+  return random::philox_block(p.seed, draws_per_element<T>(p.dist) == 2 ? wide_block(b) : b);
+}
+
+/// The elements made from block `g` of the fill, whose four draws are `w`.
+template <class T>
+KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
+                                     const std::array<std::uint32_t, 4> &w) noexcept {
+  const index_t per = draws_per_element<T>(p.dist), count = 4 / per, first = g * count;
   for (index_t q = 0; q < count; ++q) {
     const index_t e = first + q;
     if (e >= p.n) return;
@@ -98,6 +105,40 @@ template <class T> KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params
     }
     p.out[e] = v;
   }
+}
+
+template <class T> KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g) noexcept {
+  fill_group(p, g, group_block(p, g));
+}
+
+/// Groups [begin, end) on the host: the Philox blocks of eight groups at a time first, in a
+/// loop without branches that the compiler vectorises across the groups (the rounds are
+/// most of the work for bits and uniforms), then their elements.
+template <class T> void fill_groups_host(const random_fill_params<T> &p, index_t begin, index_t end) noexcept {
+  constexpr std::size_t lanes = 8;
+  const bool wide = draws_per_element<T>(p.dist) == 2;
+  index_t g = begin;
+  for (; g + static_cast<index_t>(lanes) <= end; g += static_cast<index_t>(lanes)) {
+    // Word q of lane j's counter in c[q][j], as philox_block lays the counter out.
+    alignas(32) std::uint32_t c[4][lanes];
+    for (std::size_t j = 0; j < lanes; ++j) {
+      const std::uint64_t b = p.first_block + static_cast<std::uint64_t>(g) + j;
+      const std::uint64_t block = wide ? wide_block(b) : b, high = block >> 16;
+      c[0][j] = static_cast<std::uint32_t>(high);
+      c[1][j] = static_cast<std::uint32_t>(high >> 32);
+      c[2][j] = static_cast<std::uint32_t>(block & 0xffff);
+      c[3][j] = 0;
+    }
+    std::uint32_t k0 = static_cast<std::uint32_t>(p.seed), k1 = static_cast<std::uint32_t>(p.seed >> 32);
+    for (int round = 0; round < 10; ++round) {
+      for (std::size_t j = 0; j < lanes; ++j) random::detail::philox_round(c[0][j], c[1][j], c[2][j], c[3][j], k0, k1);
+      k0 += random::detail::philox_w0;
+      k1 += random::detail::philox_w1;
+    }
+    for (std::size_t j = 0; j < lanes; ++j)
+      fill_group(p, g + static_cast<index_t>(j), {c[0][j], c[1][j], c[2][j], c[3][j]});
+  }
+  for (; g < end; ++g) fill_group(p, g);
 }
 
 template <class T> struct random_fill_entry {
@@ -195,7 +236,7 @@ private:
       kernel::detail::launch_over<kernel::detail::random_fill_entry<T>>(*site.call, groups, p);
     } else {
       kernel::detail::maybe_parallel(site.parallel(), groups, index_t{1} << 13, [&](index_t begin, index_t end) {
-        for (index_t g = begin; g < end; ++g) kernel::detail::fill_group(p, g);
+        kernel::detail::fill_groups_host(p, begin, end);
       });
     }
     dst.deliver();
