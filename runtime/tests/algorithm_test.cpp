@@ -516,7 +516,10 @@ TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {
     EXPECT_EQ(u1, u2);
     here.normal(n1, 1, 3);
     there.on(t).normal(n2, 1, 3);
-    for (std::size_t i = 0; i < n; ++i) ASSERT_NEAR(n1[i], n2[i], 1e-5f * (1 + std::abs(n1[i])));
+    if (t == kernel::target::parallel)
+      EXPECT_EQ(n1, n2); // the same code on the host's cores
+    else
+      for (std::size_t i = 0; i < n; ++i) ASSERT_NEAR(n1[i], n2[i], 1e-5f * (1 + std::abs(n1[i])));
     std::vector<double> d1(n), d2(n);
     here.uniform(d1, -2, 2);
     there.on(t).uniform(d2, -2, 2);

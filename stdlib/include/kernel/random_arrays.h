@@ -254,8 +254,11 @@ private:
     if (site.on_device()) {
       kernel::detail::launch_over<kernel::detail::random_fill_entry<T>>(*site.call, groups, p);
     } else {
-      kernel::detail::maybe_parallel(site.parallel(), groups, index_t{1} << 13, [&](index_t begin, index_t end) {
-        kernel::detail::fill_groups_host(p, begin, end);
+      // Pieces of whole batches of eight groups, so that cpu and parallel batch the same groups
+      // (vector and scalar math differ in the last bits of normals).
+      const index_t batches = (groups + 7) / 8;
+      kernel::detail::maybe_parallel(site.parallel(), batches, index_t{1} << 10, [&](index_t begin, index_t end) {
+        kernel::detail::fill_groups_host(p, 8 * begin, std::min(8 * end, groups));
       });
     }
     dst.deliver();
