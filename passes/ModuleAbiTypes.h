@@ -78,11 +78,16 @@ inline constexpr AbiField ImageFields[] = {
     KERNEL_ABI_FIELD(kernel_image, size),
 };
 inline constexpr AbiField EntryFields[] = {
-    KERNEL_ABI_FIELD(kernel_entry, host_key),    KERNEL_ABI_FIELD(kernel_entry, simulator_entry),
-    KERNEL_ABI_FIELD(kernel_entry, symbol),      KERNEL_ABI_FIELD(kernel_entry, name),
-    KERNEL_ABI_FIELD(kernel_entry, signature),   KERNEL_ABI_FIELD(kernel_entry, location),
-    KERNEL_ABI_FIELD(kernel_entry, kind),        KERNEL_ABI_FIELD(kernel_entry, param_size),
-    KERNEL_ABI_FIELD(kernel_entry, param_align), KERNEL_ABI_FIELD(kernel_entry, reserved),
+    KERNEL_ABI_FIELD(kernel_entry, host_key),
+    KERNEL_ABI_FIELD(kernel_entry, simulator_entry),
+    KERNEL_ABI_FIELD(kernel_entry, symbol),
+    KERNEL_ABI_FIELD(kernel_entry, name),
+    KERNEL_ABI_FIELD(kernel_entry, signature),
+    KERNEL_ABI_FIELD(kernel_entry, location),
+    KERNEL_ABI_FIELD(kernel_entry, kind),
+    KERNEL_ABI_FIELD(kernel_entry, param_size),
+    KERNEL_ABI_FIELD(kernel_entry, param_align),
+    KERNEL_ABI_FIELD(kernel_entry, simulator_min_stack),
 };
 inline constexpr AbiField LinkInputFields[] = {
     KERNEL_ABI_FIELD(kernel_link_input, name), KERNEL_ABI_FIELD(kernel_link_input, kind),

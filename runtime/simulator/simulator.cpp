@@ -424,9 +424,20 @@ bool races_enabled() {
   return !(v && std::string_view(v) == "0");
 }
 
-void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config, const void *instrumented,
-         std::vector<allocation> global) {
+void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config,
+         const kernel_entry *registered, std::vector<allocation> global) {
   check_launch(k.name, config, gpu_limits, "the simulator");
+  const std::size_t stack = stack_bytes();
+  // Refused before any thread runs (and writes): a thread could only overflow.
+  if (registered && registered->simulator_min_stack > stack) {
+    const std::uint32_t need = registered->simulator_min_stack;
+    throw simulator_error("kernel '" + std::string(k.name) + "': its threads need " +
+                          (need % 1024 ? "more than " : "at least ") + std::to_string(need / 1024) +
+                          " KiB of stack (their local arrays), more than each simulated thread's stack of " +
+                          std::to_string(stack / 1024) + " KiB; KERNEL_SIMULATOR_STACK_KB sets its size");
+  }
+  // Kernels compiled with the plugin come with a copy instrumented for the race checks.
+  const void *instrumented = registered ? registered->simulator_entry : nullptr;
   // A launch of one thread cannot race; nor is there anything to see without the
   // instrumented copy of the kernel.
   const bool many_threads = config.grid.count() * config.block.count() > 1;
@@ -444,7 +455,6 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
 
   const dim3 grid = config.grid;
   const std::uint64_t blocks = grid.count();
-  const std::size_t stack = stack_bytes();
   auto run_block = [&](std::uint64_t b) {
     if (launch.failed.load(std::memory_order_relaxed)) return;
     install_overflow_handler(&on_stack_overflow);

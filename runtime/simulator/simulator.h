@@ -30,6 +30,7 @@
 
 #include "device/launch_limits.h"
 #include "kernel/detail/device_api.h"
+#include "kernel/detail/module_abi.h"
 #include "simulator/fiber.h"
 #include "simulator/race_detector.h"
 #include "simulator/thread_context.h"
@@ -47,11 +48,12 @@ inline constexpr launch_limits gpu_limits{
 };
 
 /// Runs kernel `k` over `config`; throws argument_error for a launch no GPU would accept and
-/// simulator_error when a check fails. `instrumented` is the entry's copy instrumented by
-/// the plugin (kernel_entry::simulator_entry), which enables the race checks; null without
-/// it. `global` lists the simulated device's allocations.
-void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config, const void *instrumented,
-         std::vector<allocation> global);
+/// simulator_error when a check fails, or when the threads cannot fit in their stacks.
+/// `registered` is the entry as the plugin registered it, null for a kernel it did not
+/// compile: its copy instrumented for the race checks (kernel_entry::simulator_entry) and
+/// the stack its threads need. `global` lists the simulated device's allocations.
+void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config,
+         const kernel_entry *registered, std::vector<allocation> global);
 
 struct launch_state;
 class block_run;

@@ -88,15 +88,14 @@ detail::launch_config simulator_device::elementwise_config(const detail::kernel_
 
 void simulator_device::launch(const detail::kernel_ref &k, const detail::launch_config &config, const void *params,
                               std::size_t, detail::stream_state &) {
-  // Kernels compiled with the plugin come with a copy instrumented for the race checks.
-  const void *instrumented = nullptr;
-  if (auto found = registry::instance().find(k.host_key)) instrumented = found->entry->simulator_entry;
+  const kernel_entry *registered = nullptr;
+  if (auto found = registry::instance().find(k.host_key)) registered = found->entry;
   std::vector<allocation> global;
   {
     std::lock_guard lock(allocations_mutex_);
     for (const auto &[p, bytes] : allocations_) global.push_back({reinterpret_cast<std::uintptr_t>(p), bytes});
   }
-  run(k, params, config, instrumented, std::move(global));
+  run(k, params, config, registered, std::move(global));
 }
 
 } // namespace kernel::runtime::sim

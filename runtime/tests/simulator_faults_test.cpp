@@ -47,6 +47,33 @@ std::string simulator_error_of(auto &&launch) {
   out[t] = scratch[in[t] % scratch.size()];
 }
 
+template <index_t N> [[gnu::noinline]] int with_scratch(array_view<const int> in, unsigned t) {
+  kernel::local_array<char, N> scratch;
+  for (index_t i = 0; i < N; i += 4096) scratch[i] = static_cast<char>(in[(i / 4096) % in.size()] + t);
+  return scratch[(static_cast<index_t>(in[t]) * 4096) % N];
+}
+
+// Only thread 1 calls the function with 256 KiB of local array: the launch cannot be refused
+// up front, and that thread overflows its stack.
+[[kernel::jit]] void big_local_in_one_thread(array_view<const int> in, array_view<int> out) {
+  const unsigned t = kernel::threadIdx.x;
+  out[t] = t == 1 ? with_scratch<256 * 1024>(in, t) : 0;
+}
+
+// Writes only the array's first element: the lowest address of its frame.
+template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int> in, unsigned t) {
+  kernel::local_array<char, N> scratch;
+  scratch[0] = static_cast<char>(in[t] + t);
+  return scratch[0];
+}
+
+// A local array a little larger than the guard below a thread's stack (1 MiB), in a function
+// called on some paths: its frame must fault in the guard, not land in the stack below it.
+[[kernel::jit]] void local_beyond_guard(array_view<const int> in, array_view<int> out) {
+  const unsigned t = kernel::threadIdx.x;
+  out[t] = in[t] >= 0 ? with_far_scratch<1100 * 1024>(in, t) : 0;
+}
+
 [[kernel::jit]] void increment(array_view<int> a) {
   const index_t i = kernel::grid<1>();
   if (i < a.size()) a[i] += 1;
@@ -117,10 +144,32 @@ std::string simulator_error_of(auto &&launch) {
 
 namespace {
 
+// Also a launch of one thread, which runs the uninstrumented copy.
+TEST(SimulatorFaults, LocalArraysLargerThanTheStackAreRefusedUpFront) {
+  std::vector<int> in(64, 1), out(2, 0);
+  for (unsigned threads : {2u, 1u}) {
+    const std::string what = simulator_error_of([&] { kernel::launch<big_local>(1, threads).on(on_sim)(in, out); });
+    EXPECT_EQ(what, "kernel 'big_local': its threads need more than 256 KiB of stack (their local arrays), more "
+                    "than each simulated thread's stack of 64 KiB; KERNEL_SIMULATOR_STACK_KB sets its size");
+    EXPECT_EQ(out, std::vector<int>(2, 0)); // nothing copied back
+  }
+  // The frame holds a little more than the array.
+  scoped_env stack("KERNEL_SIMULATOR_STACK_KB", "256");
+  EXPECT_NE(simulator_error_of([&] { kernel::launch<big_local>(1, 2).on(on_sim)(in, out); })
+                .find("more than 256 KiB of stack (their local arrays), more than each simulated thread's stack of "
+                      "256 KiB"),
+            std::string::npos);
+  scoped_env larger("KERNEL_SIMULATOR_STACK_KB", "1024");
+  kernel::launch<big_local>(1, 2).on(on_sim)(in, out);
+  EXPECT_EQ(out, std::vector<int>(2, 2));
+}
+
 TEST(SimulatorFaults, StackOverflowIsAnError) {
   std::vector<int> in(64, 1), out(2, 0);
-  const std::string what = simulator_error_of([&] { kernel::launch<big_local>(1, 2).on(on_sim)(in, out); });
-  EXPECT_NE(what.find("kernel 'big_local': thread (0,0,0) of block (0,0,0): the thread overflowed its stack of 64 KiB"),
+  const std::string what =
+      simulator_error_of([&] { kernel::launch<big_local_in_one_thread>(1, 2).on(on_sim)(in, out); });
+  EXPECT_NE(what.find("kernel 'big_local_in_one_thread': thread (1,0,0) of block (0,0,0): the thread overflowed its "
+                      "stack of 64 KiB"),
             std::string::npos)
       << what;
   EXPECT_NE(what.find("KERNEL_SIMULATOR_STACK_KB"), std::string::npos) << what;
@@ -130,8 +179,25 @@ TEST(SimulatorFaults, StackOverflowIsAnError) {
   kernel::launch<increment>(1, 128).on(on_sim)(a);
   EXPECT_EQ(a, std::vector<int>(100, 1));
   scoped_env stack("KERNEL_SIMULATOR_STACK_KB", "1024");
-  kernel::launch<big_local>(1, 2).on(on_sim)(in, out);
-  EXPECT_EQ(out, std::vector<int>(2, 2));
+  kernel::launch<big_local_in_one_thread>(1, 2).on(on_sim)(in, out);
+  EXPECT_EQ(out, (std::vector<int>{0, 2}));
+}
+
+TEST(SimulatorFaults, FramesLargerThanTheGuardFaultInIt) {
+  // Only thread 0 calls the function, and with a stack size no other test uses its stack is
+  // new, right above thread 1's: without the guard's fault it would write in that one, and
+  // nothing would stop it. More launches: the stacks are recycled in another order each time.
+  std::vector<int> in(64, -1), out(64, 0);
+  in[0] = 5;
+  scoped_env small("KERNEL_SIMULATOR_STACK_KB", "68");
+  for (int round = 0; round < 3; ++round) {
+    const std::string what = simulator_error_of([&] { kernel::launch<local_beyond_guard>(1, 64).on(on_sim)(in, out); });
+    EXPECT_NE(what.find("the thread overflowed its stack of 68 KiB"), std::string::npos) << what;
+    EXPECT_EQ(out, std::vector<int>(64, 0));
+  }
+  scoped_env stack("KERNEL_SIMULATOR_STACK_KB", "4096");
+  kernel::launch<local_beyond_guard>(1, 64).on(on_sim)(in, out);
+  EXPECT_EQ(out[0], 5);
 }
 
 TEST(SimulatorFaults, StackSettingIsChecked) {

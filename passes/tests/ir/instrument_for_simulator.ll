@@ -3,7 +3,8 @@
 ; calls: plain loads, stores and memcpy/memset report their address first. Atomics, the
 ; thread's own stack, the host's globals and the entry's parameters are not reported; the
 ; back-edges of loops that may wait for another thread give way to the block's other threads
-; (__kernel_sim_yield); the original functions are not changed.
+; (__kernel_sim_yield); the original functions are not changed, but for stack probes (which
+; the copies share), so that a frame larger than a simulated thread's guard faults in it.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-instrument-simulator %s -S | FileCheck %s
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
@@ -18,7 +19,8 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK: @__kernel_sim_where = private unnamed_addr constant [8 x i8] c"k.cpp:5\00"
 
 ; The originals stay as they were.
-; CHECK-LABEL: define void @_Z6kernelRK6Params(ptr %params) {
+; CHECK-LABEL: define void @_Z6kernelRK6Params(ptr %params)
+; CHECK-SAME: #[[PROBE:[0-9]+]] {
 ; CHECK-NOT: __kernel_sim_access
 ; CHECK: ret void
 define void @_Z6kernelRK6Params(ptr %params) {
@@ -51,7 +53,8 @@ exit:
 
 ; Spins until another thread sets the flag: the loop's latch gives way, once however many
 ; edges lead back. The global's load is not reported.
-; CHECK-LABEL: define void @_Z4spinPi(ptr %flag) {
+; CHECK-LABEL: define void @_Z4spinPi(ptr %flag)
+; CHECK-SAME: #[[PROBE]] {
 ; CHECK-NOT: __kernel_sim_yield
 ; CHECK: ret void
 @global_flag = global i32 0
@@ -68,14 +71,16 @@ exit:
   ret void
 }
 
-; CHECK-LABEL: define void @_Z6helperPl(ptr %p) {
+; CHECK-LABEL: define void @_Z6helperPl(ptr %p)
+; CHECK-SAME: #[[PROBE]] {
 ; CHECK-NEXT: store i64 0, ptr %p
 define void @_Z6helperPl(ptr %p) {
   store i64 0, ptr %p
   ret void
 }
 
-; CHECK-LABEL: define internal void @_Z6kernelRK6Params.kernel_sim(ptr %0) {
+; CHECK-LABEL: define internal void @_Z6kernelRK6Params.kernel_sim(ptr %0)
+; CHECK-SAME: #[[PROBE]] {
 ; CHECK-NEXT: %local = alloca i64
 ; CHECK-NEXT: %data = load ptr, ptr %0
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 0, ptr @__kernel_sim_where)
@@ -86,12 +91,14 @@ define void @_Z6helperPl(ptr %p) {
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 1, ptr null)
 ; CHECK-NEXT: call void @llvm.memcpy.p0.p0.i64(ptr %data, ptr %local, i64 8, i1 false)
 
-; CHECK-LABEL: define internal void @_Z3sumPl.kernel_sim(ptr %0) {
+; CHECK-LABEL: define internal void @_Z3sumPl.kernel_sim(ptr %0)
+; CHECK-SAME: #[[PROBE]] {
 ; CHECK: call void @__kernel_sim_access(ptr %at, i64 8, i32 0, ptr null)
 ; CHECK-NOT: __kernel_sim_yield
 ; CHECK: ret void
 
-; CHECK-LABEL: define internal void @_Z4spinPi.kernel_sim(ptr %0) {
+; CHECK-LABEL: define internal void @_Z4spinPi.kernel_sim(ptr %0)
+; CHECK-SAME: #[[PROBE]] {
 ; CHECK: loop:
 ; CHECK-NEXT: %v = load atomic i32, ptr %0 monotonic, align 4
 ; CHECK-NEXT: %g = load i32, ptr @global_flag
@@ -102,12 +109,14 @@ define void @_Z6helperPl(ptr %p) {
 ; CHECK: exit:
 ; CHECK-NEXT: ret void
 
-; CHECK-LABEL: define internal void @_Z6helperPl.kernel_sim(ptr %0) {
+; CHECK-LABEL: define internal void @_Z6helperPl.kernel_sim(ptr %0)
+; CHECK-SAME: #[[PROBE]] {
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %0, i64 8, i32 1, ptr null)
 ; CHECK-NEXT: store i64 0, ptr %0
 
 ; CHECK: declare void @__kernel_sim_access(ptr, i64, i32, ptr)
 ; CHECK: declare void @__kernel_sim_yield()
+; CHECK: attributes #[[PROBE]] = { "probe-stack"="inline-asm" }
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 
 !llvm.dbg.cu = !{!0}

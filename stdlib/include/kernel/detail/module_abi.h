@@ -75,7 +75,9 @@ struct kernel_entry {
   uint32_t kind;         /* enum kernel_entry_kind */
   uint32_t param_size;   /* bytes of the kernel's one parameter block */
   uint32_t param_align;
-  uint32_t reserved;
+  /* Bytes of stack each simulated thread needs at least (its local arrays), saturated at
+   * UINT32_MAX; 0 when not known. Modules of this version built before it hold 0 here. */
+  uint32_t simulator_min_stack;
 };
 
 /* Device code the user asked to link ([[kernel::link]], -fplugin-arg-kernel-link), embedded. */
