@@ -35,7 +35,9 @@ race_detector::~race_detector() {
 namespace {
 // Spare shadow memory: global chunks for any launch (up to about 50 MB kept), shared-array
 // cells for the blocks this host thread runs.
-constexpr std::size_t max_spare_chunks = 256, max_spare_regions = 16;
+constexpr std::size_t max_spare_chunks = 1024, max_spare_regions = 16;
+// Of which so many keep the cells of split words (four times a chunk's own).
+constexpr std::size_t max_spare_byte_cells = 64;
 thread_local std::vector<std::vector<race_detector::cell>> spare_regions;
 } // namespace
 
@@ -56,7 +58,7 @@ race_detector::chunk *race_detector::new_chunk() {
     if (!pool.chunks.empty()) {
       chunk *c = pool.chunks.back().release();
       pool.chunks.pop_back();
-      std::fill(std::begin(c->cells), std::end(c->cells), cell{});
+      c->reset();
       return c;
     }
   }
@@ -67,7 +69,14 @@ void race_detector::recycle(chunk *c) noexcept {
   std::unique_ptr<chunk> owned(c);
   spare_chunks &pool = spares();
   std::lock_guard lock(pool.mutex);
-  if (pool.chunks.size() < max_spare_chunks) pool.chunks.push_back(std::move(owned));
+  if (pool.chunks.size() >= max_spare_chunks) return;
+  if (pool.chunks.size() >= max_spare_byte_cells) owned->bytes.reset();
+  pool.chunks.push_back(std::move(owned));
+}
+
+void race_detector::chunk::reset() noexcept {
+  std::fill(std::begin(words), std::end(words), cell{});
+  std::fill(std::begin(split), std::end(split), 0);
 }
 
 std::string race_detector::thread_name(std::uint64_t block, std::uint32_t thread) const {
@@ -183,18 +192,49 @@ void race_detector::global_access(const accessor &who, std::uintptr_t address, s
   const place at{false, r.memory.bytes, offset};
   bool reported = false;
   for (std::size_t i = offset; i < end;) {
-    chunk &c = chunk_at(r, i / chunk_bytes);
-    const std::size_t stop = std::min(end, (i / chunk_bytes + 1) * chunk_bytes);
+    const std::size_t index = i / chunk_bytes, base = index * chunk_bytes, stop = std::min(end, base + chunk_bytes);
+    chunk &c = chunk_at(r, index);
     std::lock_guard lock(c);
-    cell &lead = c.cells[i % chunk_bytes];
-    const cell before = lead;
-    check(lead, who, write, at, bytes, where, reported);
-    for (++i; i < stop; ++i) {
-      cell &next = c.cells[i % chunk_bytes];
-      if (next == before)
-        next = lead;
-      else
-        check(next, who, write, at, bytes, where, reported);
+    check_bytes(c, i - base, stop - base, who, write, at, bytes, where, reported);
+    i = stop;
+  }
+}
+
+void race_detector::check_bytes(chunk &c, std::size_t first, std::size_t end, const accessor &who, bool write,
+                                const place &at, std::size_t bytes, const char *where, bool &reported) {
+  // The bytes of an access usually share their history (the same accesses made them): the
+  // first cell is checked, and the others given the same outcome when they were alike.
+  cell *lead = nullptr;
+  cell before;
+  auto visit = [&](cell &x) {
+    if (lead && x == before) {
+      x = *lead;
+      return;
+    }
+    if (!lead) {
+      before = x;
+      lead = &x;
+    }
+    check(x, who, write, at, bytes, where, reported);
+  };
+  for (std::size_t w = first / word_bytes; w * word_bytes < end; ++w) {
+    const std::size_t lo = std::max(first, w * word_bytes), hi = std::min(end, (w + 1) * word_bytes);
+    if (!c.is_split(w)) {
+      if (hi - lo == word_bytes) {
+        visit(c.words[w]);
+        continue;
+      }
+      // Only some of the word's bytes: from now on each has its history.
+      if (!c.bytes) c.bytes = std::make_unique<cell[]>(chunk_bytes);
+      std::fill_n(&c.bytes[w * word_bytes], word_bytes, c.words[w]);
+      c.split[w / 64] |= std::uint64_t{1} << w % 64;
+    }
+    for (std::size_t b = lo; b < hi; ++b) visit(c.bytes[b]);
+    // Bytes whose histories agree again share the word's cell.
+    cell *own = &c.bytes[w * word_bytes];
+    if (std::all_of(own + 1, own + word_bytes, [&](const cell &x) { return x == *own; })) {
+      c.words[w] = *own;
+      c.split[w / 64] &= ~(std::uint64_t{1} << w % 64);
     }
   }
 }

@@ -7,6 +7,10 @@
 //
 // Shared and global memory are shadowed byte by byte, with the last writer and the last
 // reader(s) of each byte and where in their block's order of synchronisations they were.
+// In global memory, whose shadow is large and touched in strides (a grid-stride loop), the
+// four bytes of an aligned word share one shadow cell until an access covers only some of
+// them: then the word is split into a cell per byte (and joined again when its bytes' cells
+// agree), so the checks stay exact to the byte at a quarter of the shadow for word accesses.
 // Nothing is allocated on the path of an access that does not race (the checks run on
 // every load and store of a kernel); the report is composed when a race is found.
 #pragma once
@@ -100,8 +104,15 @@ public:
   bool any() const;
 
 private:
+  // Where a racing access is, for the report: which memory and the offset in it.
+  struct place {
+    bool shared;
+    std::size_t memory_bytes;
+    std::size_t offset;
+  };
+
   static constexpr std::uint32_t several = 0xffffffffu;
-  static constexpr std::size_t chunk_bytes = 4096;
+  static constexpr std::size_t chunk_bytes = 4096, word_bytes = 4, chunk_words = chunk_bytes / word_bytes;
 
   // Global memory's shadow, made a chunk at a time as the kernel touches it.
   struct chunk {
@@ -113,8 +124,15 @@ private:
         while (busy.test(std::memory_order_relaxed)) std::this_thread::yield();
     }
     void unlock() noexcept { busy.clear(std::memory_order_release); }
-    cell cells[chunk_bytes];
+    bool is_split(std::size_t word) const noexcept { return split[word / 64] >> word % 64 & 1; }
+    void reset() noexcept;
+    cell words[chunk_words];               // a word's bytes while they are alike
+    std::uint64_t split[chunk_words / 64]; // words whose bytes have cells of their own...
+    std::unique_ptr<cell[]> bytes;         // ...here (chunk_bytes cells, made at the first)
   };
+  // Checks and records the bytes [first, end) of one chunk (offsets in it) for an access.
+  void check_bytes(chunk &c, std::size_t first, std::size_t end, const accessor &who, bool write, const place &at,
+                   std::size_t bytes, const char *where, bool &reported);
   struct global_region {
     allocation memory;
     std::unique_ptr<std::atomic<chunk *>[]> chunks;
@@ -127,12 +145,6 @@ private:
   struct spare_chunks;
   static spare_chunks &spares();
 
-  // Where a racing access is, for the report: which memory and the offset in it.
-  struct place {
-    bool shared;
-    std::size_t memory_bytes;
-    std::size_t offset;
-  };
   // Checks one byte's shadow and records the access in it. An access races once, however
   // many of its bytes do: `reported` says whether it has.
   void check(cell &c, const accessor &who, bool write, const place &at, std::size_t bytes, const char *where,

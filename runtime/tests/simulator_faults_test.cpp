@@ -266,6 +266,57 @@ TEST(SimulatorRaces, ThreadsOfFarApartBlocks) {
       << races.report();
 }
 
+// Global memory's shadow keeps a word's bytes together until an access covers some of them,
+// and joins them again when they agree: the outcome is the same as with a cell per byte.
+TEST(SimulatorRaces, WordsSplitAndJoinExactly) {
+  using kernel::runtime::sim::race_detector;
+  const kernel::runtime::sim::sync_state sync;
+  std::vector<std::uint8_t> memory(8192);
+  const auto begin = reinterpret_cast<std::uintptr_t>(memory.data());
+  // thread, synchronisation number and last barrier, in block 0
+  auto as = [&](std::uint32_t thread, std::uint64_t seq) {
+    return race_detector::accessor{0, thread, seq, seq, &sync};
+  };
+  {
+    race_detector races("split", kernel::dim3(1), kernel::dim3(32), {{begin, memory.size()}});
+    races.global_access(as(0, 0), begin, 4, true, nullptr);
+    // After a barrier, byte 1 by one thread and byte 2 by another: no race.
+    races.global_access(as(1, 1), begin + 1, 1, true, nullptr);
+    races.global_access(as(2, 1), begin + 2, 1, true, nullptr);
+    races.global_access(as(3, 1), begin + 3, 1, false, nullptr);
+    EXPECT_FALSE(races.any()) << races.report();
+    // The whole word, with no barrier since: byte 1 races (the first of its bytes that does).
+    races.global_access(as(4, 1), begin, 4, false, nullptr);
+    EXPECT_EQ(races.report(), "kernel 'split': data race: thread (4,0,0) of block (0,0,0) reads 4 bytes at offset 0 of "
+                              "a 8192-byte device allocation that thread (1,0,0) of block (0,0,0) wrote, with no "
+                              "syncthreads between them");
+  }
+  {
+    race_detector races("join", kernel::dim3(1), kernel::dim3(32), {{begin, memory.size()}});
+    races.global_access(as(0, 0), begin, 1, true, nullptr);
+    races.global_access(as(1, 0), begin + 1, 1, true, nullptr);
+    // One thread writes the whole word after a barrier: its bytes agree again.
+    races.global_access(as(2, 1), begin, 4, true, nullptr);
+    EXPECT_FALSE(races.any()) << races.report();
+    races.global_access(as(3, 1), begin + 3, 1, false, nullptr);
+    EXPECT_EQ(races.report(), "kernel 'join': data race: thread (3,0,0) of block (0,0,0) reads 1 bytes at offset 3 of "
+                              "a 8192-byte device allocation that thread (2,0,0) of block (0,0,0) wrote, with no "
+                              "syncthreads between them");
+  }
+  {
+    // Unaligned, and across the shadow's 4 KiB chunks: only the bytes touched race.
+    race_detector races("across", kernel::dim3(1), kernel::dim3(32), {{begin, memory.size()}});
+    races.global_access(as(0, 0), begin + 4094, 8, true, nullptr);
+    races.global_access(as(1, 0), begin + 4093, 1, true, nullptr);
+    races.global_access(as(1, 0), begin + 4102, 2, true, nullptr);
+    EXPECT_FALSE(races.any()) << races.report();
+    races.global_access(as(1, 0), begin + 4100, 4, false, nullptr);
+    EXPECT_EQ(races.report(), "kernel 'across': data race: thread (1,0,0) of block (0,0,0) reads 4 bytes at offset "
+                              "4100 of a 8192-byte device allocation that thread (0,0,0) of block (0,0,0) wrote, with "
+                              "no syncthreads between them");
+  }
+}
+
 TEST(SimulatorRaces, SyncwarpOrdersTheLanesItNames) {
   std::vector<int> out(32);
   kernel::launch<warp_exchange>(1, 32).on(on_sim)(kernel::full_mask, 31u, out);
