@@ -8,9 +8,6 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
-#include <algorithm>
-#include <cstdint>
-
 using namespace llvm;
 
 namespace kernel {
@@ -77,7 +74,7 @@ Function *callIfLinked(Module &Host, StringRef Callee, GlobalVariable *Descripto
 
 void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceCode &Code,
                        const ExternalDeviceCode &External, StringRef Hash,
-                       const DenseMap<Function *, SimulatorEntry> &SimulatorEntries) {
+                       const DenseMap<Function *, Function *> &SimulatorEntries) {
   DescriptorBuilder B(Host, Hash);
   LLVMContext &Ctx = Host.getContext();
   PointerType *Ptr = PointerType::getUnqual(Ctx);
@@ -103,9 +100,9 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
     const std::string N = "entry." + std::to_string(EntryItems.size()) + ".";
     AbiStructBuilder En(Ctx, EntryFields);
     En.set(offsetof(kernel_entry, host_key), E.HostFunction);
-    const SimulatorEntry Simulated = SimulatorEntries.lookup(E.HostFunction);
+    Function *Simulated = SimulatorEntries.lookup(E.HostFunction);
     En.set(offsetof(kernel_entry, simulator_entry),
-           Simulated.Copy ? static_cast<Constant *>(Simulated.Copy) : Null);
+           Simulated ? static_cast<Constant *>(Simulated) : Null);
     En.set(offsetof(kernel_entry, symbol), B.string(E.HostFunction->getName(), N + "symbol"));
     En.set(offsetof(kernel_entry, name), B.string(E.Info.Name, N + "name"));
     En.set(offsetof(kernel_entry, signature), B.string(E.Info.Signature, N + "signature"));
@@ -113,8 +110,8 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
     En.setInt(offsetof(kernel_entry, kind), E.Info.Kind);
     En.setInt(offsetof(kernel_entry, param_size), E.Info.ParamSize);
     En.setInt(offsetof(kernel_entry, param_align), E.Info.ParamAlign);
-    En.setInt(offsetof(kernel_entry, simulator_min_stack),
-              std::min<uint64_t>(Simulated.MinStackBytes, UINT32_MAX));
+    // Measured once the host code is optimised (RecordSimulatorStack).
+    En.setInt(offsetof(kernel_entry, simulator_min_stack), 0);
     EntryItems.push_back(En.get());
   }
 

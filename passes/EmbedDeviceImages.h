@@ -15,7 +15,6 @@
 
 #include "DeviceEntries.h"
 #include "ExternalDeviceCode.h"
-#include "InstrumentForSimulator.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/Module.h"
@@ -38,7 +37,7 @@ inline constexpr llvm::StringLiteral PTXSection = "__kernel_ptx";
 void embedDeviceImages(llvm::Module &Host, llvm::ArrayRef<DeviceImage> Images,
                        const DeviceCode &Code, const ExternalDeviceCode &External,
                        llvm::StringRef Hash,
-                       const llvm::DenseMap<llvm::Function *, SimulatorEntry> &SimulatorEntries);
+                       const llvm::DenseMap<llvm::Function *, llvm::Function *> &SimulatorEntries);
 
 } // namespace passes
 } // namespace kernel

@@ -40,55 +40,6 @@ SetVector<Function *> reachableDefinitions(ArrayRef<Function *> Roots) {
   return Reached;
 }
 
-// The stack a call of F needs at least: its largest local variable (a frame holds each,
-// though variables that do not live at once may share a slot), plus the most that a
-// function it calls on every path through it needs. Calls made only on some paths, and
-// recursion, are left out: a lower bound, so that no launch that would fit is refused.
-class MinimumStack {
-public:
-  explicit MinimumStack(const DataLayout &DL) : DL(DL) {}
-
-  uint64_t of(Function &F) {
-    if (auto Known = Bytes.find(&F); Known != Bytes.end())
-      return Known->second;
-    if (F.isDeclaration() || !InProgress.insert(&F).second)
-      return 0;
-    uint64_t Largest = 0;
-    for (Instruction &I : F.getEntryBlock())
-      if (auto *A = dyn_cast<AllocaInst>(&I); A && A->isStaticAlloca())
-        if (std::optional<TypeSize> Size = A->getAllocationSize(DL); Size && !Size->isScalable())
-          Largest = std::max<uint64_t>(Largest, Size->getFixedValue());
-    uint64_t Callees = 0;
-    for (BasicBlock *BB : blocksOnEveryPath(F))
-      for (Instruction &I : *BB)
-        if (auto *Call = dyn_cast<CallBase>(&I))
-          if (Function *Callee = Call->getCalledFunction(); Callee && !Callee->isIntrinsic())
-            Callees = std::max(Callees, of(*Callee));
-    InProgress.erase(&F);
-    return Bytes[&F] = Largest + Callees;
-  }
-
-private:
-  // The blocks every call of F that returns runs through: those dominating each return.
-  static SmallVector<BasicBlock *, 8> blocksOnEveryPath(Function &F) {
-    DominatorTree DT(F);
-    SmallVector<BasicBlock *, 4> Exits;
-    for (BasicBlock &BB : F)
-      if (isa<ReturnInst>(BB.getTerminator()))
-        Exits.push_back(&BB);
-    SmallVector<BasicBlock *, 8> Blocks;
-    for (BasicBlock &BB : F)
-      if (!Exits.empty() ? all_of(Exits, [&](BasicBlock *E) { return DT.dominates(&BB, E); })
-                         : &BB == &F.getEntryBlock())
-        Blocks.push_back(&BB);
-    return Blocks;
-  }
-
-  const DataLayout &DL;
-  DenseMap<Function *, uint64_t> Bytes;
-  SmallPtrSet<Function *, 8> InProgress;
-};
-
 class Instrumenter {
 public:
   explicit Instrumenter(Module &M) : M(M), Ctx(M.getContext()) {
@@ -202,8 +153,8 @@ private:
 
 } // namespace
 
-DenseMap<Function *, SimulatorEntry> instrumentForSimulator(Module &Host, const DeviceCode &Code) {
-  DenseMap<Function *, SimulatorEntry> Copies;
+DenseMap<Function *, Function *> instrumentForSimulator(Module &Host, const DeviceCode &Code) {
+  DenseMap<Function *, Function *> Copies;
   SmallVector<Function *, 8> Roots;
   for (const DeviceEntry &E : Code.Entries)
     Roots.push_back(E.HostFunction);
@@ -238,10 +189,8 @@ DenseMap<Function *, SimulatorEntry> instrumentForSimulator(Module &Host, const 
     Inst.instrument(*Copy, is_contained(Roots, F));
     Inst.giveWayInWaitingLoops(*Copy);
   }
-  // Measured on the originals, before instrumentation: the copies' frames are theirs.
-  MinimumStack Stack(Host.getDataLayout());
   for (Function *Root : Roots)
-    Copies[Root] = {cast<Function>(VMap[Root]), Stack.of(*Root)};
+    Copies[Root] = cast<Function>(VMap[Root]);
   return Copies;
 }
 

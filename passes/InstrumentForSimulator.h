@@ -13,11 +13,11 @@
 // __kernel_sim_yield(), where the simulator may switch to another thread of the block, so
 // that threads spinning on each other's flags finish.
 //
-// A simulated thread runs on a small stack with a guard below it. The copies probe every
-// page of a large frame as they grow it, so that a local array larger than the guard
-// faults there instead of landing in memory beyond it; and each entry gets the stack its
-// threads need at least (its largest local arrays, along the calls made on every path),
-// so that the simulator can refuse a launch that cannot fit before any thread runs.
+// A simulated thread runs on a small stack with a guard below it. The functions GPU code
+// reaches (the originals too, which a launch of one thread runs, and so the host code they
+// are inlined into) probe every page of a large frame as they grow it, so that a local array
+// larger than the guard faults there instead of landing in memory beyond it; only frames of
+// more than a page pay. RecordSimulatorStack tells the simulator the stack they need.
 //
 // The copies serve only the simulator (the registration names them); ordinary host code
 // keeps calling the uninstrumented functions. The offload pass calls
@@ -38,17 +38,9 @@
 namespace kernel {
 namespace passes {
 
-/// An entry's instrumented copy, as the simulator is told of it.
-struct SimulatorEntry {
-  llvm::Function *Copy = nullptr;
-  /// Bytes of stack every thread of the entry needs, at least; a lower bound, never more
-  /// than a thread that runs needs.
-  uint64_t MinStackBytes = 0;
-};
-
-/// Adds the instrumented copies to `Host`; returns them for each entry's host function.
-llvm::DenseMap<llvm::Function *, SimulatorEntry> instrumentForSimulator(llvm::Module &Host,
-                                                                        const DeviceCode &Code);
+/// Adds the instrumented copies to `Host`; returns, for each entry's host function, its copy.
+llvm::DenseMap<llvm::Function *, llvm::Function *> instrumentForSimulator(llvm::Module &Host,
+                                                                          const DeviceCode &Code);
 
 class InstrumentForSimulatorPass : public llvm::PassInfoMixin<InstrumentForSimulatorPass> {
 public:

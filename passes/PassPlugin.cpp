@@ -36,6 +36,7 @@
 #include "LowerNumbaDeviceCalls.h"
 #include "LowerPrintf.h"
 #include "MapMathToLibdevice.h"
+#include "RecordSimulatorStack.h"
 #include "RetargetToNVPTX.h"
 #include "VerifyDeviceModule.h"
 
@@ -90,6 +91,8 @@ static bool addPassNamed(StringRef Name, ModulePassManager &MPM) {
     MPM.addPass(VerifyDeviceModulePass(Libdevice()));
   else if (Name == "kernel-instrument-simulator")
     MPM.addPass(InstrumentForSimulatorPass());
+  else if (Name == "kernel-simulator-stack")
+    MPM.addPass(RecordSimulatorStackPass());
   else if (Name == "kernel-host-fallbacks")
     MPM.addPass(CreateHostFallbacksPass());
   else if (Name == "print<kernel-device-code>")

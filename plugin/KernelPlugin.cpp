@@ -25,6 +25,7 @@
 
 #include "KernelOffload.h"
 #include "OffloadOptions.h"
+#include "RecordSimulatorStack.h"
 
 #include "kernel/detail/link_inputs.h"
 
@@ -107,6 +108,10 @@ public:
           [Opts](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
             MPM.addPass(passes::KernelOffloadPass(Opts));
           });
+      // Once the host code is optimised, the frames the simulator's threads will need.
+      PB.registerOptimizerLastEPCallback([](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+        MPM.addPass(passes::RecordSimulatorStackPass());
+      });
     });
     return std::make_unique<KernelConsumer>(CI.getASTContext());
   }

@@ -33,8 +33,8 @@ race_detector::~race_detector() {
 }
 
 namespace {
-// Spare shadow memory: global chunks for any launch (up to about 50 MB kept), shared-array
-// cells for the blocks this host thread runs.
+// Spare shadow memory: global chunks for any launch (up to about 63 MB kept: 48 of word
+// cells, 12 of byte cells), shared-array cells for the blocks this host thread runs.
 constexpr std::size_t max_spare_chunks = 1024, max_spare_regions = 16;
 // Of which so many keep the cells of split words (four times a chunk's own).
 constexpr std::size_t max_spare_byte_cells = 64;

@@ -427,7 +427,7 @@ bool races_enabled() {
 void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config,
          const kernel_entry *registered, std::vector<allocation> global) {
   check_launch(k.name, config, gpu_limits, "the simulator");
-  const std::size_t stack = stack_bytes();
+  const std::size_t stack = stack_pool::rounded(stack_bytes()); // what each thread gets
   // Refused before any thread runs (and writes): a thread could only overflow.
   if (registered && registered->simulator_min_stack > stack) {
     const std::uint32_t need = registered->simulator_min_stack;

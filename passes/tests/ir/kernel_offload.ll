@@ -4,7 +4,7 @@
 ; entry by its host function, its simulator copy and the stack its threads need, the
 ; constructor that registers it and the destructor that unregisters it.
 ; RUN: opt -load-pass-plugin=%plugin -kernel-libdevice=%libdevice -kernel-arch=sm_75 \
-; RUN:     -passes=kernel-offload %s -S | FileCheck %s --implicit-check-not=sm_90
+; RUN:     -passes=kernel-offload,kernel-simulator-stack %s -S | FileCheck %s --implicit-check-not=sm_90
 ;
 ; A host whose data layout puts the descriptors' fields elsewhere than the runtime's C
 ; header (here 32-bit pointers) gets an error, not descriptors the runtime would misread.
