@@ -172,7 +172,7 @@ void fiber::suspend() {
 namespace {
 
 struct sigaction previous_segv;
-void (*overflow_callback)(std::uintptr_t, std::uintptr_t) = nullptr;
+fiber *(*overflow_callback)(std::uintptr_t, std::uintptr_t) = nullptr;
 
 std::uintptr_t stack_pointer(void *context) {
   const auto *uc = static_cast<const ucontext_t *>(context);
@@ -187,8 +187,14 @@ std::uintptr_t stack_pointer(void *context) {
 }
 
 void on_segv(int signal, siginfo_t *info, void *context) {
-  // Returns only when the fault is not a fiber's overflow.
-  overflow_callback(reinterpret_cast<std::uintptr_t>(info->si_addr), stack_pointer(context));
+  if (fiber *f = overflow_callback(reinterpret_cast<std::uintptr_t>(info->si_addr), stack_pointer(context))) {
+    // The handler never returns, so nothing restores the signal mask the kernel set for it:
+    // the handler's sa_mask, which is every signal where another handler is installed in
+    // front of this one and calls it (TSan does). Left so, SIGSEGV stays blocked on this
+    // thread, and its next fault kills the process.
+    ::pthread_sigmask(SIG_SETMASK, &static_cast<const ucontext_t *>(context)->uc_sigmask, nullptr);
+    f->abandon();
+  }
   if (previous_segv.sa_flags & SA_SIGINFO) {
     previous_segv.sa_sigaction(signal, info, context);
   } else if (previous_segv.sa_handler != SIG_IGN && previous_segv.sa_handler != SIG_DFL) {
@@ -230,7 +236,7 @@ struct signal_stack {
 
 } // namespace
 
-void install_overflow_handler(void (*on_overflow)(std::uintptr_t address, std::uintptr_t sp)) {
+void install_overflow_handler(fiber *(*on_overflow)(std::uintptr_t address, std::uintptr_t sp)) {
   static std::once_flag once;
   std::call_once(once, [&] {
     overflow_callback = on_overflow;

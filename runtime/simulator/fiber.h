@@ -91,8 +91,9 @@ private:
 };
 
 /// Makes a fault in a fiber's stack guard on this host thread call `on_overflow` (on a
-/// signal stack of its own) instead of killing the process; other faults go to the handler
-/// that was there before. Idempotent per host thread.
-void install_overflow_handler(void (*on_overflow)(std::uintptr_t address, std::uintptr_t sp));
+/// signal stack of its own) instead of killing the process: it returns the fiber that ran
+/// off its stack, which is then abandoned, or null for a fault that is not an overflow,
+/// which goes to the handler that was there before. Idempotent per host thread.
+void install_overflow_handler(fiber *(*on_overflow)(std::uintptr_t address, std::uintptr_t sp));
 
 } // namespace kernel::runtime::sim

@@ -69,12 +69,12 @@ constexpr std::size_t default_stack_kb = 64, min_stack_kb = 16, max_stack_kb = 1
 
 // A fault on a simulated thread's stack guard: the thread is abandoned, and the block's
 // scheduler reports it (run_threads). Runs in the SIGSEGV handler, so it only sets flags.
-void on_stack_overflow(std::uintptr_t address, std::uintptr_t sp) {
+fiber *on_stack_overflow(std::uintptr_t address, std::uintptr_t sp) {
   sim_thread *t = current_sim_thread();
-  if (!t || !t->body || !t->body->overflowed(address, sp)) return;
+  if (!t || !t->body || !t->body->overflowed(address, sp)) return nullptr;
   t->overflowed = true;
   t->status = thread_status::done;
-  t->body->abandon();
+  return t->body.get();
 }
 
 } // namespace

@@ -4,6 +4,8 @@
 // the race checks are exact to the byte, know syncwarp, and say why an access races; warp
 // operations follow CUDA in partial warps and divergent branches.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -182,6 +184,45 @@ TEST(SimulatorFaults, StackOverflowIsAnError) {
   scoped_env stack("KERNEL_SIMULATOR_STACK_KB", "1024");
   kernel::launch<big_local_in_one_thread>(1, 2).on(on_sim)(in, out);
   EXPECT_EQ(out, (std::vector<int>{0, 2}));
+}
+
+struct sigaction simulator_segv;
+void calls_the_simulator(int signal, siginfo_t *info, void *context) {
+  simulator_segv.sa_sigaction(signal, info, context);
+}
+
+bool same_signals_blocked(const sigset_t &a, const sigset_t &b) {
+  for (int s = 1; s < NSIG; ++s)
+    if (sigismember(&a, s) != sigismember(&b, s)) return false;
+  return true;
+}
+
+// A SIGSEGV handler in front of the simulator's that calls it, with every signal blocked
+// while it runs (as TSan's is, or a crash reporter's): the thread that overflowed never
+// returns from it, yet this thread's signal mask stays as it was, and the next overflow is
+// an error too, not a dead process. (One block: it runs on this thread.)
+TEST(SimulatorFaults, OverflowsUnderAnotherHandler) {
+  std::vector<int> in(64, 1), out(2, 0), a(4, 0);
+  kernel::launch<increment>(1, 4).on(on_sim)(a); // installs the simulator's handler
+  ASSERT_EQ(::sigaction(SIGSEGV, nullptr, &simulator_segv), 0);
+  ASSERT_TRUE(simulator_segv.sa_flags & SA_SIGINFO);
+  struct sigaction in_front{};
+  in_front.sa_sigaction = &calls_the_simulator;
+  in_front.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigfillset(&in_front.sa_mask);
+  ASSERT_EQ(::sigaction(SIGSEGV, &in_front, nullptr), 0);
+  sigset_t before, after;
+  ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &before), 0);
+  for (int round = 0; round < 3; ++round) {
+    const std::string what =
+        simulator_error_of([&] { kernel::launch<big_local_in_one_thread>(1, 2).on(on_sim)(in, out); });
+    EXPECT_NE(what.find("the thread overflowed its stack of 64 KiB"), std::string::npos) << what;
+    ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &after), 0);
+    EXPECT_TRUE(same_signals_blocked(before, after)) << "round " << round;
+  }
+  ::sigaction(SIGSEGV, &simulator_segv, nullptr);
+  kernel::launch<increment>(1, 4).on(on_sim)(a);
+  EXPECT_EQ(a, std::vector<int>(4, 2));
 }
 
 TEST(SimulatorFaults, FramesLargerThanTheGuardFaultInIt) {
