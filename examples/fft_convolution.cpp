@@ -2,9 +2,9 @@
 // The cuFFT lesson's image filter: an image and a filter response padded to a common size,
 // both transformed in place, multiplied by a complex64 ufunc writing into the image, and the
 // product transformed back in place: a convolution. Checked against a direct 2-D convolution;
-// run on cpu, parallel and the simulator (and the GPU when it can). Writes the input and the
-// filtered image as PGM files (argument 1: a directory; by default Bazel's test outputs
-// directory, else the current one).
+// run on cpu, parallel, the simulator and, through cuFFT, the GPU when there is one. Writes
+// the input and the filtered image as PGM files (argument 1: a directory; by default Bazel's
+// test outputs directory, else the current one).
 //
 //   fft_convolution [DIR] [SIZE]
 #include <kernel/fft.h>

@@ -21,12 +21,15 @@ class event_state;
 
 class stream_state {
 public:
-  explicit stream_state(device_state &device) : device_(device) {}
+  explicit stream_state(device_state &device) : device_(device), id_(next_id()) {}
   virtual ~stream_state() = default;
   stream_state(const stream_state &) = delete;
   stream_state &operator=(const stream_state &) = delete;
 
   device_state &device() const noexcept { return device_; }
+  /// Unique in the process: unlike the stream's address, never that of a later stream, so
+  /// that what is cached per stream (cuFFT's plans) is never shared by two.
+  std::uint64_t id() const noexcept { return id_; }
   virtual void synchronize() = 0;
   /// True when all work queued so far is done.
   virtual bool query() = 0;
@@ -36,7 +39,13 @@ public:
   virtual void *native() noexcept = 0;
 
 private:
+  static std::uint64_t next_id() noexcept {
+    static std::atomic<std::uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+
   device_state &device_;
+  const std::uint64_t id_;
 };
 
 class event_state {

@@ -208,7 +208,6 @@ TEST_P(Targets, ErrorsNameTheCallAndWriteNothing) {
 TEST_P(Targets, DeviceArraysStayOnTheDevice) {
   const kernel::target t = GetParam();
   if (t == kernel::target::cpu || t == kernel::target::parallel) GTEST_SKIP() << "device arrays";
-  if (kernel_test::on_gpu()) GTEST_SKIP() << "cuFFT is not called yet";
   const std::vector<cd> v = random_complex(64, 11);
   std::vector<cf> x(v.begin(), v.end());
   auto dx = kernel::to_device(x, kernel_test::device());

@@ -17,7 +17,10 @@
 // n), ortho (both by sqrt(n)) or forward (forward divided by n). The target follows the arrays
 // and `.on(...)`, as for ufuncs: device arrays give device arrays. cpu and parallel use the
 // runtime's FFT (runtime/fft/: mixed radix, Bluestein for large prime factors), and so does
-// the simulator, on its memory, in stream order.
+// the simulator, on its memory, in stream order. CUDA devices use cuFFT, loaded at the first
+// transform of CUDA memory ($KERNEL_CUFFT_LIBRARY, else the toolkit's libcufft), with its
+// plans made once per layout and stream; results agree with the host's to the rounding of
+// either.
 #pragma once
 
 #include <array>
@@ -34,6 +37,7 @@
 
 #include "kernel/detail/algorithm_run.h"
 #include "kernel/detail/fft_api.h"
+#include "kernel/detail/fft_kernel.h"
 #include "kernel/errors.h"
 
 namespace kernel {
@@ -164,22 +168,67 @@ void require_points(std::string_view name, const std::array<index_t, R> &shape, 
       throw argument_error(std::string(name), 1, "has no points along axis " + std::to_string(a) + " to transform");
 }
 
-/// Runs `steps` where the call runs: at once on the host; in stream order on the simulator,
-/// whose memory the host reaches. `keep` lives until they are done.
-inline void run_fft_steps(std::string_view name, const algorithm_site &site, std::vector<fft_step> steps,
-                          std::vector<std::shared_ptr<void>> keep) {
+/// Queues `steps` on a device, in order on the call's stream. The transforms are cuFFT's on
+/// a CUDA device and the runtime's host FFT on the simulator (whose memory the host reaches);
+/// around them, on both, what cuFFT does not do, by kernels of this library (fft_kernel.h):
+/// the real input of a complex transform widened first, transforms of one point (the
+/// identity), and the passes' scales multiplied into one pass at the end. R is the real type
+/// of the transforms.
+template <class R> void run_fft_on_device(std::string_view name, const device_call &c, std::vector<fft_step> steps) {
+  const auto count = [](const std::array<index_t, max_dims> &shape, int rank) {
+    index_t n = 1;
+    for (int d = 0; d < rank; ++d) n *= shape[static_cast<std::size_t>(d)];
+    return n;
+  };
+  const auto convert = [&](const void *in, void *out, index_t n, fft_conversion how) {
+    launch_over<fft_convert_entry<R>>(c, n, {static_cast<const R *>(in), static_cast<R *>(out), n, how});
+  };
+  const bool simulator = device_is_simulator(*c.device);
+  // Before anything is queued: a missing cuFFT leaves the output as it was.
+  if (!simulator) cufft_require(name);
+  double scale = 1;
+  for (fft_step &s : steps) {
+    const index_t elements = count(s.in_shape, s.rank);
+    if (s.real_input) {
+      convert(s.in, s.out, elements, fft_conversion::widen);
+      s.in = s.out;
+      s.in_strides = s.out_strides;
+      s.real_input = false;
+    }
+    scale *= s.scale;
+    s.scale = 1;
+    if (s.n == 1) {
+      // The identity, with the real transforms' change of type (the layouts are contiguous).
+      if (s.transform == fft_transform::r2c)
+        convert(s.in, s.out, elements, fft_conversion::widen);
+      else if (s.transform == fft_transform::c2r)
+        convert(s.in, s.out, elements, fft_conversion::real_part);
+      else if (s.in != s.out)
+        convert(s.in, s.out, elements, fft_conversion::copy_complex);
+    } else if (simulator) {
+      host_work(*c.stream, [s] { fft_host(s.pass(true)); });
+    } else {
+      fft_cuda(name, s.pass(false), *c.device, *c.stream);
+    }
+  }
+  const fft_step &last = steps.back();
+  if (scale != 1) {
+    const index_t reals = count(last.out_shape, last.rank) * (last.transform == fft_transform::c2r ? 1 : 2);
+    launch_over<fft_scale_entry<R>>(c, reals, {static_cast<R *>(last.out), reals, static_cast<R>(scale)});
+  }
+}
+
+/// Runs `steps` where the call runs: at once on the host, else in stream order on the
+/// device. `keep` lives until they are done. R is the real type of the transforms.
+template <class R>
+void run_fft_steps(std::string_view name, const algorithm_site &site, std::vector<fft_step> steps,
+                   std::vector<std::shared_ptr<void>> keep) {
   if (!site.on_device()) {
     for (const fft_step &s : steps) fft_host(s.pass(site.parallel()));
     return;
   }
-  const device_call &c = *site.call;
-  if (!device_is_simulator(*c.device))
-    throw target_unavailable_error(std::string(name) + ": transforms of CUDA device memory need cuFFT, which this "
-                                                       "build does not call yet; copy the array to the host or run "
-                                                       "on the simulator");
-  host_work(*c.stream, [steps = std::move(steps), keep = std::move(keep)] {
-    for (const fft_step &s : steps) fft_host(s.pass(true));
-  });
+  run_fft_on_device<R>(name, *site.call, std::move(steps));
+  keep_until_done(*site.call, std::move(keep));
 }
 
 template <class Derived> class fft_calls : public placed<Derived> {
@@ -241,7 +290,7 @@ private:
       s.real_input = i == 0 && !std::is_same_v<T, Complex>;
       steps.push_back(s);
     }
-    if (src.size > 0) run_fft_steps(name, site, std::move(steps), {src.keep});
+    if (src.size > 0) run_fft_steps<real_of_t<Complex>>(name, site, std::move(steps), {src.keep});
     dst.deliver();
   }
 };
@@ -339,7 +388,7 @@ public:
     const detail::fft_step s =
         detail::fft_step_along(detail::fft_transform::r2c, std::is_same_v<T, double>, shape, out_shape, a, n,
                                detail::fft_scale(norm, false, n), src.data, dst.data);
-    if (src.size > 0) detail::run_fft_steps(name(), site, {s}, {src.keep});
+    if (src.size > 0) detail::run_fft_steps<T>(name(), site, {s}, {src.keep});
     dst.deliver();
     return result;
   }
@@ -381,7 +430,7 @@ public:
     const detail::fft_step s =
         detail::fft_step_along(detail::fft_transform::c2r, std::is_same_v<T, double>, shape, out_shape, a, n,
                                detail::fft_scale(norm, true, n), src.data, dst.data);
-    if (src.size > 0) detail::run_fft_steps(name(), site, {s}, {src.keep});
+    if (src.size > 0) detail::run_fft_steps<T>(name(), site, {s}, {src.keep});
     dst.deliver();
     return result;
   }

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The runtime's host FFT (runtime/fft/): one pass of 1-D transforms along an axis of a strided
-// array, for kernel/fft.h on the cpu and parallel targets and on the simulator's memory. The
-// cuda target calls cuFFT instead.
+// The runtime's FFTs (runtime/fft/): one pass of 1-D transforms along an axis of a strided
+// array, for kernel/fft.h: on the host (its own FFT: the cpu and parallel targets and the
+// simulator's memory) and on CUDA memory (cuFFT, loaded on first use).
 #pragma once
+
+#include <string_view>
 
 #include "kernel/types.h"
 
 namespace kernel::detail {
+
+class device_state;
+class stream_state;
 
 enum class fft_transform : int {
   c2c_forward, // complex to complex, e^{-2 pi i jk/n}
@@ -35,5 +40,18 @@ struct fft_pass {
 /// Runs the transforms of every line along `axis`. `in` and `out` may be the same memory with
 /// the same layout (in place); any other overlap is the caller's to avoid.
 void fft_host(const fft_pass &p);
+
+/// Queues the pass on `stream` of CUDA device `device`, through cuFFT: `in` and `out` are
+/// that device's memory. cuFFT does not scale, so `scale` must be 1, nor take real input to
+/// a complex transform, so `real_input` must be false (kernel/fft.h does both with kernels
+/// of its own). The input of a c2r pass is kept (cuFFT overwrites it: it reads a copy).
+/// Plans are made once per layout, type, device and stream and kept (at most 64). Throws
+/// target_unavailable_error when cuFFT cannot be loaded ($KERNEL_CUFFT_LIBRARY, else the
+/// toolkit's libcufft) and cuda_error naming the cuFFT function and its status when a call
+/// fails; `name` (the kernel/fft.h function) begins each message.
+void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, stream_state &stream);
+
+/// Loads cuFFT as fft_cuda does, or throws target_unavailable_error as it would.
+void cufft_require(std::string_view name);
 
 } // namespace kernel::detail

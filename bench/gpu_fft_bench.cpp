@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// kernel/fft.h on a GPU against cuFFT called directly, same GPU, same data, same stream:
+// fft_inplace of a 2048² complex64 image (the convolution lesson's size) and of 2^20 points,
+// also with a normalisation (one more kernel: cuFFT does not scale). Device time per call
+// (events) and host time per call, each as a ratio to the direct call's; the direct calls use
+// plans of the same layout as the library's (per axis: batched lines). Prints "no GPU"
+// without one.
+#include <cufft.h>
+#include <dlfcn.h>
+
+#include <complex>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <kernel/fft.h>
+#include <kernel/kernel.h>
+
+#include "gpu_timing.h"
+
+namespace {
+
+struct cufft_calls {
+  void *lib = dlopen("libcufft.so.12", RTLD_NOW | RTLD_NOLOAD);
+  template <class F> F get(const char *name) {
+    void *p = lib ? dlsym(lib, name) : nullptr;
+    if (!p) throw std::runtime_error(std::string("cuFFT function ") + name + " not found");
+    return reinterpret_cast<F>(p);
+  }
+  decltype(&::cufftPlanMany) plan_many = get<decltype(&::cufftPlanMany)>("cufftPlanMany");
+  decltype(&::cufftSetStream) set_stream = get<decltype(&::cufftSetStream)>("cufftSetStream");
+  decltype(&::cufftExecC2C) c2c = get<decltype(&::cufftExecC2C)>("cufftExecC2C");
+};
+
+void check(cufftResult r, const char *what) {
+  if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string(what) + " failed with cufftResult " + std::to_string(r));
+}
+
+/// A plan of `batch` lines of n points, `stride` apart within a line and `dist` between lines.
+cufftHandle plan(cufft_calls &cu, kernel::stream &s, int n, int stride, int dist, int batch) {
+  cufftHandle h = 0;
+  int embed = n;
+  check(cu.plan_many(&h, 1, &n, &embed, stride, dist, &embed, stride, dist, CUFFT_C2C, batch), "cufftPlanMany");
+  check(cu.set_stream(h, static_cast<cudaStream_t>(s.native_handle())), "cufftSetStream");
+  return h;
+}
+
+void report(const char *what, double ours_ms, double direct_ms, double ours_us, double direct_us) {
+  std::printf("%-34s device %8.3f ms vs %8.3f ms direct (%.3fx)   host %7.2f us vs %7.2f us direct (%.3fx)\n", what,
+              ours_ms, direct_ms, ours_ms / direct_ms, ours_us, direct_us, ours_us / direct_us);
+}
+
+} // namespace
+
+int main() {
+  kernel::device gpu = kernel::device::simulator();
+  try {
+    gpu = kernel::device::cuda();
+  } catch (const kernel::target_unavailable_error &e) {
+    std::printf("no GPU: %s\n", e.what());
+    return 0;
+  }
+  kernel::stream s(gpu);
+  using cf = std::complex<float>;
+  // The library loads cuFFT at its first transform; the direct calls then find it loaded.
+  auto warm = kernel::to_device(std::vector<cf>(8, cf(1, 0)), gpu);
+  kernel::fft_inplace.on(s)(warm);
+  cufft_calls cu;
+
+  {
+    // 2048² in place: rows (one batch of 2048 contiguous lines), then columns (2048 lines
+    // interleaved: stride 2048, distance 1).
+    const int n = 2048;
+    auto image = kernel::to_device(kernel::ndarray<cf, 2>({n, n}, cf(1, 0.5f)), gpu);
+    auto *data = reinterpret_cast<cufftComplex *>(image.data());
+    const cufftHandle rows = plan(cu, s, n, 1, n, n), cols = plan(cu, s, n, n, 1, n);
+    const auto direct = [&] {
+      check(cu.c2c(rows, data, data, CUFFT_FORWARD), "cufftExecC2C");
+      check(cu.c2c(cols, data, data, CUFFT_FORWARD), "cufftExecC2C");
+    };
+    const auto ours = [&] { kernel::fft_inplace.on(s)(image); };
+    report("fft_inplace 2048^2 complex64", bench::gpu_ms(s, 20, ours), bench::gpu_ms(s, 20, direct),
+           bench::host_us(s, ours), bench::host_us(s, direct));
+  }
+  {
+    const int n = 1 << 20;
+    auto x = kernel::to_device(std::vector<cf>(n, cf(0.25f, -1)), gpu);
+    auto *data = reinterpret_cast<cufftComplex *>(x.data());
+    const cufftHandle one = plan(cu, s, n, 1, n, 1);
+    const auto direct = [&] { check(cu.c2c(one, data, data, CUFFT_FORWARD), "cufftExecC2C"); };
+    const auto ours = [&] { kernel::fft_inplace.on(s)(x); };
+    report("fft_inplace 2^20 complex64", bench::gpu_ms(s, 50, ours), bench::gpu_ms(s, 50, direct),
+           bench::host_us(s, ours), bench::host_us(s, direct));
+    // With the normalisation: one more kernel (cuFFT has no scale).
+    const auto ortho = [&] { kernel::fft_inplace.on(s)(x, kernel::fft_norm::ortho); };
+    report("fft_inplace 2^20 complex64 ortho", bench::gpu_ms(s, 50, ortho), bench::gpu_ms(s, 50, direct),
+           bench::host_us(s, ortho), bench::host_us(s, direct));
+  }
+  s.synchronize();
+  return 0;
+}

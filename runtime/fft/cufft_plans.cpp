@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// kernel/detail/fft_api.h's fft_cuda: the passes of kernel/fft.h on CUDA memory through
+// cuFFT, loaded on first use (a program that never transforms device memory never loads
+// it). A plan holds a work area that its executions use, so two streams never share one:
+// plans are cached per layout, type, device and stream.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <cufft.h>
+
+#include "cuda/shared_library.h"
+#include "cuda/toolkit.h"
+#include "device/device_state.h"
+#include "fft/cufft_layout.h"
+#include "kernel/detail/fft_api.h"
+#include "kernel/errors.h"
+
+namespace kernel::detail {
+
+namespace {
+
+struct cufft_library {
+  runtime::shared_library lib;
+  std::string failure;
+  decltype(&::cufftCreate) create = nullptr;
+  decltype(&::cufftDestroy) destroy = nullptr;
+  decltype(&::cufftMakePlanMany64) make_plan = nullptr;
+  decltype(&::cufftSetStream) set_stream = nullptr;
+  decltype(&::cufftExecC2C) c2c = nullptr;
+  decltype(&::cufftExecZ2Z) z2z = nullptr;
+  decltype(&::cufftExecR2C) r2c = nullptr;
+  decltype(&::cufftExecD2Z) d2z = nullptr;
+  decltype(&::cufftExecC2R) c2r = nullptr;
+  decltype(&::cufftExecZ2D) z2d = nullptr;
+};
+
+/// Where cuFFT is looked for: $KERNEL_CUFFT_LIBRARY alone when set, else the toolkit's
+/// libcufft (runtime/cuda/toolkit.h).
+std::vector<std::string> cufft_candidates() {
+  const char *chosen = std::getenv("KERNEL_CUFFT_LIBRARY");
+  if (chosen && *chosen) return {chosen};
+  return runtime::cuda::toolkit_library_candidates("libcufft.so.12");
+}
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string s;
+  for (const std::string &n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+std::shared_ptr<cufft_library> load_cufft(const std::vector<std::string> &where) {
+  auto c = std::make_shared<cufft_library>();
+  c->lib = runtime::shared_library(where);
+  if (!c->lib) {
+    c->failure = c->lib.error();
+    return c;
+  }
+  const runtime::shared_library &l = c->lib;
+  const bool ok = l.bind(c->create, "cufftCreate") && l.bind(c->destroy, "cufftDestroy") &&
+                  l.bind(c->make_plan, "cufftMakePlanMany64") && l.bind(c->set_stream, "cufftSetStream") &&
+                  l.bind(c->c2c, "cufftExecC2C") && l.bind(c->z2z, "cufftExecZ2Z") && l.bind(c->r2c, "cufftExecR2C") &&
+                  l.bind(c->d2z, "cufftExecD2Z") && l.bind(c->c2r, "cufftExecC2R") && l.bind(c->z2d, "cufftExecZ2D");
+  if (!ok) c->failure = "the library loaded from " + joined(where) + " lacks cuFFT's functions";
+  return c;
+}
+
+/// cuFFT for the current $KERNEL_CUFFT_LIBRARY; each setting is tried once per process.
+std::shared_ptr<const cufft_library> cufft(std::string_view name) {
+  static std::mutex lock;
+  static std::map<std::vector<std::string>, std::shared_ptr<cufft_library>> loaded;
+  const std::vector<std::string> where = cufft_candidates();
+  std::lock_guard guard(lock);
+  std::shared_ptr<cufft_library> &lib = loaded[where];
+  if (!lib) lib = load_cufft(where);
+  if (!lib->failure.empty())
+    throw target_unavailable_error(std::string(name) + ": transforms of CUDA memory need cuFFT, which could not be " +
+                                   "loaded from " + joined(where) + " (" + lib->failure +
+                                   "); install the CUDA toolkit's libcufft or set KERNEL_CUFFT_LIBRARY to its path");
+  return lib;
+}
+
+const char *status_name(cufftResult s) noexcept {
+  switch (s) {
+  case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+  case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+  case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
+  case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
+  case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+  case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+  case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+  case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+  case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+  case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
+  case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
+  case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
+  case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
+  case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+  case CUFFT_MISSING_DEPENDENCY: return "CUFFT_MISSING_DEPENDENCY";
+  case CUFFT_NVRTC_FAILURE: return "CUFFT_NVRTC_FAILURE";
+  case CUFFT_NVJITLINK_FAILURE: return "CUFFT_NVJITLINK_FAILURE";
+  case CUFFT_NVSHMEM_FAILURE: return "CUFFT_NVSHMEM_FAILURE";
+  }
+  return "an unknown cuFFT status";
+}
+
+void check(cufftResult s, std::string_view name, const char *call, const std::string &what) {
+  if (s != CUFFT_SUCCESS)
+    throw cuda_error(std::string(name) + ": " + call + " (" + what + ") failed: " + status_name(s) + " (" +
+                         std::to_string(static_cast<int>(s)) + ")",
+                     static_cast<int>(s));
+}
+
+cufftType type_of(fft_transform t, bool double_precision) noexcept {
+  switch (t) {
+  case fft_transform::r2c: return double_precision ? CUFFT_D2Z : CUFFT_R2C;
+  case fft_transform::c2r: return double_precision ? CUFFT_Z2D : CUFFT_C2R;
+  default: return double_precision ? CUFFT_Z2Z : CUFFT_C2C;
+  }
+}
+
+/// Bytes of an element of the pass's input and of its output.
+std::size_t in_bytes(const fft_pass &p) noexcept {
+  const std::size_t real = p.double_precision ? 8 : 4;
+  return p.transform == fft_transform::r2c ? real : 2 * real;
+}
+std::size_t out_bytes(const fft_pass &p) noexcept {
+  const std::size_t real = p.double_precision ? 8 : 4;
+  return p.transform == fft_transform::c2r ? real : 2 * real;
+}
+
+/// One cuFFT plan, destroyed with its owner.
+class cufft_plan {
+public:
+  cufft_plan(std::shared_ptr<const cufft_library> lib, cufftHandle h, const device_state &device)
+      : lib_(std::move(lib)), handle_(h), device_(device) {}
+  cufft_plan(const cufft_plan &) = delete;
+  cufft_plan &operator=(const cufft_plan &) = delete;
+  ~cufft_plan() {
+    try {
+      device_.make_current();
+    } catch (...) {
+      return; // the driver is gone, and the plan with it
+    }
+    lib_->destroy(handle_);
+  }
+  cufftHandle get() const noexcept { return handle_; }
+
+private:
+  std::shared_ptr<const cufft_library> lib_;
+  cufftHandle handle_;
+  const device_state &device_;
+};
+
+struct plan_key {
+  const cufft_library *library;
+  const device_state *device;
+  std::uint64_t stream;
+  cufftType type;
+  index_t n, in_extent, out_extent, in_stride, in_dist, out_stride, out_dist, batch;
+  auto tie() const noexcept {
+    return std::tie(library, device, stream, type, n, in_extent, out_extent, in_stride, in_dist, out_stride, out_dist,
+                    batch);
+  }
+  bool operator<(const plan_key &o) const noexcept { return tie() < o.tie(); }
+};
+
+/// The plans made so far, the least recently used dropped beyond `capacity`.
+class plan_cache {
+public:
+  static constexpr std::size_t capacity = 64;
+
+  /// The plan for `key`, made when there is none; the caller holds `lock`.
+  cufftHandle plan(const plan_key &key, const std::shared_ptr<const cufft_library> &lib, const device_state &device,
+                   std::string_view name) {
+    const std::uint64_t now = ++clock_;
+    auto found = plans_.find(key);
+    if (found != plans_.end()) {
+      found->second.used = now;
+      return found->second.plan->get();
+    }
+    const std::string what = "n=" + std::to_string(key.n) + ", batch=" + std::to_string(key.batch);
+    cufftHandle h = 0;
+    check(lib->create(&h), name, "cufftCreate", what);
+    auto made = std::make_unique<cufft_plan>(lib, h, device);
+    long long n = key.n, in_embed = key.in_extent, out_embed = key.out_extent;
+    std::size_t work = 0;
+    check(lib->make_plan(h, 1, &n, &in_embed, key.in_stride, key.in_dist, &out_embed, key.out_stride, key.out_dist,
+                         key.type, key.batch, &work),
+          name, "cufftMakePlanMany64", what);
+    // Only once the new plan is made: a failure keeps the others. cufftDestroy frees the
+    // dropped plan's work area with cudaFree, which waits for the work using it.
+    if (plans_.size() >= capacity) {
+      plans_.erase(std::min_element(plans_.begin(), plans_.end(),
+                                    [](const auto &a, const auto &b) { return a.second.used < b.second.used; }));
+      // Destroying it made its device current, which may be another.
+      device.make_current();
+    }
+    plans_.emplace(key, entry{std::move(made), now});
+    return h;
+  }
+
+  std::mutex lock;
+
+private:
+  struct entry {
+    std::unique_ptr<cufft_plan> plan;
+    std::uint64_t used;
+  };
+  std::map<plan_key, entry> plans_;
+  std::uint64_t clock_ = 0;
+};
+
+plan_cache &plans() {
+  // Never destroyed: at exit, the CUDA runtime inside libcufft may be torn down before a
+  // static cache would be, and the driver frees what the plans hold with the process.
+  static plan_cache &cache = *std::make_unique<plan_cache>().release();
+  return cache;
+}
+
+/// The bytes from an array's first element to just past its last one.
+std::size_t span_bytes(const index_t *shape, const index_t *strides, int rank, std::size_t element) noexcept {
+  index_t last = 0;
+  for (int d = 0; d < rank; ++d) last += (shape[d] - 1) * strides[d];
+  return static_cast<std::size_t>(last + 1) * element;
+}
+
+} // namespace
+
+void cufft_require(std::string_view name) { cufft(name); }
+
+void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, stream_state &stream) {
+  if (p.scale != 1 || p.real_input)
+    throw std::invalid_argument(std::string(name) + ": a cuFFT pass takes no scale and no real input to a complex "
+                                                    "transform");
+  const cufft_layout l = cufft_layout_of(p);
+  const index_t executions = l.executions();
+  if (executions == 0) return;
+  std::shared_ptr<const cufft_library> lib = cufft(name);
+  device.make_current();
+  const char *in = static_cast<const char *>(p.in);
+  // cuFFT's complex-to-real transforms overwrite their input: they read a copy.
+  std::shared_ptr<void> copy;
+  if (p.transform == fft_transform::c2r) {
+    const std::size_t bytes = span_bytes(p.in_shape, p.in_strides, p.rank, in_bytes(p));
+    copy = std::shared_ptr<void>(device.allocate(bytes, stream),
+                                 [&device, &stream](void *m) { device.release(m, stream); });
+    device.copy(copy.get(), in, bytes, copy_direction::device_to_device, stream);
+    in = static_cast<const char *>(copy.get());
+  }
+  const plan_key key{lib.get(), &device,      stream.id(),  type_of(p.transform, p.double_precision),
+                     l.n,       l.in_extent,  l.out_extent, l.in_stride,
+                     l.in_dist, l.out_stride, l.out_dist,   l.batch};
+  const int direction = p.transform == fft_transform::c2c_inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
+  plan_cache &cache = plans();
+  std::lock_guard guard(cache.lock);
+  const cufftHandle plan = cache.plan(key, lib, device, name);
+  const std::string what = "n=" + std::to_string(l.n) + ", batch=" + std::to_string(l.batch);
+  check(lib->set_stream(plan, static_cast<cudaStream_t>(stream.native())), name, "cufftSetStream", what);
+  for (index_t e = 0; e < executions; ++e) {
+    index_t in_at = 0, out_at = 0;
+    l.offsets(e, in_at, out_at);
+    // cuFFT takes non-const inputs; only c2r writes them, and that input is a copy.
+    void *src = const_cast<char *>(in) + static_cast<std::size_t>(in_at) * in_bytes(p);
+    void *dst = static_cast<char *>(p.out) + static_cast<std::size_t>(out_at) * out_bytes(p);
+    switch (p.transform) {
+    case fft_transform::c2c_forward:
+    case fft_transform::c2c_inverse:
+      if (p.double_precision)
+        check(lib->z2z(plan, static_cast<cufftDoubleComplex *>(src), static_cast<cufftDoubleComplex *>(dst), direction),
+              name, "cufftExecZ2Z", what);
+      else
+        check(lib->c2c(plan, static_cast<cufftComplex *>(src), static_cast<cufftComplex *>(dst), direction), name,
+              "cufftExecC2C", what);
+      break;
+    case fft_transform::r2c:
+      if (p.double_precision)
+        check(lib->d2z(plan, static_cast<cufftDoubleReal *>(src), static_cast<cufftDoubleComplex *>(dst)), name,
+              "cufftExecD2Z", what);
+      else
+        check(lib->r2c(plan, static_cast<cufftReal *>(src), static_cast<cufftComplex *>(dst)), name, "cufftExecR2C",
+              what);
+      break;
+    case fft_transform::c2r:
+      if (p.double_precision)
+        check(lib->z2d(plan, static_cast<cufftDoubleComplex *>(src), static_cast<cufftDoubleReal *>(dst)), name,
+              "cufftExecZ2D", what);
+      else
+        check(lib->c2r(plan, static_cast<cufftComplex *>(src), static_cast<cufftReal *>(dst)), name, "cufftExecC2R",
+              what);
+      break;
+    }
+  }
+}
+
+} // namespace kernel::detail

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The GPU side of kernel/fft.h on devices: what cuFFT does not do. Real input to a complex
+// transform is widened to complex first, transforms of one point are conversions, and
+// NumPy's normalisation is one multiplication at the end (by the product of each pass's
+// factor). Complex values are pairs of their real type here.
+#pragma once
+
+#include "kernel/detail/algorithm_kernel.h"
+
+namespace kernel::detail {
+
+/// What fft_convert_entry does to each element.
+enum class fft_conversion : int {
+  widen,        // real to complex, the imaginary part 0
+  copy_complex, // complex to complex
+  real_part,    // complex to real
+};
+
+template <class R> struct fft_convert_params {
+  const R *in;
+  R *out;
+  index_t n; // elements
+  fft_conversion conversion;
+};
+
+/// Real input to complex, and the transforms of one point (which cuFFT is not asked for):
+/// the identity, from real to complex, or from complex to real.
+template <class R> struct fft_convert_entry {
+  using params = fft_convert_params<R>;
+  static constexpr ctext make_name() { return entry_name<R>("fft_convert"); }
+  static constexpr auto kernel_name = to_text<&fft_convert_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&fft_convert_entry::make_name>();
+  static void run(const params &p) noexcept {
+    for (index_t i = grid<1>(); i < p.n; i += gridsize<1>()) {
+      switch (p.conversion) {
+      case fft_conversion::widen:
+        p.out[2 * i] = p.in[i];
+        p.out[2 * i + 1] = R(0);
+        break;
+      case fft_conversion::copy_complex:
+        p.out[2 * i] = p.in[2 * i];
+        p.out[2 * i + 1] = p.in[2 * i + 1];
+        break;
+      case fft_conversion::real_part: p.out[i] = p.in[2 * i]; break;
+      }
+    }
+  }
+};
+
+template <class R> struct fft_scale_params {
+  R *values;
+  index_t n;
+  R factor;
+};
+
+template <class R> struct fft_scale_entry {
+  using params = fft_scale_params<R>;
+  static constexpr ctext make_name() { return entry_name<R>("fft_scale"); }
+  static constexpr auto kernel_name = to_text<&fft_scale_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&fft_scale_entry::make_name>();
+  static void run(const params &p) noexcept {
+    for (index_t i = grid<1>(); i < p.n; i += gridsize<1>()) p.values[i] *= p.factor;
+  }
+};
+
+} // namespace kernel::detail
