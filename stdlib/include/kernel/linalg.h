@@ -18,9 +18,11 @@
 // strides: C-ordered, Fortran-ordered (a transposed view), sliced. On cpu and parallel the
 // work goes to OpenBLAS (loaded on first use; $KERNEL_BLAS_LIBRARY names another build), which
 // reads any operand whose rows or columns are contiguous as it is; others (negative or zero
-// strides, both strides non-unit) are copied first. On the simulator and on CUDA devices the
-// runtime's own kernels (detail/linalg_kernel.h) read every layout in place. The target
-// follows the arrays and `.on(...)`, as for ufuncs.
+// strides, both strides non-unit) are copied first. On CUDA devices matrix_product goes to
+// cuBLAS (loaded on first use; $KERNEL_CUBLAS_LIBRARY names another build) where it can read
+// the operands as they are (a row or column stride of 1); the other calls and layouts, and
+// everything on the simulator, run the runtime's own kernels (detail/linalg_kernel.h), which
+// read every layout in place. The target follows the arrays and `.on(...)`, as for ufuncs.
 //
 // As in std::linalg, C may be E but must not otherwise overlap an input: an overlap is an
 // argument_error.
@@ -294,19 +296,28 @@ void run_gemm(std::string_view name, const algorithm_site &site, const linalg_ma
   const index_t batch = c.batch;
   if (batch == 0 || c.rows == 0 || c.cols == 0) return;
   if (!e) beta = T(0);
+  gemm_problem problem;
+  problem.type = blas_type_of<T>();
+  problem.batch = batch;
+  problem.a = a.for_blas();
+  problem.b = b.for_blas();
+  problem.c = c.for_blas();
+  if (e && beta != T(0)) problem.e = e->for_blas();
+  problem.alpha = blas_pair(alpha);
+  problem.beta = blas_pair(beta);
+  problem.parallel = site.parallel();
+  const std::string n(name);
   if (!site.on_device()) {
-    gemm_problem p;
-    p.type = blas_type_of<T>();
-    p.batch = batch;
-    p.a = a.for_blas();
-    p.b = b.for_blas();
-    p.c = c.for_blas();
-    if (e && beta != T(0)) p.e = e->for_blas();
-    p.alpha = blas_pair(alpha);
-    p.beta = blas_pair(beta);
-    p.parallel = site.parallel();
-    const std::string n(name);
-    gemm_host(n.c_str(), p);
+    gemm_host(n.c_str(), problem);
+    return;
+  }
+  std::vector<std::shared_ptr<void>> keep{a.keep, b.keep};
+  if (e) keep.push_back(e->keep);
+  // On a CUDA device cuBLAS, where it can take the layouts; else (and on the simulator) the
+  // kernel of this library.
+  if (!device_is_simulator(*site.call->device) &&
+      gemm_cuda(n.c_str(), problem, *site.call->device, *site.call->stream)) {
+    keep_until_done(*site.call, std::move(keep));
     return;
   }
   using V = blas_value_t<T>;
@@ -329,8 +340,6 @@ void run_gemm(std::string_view name, const algorithm_site &site, const linalg_ma
   p.beta = blas_value_of(beta);
   const index_t tiles = batch * p.tiles_m * p.tiles_n;
   launch_tiles<gemm_entry<T>>(*site.call, std::min<index_t>(tiles, index_t{1} << 16), p);
-  std::vector<std::shared_ptr<void>> keep{a.keep, b.keep};
-  if (e) keep.push_back(e->keep);
   keep_until_done(*site.call, std::move(keep));
 }
 

@@ -49,4 +49,18 @@ std::array<double, 2> dot_host(const char *name, blas_type type, const blas_vect
 /// The Euclidean norm of x, without overflow or underflow in between (BLAS nrm2).
 double two_norm_host(const char *name, blas_type type, const blas_vector &x, bool parallel);
 
+class device_state;
+class stream_state;
+
+/// Queues `p` (device memory of CUDA device `device`) on `stream` through cuBLAS (one
+/// strided-batched GEMM), and returns true; returns false, queuing nothing, when cuBLAS cannot
+/// take its layouts (runtime/linalg/cublas_layout.h), which the caller then computes itself.
+/// Throws target_unavailable_error when cuBLAS cannot be loaded ($KERNEL_CUBLAS_LIBRARY, else
+/// the toolkit's libcublas) and cuda_error naming the cuBLAS function and its status when it
+/// fails; `name` begins each message.
+bool gemm_cuda(const char *name, const gemm_problem &p, device_state &device, stream_state &stream);
+
+/// Loads cuBLAS as gemm_cuda does, or throws target_unavailable_error as it would.
+void cublas_require(const char *name);
+
 } // namespace kernel::detail
