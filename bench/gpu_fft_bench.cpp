@@ -10,6 +10,7 @@
 
 #include <complex>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,13 +54,9 @@ void report(const char *what, double ours_ms, double direct_ms, double ours_us, 
 } // namespace
 
 int main() {
-  kernel::device gpu = kernel::device::simulator();
-  try {
-    gpu = kernel::device::cuda();
-  } catch (const kernel::target_unavailable_error &e) {
-    std::printf("no GPU: %s\n", e.what());
-    return 0;
-  }
+  const std::optional<kernel::device> found = bench::cuda_device();
+  if (!found) return 0;
+  const kernel::device gpu = *found;
   kernel::stream s(gpu);
   using cf = std::complex<float>;
   // The library loads cuFFT at its first transform; the direct calls then find it loaded.

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// kernel/linalg.h's matrix_product on a GPU against cuBLAS called directly, same GPU, same
-// data, same stream: 4096² float32 and 2048² complex64, and a batch of 512 products of 64²
-// float32. Device time per call (events), and host time per call for the small products, as
-// ratios to the direct call's (the same cublasGemmStridedBatchedEx the library makes: row-major operands as the
-// transposed product). Prints "no GPU" without one.
+// kernel/linalg.h's matrix_product and dot on a GPU against cuBLAS called directly, same
+// GPU, same data, same stream: 4096² float32 and 2048² complex64, a batch of 512 products of
+// 64² float32, and dots of 2^10 and 2^24 float32. Device time per call (events), and host
+// time per call for the small products and the dots, as ratios to the direct call's (the
+// same cublasGemmStridedBatchedEx the library makes, row-major operands as the transposed
+// product; the same cublasDotEx). Prints "no GPU" without one.
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
 #include <complex>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <kernel/kernel.h>
 #include <kernel/linalg.h>
@@ -33,6 +36,7 @@ struct cublas_calls {
   cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t) =
       get<cublasStatus_t (*)(cublasHandle_t, cudaStream_t)>("cublasSetStream_v2");
   gemm_fn gemm = get<gemm_fn>("cublasGemmStridedBatchedEx");
+  decltype(&::cublasDotEx) dot = get<decltype(&::cublasDotEx)>("cublasDotEx");
 };
 
 void check(cublasStatus_t r, const char *what) {
@@ -70,13 +74,9 @@ void compare(const char *what, cublas_calls &cu, cublasHandle_t h, kernel::strea
 } // namespace
 
 int main() {
-  kernel::device gpu = kernel::device::simulator();
-  try {
-    gpu = kernel::device::cuda();
-  } catch (const kernel::target_unavailable_error &e) {
-    std::printf("no GPU: %s\n", e.what());
-    return 0;
-  }
+  const std::optional<kernel::device> found = bench::cuda_device();
+  if (!found) return 0;
+  const kernel::device gpu = *found;
   kernel::stream s(gpu);
   {
     // The library loads cuBLAS at its first product; the direct calls then find it loaded.
@@ -92,6 +92,18 @@ int main() {
   compare<std::complex<float>>("matrix_product 2048^2 complex64", cu, h, s, gpu, 2048, 1, CUDA_C_32F,
                                CUBLAS_COMPUTE_32F, 10);
   compare<float>("matrix_product 512 x 64^2 float32", cu, h, s, gpu, 64, 512, CUDA_R_32F, CUBLAS_COMPUTE_32F, 50);
+  // dot returns its value: the host waits for each call, so host time is the figure.
+  for (const int n : {1 << 10, 1 << 24}) {
+    auto x = kernel::to_device(std::vector<float>(static_cast<std::size_t>(n), 0.5f), s);
+    float direct_result = 0, ours_result = 0;
+    const double ours = bench::host_us(s, [&] { ours_result = kernel::linalg::dot.on(s)(x, x); });
+    const double direct = bench::host_us(s, [&] {
+      check(cu.dot(h, n, x.data(), CUDA_R_32F, 1, x.data(), CUDA_R_32F, 1, &direct_result, CUDA_R_32F, CUDA_R_32F),
+            "cublasDotEx");
+    });
+    std::printf("dot 2^%-2d float32 (%g, %g)%*s host   %8.2f us vs %8.2f us direct (%.3fx)\n", n == 1 << 10 ? 10 : 24,
+                ours_result, direct_result, 4, "", ours, direct, ours / direct);
+  }
   s.synchronize();
   return 0;
 }

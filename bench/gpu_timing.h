@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -31,6 +33,16 @@ struct driver {
   decltype(&::cuMemcpyDtoHAsync) copy_to_host = get<decltype(&::cuMemcpyDtoHAsync)>("cuMemcpyDtoHAsync_v2");
   decltype(&::cuMemsetD8Async) memset = get<decltype(&::cuMemsetD8Async)>("cuMemsetD8Async");
 };
+
+/// The first CUDA device, or nothing, having printed "no GPU" and why, without one.
+inline std::optional<kernel::device> cuda_device() {
+  try {
+    return kernel::device::cuda();
+  } catch (const kernel::target_unavailable_error &e) {
+    std::printf("no GPU: %s\n", e.what());
+    return std::nullopt;
+  }
+}
 
 inline void check(CUresult r, const char *what) {
   if (r != CUDA_SUCCESS) throw std::runtime_error(std::string(what) + " failed with CUresult " + std::to_string(r));

@@ -3,20 +3,17 @@
 // cuFFT, loaded on first use (a program that never transforms device memory never loads
 // it). A plan holds a work area that its executions use, so two streams never share one:
 // plans are cached per layout, type, device and stream.
-#include <algorithm>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <tuple>
-#include <vector>
 
 #include <cufft.h>
 
-#include "cuda/shared_library.h"
-#include "cuda/toolkit.h"
+#include "cuda/library_handles.h"
+#include "cuda/math_library.h"
 #include "device/device_state.h"
 #include "fft/cufft_layout.h"
 #include "kernel/detail/fft_api.h"
@@ -26,9 +23,7 @@ namespace kernel::detail {
 
 namespace {
 
-struct cufft_library {
-  runtime::shared_library lib;
-  std::string failure;
+struct cufft_functions {
   decltype(&::cufftCreate) create = nullptr;
   decltype(&::cufftDestroy) destroy = nullptr;
   decltype(&::cufftMakePlanMany64) make_plan = nullptr;
@@ -39,51 +34,21 @@ struct cufft_library {
   decltype(&::cufftExecD2Z) d2z = nullptr;
   decltype(&::cufftExecC2R) c2r = nullptr;
   decltype(&::cufftExecZ2D) z2d = nullptr;
-};
 
-/// Where cuFFT is looked for: $KERNEL_CUFFT_LIBRARY alone when set, else the toolkit's
-/// libcufft (runtime/cuda/toolkit.h).
-std::vector<std::string> cufft_candidates() {
-  const char *chosen = std::getenv("KERNEL_CUFFT_LIBRARY");
-  if (chosen && *chosen) return {chosen};
-  return runtime::cuda::toolkit_library_candidates("libcufft.so.12");
-}
-
-std::string joined(const std::vector<std::string> &names) {
-  std::string s;
-  for (const std::string &n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
-std::shared_ptr<cufft_library> load_cufft(const std::vector<std::string> &where) {
-  auto c = std::make_shared<cufft_library>();
-  c->lib = runtime::shared_library(where);
-  if (!c->lib) {
-    c->failure = c->lib.error();
-    return c;
+  bool bind(const runtime::shared_library &l) {
+    return l.bind(create, "cufftCreate") && l.bind(destroy, "cufftDestroy") &&
+           l.bind(make_plan, "cufftMakePlanMany64") && l.bind(set_stream, "cufftSetStream") &&
+           l.bind(c2c, "cufftExecC2C") && l.bind(z2z, "cufftExecZ2Z") && l.bind(r2c, "cufftExecR2C") &&
+           l.bind(d2z, "cufftExecD2Z") && l.bind(c2r, "cufftExecC2R") && l.bind(z2d, "cufftExecZ2D");
   }
-  const runtime::shared_library &l = c->lib;
-  const bool ok = l.bind(c->create, "cufftCreate") && l.bind(c->destroy, "cufftDestroy") &&
-                  l.bind(c->make_plan, "cufftMakePlanMany64") && l.bind(c->set_stream, "cufftSetStream") &&
-                  l.bind(c->c2c, "cufftExecC2C") && l.bind(c->z2z, "cufftExecZ2Z") && l.bind(c->r2c, "cufftExecR2C") &&
-                  l.bind(c->d2z, "cufftExecD2Z") && l.bind(c->c2r, "cufftExecC2R") && l.bind(c->z2d, "cufftExecZ2D");
-  if (!ok) c->failure = "the library loaded from " + joined(where) + " lacks cuFFT's functions";
-  return c;
-}
+};
+using cufft_library = runtime::cuda::math_library<cufft_functions>;
 
-/// cuFFT for the current $KERNEL_CUFFT_LIBRARY; each setting is tried once per process.
+constexpr runtime::cuda::math_library_spec cufft_spec{"cuFFT", "libcufft.so.12", "KERNEL_CUFFT_LIBRARY"};
+
 std::shared_ptr<const cufft_library> cufft(std::string_view name) {
-  static std::mutex lock;
-  static std::map<std::vector<std::string>, std::shared_ptr<cufft_library>> loaded;
-  const std::vector<std::string> where = cufft_candidates();
-  std::lock_guard guard(lock);
-  std::shared_ptr<cufft_library> &lib = loaded[where];
-  if (!lib) lib = load_cufft(where);
-  if (!lib->failure.empty())
-    throw target_unavailable_error(std::string(name) + ": transforms of CUDA memory need cuFFT, which could not be " +
-                                   "loaded from " + joined(where) + " (" + lib->failure +
-                                   "); install the CUDA toolkit's libcufft or set KERNEL_CUFFT_LIBRARY to its path");
-  return lib;
+  return runtime::cuda::load_math_library<cufft_functions>(cufft_spec,
+                                                           std::string(name) + ": transforms of CUDA memory need");
 }
 
 const char *status_name(cufftResult s) noexcept {
@@ -135,29 +100,6 @@ std::size_t out_bytes(const fft_pass &p) noexcept {
   return p.transform == fft_transform::c2r ? real : 2 * real;
 }
 
-/// One cuFFT plan, destroyed with its owner.
-class cufft_plan {
-public:
-  cufft_plan(std::shared_ptr<const cufft_library> lib, cufftHandle h, const device_state &device)
-      : lib_(std::move(lib)), handle_(h), device_(device) {}
-  cufft_plan(const cufft_plan &) = delete;
-  cufft_plan &operator=(const cufft_plan &) = delete;
-  ~cufft_plan() {
-    try {
-      device_.make_current();
-    } catch (...) {
-      return; // the driver is gone, and the plan with it
-    }
-    lib_->destroy(handle_);
-  }
-  cufftHandle get() const noexcept { return handle_; }
-
-private:
-  std::shared_ptr<const cufft_library> lib_;
-  cufftHandle handle_;
-  const device_state &device_;
-};
-
 struct plan_key {
   const cufft_library *library;
   const device_state *device;
@@ -171,57 +113,25 @@ struct plan_key {
   bool operator<(const plan_key &o) const noexcept { return tie() < o.tie(); }
 };
 
-/// The plans made so far, the least recently used dropped beyond `capacity`.
-class plan_cache {
-public:
-  static constexpr std::size_t capacity = 64;
+using plan_cache = runtime::cuda::handle_cache<plan_key, cufftHandle>;
 
-  /// The plan for `key`, made when there is none; the caller holds `lock`.
-  cufftHandle plan(const plan_key &key, const std::shared_ptr<const cufft_library> &lib, const device_state &device,
-                   std::string_view name) {
-    const std::uint64_t now = ++clock_;
-    auto found = plans_.find(key);
-    if (found != plans_.end()) {
-      found->second.used = now;
-      return found->second.plan->get();
-    }
+/// The plan for `key`, made when there is none; the caller holds the cache's lock.
+cufftHandle plan_for(plan_cache &cache, const plan_key &key, const std::shared_ptr<const cufft_library> &lib,
+                     const device_state &device, std::string_view name) {
+  return cache.get(key, device, [&] {
     const std::string what = "n=" + std::to_string(key.n) + ", batch=" + std::to_string(key.batch);
     cufftHandle h = 0;
     check(lib->create(&h), name, "cufftCreate", what);
-    auto made = std::make_unique<cufft_plan>(lib, h, device);
+    // Owned before the plan is made, so that a failure frees it.
+    auto made = std::make_unique<runtime::cuda::device_handle<cufftHandle>>(
+        h, device, [lib](cufftHandle dropped) { lib->destroy(dropped); });
     long long n = key.n, in_embed = key.in_extent, out_embed = key.out_extent;
     std::size_t work = 0;
     check(lib->make_plan(h, 1, &n, &in_embed, key.in_stride, key.in_dist, &out_embed, key.out_stride, key.out_dist,
                          key.type, key.batch, &work),
           name, "cufftMakePlanMany64", what);
-    // Only once the new plan is made: a failure keeps the others. cufftDestroy frees the
-    // dropped plan's work area with cudaFree, which waits for the work using it.
-    if (plans_.size() >= capacity) {
-      plans_.erase(std::min_element(plans_.begin(), plans_.end(),
-                                    [](const auto &a, const auto &b) { return a.second.used < b.second.used; }));
-      // Destroying it made its device current, which may be another.
-      device.make_current();
-    }
-    plans_.emplace(key, entry{std::move(made), now});
-    return h;
-  }
-
-  std::mutex lock;
-
-private:
-  struct entry {
-    std::unique_ptr<cufft_plan> plan;
-    std::uint64_t used;
-  };
-  std::map<plan_key, entry> plans_;
-  std::uint64_t clock_ = 0;
-};
-
-plan_cache &plans() {
-  // Never destroyed: at exit, the CUDA runtime inside libcufft may be torn down before a
-  // static cache would be, and the driver frees what the plans hold with the process.
-  static plan_cache &cache = *std::make_unique<plan_cache>().release();
-  return cache;
+    return made;
+  });
 }
 
 /// The bytes from an array's first element to just past its last one.
@@ -258,9 +168,9 @@ void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, st
                      l.n,       l.in_extent,  l.out_extent, l.in_stride,
                      l.in_dist, l.out_stride, l.out_dist,   l.batch};
   const int direction = p.transform == fft_transform::c2c_inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
-  plan_cache &cache = plans();
+  plan_cache &cache = runtime::cuda::process_handle_cache<plan_key, cufftHandle>();
   std::lock_guard guard(cache.lock);
-  const cufftHandle plan = cache.plan(key, lib, device, name);
+  const cufftHandle plan = plan_for(cache, key, lib, device, name);
   const std::string what = "n=" + std::to_string(l.n) + ", batch=" + std::to_string(l.batch);
   check(lib->set_stream(plan, static_cast<cudaStream_t>(stream.native())), name, "cufftSetStream", what);
   for (index_t e = 0; e < executions; ++e) {

@@ -72,4 +72,12 @@ std::optional<cublas_gemm> cublas_gemm_of(const gemm_problem &p) {
   return g;
 }
 
+std::optional<int> cublas_increment(const blas_vector &v) {
+  if (v.size <= 0 || !fits_int(v.size)) return std::nullopt;
+  if (v.size == 1) return 1;
+  // A negative increment reads the vector from its other end in BLAS; zero is not BLAS's.
+  if (v.stride < 1 || !fits_int(v.stride)) return std::nullopt;
+  return static_cast<int>(v.stride);
+}
+
 } // namespace kernel::detail

@@ -31,4 +31,8 @@ struct cublas_gemm {
 /// or there is nothing to compute (k = 0 or an empty C: the caller's).
 std::optional<cublas_gemm> cublas_gemm_of(const gemm_problem &p);
 
+/// The increment cuBLAS's level-1 calls read `v` with, or nothing when they cannot (a stride
+/// below 1, sizes past int) or there is nothing to read (an empty vector: the caller's).
+std::optional<int> cublas_increment(const blas_vector &v);
+
 } // namespace kernel::detail

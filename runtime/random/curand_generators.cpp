@@ -12,12 +12,10 @@
 #include <optional>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include <curand.h>
 
-#include "cuda/shared_library.h"
-#include "cuda/toolkit.h"
+#include "cuda/math_library.h"
 #include "device/device_state.h"
 #include "kernel/detail/curand_api.h"
 #include "kernel/errors.h"
@@ -26,9 +24,7 @@ namespace kernel::detail {
 
 namespace {
 
-struct curand_library {
-  runtime::shared_library lib;
-  std::string failure;
+struct curand_functions {
   decltype(&::curandCreateGenerator) create = nullptr;
   decltype(&::curandCreateGeneratorHost) create_host = nullptr;
   decltype(&::curandDestroyGenerator) destroy = nullptr;
@@ -45,59 +41,26 @@ struct curand_library {
   decltype(&::curandGenerateLogNormal) lognormal32 = nullptr;
   decltype(&::curandGenerateLogNormalDouble) lognormal64 = nullptr;
   decltype(&::curandGeneratePoisson) poisson = nullptr;
-};
 
-/// Where cuRAND is looked for: $KERNEL_CURAND_LIBRARY alone when set, else the toolkit's
-/// libcurand (runtime/cuda/toolkit.h).
-std::vector<std::string> curand_candidates() {
-  const char *chosen = std::getenv("KERNEL_CURAND_LIBRARY");
-  if (chosen && *chosen) return {chosen};
-  return runtime::cuda::toolkit_library_candidates("libcurand.so.10");
-}
-
-std::string joined(const std::vector<std::string> &names) {
-  std::string s;
-  for (const std::string &n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
-std::shared_ptr<curand_library> load_curand(const std::vector<std::string> &where) {
-  auto c = std::make_shared<curand_library>();
-  c->lib = runtime::shared_library(where);
-  if (!c->lib) {
-    c->failure = c->lib.error();
-    return c;
+  bool bind(const runtime::shared_library &l) {
+    return l.bind(create, "curandCreateGenerator") && l.bind(create_host, "curandCreateGeneratorHost") &&
+           l.bind(destroy, "curandDestroyGenerator") && l.bind(set_seed, "curandSetPseudoRandomGeneratorSeed") &&
+           l.bind(set_dimensions, "curandSetQuasiRandomGeneratorDimensions") &&
+           l.bind(set_offset, "curandSetGeneratorOffset") && l.bind(set_stream, "curandSetStream") &&
+           l.bind(bits32, "curandGenerate") && l.bind(bits64, "curandGenerateLongLong") &&
+           l.bind(uniform32, "curandGenerateUniform") && l.bind(uniform64, "curandGenerateUniformDouble") &&
+           l.bind(normal32, "curandGenerateNormal") && l.bind(normal64, "curandGenerateNormalDouble") &&
+           l.bind(lognormal32, "curandGenerateLogNormal") && l.bind(lognormal64, "curandGenerateLogNormalDouble") &&
+           l.bind(poisson, "curandGeneratePoisson");
   }
-  const runtime::shared_library &l = c->lib;
-  const bool ok =
-      l.bind(c->create, "curandCreateGenerator") && l.bind(c->create_host, "curandCreateGeneratorHost") &&
-      l.bind(c->destroy, "curandDestroyGenerator") && l.bind(c->set_seed, "curandSetPseudoRandomGeneratorSeed") &&
-      l.bind(c->set_dimensions, "curandSetQuasiRandomGeneratorDimensions") &&
-      l.bind(c->set_offset, "curandSetGeneratorOffset") && l.bind(c->set_stream, "curandSetStream") &&
-      l.bind(c->bits32, "curandGenerate") && l.bind(c->bits64, "curandGenerateLongLong") &&
-      l.bind(c->uniform32, "curandGenerateUniform") && l.bind(c->uniform64, "curandGenerateUniformDouble") &&
-      l.bind(c->normal32, "curandGenerateNormal") && l.bind(c->normal64, "curandGenerateNormalDouble") &&
-      l.bind(c->lognormal32, "curandGenerateLogNormal") && l.bind(c->lognormal64, "curandGenerateLogNormalDouble") &&
-      l.bind(c->poisson, "curandGeneratePoisson");
-  if (!ok) c->failure = "the library loaded from " + joined(where) + " lacks cuRAND's host API functions";
-  return c;
-}
+};
+using curand_library = runtime::cuda::math_library<curand_functions>;
 
-/// cuRAND for the current $KERNEL_CURAND_LIBRARY; each setting is tried once per process.
-/// Shared: generators keep the library they were made by loaded, also when they outlive
-/// this table at exit.
+constexpr runtime::cuda::math_library_spec curand_spec{"cuRAND", "libcurand.so.10", "KERNEL_CURAND_LIBRARY"};
+
+/// Generators keep the library they were made by loaded (runtime/cuda/math_library.h).
 std::shared_ptr<const curand_library> curand(const std::string &name) {
-  static std::mutex lock;
-  static std::map<std::vector<std::string>, std::shared_ptr<curand_library>> loaded;
-  const std::vector<std::string> where = curand_candidates();
-  std::lock_guard guard(lock);
-  std::shared_ptr<curand_library> &lib = loaded[where];
-  if (!lib) lib = load_curand(where);
-  if (!lib->failure.empty())
-    throw target_unavailable_error("'" + name + "' needs cuRAND, which could not be loaded from " + joined(where) +
-                                   " (" + lib->failure +
-                                   "); install the CUDA toolkit's libcurand or set KERNEL_CURAND_LIBRARY to its path");
-  return lib;
+  return runtime::cuda::load_math_library<curand_functions>(curand_spec, "'" + name + "' needs");
 }
 
 const char *status_name(curandStatus_t s) noexcept {

@@ -175,6 +175,21 @@ TEST(CublasLayout, LayoutsCublasCannotTakeAreRefused) {
   EXPECT_FALSE(kernel::detail::cublas_gemm_of(q).has_value());
 }
 
+TEST(CublasLayout, VectorIncrements) {
+  using kernel::detail::blas_vector;
+  using kernel::detail::cublas_increment;
+  double x[8] = {};
+  EXPECT_EQ(cublas_increment(blas_vector{x, 8, 1}), 1);
+  EXPECT_EQ(cublas_increment(blas_vector{x, 4, 2}), 2);
+  EXPECT_EQ(cublas_increment(blas_vector{x, 1, -3}), 1); // one element: no stride is used
+  // Backwards, broadcast, empty, past int: the library's kernel.
+  EXPECT_FALSE(cublas_increment(blas_vector{x + 7, 8, -1}).has_value());
+  EXPECT_FALSE(cublas_increment(blas_vector{x, 8, 0}).has_value());
+  EXPECT_FALSE(cublas_increment(blas_vector{x, 0, 1}).has_value());
+  EXPECT_FALSE(cublas_increment(blas_vector{x, index_t{1} << 31, 1}).has_value());
+  EXPECT_FALSE(cublas_increment(blas_vector{x, 2, index_t{1} << 31}).has_value());
+}
+
 // libcublas is looked for where KERNEL_CUBLAS_LIBRARY says: a missing file and a library
 // without cuBLAS's functions are target_unavailable_error naming the call and the path.
 TEST(CublasLibrary, MissingOrWrongLibrary) {

@@ -18,11 +18,13 @@
 // strides: C-ordered, Fortran-ordered (a transposed view), sliced. On cpu and parallel the
 // work goes to OpenBLAS (loaded on first use; $KERNEL_BLAS_LIBRARY names another build), which
 // reads any operand whose rows or columns are contiguous as it is; others (negative or zero
-// strides, both strides non-unit) are copied first. On CUDA devices matrix_product goes to
-// cuBLAS (loaded on first use; $KERNEL_CUBLAS_LIBRARY names another build) where it can read
-// the operands as they are (a row or column stride of 1); the other calls and layouts, and
-// everything on the simulator, run the runtime's own kernels (detail/linalg_kernel.h), which
-// read every layout in place. The target follows the arrays and `.on(...)`, as for ufuncs.
+// strides, both strides non-unit) are copied first. On CUDA devices the products, dot, dotc
+// and vector_two_norm go to cuBLAS (loaded on first use; $KERNEL_CUBLAS_LIBRARY names another
+// build) where it can read the operands as they are (matrices: a row or column stride of 1;
+// vectors: a positive stride); other layouts, add and scale (elementwise over any shape, at
+// memory speed either way), and everything on the simulator run the runtime's own kernels
+// (detail/linalg_kernel.h), which read every layout in place. The target follows the arrays
+// and `.on(...)`, as for ufuncs.
 //
 // As in std::linalg, C may be E but must not otherwise overlap an input: an overlap is an
 // argument_error.
@@ -34,6 +36,7 @@
 #include <complex>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -564,6 +567,28 @@ R two_pass_sum(const kernel::detail::device_call &c, P p, index_t n, std::vector
 
 } // namespace detail_linalg
 
+namespace detail_linalg {
+
+/// x . y (or conj(x) . y) through cuBLAS on a CUDA device, or nothing on the simulator and
+/// where cuBLAS cannot read the strides.
+template <class T>
+std::optional<T> dot_on_cuda(std::string_view name, const kernel::detail::algorithm_site &site,
+                             const kernel::detail::linalg_matrix<const T> &x,
+                             const kernel::detail::linalg_matrix<const T> &y, bool conjugate) {
+  using namespace kernel::detail;
+  if (device_is_simulator(*site.call->device)) return std::nullopt;
+  const std::string n(name);
+  const auto v = dot_cuda(n.c_str(), blas_type_of<T>(), {x.data, x.rows, x.strides.row},
+                          {y.data, y.rows, y.strides.row}, conjugate, *site.call->device, *site.call->stream);
+  if (!v) return std::nullopt;
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>((*v)[0]);
+  else
+    return T(static_cast<typename T::value_type>((*v)[0]), static_cast<typename T::value_type>((*v)[1]));
+}
+
+} // namespace detail_linalg
+
 /// Dot products of two vectors of equal length: x . y (dot, as std::linalg::dot: no
 /// conjugation) or conj(x) . y (dotc). A device call waits for its result.
 template <bool Conjugate> class dot_fn : public detail::placed<dot_fn<Conjugate>> {
@@ -599,6 +624,8 @@ public:
         r = T(static_cast<typename T::value_type>(v[0]), static_cast<typename T::value_type>(v[1]));
     } else if (mx.rows == 0) {
       r = T(0);
+    } else if (const auto library = detail_linalg::dot_on_cuda<T>(name(), site, mx, my, Conjugate)) {
+      r = *library;
     } else {
       using V = detail::blas_value_t<T>;
       detail::dot_params<V> p{};
@@ -641,6 +668,12 @@ public:
                                                               {mx.data, mx.rows, mx.strides.row}, site.parallel()));
     }
     if (mx.rows == 0) return Real(0);
+    if (!detail::device_is_simulator(*site.call->device)) {
+      const std::string n(name());
+      if (const auto v = detail::two_norm_cuda(n.c_str(), detail::blas_type_of<T>(), {mx.data, mx.rows, mx.strides.row},
+                                               *site.call->device, *site.call->stream))
+        return static_cast<Real>(factor * *v);
+    }
     detail::norm_params<detail::blas_value_t<T>> p{};
     p.x = reinterpret_cast<const detail::blas_value_t<T> *>(mx.data);
     p.x_stride = mx.strides.row;

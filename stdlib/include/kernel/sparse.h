@@ -25,9 +25,14 @@
 // device matrices on their device (on a chosen stream with .on(stream)). Products of a COO
 // matrix convert it to CSR for the call: convert once with to_csr when products repeat.
 //
-// On every target the work is the runtime's own (detail/sparse_kernel.h): each row's
-// products are added in entry order, so the targets agree to the last bit for real types
-// up to the device's fused multiply-adds.
+// On CUDA devices spmv and spmm go to cuSPARSE's generic API (loaded on first use;
+// $KERNEL_CUSPARSE_LIBRARY names another build) for a CSR matrix in its canonical format
+// (has_canonical_format: each row's columns sorted, none twice) with contiguous vectors, or
+// dense matrices of one order (row- or column-major) with z, E absent or the result itself.
+// Everything else, and every product on cpu, parallel and the simulator, is the runtime's own
+// work (detail/sparse_kernel.h): each row's products are added in entry order, so those
+// targets agree to the last bit for real types up to the device's fused multiply-adds;
+// cuSPARSE agrees with them to rounding.
 #pragma once
 
 #include <algorithm>
@@ -45,6 +50,7 @@
 #include <vector>
 
 #include "kernel/algorithm.h"
+#include "kernel/detail/sparse_api.h"
 #include "kernel/detail/sparse_kernel.h"
 #include "kernel/device_array.h"
 #include "kernel/errors.h"
@@ -127,14 +133,14 @@ inline void throw_index_faults(std::string_view name, const index_faults &f) {
 /// the same first positions either way.
 template <class I, bool Csr> index_faults find_index_faults(const std::optional<device_call> &call, check_params<I> p) {
   const index_t work = Csr ? p.rows : p.n;
-  std::array<index_t, 3> found{no_fault, no_fault, no_fault};
+  std::array<index_t, 4> found{no_fault, no_fault, no_fault, no_fault};
   if (call) {
-    auto memory = device_temp<index_t>(*call, 3);
-    copy_to_device(*call, data_of<index_t>(memory), found.data(), 3);
+    auto memory = device_temp<index_t>(*call, 4);
+    copy_to_device(*call, data_of<index_t>(memory), found.data(), 4);
     p.faults = data_of<index_t>(memory);
     launch_over<check_indices_entry<I, Csr>>(*call, work, p);
-    const std::vector<index_t> r = read_back<index_t>(*call, p.faults, 3);
-    return {r[0], r[1], r[2]};
+    const std::vector<index_t> r = read_back<index_t>(*call, p.faults, 4);
+    return {r[0], r[1], r[2], r[3]};
   }
   const auto fault = [&](int what, index_t at) { found[what] = std::min(found[what], at); };
   for (index_t t = 0; t < work; ++t) {
@@ -143,7 +149,7 @@ template <class I, bool Csr> index_faults find_index_faults(const std::optional<
     else
       check_coo_entry(p, t, fault);
   }
-  return {found[0], found[1], found[2]};
+  return {found[0], found[1], found[2], found[3]};
 }
 
 /// A host copy of any 1-D host array as an ndarray of U, each element checked to fit U.
@@ -212,7 +218,8 @@ public:
             cols_,
             kernel::to_device(first_, d),
             kernel::to_device(columns_, d),
-            kernel::to_device(values_, d)};
+            kernel::to_device(values_, d),
+            canonical_};
   }
   Matrix<T, I, true> to_device(const stream &s) const
     requires(!Device)
@@ -222,25 +229,30 @@ public:
             cols_,
             kernel::to_device(first_, s),
             kernel::to_device(columns_, s),
-            kernel::to_device(values_, s)};
+            kernel::to_device(values_, s),
+            canonical_};
   }
   /// A host copy; the host waits for it.
   Matrix<T, I, false> copy_to_host() const
     requires Device
   {
-    return {sparse_trusted, rows_, cols_, first_.copy_to_host(), columns_.copy_to_host(), values_.copy_to_host()};
+    return {sparse_trusted,         rows_,     cols_, first_.copy_to_host(), columns_.copy_to_host(),
+            values_.copy_to_host(), canonical_};
   }
 
   /// The three arrays (row offsets or row indices, column indices, values), moved out; the
   /// matrix is left with none.
   std::tuple<array_type<I>, array_type<I>, array_type<T>> into_arrays() && {
     rows_ = cols_ = 0;
+    canonical_ = false;
     return {std::move(first_), std::move(columns_), std::move(values_)};
   }
 
 protected:
-  sparse_arrays(index_t rows, index_t cols, array_type<I> first, array_type<I> columns, array_type<T> values) noexcept
-      : rows_(rows), cols_(cols), first_(std::move(first)), columns_(std::move(columns)), values_(std::move(values)) {}
+  sparse_arrays(index_t rows, index_t cols, array_type<I> first, array_type<I> columns, array_type<T> values,
+                bool canonical = false) noexcept
+      : rows_(rows), cols_(cols), first_(std::move(first)), columns_(std::move(columns)), values_(std::move(values)),
+        canonical_(canonical) {}
 
   /// The checks of every format: the extents fit the index type, one column index per value;
   /// then where the matrix's arrays are.
@@ -257,6 +269,8 @@ protected:
   index_t rows_ = 0, cols_ = 0;
   array_type<I> first_, columns_;
   array_type<T> values_;
+  // CSR: each row's column indices are known to strictly increase (basic_csr_matrix).
+  bool canonical_ = false;
 };
 
 } // namespace kernel::detail
@@ -276,7 +290,7 @@ public:
   basic_csr_matrix(index_t rows, index_t cols, array_type<I> row_offsets, array_type<I> column_indices,
                    array_type<T> values)
       : base(rows, cols, std::move(row_offsets), std::move(column_indices), std::move(values)) {
-    check();
+    this->canonical_ = check();
   }
 
   /// The same from any 1-D host arrays (std::vector, std::span, array_view, ...), copied;
@@ -286,20 +300,29 @@ public:
   basic_csr_matrix(index_t rows, index_t cols, const O &row_offsets, const C &column_indices, const V &values)
       : base(rows, cols, detail::host_copy_as<I>(name, 3, row_offsets),
              detail::host_copy_as<I>(name, 4, column_indices), detail::host_copy_as<T>(name, 5, values)) {
-    check();
+    this->canonical_ = check();
   }
 
+  /// `canonical`: what the library knows of the arrays it made (has_canonical_format).
   basic_csr_matrix(detail::sparse_trusted_t, index_t rows, index_t cols, array_type<I> row_offsets,
-                   array_type<I> column_indices, array_type<T> values) noexcept
-      : base(rows, cols, std::move(row_offsets), std::move(column_indices), std::move(values)) {}
+                   array_type<I> column_indices, array_type<T> values, bool canonical = false) noexcept
+      : base(rows, cols, std::move(row_offsets), std::move(column_indices), std::move(values), canonical) {}
 
   /// rows + 1 offsets: row r holds entries row_offsets()[r] to row_offsets()[r + 1] - 1.
   const array_type<I> &row_offsets() const noexcept { return this->first_; }
 
+  /// Whether each row's column indices are known to strictly increase (sorted, no
+  /// coordinate twice), as SciPy's has_canonical_format: true for matrices checked when built
+  /// from a user's arrays that have it, from csr_from_dense, and transposes and copies of
+  /// such; false for conversions from COO. Products of a CSR matrix with it run on cuSPARSE
+  /// on CUDA devices, which requires it.
+  bool has_canonical_format() const noexcept { return this->canonical_; }
+
 private:
   static constexpr std::string_view name = "csr_matrix";
 
-  void check() const {
+  /// Throws for a fault; returns whether the matrix has the canonical format.
+  bool check() const {
     const detail::algorithm_site site = this->check_common(name);
     const index_t rows = this->rows_;
     if (this->first_.size() != rows + 1)
@@ -314,11 +337,13 @@ private:
       else
         first = this->first_(0);
       if (first != 0 || this->nnz() != 0) detail::throw_index_faults(name, {0, detail::no_fault, detail::no_fault});
-      return;
+      return true;
     }
     const detail::check_params<I> p{this->first_.data(), nullptr, this->columns_.data(), rows, this->cols_,
                                     this->nnz(),         nullptr};
-    detail::throw_index_faults(name, detail::find_index_faults<I, true>(site.call, p));
+    const detail::index_faults faults = detail::find_index_faults<I, true>(site.call, p);
+    detail::throw_index_faults(name, faults);
+    return faults.unsorted == detail::no_fault;
   }
 };
 
@@ -346,9 +371,10 @@ public:
     check();
   }
 
+  /// (`canonical` is CSR's: to_device and copy_to_host pass it to either format.)
   basic_coo_matrix(detail::sparse_trusted_t, index_t rows, index_t cols, array_type<I> row_indices,
-                   array_type<I> column_indices, array_type<T> values) noexcept
-      : base(rows, cols, std::move(row_indices), std::move(column_indices), std::move(values)) {}
+                   array_type<I> column_indices, array_type<T> values, bool canonical = false) noexcept
+      : base(rows, cols, std::move(row_indices), std::move(column_indices), std::move(values), canonical) {}
 
   /// The row of each entry.
   const array_type<I> &row_indices() const noexcept { return this->first_; }
@@ -421,7 +447,8 @@ inline index_t rows_per_task(index_t rows, index_t nnz) {
 /// COO entries sorted stably by row, and the row offsets of that order: the CSR of a COO
 /// matrix (repeated coordinates are kept, next to each other in their original order).
 template <class T, class I, bool D>
-sparse::basic_csr_matrix<T, I, D> coo_to_csr(const algorithm_site &site, const sparse::basic_coo_matrix<T, I, D> &m) {
+sparse::basic_csr_matrix<T, I, D> coo_to_csr(const algorithm_site &site, const sparse::basic_coo_matrix<T, I, D> &m,
+                                             bool canonical = false) {
   using V = blas_value_t<T>;
   const index_t n = m.nnz(), rows = m.rows();
   auto offsets = sparse_result<I, D>(site, rows + 1);
@@ -456,7 +483,7 @@ sparse::basic_csr_matrix<T, I, D> coo_to_csr(const algorithm_site &site, const s
       values(at) = m.values()(k);
     }
   }
-  return {sparse_trusted, rows, m.cols(), std::move(offsets), std::move(columns), std::move(values)};
+  return {sparse_trusted, rows, m.cols(), std::move(offsets), std::move(columns), std::move(values), canonical};
 }
 
 /// The row index of every entry of a CSR matrix: its COO form.
@@ -494,9 +521,39 @@ template <class M> M sparse_copy(const algorithm_site &site, const M &m) {
       else
         return m.row_indices();
     }();
+    bool canonical = false;
+    if constexpr (is_csr<M>) canonical = m.has_canonical_format();
     return M(sparse_trusted, m.rows(), m.cols(), device_copy_of(c, first), device_copy_of(c, m.column_indices()),
-             device_copy_of(c, m.values()));
+             device_copy_of(c, m.values()), canonical);
   }
+}
+
+/// C = alpha A B + beta E through cuSPARSE on a CUDA device, where it can: A has the
+/// canonical format, E is absent or C itself, and the layouts suit it (sparse_api.h).
+/// Returns whether it queued the product; nothing is queued otherwise.
+template <class T, class I, bool D>
+bool sparse_product_on_cuda(std::string_view name, const algorithm_site &site,
+                            const sparse::basic_csr_matrix<T, I, D> &m, const csr_operand<T, I> &a,
+                            const linalg_matrix<const T> &b, const linalg_matrix<const T> *e, const linalg_matrix<T> &c,
+                            T alpha, T beta, bool vector) {
+  if (device_is_simulator(*site.call->device) || !m.has_canonical_format()) return false;
+  if (e && (e->data != c.data || e->strides.row != c.strides.row || (!vector && e->strides.col != c.strides.col)))
+    return false;
+  sparse_product_problem p;
+  p.a = {blas_type_of<T>(), sizeof(I) == 8, m.rows(), m.cols(), m.nnz(), a.a.offsets, a.a.columns, a.a.values};
+  p.b = b.for_blas();
+  p.c = c.for_blas();
+  p.vector = vector;
+  p.alpha = blas_pair(alpha);
+  p.beta = blas_pair(e ? beta : T(0));
+  if (!cusparse_takes(p)) return false;
+  if (p.beta == std::array<double, 2>{0, 0}) {
+    // cuSPARSE does not promise to leave C unread then: it must not meet a NaN there.
+    launch_over<zero_fill_entry<T>>(*site.call, c.rows * c.cols,
+                                    {reinterpret_cast<blas_value_t<T> *>(c.data), c.strides, c.rows, c.cols});
+  }
+  const std::string n(name);
+  return sparse_product_cuda(n.c_str(), p, *site.call->device, *site.call->stream);
 }
 
 /// Calls `f` with `m` as a CSR matrix: `m` itself, or its conversion for a COO matrix (made
@@ -622,7 +679,12 @@ private:
                                   detail::blas_value_of(alpha),
                                   detail::blas_value_of(beta),
                                   1};
-      if (site.on_device()) {
+      if (site.on_device() &&
+          detail::sparse_product_on_cuda<T>(name(), site, m, ma, mx, std::is_same_v<Z, std::nullptr_t> ? nullptr : &mz,
+                                            out.matrix, alpha, beta, /*vector=*/true)) {
+        ma.keep.insert(ma.keep.end(), {mx.keep, mz.keep});
+        detail::keep_until_done(*site.call, std::move(ma.keep));
+      } else if (site.on_device()) {
         p.lanes = detail::spmv_lanes(m.rows(), m.nnz());
         const index_t threads = m.rows() * p.lanes;
         detail::launch_tiles<detail::spmv_entry<T, I>>(
@@ -730,7 +792,12 @@ private:
                                         mb.cols,
                                         detail::blas_value_of(alpha),
                                         detail::blas_value_of(beta)};
-      if (site.on_device()) {
+      if (site.on_device() &&
+          detail::sparse_product_on_cuda<T>(name(), site, m, ma, mb, std::is_same_v<E, std::nullptr_t> ? nullptr : &me,
+                                            out.matrix, alpha, beta, /*vector=*/false)) {
+        ma.keep.insert(ma.keep.end(), {mb.keep, me.keep});
+        detail::keep_until_done(*site.call, std::move(ma.keep));
+      } else if (site.on_device()) {
         detail::launch_over<detail::spmm_entry<T, I>>(*site.call, m.rows() * mb.cols, p);
         ma.keep.insert(ma.keep.end(), {mb.keep, me.keep});
         detail::keep_until_done(*site.call, std::move(ma.keep));
@@ -875,7 +942,8 @@ public:
       });
     }
     if constexpr (Csr)
-      return Result(detail::sparse_trusted, rows, cols, std::move(offsets), std::move(columns), std::move(values));
+      return Result(detail::sparse_trusted, rows, cols, std::move(offsets), std::move(columns), std::move(values),
+                    /*canonical=*/true);
     else
       return Result(detail::sparse_trusted, rows, cols, std::move(row_indices), std::move(columns), std::move(values));
   }
@@ -937,8 +1005,9 @@ public:
     auto [rows, columns, values] = std::move(coo).into_arrays();
     using C = basic_coo_matrix<typename M::value_type, typename M::index_type, M::on_device>;
     C swapped(detail::sparse_trusted, m.cols(), m.rows(), std::move(columns), std::move(rows), std::move(values));
+    // A canonical matrix's transpose is canonical: each of its rows comes out in row order.
     if constexpr (detail::is_csr<M>)
-      return detail::coo_to_csr(site, swapped);
+      return detail::coo_to_csr(site, swapped, m.has_canonical_format());
     else
       return swapped;
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 
 #include "kernel/types.h"
 
@@ -59,6 +60,17 @@ class stream_state;
 /// the toolkit's libcublas) and cuda_error naming the cuBLAS function and its status when it
 /// fails; `name` begins each message.
 bool gemm_cuda(const char *name, const gemm_problem &p, device_state &device, stream_state &stream);
+
+/// x . y, or conj(x) . y with `conjugate`, of device memory through cuBLAS (the host waits
+/// for it), or nothing when cuBLAS cannot take the strides (cublas_increment), queuing nothing.
+/// Errors as gemm_cuda's.
+std::optional<std::array<double, 2>> dot_cuda(const char *name, blas_type type, const blas_vector &x,
+                                              const blas_vector &y, bool conjugate, device_state &device,
+                                              stream_state &stream);
+
+/// The Euclidean norm of device memory through cuBLAS, as dot_cuda.
+std::optional<double> two_norm_cuda(const char *name, blas_type type, const blas_vector &x, device_state &device,
+                                    stream_state &stream);
 
 /// Loads cuBLAS as gemm_cuda does, or throws target_unavailable_error as it would.
 void cublas_require(const char *name);

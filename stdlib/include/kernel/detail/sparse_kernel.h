@@ -305,10 +305,12 @@ template <class I> struct expand_rows_entry {
 // Checks of matrices built from a user's arrays
 
 /// The first faults of a matrix's index arrays (positions; no_fault where none): an offset
-/// out of order or out of range, a row or column index outside the matrix.
+/// out of order or out of range, a row or column index outside the matrix. `unsorted` is no
+/// fault: the first CSR entry whose column is not above the one before it in its row (a
+/// matrix without one has cuSPARSE's canonical format: sorted, no coordinate twice).
 inline constexpr index_t no_fault = std::numeric_limits<index_t>::max();
 struct index_faults {
-  index_t offset = no_fault, row = no_fault, column = no_fault;
+  index_t offset = no_fault, row = no_fault, column = no_fault, unsorted = no_fault;
 };
 
 template <class I> struct check_params {
@@ -316,7 +318,7 @@ template <class I> struct check_params {
   const I *rows_in; // COO
   const I *columns;
   index_t rows, cols, n; // n: entries
-  index_t *faults;       // index_faults' three fields, on the device
+  index_t *faults;       // index_faults' four fields, on the device
 };
 
 /// CSR row r: its offsets (offset fault at r + 1 when it ends before it starts or past the
@@ -330,8 +332,10 @@ KERNEL_ALWAYS_INLINE void check_csr_row(const check_params<I> &p, index_t r, Fau
     fault(0, r + 1);
     return;
   }
-  for (index_t k = begin; k < end; ++k)
+  for (index_t k = begin; k < end; ++k) {
     if (p.columns[k] < 0 || static_cast<index_t>(p.columns[k]) >= p.cols) fault(2, k);
+    if (k > begin && p.columns[k] <= p.columns[k - 1]) fault(3, k);
+  }
 }
 
 template <class I, class Fault>

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "cuda/math_library.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "cuda/toolkit.h"
+#include "kernel/errors.h"
+
+namespace kernel::runtime::cuda {
+
+std::vector<std::string> math_library_candidates(const math_library_spec &spec) {
+  const char *chosen = std::getenv(spec.variable);
+  if (chosen && *chosen) return {chosen};
+  return toolkit_library_candidates(spec.soname);
+}
+
+std::string joined_names(const std::vector<std::string> &names) {
+  std::string s;
+  for (const std::string &n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+void throw_missing_math_library(const math_library_spec &spec, const std::string &needs,
+                                const std::vector<std::string> &where, const std::string &why) {
+  const std::string_view soname(spec.soname);
+  const std::string_view stem = soname.substr(0, soname.find(".so"));
+  throw target_unavailable_error(needs + " " + spec.title + ", which could not be loaded from " + joined_names(where) +
+                                 " (" + why + "); install the CUDA toolkit's " + std::string(stem) + " or set " +
+                                 spec.variable + " to its path");
+}
+
+} // namespace kernel::runtime::cuda

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The toolkit's math libraries (cuFFT, cuBLAS, cuRAND, cuSPARSE) as the runtime loads them:
+// on first use, so that a program that never calls one never loads it; from the path in the
+// library's own environment variable alone when that is set, else as toolkit.h finds
+// toolkit libraries. A library that cannot be loaded, or lacks a function, is a
+// target_unavailable_error naming the library, every place it was looked for, and the fix.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuda/shared_library.h"
+
+namespace kernel::runtime::cuda {
+
+/// Which library, and where to look for it.
+struct math_library_spec {
+  const char *title;    ///< "cuBLAS"
+  const char *soname;   ///< "libcublas.so.13"
+  const char *variable; ///< "KERNEL_CUBLAS_LIBRARY": a path that replaces the search
+};
+
+/// Where `spec`'s library is looked for under the current environment, in order.
+std::vector<std::string> math_library_candidates(const math_library_spec &spec);
+
+/// "a, b, c".
+std::string joined_names(const std::vector<std::string> &names);
+
+/// Throws the target_unavailable_error for `spec`'s library, which could not be loaded from
+/// `where` because of `why`; the message begins with `needs` ("fft2: transforms of CUDA
+/// memory need").
+[[noreturn]] void throw_missing_math_library(const math_library_spec &spec, const std::string &needs,
+                                             const std::vector<std::string> &where, const std::string &why);
+
+/// A loaded library and its function table `Functions`, a struct of function pointers with
+/// `bool bind(const shared_library &)`, which binds them all or returns false.
+template <class Functions> struct math_library : Functions {
+  shared_library lib;
+  std::string failure; ///< why it could not be used; empty when it can
+};
+
+/// `spec`'s library under the current setting of its variable, or the error above. Each
+/// setting is tried once per process, and what was loaded stays loaded: handles and plans
+/// keep the library they were made by (a shared_ptr), also when they outlive this table.
+template <class Functions>
+std::shared_ptr<const math_library<Functions>> load_math_library(const math_library_spec &spec,
+                                                                 const std::string &needs) {
+  static std::mutex lock;
+  static std::map<std::vector<std::string>, std::shared_ptr<math_library<Functions>>> loaded;
+  const std::vector<std::string> where = math_library_candidates(spec);
+  std::lock_guard guard(lock);
+  std::shared_ptr<math_library<Functions>> &lib = loaded[where];
+  if (!lib) {
+    lib = std::make_shared<math_library<Functions>>();
+    lib->lib = shared_library(where);
+    if (!lib->lib)
+      lib->failure = lib->lib.error();
+    else if (!lib->bind(lib->lib))
+      lib->failure = "the library loaded from " + joined_names(where) + " lacks " + spec.title + "'s functions";
+  }
+  if (!lib->failure.empty()) throw_missing_math_library(spec, needs, where, lib->failure);
+  return lib;
+}
+
+} // namespace kernel::runtime::cuda
