@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""kernel/algorithm.h on a GPU next to CUB and CuPy: runs gpu_algorithm_bench (ours and CUB,
+same process) and times what a CuPy user writes for the same work on the same GPU and sizes
+(cupy.sort, a stable argsort and two takes for key-value pairs, cupy.cumsum, cupy.sum read to
+the host, x[x > 0], cupy.argpartition per column, cuRAND's Philox normals through
+cupy.random). One table; speed is the other's time over ours (above 1: ours is faster).
+
+    bazel build -c opt //bench:gpu_algorithm_bench
+    bench/gpu_algorithm_compare.py [--binary PATH] [--log2n 28]
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+LINE = re.compile(r"^(.*?)\s+ours\s+([\d.]+) ms\s+(?:CUB|cuRAND)\s+([\d.]+) ms")
+
+
+def ours(binary, log2n):
+    run = subprocess.run([binary, str(log2n)], capture_output=True, text=True)
+    print(run.stdout.rstrip())
+    if run.returncode != 0:
+        print(run.stderr.rstrip(), file=sys.stderr)
+        sys.exit(f"gpu_algorithm_bench exited with {run.returncode}")
+    rows = {}
+    for line in run.stdout.splitlines():
+        m = LINE.match(line)
+        if m:
+            rows[m.group(1).strip()] = (float(m.group(2)), float(m.group(3)))
+    if not rows:
+        sys.exit("gpu_algorithm_bench measured nothing (no GPU?)")
+    return rows
+
+
+def cupy_figures(log2n, reps=10):
+    import cupy
+
+    def event_ms(f):
+        f()
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        best = 1e300
+        for _ in range(3):
+            start.record()
+            for _ in range(reps):
+                f()
+            stop.record()
+            stop.synchronize()
+            best = min(best, cupy.cuda.get_elapsed_time(start, stop) / reps)
+        return best
+
+    n, pairs = 1 << log2n, 1 << (log2n - 2)
+    rs = cupy.random.RandomState(1)
+    keys = (rs.random_sample(n) * 2.0**32).astype(cupy.uint32)
+    pair_keys = keys[:pairs].copy()
+    pair_values = cupy.arange(pairs, dtype=cupy.uint32)
+    x = rs.uniform(-1, 1, size=n).astype(cupy.float32)
+    out = cupy.empty_like(x)
+    matrix = rs.uniform(-1, 1, size=(1000, 32000)).astype(cupy.float32)
+    philox = cupy.random.RandomState(7, method=cupy.cuda.curand.CURAND_RNG_PSEUDO_PHILOX4_32_10)
+
+    def sort_by_key():
+        order = cupy.argsort(pair_keys, kind="stable")
+        return pair_keys[order], pair_values[order]
+
+    def top10():
+        rows = matrix.shape[0]
+        where = cupy.argpartition(matrix, rows - 10, axis=0)[rows - 10:]
+        return cupy.take_along_axis(matrix, where, axis=0)
+
+    return {
+        "sort uint32 keys": event_ms(lambda: cupy.sort(keys)),
+        "sort_by_key uint32 -> uint32": event_ms(sort_by_key),
+        "cumsum float32": event_ms(lambda: cupy.cumsum(x, out=out)),
+        "reduce float32 (sum to the host)": event_ms(lambda: float(cupy.sum(x))),
+        "select_if float32 > 0": event_ms(lambda: x[x > 0]),
+        "top-10 of each column, 1000 x 32000": event_ms(top10),
+        "random normal float32 (Philox)": event_ms(lambda: philox.standard_normal(n, dtype=cupy.float32)),
+    }
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--binary", default="bazel-bin/bench/gpu_algorithm_bench")
+    p.add_argument("--log2n", type=int, default=28)
+    a = p.parse_args()
+    rows = ours(a.binary, a.log2n)
+    try:
+        cp = cupy_figures(a.log2n)
+    except ImportError:
+        cp = {}
+        print("CuPy is not installed: its column is empty")
+    print()
+    print(f"{'primitive':38} {'ours ms':>9} {'CUB/cuRAND':>10} {'CuPy ms':>9} {'vs CUB':>7} {'vs CuPy':>8}")
+    for name, (mine, direct) in rows.items():
+        theirs = cp.get(name)
+        cupy_ms = f"{theirs:9.3f}" if theirs else f"{'-':>9}"
+        vs_cupy = f"{theirs / mine:7.2f}x" if theirs else f"{'-':>8}"
+        print(f"{name:38} {mine:9.3f} {direct:10.3f} {cupy_ms} {direct / mine:6.2f}x {vs_cupy}")
+
+
+if __name__ == "__main__":
+    main()
