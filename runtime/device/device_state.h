@@ -37,6 +37,9 @@ public:
   virtual void wait(event_state &e) = 0;
   /// The backend's handle (CUstream), or null.
   virtual void *native() noexcept = 0;
+  /// Expires when the stream is destroyed, so that what is kept per stream (the math
+  /// libraries' handles and plans) can be released then.
+  std::weak_ptr<const void> liveness() const noexcept { return alive_; }
 
 private:
   static std::uint64_t next_id() noexcept {
@@ -46,6 +49,7 @@ private:
 
   device_state &device_;
   const std::uint64_t id_;
+  const std::shared_ptr<const void> alive_ = std::make_shared<char>();
 };
 
 class event_state {

@@ -5,7 +5,6 @@
 // plans are cached per layout, type, device and stream.
 #include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -115,10 +114,12 @@ struct plan_key {
 
 using plan_cache = runtime::cuda::handle_cache<plan_key, cufftHandle>;
 
-/// The plan for `key`, made when there is none; the caller holds the cache's lock.
-cufftHandle plan_for(plan_cache &cache, const plan_key &key, const std::shared_ptr<const cufft_library> &lib,
-                     const device_state &device, std::string_view name) {
-  return cache.get(key, device, [&] {
+/// The plan for `key`, made when there is none, lent to the caller; the device is current.
+runtime::cuda::handle_lease<cufftHandle> plan_for(const plan_key &key, const std::shared_ptr<const cufft_library> &lib,
+                                                  const device_state &device, std::weak_ptr<const void> stream,
+                                                  std::string_view name) {
+  plan_cache &cache = runtime::cuda::process_handle_cache<plan_key, cufftHandle>();
+  return cache.lend(key, device, std::move(stream), [&] {
     const std::string what = "n=" + std::to_string(key.n) + ", batch=" + std::to_string(key.batch);
     cufftHandle h = 0;
     check(lib->create(&h), name, "cufftCreate", what);
@@ -168,9 +169,8 @@ void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, st
                      l.n,       l.in_extent,  l.out_extent, l.in_stride,
                      l.in_dist, l.out_stride, l.out_dist,   l.batch};
   const int direction = p.transform == fft_transform::c2c_inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
-  plan_cache &cache = runtime::cuda::process_handle_cache<plan_key, cufftHandle>();
-  std::lock_guard guard(cache.lock);
-  const cufftHandle plan = plan_for(cache, key, lib, device, name);
+  const runtime::cuda::handle_lease<cufftHandle> lease = plan_for(key, lib, device, stream.liveness(), name);
+  const cufftHandle plan = lease.get();
   const std::string what = "n=" + std::to_string(l.n) + ", batch=" + std::to_string(l.batch);
   check(lib->set_stream(plan, static_cast<cudaStream_t>(stream.native())), name, "cufftSetStream", what);
   for (index_t e = 0; e < executions; ++e) {

@@ -5,7 +5,6 @@
 // (runtime/cuda/library_handles.h).
 #include <array>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,8 +50,7 @@ using cublas_library = runtime::cuda::math_library<cublas_functions>;
 constexpr runtime::cuda::math_library_spec cublas_spec{"cuBLAS", "libcublas.so.13", "KERNEL_CUBLAS_LIBRARY"};
 
 std::shared_ptr<const cublas_library> cublas(const char *name) {
-  return runtime::cuda::load_math_library<cublas_functions>(cublas_spec,
-                                                            std::string(name) + ": products of CUDA memory need");
+  return runtime::cuda::load_math_library<cublas_functions>(cublas_spec, std::string(name) + " of CUDA memory needs");
 }
 
 const char *status_name(cublasStatus_t s) noexcept {
@@ -81,17 +79,19 @@ void check(cublasStatus_t s, const char *name, const char *call, const std::stri
 using handle_key = runtime::cuda::stream_key;
 using handle_cache = runtime::cuda::handle_cache<handle_key, cublasHandle_t>;
 
-/// The cuBLAS handle of `stream`, set to it; the caller holds the cache's lock, and the
-/// device is current.
-cublasHandle_t handle_for(handle_cache &cache, const std::shared_ptr<const cublas_library> &lib, device_state &device,
-                          stream_state &stream, const char *name, const std::string &what) {
-  const cublasHandle_t h = cache.get({lib.get(), &device, stream.id()}, device, [&] {
-    cublasHandle_t made = nullptr;
-    check(lib->create(&made), name, "cublasCreate", device.name());
-    return std::make_unique<runtime::cuda::device_handle<cublasHandle_t>>(
-        made, device, [lib](cublasHandle_t dropped) { lib->destroy(dropped); });
-  });
-  check(lib->set_stream(h, static_cast<cudaStream_t>(stream.native())), name, "cublasSetStream", what);
+/// The cuBLAS handle of `stream`, set to it and lent to the caller; the device is current.
+runtime::cuda::handle_lease<cublasHandle_t> handle_for(const std::shared_ptr<const cublas_library> &lib,
+                                                       device_state &device, stream_state &stream, const char *name,
+                                                       const std::string &what) {
+  handle_cache &cache = runtime::cuda::process_handle_cache<handle_key, cublasHandle_t>();
+  runtime::cuda::handle_lease<cublasHandle_t> h =
+      cache.lend({lib.get(), &device, stream.id()}, device, stream.liveness(), [&] {
+        cublasHandle_t made = nullptr;
+        check(lib->create(&made), name, "cublasCreate", device.name());
+        return std::make_unique<runtime::cuda::device_handle<cublasHandle_t>>(
+            made, device, [lib](cublasHandle_t dropped) { lib->destroy(dropped); });
+      });
+  check(lib->set_stream(h.get(), static_cast<cudaStream_t>(stream.native())), name, "cublasSetStream", what);
   return h;
 }
 
@@ -119,10 +119,8 @@ bool gemm_cuda(const char *name, const gemm_problem &p, device_state &device, st
   const cudaDataType type = data_type(p.type);
   const std::string what = "m=" + std::to_string(g->m) + ", n=" + std::to_string(g->n) + ", k=" + std::to_string(g->k) +
                            ", batch=" + std::to_string(g->batch);
-  handle_cache &cache = runtime::cuda::process_handle_cache<handle_key, cublasHandle_t>();
-  std::lock_guard guard(cache.lock);
-  const cublasHandle_t h = handle_for(cache, lib, device, stream, name, what);
-  check(lib->gemm(h, op(g->a), op(g->b), static_cast<int>(g->m), static_cast<int>(g->n), static_cast<int>(g->k),
+  const auto h = handle_for(lib, device, stream, name, what);
+  check(lib->gemm(h.get(), op(g->a), op(g->b), static_cast<int>(g->m), static_cast<int>(g->n), static_cast<int>(g->k),
                   alpha.bytes, g->a.data, type, static_cast<int>(g->a.ld), g->a.batch_stride, g->b.data, type,
                   static_cast<int>(g->b.ld), g->b.batch_stride, beta.bytes, const_cast<void *>(g->c.data), type,
                   static_cast<int>(g->c.ld), g->c.batch_stride, static_cast<int>(g->batch), compute_type(p.type),
@@ -143,11 +141,10 @@ std::optional<std::array<double, 2>> dot_cuda(const char *name, blas_type type, 
   // The result in host memory (cuBLAS's default pointer mode): the call returns once it is there.
   host_scalar result(type, {0, 0});
   {
-    handle_cache &cache = runtime::cuda::process_handle_cache<handle_key, cublasHandle_t>();
-    std::lock_guard guard(cache.lock);
-    const cublasHandle_t h = handle_for(cache, lib, device, stream, name, what);
+    const auto h = handle_for(lib, device, stream, name, what);
     const auto call = conjugate && is_complex(type) ? lib->dotc : lib->dot;
-    check(call(h, static_cast<int>(x.size), x.data, t, *incx, y.data, t, *incy, result.bytes, t, execution_type(type)),
+    check(call(h.get(), static_cast<int>(x.size), x.data, t, *incx, y.data, t, *incy, result.bytes, t,
+               execution_type(type)),
           name, conjugate && is_complex(type) ? "cublasDotcEx" : "cublasDotEx", what);
   }
   return result.value(type);
@@ -162,10 +159,8 @@ std::optional<double> two_norm_cuda(const char *name, blas_type type, const blas
   const blas_type real = real_type(type);
   const std::string what = "n=" + std::to_string(x.size);
   host_scalar result(real, {0, 0});
-  handle_cache &cache = runtime::cuda::process_handle_cache<handle_key, cublasHandle_t>();
-  std::lock_guard guard(cache.lock);
-  const cublasHandle_t h = handle_for(cache, lib, device, stream, name, what);
-  check(lib->nrm2(h, static_cast<int>(x.size), x.data, data_type(type), *incx, result.bytes, data_type(real),
+  const auto h = handle_for(lib, device, stream, name, what);
+  check(lib->nrm2(h.get(), static_cast<int>(x.size), x.data, data_type(type), *incx, result.bytes, data_type(real),
                   execution_type(real)),
         name, "cublasNrm2Ex", what);
   return result.value(real)[0];

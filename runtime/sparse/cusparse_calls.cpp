@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -113,8 +112,8 @@ cusparseIndexType_t index_type(const csr_descriptor &a) noexcept {
 
 void cusparse_require(const char *name) { cusparse(name); }
 
-bool sparse_product_cuda(const char *name, const sparse_product_problem &p, device_state &device,
-                         stream_state &stream) {
+bool sparse_product_cuda(const char *name, const sparse_product_problem &p, device_state &device, stream_state &stream,
+                         void (*zero_c)(void *context), void *context) {
   const std::optional<cusparse_product> g = cusparse_product_of(p);
   if (!g) return false;
   std::shared_ptr<const cusparse_library> lib = cusparse(name);
@@ -122,19 +121,20 @@ bool sparse_product_cuda(const char *name, const sparse_product_problem &p, devi
   const csr_descriptor &a = p.a;
   const cudaDataType type = data_type(a.type);
   const host_scalar alpha(a.type, p.alpha), beta(a.type, p.beta);
+  const bool beta_is_zero = p.beta == std::array<double, 2>{0, 0};
   const std::string what = std::to_string(a.rows) + "x" + std::to_string(a.cols) + ", " + std::to_string(a.nnz) +
                            " entries" + (g->vector ? "" : ", " + std::to_string(g->c.cols) + " columns");
 
-  using runtime::cuda::handle_cache;
-  handle_cache<handle_key, cusparseHandle_t> &cache =
+  runtime::cuda::handle_cache<handle_key, cusparseHandle_t> &cache =
       runtime::cuda::process_handle_cache<handle_key, cusparseHandle_t>();
-  std::lock_guard guard(cache.lock);
-  const cusparseHandle_t h = cache.get({lib.get(), &device, stream.id()}, device, [&] {
-    cusparseHandle_t made = nullptr;
-    check(*lib, lib->create(&made), name, "cusparseCreate", device.name());
-    return std::make_unique<runtime::cuda::device_handle<cusparseHandle_t>>(
-        made, device, [lib](cusparseHandle_t dropped) { lib->destroy(dropped); });
-  });
+  const runtime::cuda::handle_lease<cusparseHandle_t> lease =
+      cache.lend({lib.get(), &device, stream.id()}, device, stream.liveness(), [&] {
+        cusparseHandle_t made = nullptr;
+        check(*lib, lib->create(&made), name, "cusparseCreate", device.name());
+        return std::make_unique<runtime::cuda::device_handle<cusparseHandle_t>>(
+            made, device, [lib](cusparseHandle_t dropped) { lib->destroy(dropped); });
+      });
+  const cusparseHandle_t h = lease.get();
   check(*lib, lib->set_stream(h, static_cast<cudaStream_t>(stream.native())), name, "cusparseSetStream", what);
 
   // cuSPARSE's descriptors take non-const pointers; it reads A and B only.
@@ -156,6 +156,7 @@ bool sparse_product_cuda(const char *name, const sparse_product_problem &p, devi
                          type, CUSPARSE_SPMV_ALG_DEFAULT, &bytes),
           name, "cusparseSpMV_bufferSize", what);
     const work_area work(device, stream, bytes);
+    if (beta_is_zero) zero_c(context);
     check(*lib,
           lib->spmv(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha.bytes, sparse.get(), x.get(), beta.bytes, y.get(), type,
                     CUSPARSE_SPMV_ALG_DEFAULT, work.get()),
@@ -174,6 +175,7 @@ bool sparse_product_cuda(const char *name, const sparse_product_problem &p, devi
                        b.get(), beta.bytes, c.get(), type, CUSPARSE_SPMM_ALG_DEFAULT, &bytes),
         name, "cusparseSpMM_bufferSize", what);
   const work_area work(device, stream, bytes);
+  if (beta_is_zero) zero_c(context);
   check(*lib,
         lib->spmm(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha.bytes, sparse.get(),
                   b.get(), beta.bytes, c.get(), type, CUSPARSE_SPMM_ALG_DEFAULT, work.get()),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "sparse/cusparse_layout.h"
 
+#include <cstdint>
+
 namespace kernel::detail {
 
 namespace {
@@ -22,12 +24,18 @@ std::optional<index_t> column_major_ld(const blas_matrix &m) noexcept {
 
 bool contiguous_column(const blas_matrix &m) noexcept { return m.cols == 1 && (m.rows == 1 || m.row_stride == 1); }
 
+// cuSPARSE 12's generic API requires every array it is given to start on 16 bytes (views
+// that begin an element or two into an allocation do not).
+bool aligned(const void *p) noexcept { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
 } // namespace
 
 std::optional<cusparse_product> cusparse_product_of(const sparse_product_problem &p) {
   const csr_descriptor &a = p.a;
   if (a.rows <= 0 || a.cols <= 0 || a.nnz <= 0 || p.b.rows != a.cols || p.c.rows != a.rows || p.b.cols != p.c.cols ||
       p.c.cols <= 0)
+    return std::nullopt;
+  if (!aligned(a.offsets) || !aligned(a.columns) || !aligned(a.values) || !aligned(p.b.data) || !aligned(p.c.data))
     return std::nullopt;
   cusparse_product r;
   r.vector = p.vector;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a product of kernel/sparse.h (detail/sparse_api.h) maps onto cuSPARSE's generic API,
 // whose dense vectors are contiguous and whose dense matrices are row- or column-major with
-// a leading dimension, B and C of one order. Other layouts (strided vectors, matrices without
-// a unit stride, B and C of different orders) and empty products have no mapping: the
+// a leading dimension, B and C of one order, every array starting on 16 bytes. Other layouts
+// (strided vectors, matrices without a unit stride, B and C of different orders, views that
+// start inside an allocation's first 16 bytes) and empty products have no mapping: the
 // library's own kernel runs them.
 #pragma once
 

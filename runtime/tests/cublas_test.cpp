@@ -200,10 +200,10 @@ TEST(CublasLibrary, MissingOrWrongLibrary) {
       ADD_FAILURE() << "cuBLAS loaded from " << where;
     } catch (const kernel::target_unavailable_error &e) {
       const std::string m = e.what();
-      EXPECT_EQ(m.rfind("matrix_product: products of CUDA memory need cuBLAS, which could not be loaded from " +
-                            std::string(where),
-                        0),
-                0u)
+      EXPECT_EQ(
+          m.rfind("matrix_product of CUDA memory needs cuBLAS, which could not be loaded from " + std::string(where),
+                  0),
+          0u)
           << m;
       EXPECT_NE(m.find("KERNEL_CUBLAS_LIBRARY"), std::string::npos) << m;
     }

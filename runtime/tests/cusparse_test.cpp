@@ -185,6 +185,32 @@ TEST(CusparseLayout, EmptyOrMismatchedProductsAreRefused) {
   EXPECT_FALSE(kernel::detail::cusparse_takes(problem_of(a, b, cf, false)));
 }
 
+// cuSPARSE requires 16-byte alignment of every array: a view starting one element into its
+// allocation runs the library's kernel.
+TEST(CusparseLayout, ArraysMustStartOnSixteenBytes) {
+  const csr a(4, 3);
+  alignas(16) double b_storage[3 + 2] = {}, c_storage[4 + 2] = {};
+  const blas_matrix b{b_storage, 3, 1, 1, 1, 0}, c{c_storage, 4, 1, 1, 1, 0};
+  EXPECT_TRUE(kernel::detail::cusparse_takes(problem_of(a, b, c, true)));
+  blas_matrix shifted = c;
+  shifted.data = c_storage + 1;
+  EXPECT_FALSE(kernel::detail::cusparse_takes(problem_of(a, b, shifted, true)));
+  shifted = b;
+  shifted.data = b_storage + 1;
+  EXPECT_FALSE(kernel::detail::cusparse_takes(problem_of(a, shifted, c, true)));
+  alignas(16) int columns[8] = {};
+  sparse_product_problem p = problem_of(a, b, c, true);
+  p.a.columns = columns + 1;
+  EXPECT_FALSE(kernel::detail::cusparse_takes(p));
+  p.a.columns = columns;
+  EXPECT_TRUE(kernel::detail::cusparse_takes(p));
+  p.a.offsets = columns + 2;
+  EXPECT_FALSE(kernel::detail::cusparse_takes(p));
+  p = problem_of(a, b, c, true);
+  p.a.values = reinterpret_cast<const char *>(a.values.data()) + 8;
+  EXPECT_FALSE(kernel::detail::cusparse_takes(p));
+}
+
 // libcusparse is looked for where KERNEL_CUSPARSE_LIBRARY says: a missing file and a library
 // without cuSPARSE's functions are target_unavailable_error naming the call and the path.
 TEST(CusparseLibrary, MissingOrWrongLibrary) {

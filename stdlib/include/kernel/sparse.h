@@ -547,13 +547,16 @@ bool sparse_product_on_cuda(std::string_view name, const algorithm_site &site,
   p.alpha = blas_pair(alpha);
   p.beta = blas_pair(e ? beta : T(0));
   if (!cusparse_takes(p)) return false;
-  if (p.beta == std::array<double, 2>{0, 0}) {
-    // cuSPARSE does not promise to leave C unread then: it must not meet a NaN there.
+  // With beta 0 cuSPARSE does not promise to leave C unread: it must not meet a NaN there.
+  auto zero_c = [&] {
     launch_over<zero_fill_entry<T>>(*site.call, c.rows * c.cols,
                                     {reinterpret_cast<blas_value_t<T> *>(c.data), c.strides, c.rows, c.cols});
-  }
+  };
+  using zero_fill = decltype(zero_c);
   const std::string n(name);
-  return sparse_product_cuda(n.c_str(), p, *site.call->device, *site.call->stream);
+  return sparse_product_cuda(
+      n.c_str(), p, *site.call->device, *site.call->stream,
+      [](void *context) { (*static_cast<zero_fill *>(context))(); }, &zero_c);
 }
 
 /// Calls `f` with `m` as a CSR matrix: `m` itself, or its conversion for a COO matrix (made

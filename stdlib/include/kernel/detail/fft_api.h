@@ -45,10 +45,11 @@ void fft_host(const fft_pass &p);
 /// that device's memory. cuFFT does not scale, so `scale` must be 1, nor take real input to
 /// a complex transform, so `real_input` must be false (kernel/fft.h does both with kernels
 /// of its own). The input of a c2r pass is kept (cuFFT overwrites it: it reads a copy).
-/// Plans are made once per layout, type, device and stream and kept (at most 64). Throws
-/// target_unavailable_error when cuFFT cannot be loaded ($KERNEL_CUFFT_LIBRARY, else the
-/// toolkit's libcufft) and cuda_error naming the cuFFT function and its status when a call
-/// fails; `name` (the kernel/fft.h function) begins each message.
+/// Plans are made once per layout, type, device and stream and kept (at most 64; released
+/// once the stream is destroyed). Throws target_unavailable_error when cuFFT cannot be
+/// loaded ($KERNEL_CUFFT_LIBRARY, else the toolkit's libcufft) and cuda_error naming the
+/// cuFFT function and its status when a call fails; `name` (the kernel/fft.h function)
+/// begins each message.
 void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, stream_state &stream);
 
 /// Loads cuFFT as fft_cuda does, or throws target_unavailable_error as it would.

@@ -33,11 +33,14 @@ class stream_state;
 /// Queues `p` (memory of CUDA device `device`) on `stream` through cuSPARSE's generic API
 /// (cusparseSpMV or cusparseSpMM) and returns true; returns false, queuing nothing, when
 /// cuSPARSE cannot take the layouts (runtime/sparse/cusparse_layout.h). cuSPARSE does not
-/// promise to leave C unread when beta is 0: the caller zero-fills C first then. Throws
+/// promise to leave C unread when beta is 0: then `zero_c(context)` is called to queue C's
+/// zero-fill on `stream`, once the product can be made (cuSPARSE loaded, descriptors made, work area
+/// allocated) and just before it is queued, so that a failure leaves C as it was. Throws
 /// target_unavailable_error when cuSPARSE cannot be loaded ($KERNEL_CUSPARSE_LIBRARY, else the
 /// toolkit's libcusparse) and cuda_error naming the function and its status when it fails;
 /// `name` begins each message.
-bool sparse_product_cuda(const char *name, const sparse_product_problem &p, device_state &device, stream_state &stream);
+bool sparse_product_cuda(const char *name, const sparse_product_problem &p, device_state &device, stream_state &stream,
+                         void (*zero_c)(void *context), void *context);
 
 /// Whether sparse_product_cuda would take `p`'s layouts (without loading cuSPARSE).
 bool cusparse_takes(const sparse_product_problem &p) noexcept;
