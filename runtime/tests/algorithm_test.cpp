@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel/algorithm.h"
+#include "kernel/fuse.h"
 #include "kernel/random_arrays.h"
 #include "kernel/ufunc.h"
 #include "test_device.h"
@@ -26,6 +27,7 @@ namespace {
 
 [[kernel::reduce]] float running_max(float a, float b) { return a > b ? a : b; }
 [[kernel::vectorize("bool_(float32)")]] bool positive(float x) { return x > 0; }
+[[kernel::vectorize("float32(float32, float32)")]] float times(float x, float a) { return x * a; }
 
 // A struct-valued, associative, non-commutative operator: the first and last of a range.
 struct span {
@@ -37,6 +39,7 @@ span join(span a, span b) { return {a.first, b.last, a.count + b.count}; }
 constexpr kernel::scan<running_max> prefix_max;
 constexpr kernel::scan<join> spans;
 constexpr kernel::ufunc<positive> is_positive;
+constexpr kernel::ufunc<times> vtimes;
 
 std::vector<float> random_floats(std::size_t n, unsigned seed, int distinct = 0) {
   std::mt19937 g(seed);
@@ -500,6 +503,59 @@ TEST_P(Targets, StridedDeviceViews) {
     ASSERT_EQ(after[2 * i], want[static_cast<std::size_t>(i)]);
     ASSERT_EQ(after[2 * i + 1], v[static_cast<std::size_t>(2 * i + 1)]);
   }
+}
+
+// A lazy expression is accepted wherever an input array is: evaluated where the call runs
+// (on the expression's device for device arrays), then the algorithm runs on its values.
+TEST_P(Targets, ExpressionsAreAcceptedWhereArraysAre) {
+  const kernel::target t = GetParam();
+  const std::vector<float> x = random_floats(3000, 41, 200);
+  std::vector<float> y(x.size());
+  std::transform(x.begin(), x.end(), y.begin(), [](float v) { return v * -2.0f; });
+  const auto e = vtimes(kernel::lazy(x), -2.0f);
+  EXPECT_EQ(to_vector(kernel::cumsum.on(t)(e)), to_vector(kernel::cumsum.on(t)(y)));
+  EXPECT_EQ(to_vector(kernel::cumsum.on(t).exclusive(e, 1.0f)), to_vector(kernel::cumsum.on(t).exclusive(y, 1.0f)));
+  std::vector<float> into(x.size());
+  kernel::cumsum.on(t)(e, into);
+  EXPECT_EQ(into, to_vector(kernel::cumsum.on(t)(y)));
+  EXPECT_EQ(to_vector(kernel::argsort.on(t)(e, kernel::descending)), reference_argsort(y, true));
+  EXPECT_EQ(to_vector(kernel::top_k.on(t)(e, 7).indices), to_vector(kernel::top_k.on(t)(y, 7).indices));
+  EXPECT_EQ(to_vector(kernel::argpartition.on(t)(e, 100)), to_vector(kernel::argpartition.on(t)(y, 100)));
+  const auto kept = to_vector(kernel::select_if.on(t)(y, is_positive));
+  EXPECT_EQ(to_vector(kernel::select_if.on(t)(e, is_positive)), kept);
+  EXPECT_EQ(to_vector(kernel::select_if.on(t)(y, is_positive(kernel::lazy(y)))), kept); // a mask expression
+  EXPECT_EQ(kernel::count_if.on(t)(e, is_positive), static_cast<kernel::index_t>(kept.size()));
+  EXPECT_EQ(to_vector(kernel::stable_partition.on(t)(e, is_positive).values),
+            to_vector(kernel::stable_partition.on(t)(y, is_positive).values));
+  EXPECT_EQ(to_vector(kernel::unique.on(t)(e)), to_vector(kernel::unique.on(t)(y)));
+  EXPECT_EQ(to_vector(kernel::run_length_encode.on(t)(e).counts), to_vector(kernel::run_length_encode.on(t)(y).counts));
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(e, 9, -400.0, 400.0)),
+            to_vector(kernel::histogram.on(t)(y, 9, -400.0, 400.0)));
+  const std::vector<std::int64_t> at = {5, -1, 0, 2999};
+  EXPECT_EQ(to_vector(kernel::take.on(t)(e, at)), (std::vector<float>{y[5], y[2999], y[0], y[2999]}));
+  std::vector<float> z(10, 0.0f);
+  kernel::put.on(t)(z, std::vector<std::int64_t>{1, 3}, vtimes(kernel::lazy(std::vector<float>{1, 2}), 3.0f));
+  EXPECT_EQ(z[1], 3.0f);
+  EXPECT_EQ(z[3], 6.0f);
+
+  // An expression that cannot be evaluated (operands of different sizes) is the argument
+  // error it is anywhere, and nothing is written.
+  const std::vector<float> shorter(7, 1.0f);
+  std::vector<float> untouched(x.size(), 5.0f);
+  EXPECT_THROW(kernel::cumsum.on(t)(vtimes(kernel::lazy(x), kernel::lazy(shorter)), untouched), kernel::argument_error);
+  EXPECT_EQ(untouched, std::vector<float>(x.size(), 5.0f));
+
+  if (t == kernel::target::cpu || t == kernel::target::parallel) return;
+  // An expression of device arrays is evaluated on their device, and results stay there.
+  auto dx = kernel::to_device(x, kernel_test::device());
+  const auto de = vtimes(kernel::lazy(dx), -2.0f);
+  kernel::device_array<float, 1> sums = kernel::cumsum(de);
+  EXPECT_EQ(to_vector(sums.copy_to_host()), to_vector(kernel::cumsum.on(t)(y)));
+  kernel::stream s(kernel_test::device());
+  auto best = kernel::top_k.on(s)(de, 3);
+  static_assert(std::is_same_v<decltype(best.values), kernel::device_array<float, 1>>);
+  s.synchronize();
+  EXPECT_EQ(to_vector(best.indices.copy_to_host()), to_vector(kernel::top_k.on(t)(y, 3).indices));
 }
 
 TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {

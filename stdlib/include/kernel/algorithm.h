@@ -13,9 +13,17 @@
 //   [[kernel::reduce]] float running_max(float a, float b) { return a > b ? a : b; }
 //   constexpr kernel::scan<running_max> prefix_max;   // any associative operator
 //
+// Inputs (not the arrays sort and sort_by_key reorder in place, nor outputs) may be lazy
+// expressions (kernel/fuse.h): an expression is evaluated into a new array first, where the
+// call is placed (else where the expression places itself; on its device for device arrays),
+// and the algorithm reads that.
+//
 // Orders are NumPy's: integers and floats by value, NaNs last (or first among the largest in
-// top_k, as NaN sorts above every number), -0.0 equal to +0.0. Sorts are stable. Errors are
-// argument_errors naming the algorithm and the argument, thrown before anything is written.
+// top_k, as NaN sorts above every number), -0.0 equal to +0.0. Sorts are stable: argsort,
+// sort_by_key and top_k keep equal keys in their order, -0.0 and +0.0 included; `sort`, which
+// moves the values themselves without a gather, puts each -0.0 before the +0.0s equal to it
+// (and NaNs by their payload bits), keeping every bit. Errors are argument_errors naming
+// the algorithm and the argument, thrown before anything is written.
 #pragma once
 
 #include <algorithm>
@@ -125,6 +133,16 @@ public:
     run<into_value<A, Out>, false>(site, in, out, axis, std::nullopt, false);
   }
 
+  /// The scans of an expression (evaluated first: see the header comment).
+  template <class N> auto operator()(const expr<N> &in, int axis = -1) const {
+    return (*this)(detail::evaluated(this->placed_on(), in), axis);
+  }
+  template <class N, class Out>
+    requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
+  void operator()(const expr<N> &in, Out &&out, int axis = -1) const {
+    (*this)(detail::evaluated(this->placed_on(), in), std::forward<Out>(out), axis);
+  }
+
   /// The exclusive scan: element i is the combination of `init` and the elements before it.
   template <class A> auto exclusive(const A &in, value_of<A> init, int axis = -1) const {
     using T = value_of<A>;
@@ -138,6 +156,16 @@ public:
   void exclusive(const A &in, into_value<A, Out> init, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
     run<into_value<A, Out>, false>(site, in, out, axis, init, true);
+  }
+  template <class N>
+  auto exclusive(const expr<N> &in, value_of<detail::evaluated_t<expr<N>>> init, int axis = -1) const {
+    return exclusive(detail::evaluated(this->placed_on(), in), init, axis);
+  }
+  template <class N, class Out>
+    requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
+  void exclusive(const expr<N> &in, into_value<detail::evaluated_t<expr<N>>, Out> init, Out &&out,
+                 int axis = -1) const {
+    exclusive(detail::evaluated(this->placed_on(), in), init, std::forward<Out>(out), axis);
   }
 
 private:
@@ -270,6 +298,9 @@ public:
     dst.deliver();
     return result;
   }
+  template <class N> auto operator()(const expr<N> &x, sort_order order = ascending, int axis = -1) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), order, axis);
+  }
 };
 inline constexpr argsort_fn argsort{};
 
@@ -390,6 +421,9 @@ public:
     indices.deliver();
     return r;
   }
+  template <class N> auto operator()(const expr<N> &x, index_t k, int axis = -1, bool largest = true) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), k, axis, largest);
+  }
 };
 inline constexpr top_k_fn top_k{};
 
@@ -423,6 +457,9 @@ public:
         [&](const detail::segment_layout &l) { return this->template positions_into<T>(dst.data, l); });
     dst.deliver();
     return result;
+  }
+  template <class N> auto operator()(const expr<N> &x, index_t kth) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), kth);
   }
 };
 inline constexpr argpartition_fn argpartition{};
@@ -513,6 +550,17 @@ public:
       throw argument_error(std::string(name()), 3, "has a size other than the indices'");
     run(site, a, indices, out);
   }
+  template <class A, class I>
+    requires(detail::any_expression_arg<A, I>)
+  auto operator()(const A &a, const I &indices) const {
+    return (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), indices));
+  }
+  template <class A, class I, class Out>
+    requires(detail::any_expression_arg<A, I>)
+  void operator()(const A &a, const I &indices, Out &&out) const {
+    (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), indices),
+            std::forward<Out>(out));
+  }
 
 private:
   template <class A, class I, class Out>
@@ -589,6 +637,12 @@ public:
       }
     }
     dst.deliver();
+  }
+  template <class A, class I, class W>
+    requires(detail::any_expression_arg<I, W>)
+  void operator()(A &&a, const I &indices, const W &values) const {
+    (*this)(std::forward<A>(a), detail::evaluated(this->placed_on(), indices),
+            detail::evaluated(this->placed_on(), values));
   }
 };
 inline constexpr put_fn put{};
@@ -709,6 +763,11 @@ public:
     dst.deliver();
     return out;
   }
+  template <class X, class P>
+    requires(detail::any_expression_arg<X, P>)
+  auto operator()(const X &x, const P &pred) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), detail::evaluated(this->placed_on(), pred));
+  }
 };
 inline constexpr select_if_fn select_if{};
 
@@ -726,6 +785,11 @@ public:
     const detail::flag_positions f = detail::positions_of(site, flags);
     if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, flags.keep, f.memory});
     return f.kept;
+  }
+  template <class X, class P>
+    requires(detail::any_expression_arg<X, P>)
+  index_t operator()(const X &x, const P &pred) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), detail::evaluated(this->placed_on(), pred));
   }
 };
 inline constexpr count_if_fn count_if{};
@@ -755,6 +819,11 @@ public:
     if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, flags.keep, f.memory});
     dst.deliver();
     return r;
+  }
+  template <class X, class P>
+    requires(detail::any_expression_arg<X, P>)
+  auto operator()(const X &x, const P &pred) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), detail::evaluated(this->placed_on(), pred));
   }
 };
 inline constexpr stable_partition_fn stable_partition{};
@@ -840,6 +909,9 @@ public:
     dst.deliver();
     return out;
   }
+  template <class N> auto operator()(const expr<N> &x) const {
+    return (*this)(detail::evaluated(this->placed_on(), x));
+  }
 };
 inline constexpr unique_fn unique{};
 
@@ -890,6 +962,9 @@ public:
     counts.deliver();
     return r;
   }
+  template <class N> auto operator()(const expr<N> &x) const {
+    return (*this)(detail::evaluated(this->placed_on(), x));
+  }
 };
 inline constexpr run_length_encode_fn run_length_encode{};
 
@@ -925,6 +1000,15 @@ public:
     const auto ev = detail::arg_of<E>::view(edges);
     if (ev.size() < 2) throw argument_error(std::string(name()), 2, "needs at least two edges");
     return run<F>(x, &edges, ev.size() - 1, 0, 0);
+  }
+
+  template <class N> auto operator()(const expr<N> &x, index_t bins, double lo, double hi) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), bins, lo, hi);
+  }
+  template <class N, class E>
+    requires(!std::is_arithmetic_v<E>)
+  auto operator()(const expr<N> &x, const E &edges) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), edges);
   }
 
 private:

@@ -29,7 +29,32 @@
 #include "kernel/device_array.h"
 #include "kernel/errors.h"
 
+namespace kernel {
+template <class Node> class expr;
+} // namespace kernel
+
 namespace kernel::detail {
+
+// Declared in fused_run.h, which defines them wherever an expression exists to be passed.
+template <class N> auto evaluate_new(const placement &where, const N &root);
+template <class N> placement placement_of(const N &root);
+
+template <class A> inline constexpr bool is_expression_arg = false;
+template <class N> inline constexpr bool is_expression_arg<expr<N>> = true;
+template <class... A> inline constexpr bool any_expression_arg = (is_expression_arg<A> || ...);
+
+/// An algorithm's operand as the algorithm reads it: an expression evaluated into a new array
+/// (a device array for expressions of device arrays) where the call is placed, or where the
+/// expression places itself when the call is not placed; any other operand as it is.
+template <class A> decltype(auto) evaluated(const placement &p, const A &a) {
+  if constexpr (is_expression_arg<A>) {
+    const bool placed = p.where != target::cpu || p.chosen_device || p.chosen_stream;
+    return evaluate_new(placed ? p : placement_of(a.node()), a.node());
+  } else {
+    return (a);
+  }
+}
+template <class E> using evaluated_t = std::remove_cvref_t<decltype(evaluated(placement{}, std::declval<const E &>()))>;
 
 /// Where an algorithm call runs: on the host's cores (one, or all with target parallel), or
 /// on a device.
