@@ -112,6 +112,7 @@ struct curand_calls {
   decltype(&::curandSetPseudoRandomGeneratorSeed) seed =
       get<decltype(&::curandSetPseudoRandomGeneratorSeed)>("curandSetPseudoRandomGeneratorSeed");
   decltype(&::curandGenerateNormal) normal = get<decltype(&::curandGenerateNormal)>("curandGenerateNormal");
+  decltype(&::curandDestroyGenerator) destroy = get<decltype(&::curandDestroyGenerator)>("curandDestroyGenerator");
 };
 
 void check_curand(curandStatus_t r, const char *what) {
@@ -327,10 +328,12 @@ int main(int argc, char **argv) {
     direct();
     const std::vector<float> a = to_host(ours_out), b = to_host(theirs);
     for (std::size_t i = 0; i < a.size(); i += a.size() / 4096 + 1)
-      require(std::abs(a[i] - b[i]) <= 1e-5f * (1.0f + std::abs(b[i])), "philox normal");
+      require(std::abs(a[i] - b[i]) <= 1e-4f + 1e-5f * std::abs(b[i]), "philox normal");
     const double ours_ms = bench::gpu_ms(s, reps, ours), curand_ms = bench::gpu_ms(s, reps, direct);
     std::printf("%-38s ours %8.3f ms  cuRAND %8.3f ms  speed vs cuRAND %.3fx   first call: ours %7.2f ms\n",
                 "random normal float32 (Philox)", ours_ms, curand_ms, curand_ms / ours_ms, first_ours);
+    s.synchronize();
+    check_curand(cr.destroy(g), "curandDestroyGenerator");
   }
   s.synchronize();
   return status;

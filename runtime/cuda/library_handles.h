@@ -73,6 +73,9 @@ template <class Handle> class handle_lease {
 public:
   explicit handle_lease(std::shared_ptr<handles_detail::slot<Handle>> s)
       : slot_(std::move(s)), in_use_(slot_->in_use) {}
+  handle_lease(handle_lease &&) noexcept = default;
+  // Assigning would drop the slot before unlocking its mutex.
+  handle_lease &operator=(handle_lease &&) = delete;
   Handle get() const noexcept { return slot_->handle->get(); }
 
 private:

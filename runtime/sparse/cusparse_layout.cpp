@@ -24,8 +24,9 @@ std::optional<index_t> column_major_ld(const blas_matrix &m) noexcept {
 
 bool contiguous_column(const blas_matrix &m) noexcept { return m.cols == 1 && (m.rows == 1 || m.row_stride == 1); }
 
-// cuSPARSE 12's generic API requires every array it is given to start on 16 bytes (views
-// that begin an element or two into an allocation do not).
+// cuSPARSE documents element alignment, but its version 12 kernels fault on an output
+// vector that does not start on 16 bytes (kokkos-kernels and PyTorch fall back for such
+// arrays too): views that begin an element or two into an allocation run our kernel.
 bool aligned(const void *p) noexcept { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 } // namespace

@@ -102,15 +102,16 @@ TEST(LibraryHandles, OneCallerAtATimePerHandle) {
   std::future<void> same, other;
   {
     const handle_lease<int> lease = h.lend(1, forever);
-    // Another key is lent at once while this one is held...
-    other = std::async(std::launch::async, [&] { (void)h.lend(2, forever); });
-    ASSERT_EQ(other.wait_for(std::chrono::seconds(30)), std::future_status::ready);
-    // ...the same key only when this lease ends.
+    // A second caller of the same key waits until this lease ends...
     same = std::async(std::launch::async, [&] {
       const handle_lease<int> second = h.lend(1, forever);
       got_same = true;
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_FALSE(got_same);
+    // ...and, while it waits, other keys are lent at once.
+    other = std::async(std::launch::async, [&] { (void)h.lend(2, forever); });
+    EXPECT_EQ(other.wait_for(std::chrono::seconds(30)), std::future_status::ready);
     EXPECT_FALSE(got_same);
   }
   ASSERT_EQ(same.wait_for(std::chrono::seconds(30)), std::future_status::ready);
