@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include "kernel/fft.h"
+#include "kernel/fuse.h"
+#include "kernel/ufunc.h"
 #include "test_device.h"
 
 namespace {
@@ -57,6 +59,9 @@ template <class A, class B> double relative_error(const A &a, const B &b, std::s
 }
 
 struct Targets : testing::TestWithParam<kernel::target> {};
+
+[[kernel::vectorize("float64(float64, float64)")]] double times(double x, double a) { return x * a; }
+constexpr kernel::ufunc<times> vtimes;
 
 TEST_P(Targets, EveryLengthMatchesTheDefinition) {
   const kernel::target t = GetParam();
@@ -216,6 +221,27 @@ TEST_P(Targets, DeviceArraysStayOnTheDevice) {
   EXPECT_LT(relative_error(X.copy_to_host().data(), want.data(), x.size()), 1e-6);
   kernel::fft_inplace(dx);
   EXPECT_LT(relative_error(dx.copy_to_host().data(), want.data(), x.size()), 1e-6);
+}
+
+// A lazy expression is transformed as the array it evaluates to.
+TEST_P(Targets, ExpressionInputs) {
+  const kernel::target t = GetParam();
+  kernel::ndarray<double, 2> x({6, 10});
+  for (kernel::index_t i = 0; i < 60; ++i)
+    x.data()[i] = std::sin(0.3 * static_cast<double>(i)) + static_cast<double>(i % 4);
+  kernel::ndarray<double, 2> x3({6, 10});
+  for (kernel::index_t i = 0; i < 60; ++i) x3.data()[i] = x.data()[i] * 3.0;
+  const auto e = vtimes(kernel::lazy(x), 3.0);
+  const auto want2 = kernel::fft2.on(t)(x3), got2 = kernel::fft2.on(t)(e);
+  const auto want1 = kernel::ifft.on(t)(x3, 0), got1 = kernel::ifft.on(t)(e, 0);
+  const auto wantr = kernel::rfft.on(t)(x3), gotr = kernel::rfft.on(t)(e);
+  for (kernel::index_t i = 0; i < 60; ++i) {
+    EXPECT_EQ(got2.data()[i], want2.data()[i]) << i;
+    EXPECT_EQ(got1.data()[i], want1.data()[i]) << i;
+  }
+  for (kernel::index_t i = 0; i < wantr.size(); ++i) EXPECT_EQ(gotr.data()[i], wantr.data()[i]) << i;
+  const auto back = kernel::irfft.on(t)(kernel::rfft.on(t)(x), 10);
+  EXPECT_NEAR(back(2, 3), x(2, 3), 1e-12);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fft, Targets,

@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel/fuse.h"
 #include "kernel/linalg.h"
+#include "kernel/ufunc.h"
 #include "test_device.h"
 
 namespace {
@@ -86,6 +88,9 @@ template <class T, class A, class B, class C> double product_error(const A &a, c
     }
   return worst;
 }
+
+[[kernel::vectorize("float32(float32, float32)")]] float times(float x, float a) { return x * a; }
+constexpr kernel::ufunc<times> vtimes;
 
 class Linalg : public testing::TestWithParam<kernel::target> {
 protected:
@@ -387,6 +392,40 @@ TEST(LinalgLoading, MissingOpenBlasIsTargetUnavailable) {
   la::matrix_product.on(kernel_test::target())(a, a, c);
   ::unsetenv("KERNEL_BLAS_LIBRARY");
   la::matrix_product.on(kernel::target::cpu)(a, a, c);
+}
+
+// Lazy expressions are accepted as operands: evaluated where the call runs, then used as arrays.
+TEST_P(Linalg, ExpressionOperands) {
+  kernel::ndarray<float, 2> a({5, 3}), b({3, 4});
+  for (index_t i = 0; i < 15; ++i) a.data()[i] = value<float>(i, 0, 1);
+  for (index_t i = 0; i < 12; ++i) b.data()[i] = value<float>(i, 1, 2);
+  kernel::ndarray<float, 2> b2({3, 4});
+  for (index_t i = 0; i < 12; ++i) b2.data()[i] = b.data()[i] * 2.0f;
+  const auto e = vtimes(kernel::lazy(b), 2.0f);
+  const auto want = la::matrix_product.on(t())(a, b2);
+  const auto got = la::matrix_product.on(t())(a, e);
+  for (index_t i = 0; i < 20; ++i) EXPECT_EQ(got.data()[i], want.data()[i]) << i;
+  kernel::ndarray<float, 2> into({5, 4}, 0.0f);
+  la::matrix_product.on(t())(a, e, into);
+  for (index_t i = 0; i < 20; ++i) EXPECT_EQ(into.data()[i], want.data()[i]) << i;
+  la::matrix_product.on(t())(a, e, vtimes(kernel::lazy(want), 1.0f), into); // E an expression too
+  for (index_t i = 0; i < 20; ++i) EXPECT_EQ(into.data()[i], 2 * want.data()[i]) << i;
+
+  std::vector<float> x(300), x2(300);
+  for (index_t i = 0; i < 300; ++i) x[static_cast<std::size_t>(i)] = value<float>(i, 0, 3);
+  for (index_t i = 0; i < 300; ++i) x2[static_cast<std::size_t>(i)] = x[static_cast<std::size_t>(i)] * 2.0f;
+  const auto ex = vtimes(kernel::lazy(x), 2.0f);
+  EXPECT_EQ(la::dot.on(t())(ex, x), la::dot.on(t())(x2, x));
+  EXPECT_EQ(la::vector_two_norm.on(t())(ex), la::vector_two_norm.on(t())(x2));
+  std::vector<float> sum(300);
+  la::add.on(t())(ex, x, sum);
+  EXPECT_EQ(sum[7], x2[7] + x[7]);
+  const auto y = la::matrix_vector_product.on(t())(a, vtimes(kernel::lazy(std::vector<float>{1, 2, 3}), 1.0f));
+  EXPECT_EQ(y[0], la::matrix_vector_product.on(t())(a, std::vector<float>{1, 2, 3})[0]);
+  // A bad expression is an argument error, and the output is left alone.
+  kernel::ndarray<float, 2> kept({5, 4}, 9.0f);
+  EXPECT_THROW(la::matrix_product.on(t())(a, vtimes(kernel::lazy(b), kernel::lazy(x)), kept), kernel::argument_error);
+  for (index_t i = 0; i < 20; ++i) EXPECT_EQ(kept.data()[i], 9.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, Linalg,

@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel/fuse.h"
 #include "kernel/sparse.h"
+#include "kernel/ufunc.h"
 #include "test_device.h"
 
 namespace {
@@ -154,6 +156,34 @@ TYPED_TEST(SparseTyped, SpmmMatchesTheDenseProductForEveryLayout) {
       for (index_t i = 0; i < m; ++i)
         for (index_t j = 0; j < n; ++j) EXPECT_LT(error(r(i, j) + T(15), c(i, j)), tolerance<T>());
     }
+}
+
+template <class A> std::vector<typename A::value_type> to_vector(const A &a) {
+  return std::vector<typename A::value_type>(a.data(), a.data() + a.size());
+}
+
+[[kernel::vectorize("float32(float32, float32)")]] float times(float x, float a) { return x * a; }
+constexpr kernel::ufunc<times> vtimes;
+
+// A lazy expression is accepted as x, z, B or E, on every target.
+TEST(Sparse, ExpressionOperands) {
+  for (const kernel::target t : {kernel::target::cpu, kernel::target::parallel, kernel_test::target()}) {
+    const auto m = sp::csr_from_dense.on(t)(dense<float>(7, 5));
+    std::vector<float> x(5), x2(5);
+    for (index_t i = 0; i < 5; ++i) x[static_cast<std::size_t>(i)] = vec_value<float>(i);
+    for (index_t i = 0; i < 5; ++i) x2[static_cast<std::size_t>(i)] = 2.0f * x[static_cast<std::size_t>(i)];
+    const auto e = vtimes(kernel::lazy(x), 2.0f);
+    const auto want = sp::spmv.on(t)(m, x2);
+    EXPECT_EQ(to_vector(sp::spmv.on(t)(m, e)), to_vector(want)) << kernel::target_name(t);
+    std::vector<float> y(7, 0.0f);
+    sp::spmv.on(t)(m, e, vtimes(kernel::lazy(to_vector(want)), 1.0f), y);
+    EXPECT_EQ(y[0], 2 * want[0]);
+    const kernel::ndarray<float, 2> b = dense<float>(5, 3, 1);
+    kernel::ndarray<float, 2> b2({5, 3});
+    for (index_t i = 0; i < 15; ++i) b2.data()[i] = 2.0f * b.data()[i];
+    const auto c = sp::spmm.on(t)(m, vtimes(kernel::lazy(b), 2.0f));
+    expect_dense_equal<float>(c, sp::spmm.on(t)(m, b2));
+  }
 }
 
 TEST(Sparse, CooEntriesInAnyOrderWithRepeatsAddUp) {

@@ -10,7 +10,8 @@
 //   kernel::fft_inplace(image);                   // complex arrays, every axis by default
 //   kernel::ifft_inplace(image, {0, 1}, kernel::fft_norm::ortho);
 //
-// Inputs are any arrays (std::vector, ndarray, views of any strides, device arrays) of
+// Inputs are any arrays (std::vector, ndarray, views of any strides, device arrays, or lazy
+// expressions of kernel/fuse.h, evaluated into arrays first where the call runs) of
 // float32/float64 (transformed as complex with zero imaginary parts) or complex64/complex128;
 // results are complex64 for single precision and complex128 for double (as CuPy; NumPy
 // always gives complex128). `norm`: backward (forward transforms unscaled, inverses divided by
@@ -253,6 +254,14 @@ protected:
     return result;
   }
 
+  /// An expression's transforms: the expression is evaluated into an array first, where the
+  /// call is placed (as for the array algorithms).
+  template <class N>
+  auto transform(std::string_view name, const kernel::expr<N> &x, const fft_axes &axes, fft_norm norm,
+                 bool inverse) const {
+    return transform(name, evaluated(this->placed_on(), x), axes, norm, inverse);
+  }
+
   /// Complex transforms along `axes` of a complex array, whose elements the results replace.
   template <class A>
   void in_place(std::string_view name, A &&x, const fft_axes &axes, fft_norm norm, bool inverse) const {
@@ -368,6 +377,10 @@ class rfft_fn : public detail::placed<rfft_fn> {
 public:
   constexpr rfft_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "rfft"; }
+
+  template <class N> auto operator()(const expr<N> &x, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), axis, norm);
+  }
   template <class A> auto operator()(const A &x, int axis = -1, fft_norm norm = fft_norm::backward) const {
     detail::require_array<A>();
     using T = detail::element_of<A>;
@@ -401,6 +414,11 @@ class irfft_fn : public detail::placed<irfft_fn> {
 public:
   constexpr irfft_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "irfft"; }
+
+  template <class N>
+  auto operator()(const expr<N> &x, index_t n = 0, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), n, axis, norm);
+  }
   template <class A>
   auto operator()(const A &x, index_t n = 0, int axis = -1, fft_norm norm = fft_norm::backward) const {
     detail::require_array<A>();

@@ -13,18 +13,19 @@
 //   la::add(x, la::scaled(-1.0, y), z);               // z = x - y
 //   la::scale(0.5f, x);                               // x *= 0.5
 //
-// Elements are float32, float64, complex64 or complex128, the same type for every operand of
-// a call. Operands are any arrays (std::vector, ndarray, array_view, device arrays) of any
-// strides: C-ordered, Fortran-ordered (a transposed view), sliced. On cpu and parallel the
-// work goes to OpenBLAS (loaded on first use; $KERNEL_BLAS_LIBRARY names another build), which
-// reads any operand whose rows or columns are contiguous as it is; others (negative or zero
-// strides, both strides non-unit) are copied first. On CUDA devices the products, dot, dotc
-// and vector_two_norm go to cuBLAS (loaded on first use; $KERNEL_CUBLAS_LIBRARY names another
-// build) where it can read the operands as they are (matrices: a row or column stride of 1;
-// vectors: a positive stride); other layouts, add and scale (elementwise over any shape, at
-// memory speed either way), and everything on the simulator run the runtime's own kernels
-// (detail/linalg_kernel.h), which read every layout in place. The target follows the arrays
-// and `.on(...)`, as for ufuncs.
+// Elements are float32, float64, complex64 or complex128, the same type for every operand of a
+// call. Operands are any arrays (std::vector, ndarray, array_view, device arrays) of any
+// strides: C-ordered, Fortran-ordered (a transposed view), sliced; inputs may also be lazy
+// expressions (kernel/fuse.h), evaluated into arrays first where the call runs. On cpu and
+// parallel the work goes to OpenBLAS (loaded on first use; $KERNEL_BLAS_LIBRARY names another
+// build), which reads any operand whose rows or columns are contiguous as it is; others
+// (negative or zero strides, both strides non-unit) are copied first. On CUDA devices the
+// products, dot, dotc and vector_two_norm go to cuBLAS (loaded on first use;
+// $KERNEL_CUBLAS_LIBRARY names another build) where it can read the operands as they are
+// (matrices: a row or column stride of 1; vectors: a positive stride); other layouts, add and
+// scale (elementwise over any shape, at memory speed either way), and everything on the
+// simulator run the runtime's own kernels (detail/linalg_kernel.h), which read every layout in
+// place. The target follows the arrays and `.on(...)`, as for ufuncs.
 //
 // As in std::linalg, C may be E but must not otherwise overlap an input: an overlap is an
 // argument_error.
@@ -368,6 +369,25 @@ public:
   constexpr matrix_product_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "matrix_product"; }
 
+  // Expression operands (kernel/fuse.h) are evaluated into arrays first, where the call is
+  // placed, as for the array algorithms.
+  template <class XA, class XB, class C>
+    requires(detail::any_expression_arg<XA, XB>)
+  void operator()(const XA &a, const XB &b, C &&c) const {
+    (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b), std::forward<C>(c));
+  }
+  template <class XA, class XB, class E, class C>
+    requires(detail::any_expression_arg<XA, XB, E>)
+  void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
+    (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b),
+            detail::evaluated(this->placed_on(), e), std::forward<C>(c));
+  }
+  template <class XA, class XB>
+    requires(detail::any_expression_arg<XA, XB>)
+  auto operator()(const XA &a, const XB &b) const {
+    return (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b));
+  }
+
   template <class XA, class XB, class C> void operator()(const XA &a, const XB &b, C &&c) const {
     run(a, b, static_cast<const std::nullptr_t *>(nullptr), c, 3);
   }
@@ -468,6 +488,25 @@ class matrix_vector_product_fn : public detail::placed<matrix_vector_product_fn>
 public:
   constexpr matrix_vector_product_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "matrix_vector_product"; }
+
+  // Expression operands (kernel/fuse.h) are evaluated into arrays first, where the call is
+  // placed, as for the array algorithms.
+  template <class XA, class XB, class C>
+    requires(detail::any_expression_arg<XA, XB>)
+  void operator()(const XA &a, const XB &b, C &&c) const {
+    (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b), std::forward<C>(c));
+  }
+  template <class XA, class XB, class E, class C>
+    requires(detail::any_expression_arg<XA, XB, E>)
+  void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
+    (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b),
+            detail::evaluated(this->placed_on(), e), std::forward<C>(c));
+  }
+  template <class XA, class XB>
+    requires(detail::any_expression_arg<XA, XB>)
+  auto operator()(const XA &a, const XB &b) const {
+    return (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b));
+  }
 
   template <class XA, class XX, class Y> void operator()(const XA &a, const XX &x, Y &&y) const {
     run(a, x, static_cast<const std::nullptr_t *>(nullptr), y, 3);
@@ -595,6 +634,12 @@ template <bool Conjugate> class dot_fn : public detail::placed<dot_fn<Conjugate>
 public:
   constexpr dot_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Conjugate ? "dotc" : "dot"; }
+
+  template <class XX, class XY>
+    requires(detail::any_expression_arg<XX, XY>)
+  auto operator()(const XX &xx, const XY &xy) const {
+    return (*this)(detail::evaluated(this->placed_on(), xx), detail::evaluated(this->placed_on(), xy));
+  }
   template <class XX, class XY> auto operator()(const XX &xx, const XY &xy) const {
     detail::require_blas_operand<XX>();
     detail::require_blas_operand<XY>();
@@ -652,6 +697,12 @@ class vector_two_norm_fn : public detail::placed<vector_two_norm_fn> {
 public:
   constexpr vector_two_norm_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "vector_two_norm"; }
+
+  template <class XX>
+    requires(detail::is_expression_arg<XX>)
+  auto operator()(const XX &xx) const {
+    return (*this)(detail::evaluated(this->placed_on(), xx));
+  }
   template <class XX> auto operator()(const XX &xx) const {
     detail::require_blas_operand<XX>();
     using X = detail::linalg_array_t<XX>;
@@ -733,6 +784,12 @@ class add_fn : public detail::placed<add_fn> {
 public:
   constexpr add_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "add"; }
+
+  template <class XX, class XY, class Z>
+    requires(detail::any_expression_arg<XX, XY>)
+  void operator()(const XX &xx, const XY &xy, Z &&z) const {
+    (*this)(detail::evaluated(this->placed_on(), xx), detail::evaluated(this->placed_on(), xy), std::forward<Z>(z));
+  }
   template <class XX, class XY, class Z> void operator()(const XX &xx, const XY &xy, Z &&z) const {
     detail::require_blas_operand<XX>();
     detail::require_blas_operand<XY>();

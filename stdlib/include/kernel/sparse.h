@@ -23,7 +23,9 @@
 // there for the call). Conversions (from dense, between formats, transpose) run where the
 // matrix is: host matrices on the CPU (all cores with .on(kernel::target::parallel)),
 // device matrices on their device (on a chosen stream with .on(stream)). Products of a COO
-// matrix convert it to CSR for the call: convert once with to_csr when products repeat.
+// matrix convert it to CSR for the call: convert once with to_csr when products repeat. The
+// dense operands of products may be lazy expressions (kernel/fuse.h), evaluated into arrays
+// first where the call runs.
 //
 // On CUDA devices spmv and spmm go to cuSPARSE's generic API (loaded on first use;
 // $KERNEL_CUSPARSE_LIBRARY names another build) for a CSR matrix in its canonical format
@@ -607,6 +609,24 @@ public:
   constexpr spmv_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "spmv"; }
 
+  // Expression operands (kernel/fuse.h) are evaluated into arrays first, where the call is
+  // placed, as for the array algorithms.
+  template <class XA, class XB, class C>
+    requires(detail::any_expression_arg<XB>)
+  void operator()(const XA &a, const XB &b, C &&c) const {
+    (*this)(a, detail::evaluated(this->placed_on(), b), std::forward<C>(c));
+  }
+  template <class XA, class XB, class E, class C>
+    requires(detail::any_expression_arg<XB, E>)
+  void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
+    (*this)(a, detail::evaluated(this->placed_on(), b), detail::evaluated(this->placed_on(), e), std::forward<C>(c));
+  }
+  template <class XA, class XB>
+    requires(detail::any_expression_arg<XB>)
+  auto operator()(const XA &a, const XB &b) const {
+    return (*this)(a, detail::evaluated(this->placed_on(), b));
+  }
+
   template <class XA, class XX, class Y> void operator()(const XA &a, const XX &x, Y &&y) const {
     run(a, x, static_cast<const std::nullptr_t *>(nullptr), y, 3);
   }
@@ -714,6 +734,24 @@ class spmm_fn : public detail::placed<spmm_fn> {
 public:
   constexpr spmm_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "spmm"; }
+
+  // Expression operands (kernel/fuse.h) are evaluated into arrays first, where the call is
+  // placed, as for the array algorithms.
+  template <class XA, class XB, class C>
+    requires(detail::any_expression_arg<XB>)
+  void operator()(const XA &a, const XB &b, C &&c) const {
+    (*this)(a, detail::evaluated(this->placed_on(), b), std::forward<C>(c));
+  }
+  template <class XA, class XB, class E, class C>
+    requires(detail::any_expression_arg<XB, E>)
+  void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
+    (*this)(a, detail::evaluated(this->placed_on(), b), detail::evaluated(this->placed_on(), e), std::forward<C>(c));
+  }
+  template <class XA, class XB>
+    requires(detail::any_expression_arg<XB>)
+  auto operator()(const XA &a, const XB &b) const {
+    return (*this)(a, detail::evaluated(this->placed_on(), b));
+  }
 
   template <class XA, class XB, class C> void operator()(const XA &a, const XB &b, C &&c) const {
     run(a, b, static_cast<const std::nullptr_t *>(nullptr), c, 3);
