@@ -24,6 +24,45 @@ void cufft_layout::offsets(index_t e, index_t &in, index_t &out) const noexcept 
   }
 }
 
+namespace {
+
+/// The dimensions other than `transformed` (extents above 1), merged where stepping one to its
+/// end is stepping the one before it by one, as the batch (the longest) and the executions'
+/// loops of `c`. Returns false when there is no element at all.
+bool batch_the_others(const fft_pass &p, const std::vector<int> &transformed, cufft_layout &c) {
+  std::vector<cufft_layout::loop> others;
+  for (int d = 0; d < p.rank; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (p.in_shape[u] == 0) {
+      c.batch = 0;
+      return false;
+    }
+    if (std::find(transformed.begin(), transformed.end(), d) != transformed.end() || p.in_shape[u] == 1) continue;
+    cufft_layout::loop l{p.in_shape[u], p.in_strides[u], p.out_strides[u]};
+    if (!others.empty() && others.back().in_stride == l.in_stride * l.extent &&
+        others.back().out_stride == l.out_stride * l.extent)
+      others.back() = {others.back().extent * l.extent, l.in_stride, l.out_stride};
+    else
+      others.push_back(l);
+  }
+  if (others.empty()) {
+    c.batch = 1;
+    c.in_dist = c.in_stride * c.in_extent;
+    c.out_dist = c.out_stride * c.out_extent;
+    return true;
+  }
+  const auto longest =
+      std::max_element(others.begin(), others.end(), [](const auto &a, const auto &b) { return a.extent < b.extent; });
+  c.batch = longest->extent;
+  c.in_dist = longest->in_stride;
+  c.out_dist = longest->out_stride;
+  others.erase(longest);
+  c.loops = std::move(others);
+  return true;
+}
+
+} // namespace
+
 cufft_layout cufft_layout_of(const fft_pass &p) {
   cufft_layout c;
   const auto axis = static_cast<std::size_t>(p.axis);
@@ -32,7 +71,7 @@ cufft_layout cufft_layout_of(const fft_pass &p) {
   c.out_extent = p.out_shape[axis];
   c.in_stride = p.in_strides[axis];
   c.out_stride = p.out_strides[axis];
-  std::vector<cufft_layout::loop> others;
+  c.axes = {p.axis};
   for (int d = 0; d < p.rank; ++d) {
     const auto u = static_cast<std::size_t>(d);
     if (p.in_shape[u] != p.out_shape[u] && u != axis)
@@ -44,29 +83,56 @@ cufft_layout cufft_layout_of(const fft_pass &p) {
     if ((p.in_shape[u] > 1 || u == axis) && (p.in_strides[u] <= 0 || p.out_strides[u] <= 0))
       throw std::invalid_argument("cuFFT pass: strides must be positive, not " + std::to_string(p.in_strides[u]) +
                                   " and " + std::to_string(p.out_strides[u]) + " along axis " + std::to_string(d));
-    if (u == axis || p.in_shape[u] == 1) continue;
-    cufft_layout::loop l{p.in_shape[u], p.in_strides[u], p.out_strides[u]};
-    // Merged into the dimension before it when stepping this one to its end is stepping that
-    // one by one, in the input and in the output.
-    if (!others.empty() && others.back().in_stride == l.in_stride * l.extent &&
-        others.back().out_stride == l.out_stride * l.extent)
-      others.back() = {others.back().extent * l.extent, l.in_stride, l.out_stride};
-    else
-      others.push_back(l);
   }
-  if (others.empty()) {
-    c.batch = 1;
-    c.in_dist = c.in_stride * c.in_extent;
-    c.out_dist = c.out_stride * c.out_extent;
-    return c;
+  batch_the_others(p, c.axes, c);
+  return c;
+}
+
+std::optional<cufft_layout> cufft_layout_of_axes(const fft_pass &p, const std::vector<int> &axes) {
+  if (axes.size() < 2 || axes.size() > 3) return std::nullopt;
+  for (int d = 0; d < p.rank; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (p.in_shape[u] != p.out_shape[u]) return std::nullopt;
+    if (p.in_shape[u] == 0) return std::nullopt;
+    if (p.in_shape[u] > 1 && (p.in_strides[u] <= 0 || p.out_strides[u] <= 0)) return std::nullopt;
   }
-  const auto longest =
-      std::max_element(others.begin(), others.end(), [](const auto &a, const auto &b) { return a.extent < b.extent; });
-  c.batch = longest->extent;
-  c.in_dist = longest->in_stride;
-  c.out_dist = longest->out_stride;
-  others.erase(longest);
-  c.loops = std::move(others);
+  // Outermost first: by the input's strides, which the output's must follow.
+  std::vector<int> order = axes;
+  for (int a : order)
+    if (a < 0 || a >= p.rank || p.in_shape[static_cast<std::size_t>(a)] < 2) return std::nullopt;
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return p.in_strides[static_cast<std::size_t>(a)] > p.in_strides[static_cast<std::size_t>(b)];
+  });
+  const auto at = [](const index_t *v, int a) { return v[static_cast<std::size_t>(a)]; };
+  cufft_layout c;
+  for (std::size_t k = 0; k + 1 < order.size(); ++k) {
+    const int a = order[k], b = order[k + 1];
+    const index_t nb = at(p.in_shape, b);
+    // Each a multiple of the next inner one's stride, and far enough apart for its lines.
+    if (at(p.in_strides, a) % at(p.in_strides, b) != 0 || at(p.out_strides, a) % at(p.out_strides, b) != 0)
+      return std::nullopt;
+    const index_t in_ratio = at(p.in_strides, a) / at(p.in_strides, b);
+    const index_t out_ratio = at(p.out_strides, a) / at(p.out_strides, b);
+    if (in_ratio < nb || out_ratio < nb) return std::nullopt;
+    c.outer.push_back({at(p.in_shape, a), in_ratio, out_ratio});
+  }
+  const int inner = order.back(), outermost = order.front();
+  // The other dimensions: wholly outside the transformed block, or wholly inside its
+  // innermost stride, in the input and the output.
+  const auto span = [&](const index_t *strides, int a) { return at(strides, a) * at(p.in_shape, a); };
+  for (int d = 0; d < p.rank; ++d) {
+    if (std::find(order.begin(), order.end(), d) != order.end() || at(p.in_shape, d) == 1) continue;
+    const bool outside_in = at(p.in_strides, d) >= span(p.in_strides, outermost);
+    const bool outside_out = at(p.out_strides, d) >= span(p.out_strides, outermost);
+    const bool inside_in = span(p.in_strides, d) <= at(p.in_strides, inner);
+    const bool inside_out = span(p.out_strides, d) <= at(p.out_strides, inner);
+    if (!((outside_in && outside_out) || (inside_in && inside_out))) return std::nullopt;
+  }
+  c.n = c.in_extent = c.out_extent = at(p.in_shape, inner);
+  c.in_stride = at(p.in_strides, inner);
+  c.out_stride = at(p.out_strides, inner);
+  c.axes = order;
+  batch_the_others(p, order, c);
   return c;
 }
 

@@ -4,9 +4,12 @@
 // batch of such lines `dist` apart: one batch dimension per execution. The other lines are
 // reached by more executions of the same plan, at offsets; the dimensions other than the
 // axis are first merged where their strides allow, so that a C-contiguous array needs one
-// execution unless the axis is in the middle (then the longer side is the batch).
+// execution unless the axis is in the middle (then the longer side is the batch). Complex
+// transforms along two or three axes of one array are one plan of that rank where cuFFT's
+// nested layout can describe them.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "kernel/detail/fft_api.h"
@@ -15,11 +18,23 @@ namespace kernel::detail {
 
 struct cufft_layout {
   /// The transform's length (the real length for r2c and c2r), and the extents along the
-  /// axis of the input and the output (they differ for r2c and c2r).
+  /// axis of the input and the output (they differ for r2c and c2r). For a plan of several
+  /// axes: the innermost one's.
   index_t n = 0, in_extent = 0, out_extent = 0;
   index_t in_stride = 1, out_stride = 1; // between a line's elements
-  index_t batch = 1;                     // lines per execution
-  index_t in_dist = 0, out_dist = 0;     // between the lines of one execution
+
+  /// Plans of two or three axes (complex transforms): the axes outside the innermost one,
+  /// outermost first, each with its length and its stride as a multiple of the next inner
+  /// transformed axis' stride, in the input and the output (cuFFT's inembed and onembed of
+  /// that next axis). `axes` holds every transformed axis in the plan's order.
+  struct outer_axis {
+    index_t n, in_ratio, out_ratio;
+  };
+  std::vector<outer_axis> outer;
+  std::vector<int> axes;
+  int rank() const noexcept { return static_cast<int>(outer.size()) + 1; }
+  index_t batch = 1;                 // lines per execution
+  index_t in_dist = 0, out_dist = 0; // between the lines of one execution
 
   /// The dimensions executions loop over (outermost first): extents and strides.
   struct loop {
@@ -35,5 +50,12 @@ struct cufft_layout {
 
 /// The layout of pass `p`; throws std::invalid_argument when its strides are not positive.
 cufft_layout cufft_layout_of(const fft_pass &p);
+
+/// One plan for the complex transforms of `p`'s arrays along `axes` (two or three, distinct,
+/// each longer than 1; `p.axis` and `p.n` are not read), or nothing where cuFFT's layout
+/// cannot hold them: their strides must nest (each a multiple of the next inner one's, at
+/// least its extent times, in the input and the output alike) and every other dimension
+/// must lie wholly outside them or wholly inside the innermost stride.
+std::optional<cufft_layout> cufft_layout_of_axes(const fft_pass &p, const std::vector<int> &axes);
 
 } // namespace kernel::detail

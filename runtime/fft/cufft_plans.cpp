@@ -3,11 +3,14 @@
 // cuFFT, loaded on first use (a program that never transforms device memory never loads
 // it). A plan holds a work area that its executions use, so two streams never share one:
 // plans are cached per layout, type, device and stream.
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <cufft.h>
 
@@ -104,13 +107,44 @@ struct plan_key {
   const device_state *device;
   std::uint64_t stream;
   cufftType type;
-  index_t n, in_extent, out_extent, in_stride, in_dist, out_stride, out_dist, batch;
+  // cuFFT's n, inembed and onembed, outermost axis first (rank of them used).
+  int rank;
+  std::array<long long, 3> n, in_embed, out_embed;
+  index_t in_stride, in_dist, out_stride, out_dist, batch;
   auto tie() const noexcept {
-    return std::tie(library, device, stream, type, n, in_extent, out_extent, in_stride, in_dist, out_stride, out_dist,
-                    batch);
+    return std::tie(library, device, stream, type, rank, n, in_embed, out_embed, in_stride, in_dist, out_stride,
+                    out_dist, batch);
   }
   bool operator<(const plan_key &o) const noexcept { return tie() < o.tie(); }
 };
+
+/// The key of `l`'s plan: for several axes, inembed[k] is the stride of axis k - 1 in units of
+/// axis k's (inembed[0] is not read: it is the outermost length).
+plan_key key_of(const cufft_library *lib, const device_state &device, std::uint64_t stream, cufftType type,
+                const cufft_layout &l) {
+  plan_key k{lib, &device,     stream,    type,         l.rank(),   {},     {},
+             {},  l.in_stride, l.in_dist, l.out_stride, l.out_dist, l.batch};
+  const auto r = static_cast<std::size_t>(l.rank());
+  for (std::size_t i = 0; i + 1 < r; ++i) k.n[i] = l.outer[i].n;
+  k.n[r - 1] = l.n;
+  if (r == 1) {
+    k.in_embed[0] = l.in_extent;
+    k.out_embed[0] = l.out_extent;
+  } else {
+    k.in_embed[0] = k.out_embed[0] = k.n[0];
+    for (std::size_t i = 1; i < r; ++i) {
+      k.in_embed[i] = l.outer[i - 1].in_ratio;
+      k.out_embed[i] = l.outer[i - 1].out_ratio;
+    }
+  }
+  return k;
+}
+
+std::string describe(const plan_key &k) {
+  std::string n;
+  for (int i = 0; i < k.rank; ++i) n += (i ? "x" : "") + std::to_string(k.n[static_cast<std::size_t>(i)]);
+  return "n=" + n + ", batch=" + std::to_string(k.batch);
+}
 
 using plan_cache = runtime::cuda::handle_cache<plan_key, cufftHandle>;
 
@@ -120,16 +154,16 @@ runtime::cuda::handle_lease<cufftHandle> plan_for(const plan_key &key, const std
                                                   std::string_view name) {
   plan_cache &cache = runtime::cuda::process_handle_cache<plan_key, cufftHandle>();
   return cache.lend(key, device, std::move(stream), [&] {
-    const std::string what = "n=" + std::to_string(key.n) + ", batch=" + std::to_string(key.batch);
+    const std::string what = describe(key);
     cufftHandle h = 0;
     check(lib->create(&h), name, "cufftCreate", what);
     // Owned before the plan is made, so that a failure frees it.
     auto made = std::make_unique<runtime::cuda::device_handle<cufftHandle>>(
         h, device, [lib](cufftHandle dropped) { lib->destroy(dropped); });
-    long long n = key.n, in_embed = key.in_extent, out_embed = key.out_extent;
+    std::array<long long, 3> n = key.n, in_embed = key.in_embed, out_embed = key.out_embed;
     std::size_t work = 0;
-    check(lib->make_plan(h, 1, &n, &in_embed, key.in_stride, key.in_dist, &out_embed, key.out_stride, key.out_dist,
-                         key.type, key.batch, &work),
+    check(lib->make_plan(h, key.rank, n.data(), in_embed.data(), key.in_stride, key.in_dist, out_embed.data(),
+                         key.out_stride, key.out_dist, key.type, key.batch, &work),
           name, "cufftMakePlanMany64", what);
     return made;
   });
@@ -142,15 +176,9 @@ std::size_t span_bytes(const index_t *shape, const index_t *strides, int rank, s
   return static_cast<std::size_t>(last + 1) * element;
 }
 
-} // namespace
-
-void cufft_require(std::string_view name) { cufft(name); }
-
-void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, stream_state &stream) {
-  if (p.scale != 1 || p.real_input)
-    throw std::invalid_argument(std::string(name) + ": a cuFFT pass takes no scale and no real input to a complex "
-                                                    "transform");
-  const cufft_layout l = cufft_layout_of(p);
+/// Queues `p`'s transforms, laid out as `l`, on `stream`.
+void execute(std::string_view name, const fft_pass &p, const cufft_layout &l, device_state &device,
+             stream_state &stream) {
   const index_t executions = l.executions();
   if (executions == 0) return;
   std::shared_ptr<const cufft_library> lib = cufft(name);
@@ -165,13 +193,11 @@ void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, st
     device.copy(copy.get(), in, bytes, copy_direction::device_to_device, stream);
     in = static_cast<const char *>(copy.get());
   }
-  const plan_key key{lib.get(), &device,      stream.id(),  type_of(p.transform, p.double_precision),
-                     l.n,       l.in_extent,  l.out_extent, l.in_stride,
-                     l.in_dist, l.out_stride, l.out_dist,   l.batch};
+  const plan_key key = key_of(lib.get(), device, stream.id(), type_of(p.transform, p.double_precision), l);
   const int direction = p.transform == fft_transform::c2c_inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
   const runtime::cuda::handle_lease<cufftHandle> lease = plan_for(key, lib, device, stream.liveness(), name);
   const cufftHandle plan = lease.get();
-  const std::string what = "n=" + std::to_string(l.n) + ", batch=" + std::to_string(l.batch);
+  const std::string what = describe(key);
   check(lib->set_stream(plan, static_cast<cudaStream_t>(stream.native())), name, "cufftSetStream", what);
   for (index_t e = 0; e < executions; ++e) {
     index_t in_at = 0, out_at = 0;
@@ -207,6 +233,59 @@ void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, st
       break;
     }
   }
+}
+
+void check_pass(std::string_view name, const fft_pass &p) {
+  if (p.scale != 1 || p.real_input)
+    throw std::invalid_argument(std::string(name) + ": a cuFFT pass takes no scale and no real input to a complex "
+                                                    "transform");
+}
+
+/// Whether pass `q` transforms, in place, the output that pass `first` writes, as cuFFT can
+/// with `first` in one plan.
+bool continues(const fft_pass &first, const fft_pass &q) {
+  if (q.transform != first.transform || q.double_precision != first.double_precision || q.rank != first.rank ||
+      q.in != first.out || q.out != first.out || q.scale != 1 || q.real_input)
+    return false;
+  for (int d = 0; d < first.rank; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (q.in_shape[u] != first.out_shape[u] || q.out_shape[u] != first.out_shape[u] ||
+        q.in_strides[u] != first.out_strides[u] || q.out_strides[u] != first.out_strides[u])
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+void cufft_require(std::string_view name) { cufft(name); }
+
+void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, stream_state &stream) {
+  check_pass(name, p);
+  execute(name, p, cufft_layout_of(p), device, stream);
+}
+
+int fft_cuda_passes(std::string_view name, const fft_pass *passes, int count, device_state &device,
+                    stream_state &stream) {
+  const fft_pass &first = passes[0];
+  check_pass(name, first);
+  if (first.transform == fft_transform::c2c_forward || first.transform == fft_transform::c2c_inverse) {
+    int along = 1;
+    std::vector<int> axes{first.axis};
+    while (along < count && along < 3 && continues(first, passes[along]) &&
+           std::find(axes.begin(), axes.end(), passes[along].axis) == axes.end()) {
+      axes.push_back(passes[along].axis);
+      ++along;
+    }
+    // The most axes one plan takes: all of them, else the first two.
+    for (; along >= 2; --along, axes.pop_back())
+      if (const std::optional<cufft_layout> l = cufft_layout_of_axes(first, axes)) {
+        execute(name, first, *l, device, stream);
+        return along;
+      }
+  }
+  execute(name, first, cufft_layout_of(first), device, stream);
+  return 1;
 }
 
 } // namespace kernel::detail

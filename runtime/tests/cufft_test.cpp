@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -162,6 +163,151 @@ TEST(CufftLayout, EveryLineOfEveryPassOnce) {
       ++shape[d];
     }
   }
+}
+
+/// Where each transform of a plan over `axes` starts, in the input and the output, by
+/// walking the array's other dimensions.
+std::vector<std::pair<index_t, index_t>> transforms_walked(const array_layout &in, const array_layout &out,
+                                                           const std::vector<int> &axes) {
+  std::vector<std::pair<index_t, index_t>> bases{{0, 0}};
+  for (std::size_t d = 0; d < in.shape.size(); ++d) {
+    if (std::find(axes.begin(), axes.end(), static_cast<int>(d)) != axes.end()) continue;
+    std::vector<std::pair<index_t, index_t>> more;
+    for (const auto &[i, o] : bases)
+      for (index_t k = 0; k < in.shape[d]; ++k) more.emplace_back(i + k * in.strides[d], o + k * out.strides[d]);
+    bases = std::move(more);
+  }
+  std::sort(bases.begin(), bases.end());
+  return bases;
+}
+
+/// Checks a plan over `axes` against cuFFT's definition of its advanced layout: transform b
+/// of an execution reads element (x0, x1[, x2]) at b idist + ((x0 inembed[1] + x1) inembed[2]
+/// + x2) istride from the execution's start, and so for the output; that must be the
+/// element the array has there, and every transform of the array must be planned once.
+void expect_plan_over(const array_layout &in, const array_layout &out, const std::vector<int> &axes) {
+  const fft_pass p = pass_of(fft_transform::c2c_forward, in, out, axes[0], in.shape[static_cast<std::size_t>(axes[0])]);
+  const std::optional<cufft_layout> l = kernel::detail::cufft_layout_of_axes(p, axes);
+  ASSERT_TRUE(l.has_value());
+  ASSERT_EQ(l->rank(), static_cast<int>(axes.size()));
+  std::vector<int> planned = l->axes, wanted = axes;
+  std::sort(planned.begin(), planned.end());
+  std::sort(wanted.begin(), wanted.end());
+  ASSERT_EQ(planned, wanted);
+  const auto extent = [&](int a) { return in.shape[static_cast<std::size_t>(a)]; };
+  std::vector<index_t> n, in_embed{0}, out_embed{0};
+  for (const auto &o : l->outer) {
+    n.push_back(o.n);
+    in_embed.push_back(o.in_ratio);
+    out_embed.push_back(o.out_ratio);
+  }
+  n.push_back(l->n);
+  for (int k = 0; k < l->rank(); ++k)
+    ASSERT_EQ(n[static_cast<std::size_t>(k)], extent(l->axes[static_cast<std::size_t>(k)]));
+  // The transforms planned, and each element of each.
+  std::vector<std::pair<index_t, index_t>> starts;
+  for (index_t e = 0; e < l->executions(); ++e) {
+    index_t in_at = 0, out_at = 0;
+    l->offsets(e, in_at, out_at);
+    for (index_t b = 0; b < l->batch; ++b) {
+      const index_t in_base = in_at + b * l->in_dist, out_base = out_at + b * l->out_dist;
+      starts.emplace_back(in_base, out_base);
+      std::vector<index_t> x(n.size(), 0);
+      for (;;) {
+        index_t cufft_in = 0, cufft_out = 0, array_in = 0, array_out = 0;
+        for (std::size_t k = 0; k < x.size(); ++k) {
+          cufft_in = (k ? cufft_in * in_embed[k] : 0) + x[k];
+          cufft_out = (k ? cufft_out * out_embed[k] : 0) + x[k];
+          const auto a = static_cast<std::size_t>(l->axes[k]);
+          array_in += x[k] * in.strides[a];
+          array_out += x[k] * out.strides[a];
+        }
+        ASSERT_EQ(in_base + cufft_in * l->in_stride, in_base + array_in);
+        ASSERT_EQ(out_base + cufft_out * l->out_stride, out_base + array_out);
+        std::size_t k = x.size();
+        while (k > 0 && ++x[k - 1] == n[k - 1]) x[--k] = 0;
+        if (k == 0) break;
+      }
+    }
+  }
+  std::sort(starts.begin(), starts.end());
+  EXPECT_EQ(starts, transforms_walked(in, out, axes));
+}
+
+TEST(CufftLayout, SeveralAxesOfAContiguousArrayAreOnePlan) {
+  expect_plan_over(c_contiguous({6, 8}), c_contiguous({6, 8}), {0, 1});
+  expect_plan_over(c_contiguous({4, 6, 8}), c_contiguous({4, 6, 8}), {1, 2});
+  expect_plan_over(c_contiguous({4, 6, 8}), c_contiguous({4, 6, 8}), {2, 1}); // any order
+  expect_plan_over(c_contiguous({3, 4, 5, 6}), c_contiguous({3, 4, 5, 6}), {1, 2, 3});
+  expect_plan_over(c_contiguous({4, 5, 6}), c_contiguous({4, 5, 6}), {0, 1, 2});
+  // The leading axes: the last dimension is a batch inside the innermost stride.
+  expect_plan_over(c_contiguous({5, 4, 6}), c_contiguous({5, 4, 6}), {0, 1});
+  const array_layout a = c_contiguous({4, 6, 8});
+  const auto l = kernel::detail::cufft_layout_of_axes(pass_of(fft_transform::c2c_forward, a, a, 1, 6), {1, 2});
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(l->executions(), 1);
+  EXPECT_EQ(l->batch, 4);
+  EXPECT_EQ(l->in_dist, 48);
+  EXPECT_EQ(l->n, 8);
+  EXPECT_EQ(l->outer[0].n, 6);
+  EXPECT_EQ(l->outer[0].in_ratio, 8);
+}
+
+TEST(CufftLayout, NestedViewsAreOnePlanAndOthersAreNot) {
+  // Padded rows, a Fortran-ordered (transposed) array: strides that nest.
+  expect_plan_over({{4, 6}, {10, 1}}, c_contiguous({4, 6}), {0, 1});
+  expect_plan_over({{6, 8}, {1, 6}}, {{6, 8}, {1, 6}}, {0, 1});
+  const auto none = [](const array_layout &in, const array_layout &out, std::vector<int> axes) {
+    const fft_pass p =
+        pass_of(fft_transform::c2c_forward, in, out, axes[0], in.shape[static_cast<std::size_t>(axes[0])]);
+    return !kernel::detail::cufft_layout_of_axes(p, axes).has_value();
+  };
+  // A dimension between the axes, strides that do not divide, an output of another order,
+  // an axis of one point, rows closer than their length, one axis, four axes.
+  EXPECT_TRUE(none(c_contiguous({4, 3, 5}), c_contiguous({4, 3, 5}), {0, 2}));
+  EXPECT_TRUE(none({{4, 6}, {9, 2}}, c_contiguous({4, 6}), {0, 1}));
+  EXPECT_TRUE(none(c_contiguous({6, 8}), {{6, 8}, {1, 6}}, {0, 1}));
+  EXPECT_TRUE(none(c_contiguous({1, 8}), c_contiguous({1, 8}), {0, 1}));
+  EXPECT_TRUE(none({{4, 6}, {4, 1}}, {{4, 6}, {4, 1}}, {0, 1}));
+  EXPECT_TRUE(none(c_contiguous({6, 8}), c_contiguous({6, 8}), {1}));
+  EXPECT_TRUE(none(c_contiguous({2, 2, 2, 2}), c_contiguous({2, 2, 2, 2}), {0, 1, 2, 3}));
+}
+
+// Every shape up to rank 4 (extents 1 to 3) and every set of two or three axes, C-contiguous
+// and a strided view: where a plan is made, it is right.
+TEST(CufftLayout, EveryPlanOfSeveralAxesIsRight) {
+  int plans = 0;
+  for (int rank = 2; rank <= 4; ++rank) {
+    std::vector<index_t> shape(static_cast<std::size_t>(rank), 1);
+    for (;;) {
+      for (unsigned mask = 0; mask < (1u << rank); ++mask) {
+        std::vector<int> axes;
+        for (int d = 0; d < rank; ++d)
+          if (mask & (1u << d)) axes.push_back(d);
+        if (axes.size() < 2 || axes.size() > 3) continue;
+        array_layout view{shape, std::vector<index_t>(shape.size())};
+        index_t stride = 2;
+        for (std::size_t d = shape.size(); d-- > 0;) {
+          view.strides[d] = stride;
+          stride *= shape[d] + 1;
+        }
+        const array_layout out = c_contiguous(shape);
+        for (const array_layout &in : {out, view}) {
+          const fft_pass p =
+              pass_of(fft_transform::c2c_forward, in, out, axes[0], shape[static_cast<std::size_t>(axes[0])]);
+          if (!kernel::detail::cufft_layout_of_axes(p, axes)) continue;
+          ++plans;
+          SCOPED_TRACE("rank " + std::to_string(rank) + ", axes mask " + std::to_string(mask));
+          expect_plan_over(in, out, axes);
+        }
+      }
+      std::size_t d = 0;
+      while (d < shape.size() && shape[d] == 3) shape[d++] = 1;
+      if (d == shape.size()) break;
+      ++shape[d];
+    }
+  }
+  EXPECT_GT(plans, 100);
 }
 
 TEST(CufftLayout, StridesMustBePositive) {

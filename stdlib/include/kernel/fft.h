@@ -187,10 +187,19 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
   const bool simulator = device_is_simulator(*c.device);
   // Before anything is queued: a missing cuFFT leaves the output as it was.
   if (!simulator) cufft_require(name);
+  // cuFFT's passes not yet queued, consecutive: as few plans as can take them.
+  std::vector<fft_pass> pending;
+  const auto queue_pending = [&] {
+    for (std::size_t i = 0; i < pending.size();)
+      i += static_cast<std::size_t>(
+          fft_cuda_passes(name, pending.data() + i, static_cast<int>(pending.size() - i), *c.device, *c.stream));
+    pending.clear();
+  };
   double scale = 1;
   for (fft_step &s : steps) {
     const index_t elements = count(s.in_shape, s.rank);
     if (s.real_input) {
+      queue_pending();
       convert(s.in, s.out, elements, fft_conversion::widen);
       s.in = s.out;
       s.in_strides = s.out_strides;
@@ -199,6 +208,7 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
     scale *= s.scale;
     s.scale = 1;
     if (s.n == 1) {
+      queue_pending();
       // The identity, with the real transforms' change of type (the layouts are contiguous).
       if (s.transform == fft_transform::r2c)
         convert(s.in, s.out, elements, fft_conversion::widen);
@@ -209,9 +219,10 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
     } else if (simulator) {
       host_work(*c.stream, [s] { fft_host(s.pass(true)); });
     } else {
-      fft_cuda(name, s.pass(false), *c.device, *c.stream);
+      pending.push_back(s.pass(false)); // its arrays stay in `steps`, which no longer grows
     }
   }
+  queue_pending();
   const fft_step &last = steps.back();
   if (scale != 1) {
     const index_t reals = count(last.out_shape, last.rank) * (last.transform == fft_transform::c2r ? 1 : 2);

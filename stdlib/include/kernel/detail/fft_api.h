@@ -52,6 +52,14 @@ void fft_host(const fft_pass &p);
 /// begins each message.
 void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, stream_state &stream);
 
+/// Queues as fft_cuda does the leading passes of `passes[0..count)` that one cuFFT plan can
+/// transform together, and returns how many (at least one): complex passes of one direction
+/// and precision along distinct axes, the later ones in place on the first's output, up to
+/// three, where their strides nest (runtime/fft/cufft_layout.h). Such a plan reads and writes
+/// the array once where a pass per axis does so per axis (CuPy's fft2 makes one too).
+int fft_cuda_passes(std::string_view name, const fft_pass *passes, int count, device_state &device,
+                    stream_state &stream);
+
 /// Loads cuFFT as fft_cuda does, or throws target_unavailable_error as it would.
 void cufft_require(std::string_view name);
 
