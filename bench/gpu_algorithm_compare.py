@@ -11,46 +11,20 @@ is the other's time over ours (above 1: ours is faster).
     bench/gpu_algorithm_compare.py [--binary PATH] [--log2n 28]
 """
 import argparse
-import re
-import subprocess
+import os
 import sys
 
-NUMBER = r"(-?[\d.]+(?:e[-+]?\d+)?|-?nan|-?inf)"
-LINE = re.compile(r"^(.*?)\s+ours\s+" + NUMBER + r" ms\s+(?:CUB|cuRAND)\s+" + NUMBER + " ms")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_events import NUMBER, benchmark_rows, cupy_ms, cupy_or_nothing, print_table  # noqa: E402
 
-
-def ours(binary, log2n):
-    run = subprocess.run([binary, str(log2n)], capture_output=True, text=True)
-    print(run.stdout.rstrip())
-    if run.returncode != 0:
-        # A wrong result is printed and fails the status, but the other figures stand.
-        print(run.stderr.rstrip(), file=sys.stderr)
-        print(f"warning: gpu_algorithm_bench exited with {run.returncode}", file=sys.stderr)
-    rows = {}
-    for line in run.stdout.splitlines():
-        m = LINE.match(line)
-        if m:
-            rows[m.group(1).strip()] = (float(m.group(2)), float(m.group(3)))
-    if not rows:
-        sys.exit("gpu_algorithm_bench measured nothing (no GPU?)")
-    return rows
+LINE = r"^(.*?)\s+ours\s+" + NUMBER + r" ms\s+(?:CUB|cuRAND)\s+" + NUMBER + " ms"
 
 
 def cupy_figures(log2n, reps=10):
     import cupy
 
     def event_ms(f):
-        f()
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        best = 1e300
-        for _ in range(3):
-            start.record()
-            for _ in range(reps):
-                f()
-            stop.record()
-            stop.synchronize()
-            best = min(best, cupy.cuda.get_elapsed_time(start, stop) / reps)
-        return best
+        return cupy_ms(f, reps)
 
     n, pairs = 1 << log2n, 1 << (log2n - 2)
     rs = cupy.random.RandomState(1)
@@ -93,22 +67,11 @@ def main():
     p.add_argument("--binary", default="bazel-bin/bench/gpu_algorithm_bench")
     p.add_argument("--log2n", type=int, default=28)
     a = p.parse_args()
-    rows = ours(a.binary, a.log2n)
-    try:
-        cp = cupy_figures(a.log2n)
-    except ImportError:
-        cp = {}
-        print("CuPy is not installed: its column is empty")
-    print()
-    print(f"{'primitive':38} {'ours ms':>9} {'CUB/cuRAND':>10} {'CuPy ms':>9} {'vs CUB':>7} {'vs CuPy':>8}")
-    def ratio(a, b):
-        return f"{a / b:6.2f}x" if b > 0 and a == a else f"{'-':>7}"
-
-    for name, (mine, direct) in rows.items():
-        theirs = cp.get(name)
-        cupy_ms = f"{theirs:9.3f}" if theirs else f"{'-':>9}"
-        vs_cupy = " " + ratio(theirs, mine) if theirs else f"{'-':>8}"
-        print(f"{name:38} {mine:9.3f} {direct:10.3f} {cupy_ms} {ratio(direct, mine)} {vs_cupy}")
+    rows = benchmark_rows([a.binary, str(a.log2n)], LINE)
+    if not rows:
+        sys.exit("gpu_algorithm_bench measured nothing (no GPU?)")
+    cp = cupy_or_nothing(cupy_figures, a.log2n)
+    print_table("primitive", "CUB/cuRAND", rows, cp)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_events  # noqa: E402
+
 
 def ours(binary, sizes):
     out = subprocess.run([binary, *map(str, sizes)], check=True, capture_output=True, text=True).stdout
@@ -37,17 +40,7 @@ def ours(binary, sizes):
 
 
 def event_ms(cuda, f, reps):
-    f()
-    start, stop = cuda.event(), cuda.event()
-    best = 1e300
-    for _ in range(3):
-        start.record()
-        for _ in range(reps):
-            f()
-        stop.record()
-        stop.synchronize()
-        best = min(best, cuda.event_elapsed_time(start, stop) / reps)
-    return best
+    return gpu_events.event_ms(f, reps, cuda.event, cuda.event_elapsed_time)
 
 
 def host_us(f, sync):

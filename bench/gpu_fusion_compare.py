@@ -5,8 +5,12 @@ to gpu_fusion_bench's own figures: GB/s of the bytes each expression must move.
 
     bench/gpu_fusion_compare.py [path/to/gpu_fusion_bench] [log2 sizes...]
 """
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_events import cupy_ms  # noqa: E402
 
 
 def main():
@@ -32,19 +36,9 @@ def main():
         n = 1 << log2n
         x = cp.random.uniform(-1, 1, n, dtype=cp.float32)
         reps = max(5, min(1000, (1 << 30) // n))
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
         times = []
         for f, nbytes in ((lambda: chain(x), 8.0 * n), (lambda: float(sum_exp(x)), 4.0 * n)):
-            f()
-            best = 1e30
-            for _ in range(3):
-                start.record()
-                for _ in range(reps):
-                    f()
-                stop.record()
-                stop.synchronize()
-                best = min(best, cp.cuda.get_elapsed_time(start, stop) / reps)
-            times.append(nbytes / best / 1e6)
+            times.append(nbytes / cupy_ms(f, reps) / 1e6)
         print(f"2^{log2n:<7} {times[0]:15.1f} {times[1]:18.1f}")
 
 

@@ -14,44 +14,19 @@ CuPy's FFTs make a new array (ours transform in place): its figure includes that
 """
 import argparse
 import os
-import re
-import subprocess
 import sys
 
-NUMBER = r"(-?[\d.]+(?:e[-+]?\d+)?|-?nan|-?inf)"
-DEVICE = re.compile(r"^(.*?)\s+device(?: ms)?\s+" + NUMBER + r"(?: ms)? vs\s+" + NUMBER)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_events import NUMBER, benchmark_rows, cupy_ms, cupy_or_nothing, print_table  # noqa: E402
 
-
-def ours(binary):
-    run = subprocess.run([binary], capture_output=True, text=True)
-    print(run.stdout.rstrip())
-    if run.returncode != 0:
-        print(run.stderr.rstrip(), file=sys.stderr)
-        print(f"warning: {os.path.basename(binary)} exited with {run.returncode}", file=sys.stderr)
-    rows = {}
-    for line in run.stdout.splitlines():
-        m = DEVICE.match(line)
-        if m and m.group(1).strip():
-            rows[m.group(1).strip()] = (float(m.group(2)), float(m.group(3)))
-    return rows
+DEVICE = r"^(.*?)\s+device(?: ms)?\s+" + NUMBER + r"(?: ms)? vs\s+" + NUMBER
 
 
 def cupy_figures():
     import cupy
     import cupyx.scipy.sparse as sparse
 
-    def event_ms(f, reps=20):
-        f()
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        best = 1e300
-        for _ in range(3):
-            start.record()
-            for _ in range(reps):
-                f()
-            stop.record()
-            stop.synchronize()
-            best = min(best, cupy.cuda.get_elapsed_time(start, stop) / reps)
-        return best
+    event_ms = cupy_ms
 
     image = cupy.full((2048, 2048), 1 + 0.5j, dtype=cupy.complex64)
     line = cupy.full(1 << 20, 0.25 - 1j, dtype=cupy.complex64)
@@ -87,25 +62,11 @@ def main():
     a = p.parse_args()
     rows = {}
     for b in ("gpu_fft_bench", "gpu_linalg_bench", "gpu_sparse_bench"):
-        rows.update(ours(os.path.join(a.bin_dir, b)))
+        rows.update(benchmark_rows([os.path.join(a.bin_dir, b)], DEVICE))
     if not rows:
         sys.exit("the GPU benchmarks measured nothing (no GPU?)")
-    try:
-        cp = cupy_figures()
-    except ImportError:
-        cp = {}
-        print("CuPy is not installed: its column is empty")
-
-    def ratio(x, y):
-        return f"{x / y:6.2f}x" if y > 0 and x == x else f"{'-':>7}"
-
-    print()
-    print(f"{'call':36} {'ours ms':>9} {'direct ms':>10} {'CuPy ms':>9} {'vs direct':>9} {'vs CuPy':>8}")
-    for name, (mine, direct) in rows.items():
-        theirs = cp.get(name)
-        cupy_ms = f"{theirs:9.3f}" if theirs else f"{'-':>9}"
-        vs_cupy = " " + ratio(theirs, mine) if theirs else f"{'-':>8}"
-        print(f"{name:36} {mine:9.3f} {direct:10.3f} {cupy_ms} {ratio(direct, mine):>9} {vs_cupy}")
+    cp = cupy_or_nothing(cupy_figures)
+    print_table("call", "direct ms", rows, cp)
 
 
 if __name__ == "__main__":

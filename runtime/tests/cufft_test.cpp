@@ -52,18 +52,25 @@ fft_pass pass_of(fft_transform t, const array_layout &in, const array_layout &ou
   return p;
 }
 
+/// Where each transform of a plan over `axes` starts, in the input and the output, by
+/// walking the array's other dimensions.
+std::vector<std::pair<index_t, index_t>> transforms_walked(const array_layout &in, const array_layout &out,
+                                                           const std::vector<int> &axes) {
+  std::vector<std::pair<index_t, index_t>> bases{{0, 0}};
+  for (std::size_t d = 0; d < in.shape.size(); ++d) {
+    if (std::find(axes.begin(), axes.end(), static_cast<int>(d)) != axes.end()) continue;
+    std::vector<std::pair<index_t, index_t>> more;
+    for (const auto &[i, o] : bases)
+      for (index_t k = 0; k < in.shape[d]; ++k) more.emplace_back(i + k * in.strides[d], o + k * out.strides[d]);
+    bases = std::move(more);
+  }
+  std::sort(bases.begin(), bases.end());
+  return bases;
+}
+
 /// Where each line along `axis` starts in the input and the output, by walking the array.
 std::vector<std::pair<index_t, index_t>> lines_walked(const array_layout &in, const array_layout &out, int axis) {
-  std::vector<std::pair<index_t, index_t>> lines{{0, 0}};
-  for (std::size_t d = 0; d < in.shape.size(); ++d) {
-    if (static_cast<int>(d) == axis) continue;
-    std::vector<std::pair<index_t, index_t>> more;
-    for (const auto &[i, o] : lines)
-      for (index_t k = 0; k < in.shape[d]; ++k) more.emplace_back(i + k * in.strides[d], o + k * out.strides[d]);
-    lines = std::move(more);
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
+  return transforms_walked(in, out, {axis});
 }
 
 /// The same from the layout: each execution's batch of lines.
@@ -163,22 +170,6 @@ TEST(CufftLayout, EveryLineOfEveryPassOnce) {
       ++shape[d];
     }
   }
-}
-
-/// Where each transform of a plan over `axes` starts, in the input and the output, by
-/// walking the array's other dimensions.
-std::vector<std::pair<index_t, index_t>> transforms_walked(const array_layout &in, const array_layout &out,
-                                                           const std::vector<int> &axes) {
-  std::vector<std::pair<index_t, index_t>> bases{{0, 0}};
-  for (std::size_t d = 0; d < in.shape.size(); ++d) {
-    if (std::find(axes.begin(), axes.end(), static_cast<int>(d)) != axes.end()) continue;
-    std::vector<std::pair<index_t, index_t>> more;
-    for (const auto &[i, o] : bases)
-      for (index_t k = 0; k < in.shape[d]; ++k) more.emplace_back(i + k * in.strides[d], o + k * out.strides[d]);
-    bases = std::move(more);
-  }
-  std::sort(bases.begin(), bases.end());
-  return bases;
 }
 
 /// Checks a plan over `axes` against cuFFT's definition of its advanced layout: transform b

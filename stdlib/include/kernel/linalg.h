@@ -358,35 +358,47 @@ template <class X, class Y> constexpr void require_same_element() {
                 "the operands of a linear algebra call have one element type (convert one first)");
 }
 
+/// The three forms of a product (into C, into C plus E, and the returning one) taking lazy
+/// expressions (kernel/fuse.h) among the operands: they are evaluated into arrays first,
+/// where the call is placed, and the product's own forms (Derived's) run on those. The first
+/// operand may be one only with `FirstToo` (not a sparse matrix). Derived brings these in with
+/// a using-declaration; being constrained, they are chosen over its own forms for expressions.
+template <class Derived, bool FirstToo> class product_of_expressions : public placed<Derived> {
+  template <class A> static constexpr bool first_expression = FirstToo && is_expression_arg<A>;
+
+public:
+  template <class XA, class XB, class C>
+    requires(first_expression<XA> || is_expression_arg<XB>)
+  void operator()(const XA &a, const XB &b, C &&c) const {
+    self()(evaluated(this->placed_on(), a), evaluated(this->placed_on(), b), std::forward<C>(c));
+  }
+  template <class XA, class XB, class E, class C>
+    requires(first_expression<XA> || any_expression_arg<XB, E>)
+  void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
+    self()(evaluated(this->placed_on(), a), evaluated(this->placed_on(), b), evaluated(this->placed_on(), e),
+           std::forward<C>(c));
+  }
+  template <class XA, class XB>
+    requires(first_expression<XA> || is_expression_arg<XB>)
+  auto operator()(const XA &a, const XB &b) const {
+    return self()(evaluated(this->placed_on(), a), evaluated(this->placed_on(), b));
+  }
+
+private:
+  const Derived &self() const noexcept { return static_cast<const Derived &>(*this); }
+};
+
 } // namespace kernel::detail
 
 namespace kernel::linalg {
 
 /// C = A B, or C = A B + E (E may be C), for matrices or batches of them (rank 3; a rank-2
 /// operand is used for every item); A and B may be scaled(). The returning form makes C.
-class matrix_product_fn : public detail::placed<matrix_product_fn> {
+class matrix_product_fn : public detail::product_of_expressions<matrix_product_fn, true> {
 public:
+  using detail::product_of_expressions<matrix_product_fn, true>::operator();
   constexpr matrix_product_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "matrix_product"; }
-
-  // Expression operands (kernel/fuse.h) are evaluated into arrays first, where the call is
-  // placed, as for the array algorithms.
-  template <class XA, class XB, class C>
-    requires(detail::any_expression_arg<XA, XB>)
-  void operator()(const XA &a, const XB &b, C &&c) const {
-    (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b), std::forward<C>(c));
-  }
-  template <class XA, class XB, class E, class C>
-    requires(detail::any_expression_arg<XA, XB, E>)
-  void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
-    (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b),
-            detail::evaluated(this->placed_on(), e), std::forward<C>(c));
-  }
-  template <class XA, class XB>
-    requires(detail::any_expression_arg<XA, XB>)
-  auto operator()(const XA &a, const XB &b) const {
-    return (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b));
-  }
 
   template <class XA, class XB, class C> void operator()(const XA &a, const XB &b, C &&c) const {
     run(a, b, static_cast<const std::nullptr_t *>(nullptr), c, 3);
@@ -484,29 +496,11 @@ private:
 inline constexpr matrix_product_fn matrix_product{};
 
 /// y = A x, or y = A x + z (z may be y); A may be scaled(). The returning form makes y.
-class matrix_vector_product_fn : public detail::placed<matrix_vector_product_fn> {
+class matrix_vector_product_fn : public detail::product_of_expressions<matrix_vector_product_fn, true> {
 public:
+  using detail::product_of_expressions<matrix_vector_product_fn, true>::operator();
   constexpr matrix_vector_product_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "matrix_vector_product"; }
-
-  // Expression operands (kernel/fuse.h) are evaluated into arrays first, where the call is
-  // placed, as for the array algorithms.
-  template <class XA, class XB, class C>
-    requires(detail::any_expression_arg<XA, XB>)
-  void operator()(const XA &a, const XB &b, C &&c) const {
-    (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b), std::forward<C>(c));
-  }
-  template <class XA, class XB, class E, class C>
-    requires(detail::any_expression_arg<XA, XB, E>)
-  void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
-    (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b),
-            detail::evaluated(this->placed_on(), e), std::forward<C>(c));
-  }
-  template <class XA, class XB>
-    requires(detail::any_expression_arg<XA, XB>)
-  auto operator()(const XA &a, const XB &b) const {
-    return (*this)(detail::evaluated(this->placed_on(), a), detail::evaluated(this->placed_on(), b));
-  }
 
   template <class XA, class XX, class Y> void operator()(const XA &a, const XX &x, Y &&y) const {
     run(a, x, static_cast<const std::nullptr_t *>(nullptr), y, 3);

@@ -604,28 +604,11 @@ void require_result_apart(std::string_view name, const M &m, const X &x, const C
 /// y = A x, or y = A x + z (z may be y); A may be scaled(), as may x and z
 /// (kernel::linalg::scaled). The returning form makes y (a device array for a device matrix
 /// or device x).
-class spmv_fn : public detail::placed<spmv_fn> {
+class spmv_fn : public detail::product_of_expressions<spmv_fn, false> {
 public:
+  using detail::product_of_expressions<spmv_fn, false>::operator();
   constexpr spmv_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "spmv"; }
-
-  // Expression operands (kernel/fuse.h) are evaluated into arrays first, where the call is
-  // placed, as for the array algorithms.
-  template <class XA, class XB, class C>
-    requires(detail::any_expression_arg<XB>)
-  void operator()(const XA &a, const XB &b, C &&c) const {
-    (*this)(a, detail::evaluated(this->placed_on(), b), std::forward<C>(c));
-  }
-  template <class XA, class XB, class E, class C>
-    requires(detail::any_expression_arg<XB, E>)
-  void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
-    (*this)(a, detail::evaluated(this->placed_on(), b), detail::evaluated(this->placed_on(), e), std::forward<C>(c));
-  }
-  template <class XA, class XB>
-    requires(detail::any_expression_arg<XB>)
-  auto operator()(const XA &a, const XB &b) const {
-    return (*this)(a, detail::evaluated(this->placed_on(), b));
-  }
 
   template <class XA, class XX, class Y> void operator()(const XA &a, const XX &x, Y &&y) const {
     run(a, x, static_cast<const std::nullptr_t *>(nullptr), y, 3);
@@ -730,28 +713,11 @@ inline constexpr spmv_fn spmv{};
 
 /// C = A B, or C = A B + E (E may be C), for a sparse A and dense matrices B, C and E of any
 /// layout; A, B and E may be scaled(). The returning form makes C.
-class spmm_fn : public detail::placed<spmm_fn> {
+class spmm_fn : public detail::product_of_expressions<spmm_fn, false> {
 public:
+  using detail::product_of_expressions<spmm_fn, false>::operator();
   constexpr spmm_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "spmm"; }
-
-  // Expression operands (kernel/fuse.h) are evaluated into arrays first, where the call is
-  // placed, as for the array algorithms.
-  template <class XA, class XB, class C>
-    requires(detail::any_expression_arg<XB>)
-  void operator()(const XA &a, const XB &b, C &&c) const {
-    (*this)(a, detail::evaluated(this->placed_on(), b), std::forward<C>(c));
-  }
-  template <class XA, class XB, class E, class C>
-    requires(detail::any_expression_arg<XB, E>)
-  void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
-    (*this)(a, detail::evaluated(this->placed_on(), b), detail::evaluated(this->placed_on(), e), std::forward<C>(c));
-  }
-  template <class XA, class XB>
-    requires(detail::any_expression_arg<XB>)
-  auto operator()(const XA &a, const XB &b) const {
-    return (*this)(a, detail::evaluated(this->placed_on(), b));
-  }
 
   template <class XA, class XB, class C> void operator()(const XA &a, const XB &b, C &&c) const {
     run(a, b, static_cast<const std::nullptr_t *>(nullptr), c, 3);
