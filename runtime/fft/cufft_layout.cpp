@@ -14,6 +14,24 @@ index_t cufft_layout::executions() const noexcept {
   return e;
 }
 
+cufft_layout::plan_arrays cufft_layout::arrays() const noexcept {
+  plan_arrays a;
+  const auto r = static_cast<std::size_t>(rank());
+  for (std::size_t i = 0; i + 1 < r; ++i) a.n[i] = outer[i].n;
+  a.n[r - 1] = n;
+  if (r == 1) {
+    a.in_embed[0] = in_extent;
+    a.out_embed[0] = out_extent;
+    return a;
+  }
+  a.in_embed[0] = a.out_embed[0] = a.n[0];
+  for (std::size_t i = 1; i < r; ++i) {
+    a.in_embed[i] = outer[i - 1].in_ratio;
+    a.out_embed[i] = outer[i - 1].out_ratio;
+  }
+  return a;
+}
+
 void cufft_layout::offsets(index_t e, index_t &in, index_t &out) const noexcept {
   in = out = 0;
   for (auto l = loops.rbegin(); l != loops.rend(); ++l) {

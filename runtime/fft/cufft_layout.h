@@ -9,6 +9,7 @@
 // nested layout can describe them.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -33,6 +34,13 @@ struct cufft_layout {
   std::vector<outer_axis> outer;
   std::vector<int> axes;
   int rank() const noexcept { return static_cast<int>(outer.size()) + 1; }
+  /// cuFFT's n, inembed and onembed, outermost axis first (rank() of each used; for several
+  /// axes inembed[k], k > 0, is axis k - 1's stride in units of axis k's, and inembed[0],
+  /// which cuFFT does not read, the outermost length).
+  struct plan_arrays {
+    std::array<long long, 3> n{}, in_embed{}, out_embed{};
+  };
+  plan_arrays arrays() const noexcept;
   index_t batch = 1;                 // lines per execution
   index_t in_dist = 0, out_dist = 0; // between the lines of one execution
 

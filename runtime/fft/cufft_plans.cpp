@@ -118,26 +118,12 @@ struct plan_key {
   bool operator<(const plan_key &o) const noexcept { return tie() < o.tie(); }
 };
 
-/// The key of `l`'s plan: for several axes, inembed[k] is the stride of axis k - 1 in units of
-/// axis k's (inembed[0] is not read: it is the outermost length).
+/// The key of `l`'s plan.
 plan_key key_of(const cufft_library *lib, const device_state &device, std::uint64_t stream, cufftType type,
                 const cufft_layout &l) {
-  plan_key k{lib, &device,     stream,    type,         l.rank(),   {},     {},
-             {},  l.in_stride, l.in_dist, l.out_stride, l.out_dist, l.batch};
-  const auto r = static_cast<std::size_t>(l.rank());
-  for (std::size_t i = 0; i + 1 < r; ++i) k.n[i] = l.outer[i].n;
-  k.n[r - 1] = l.n;
-  if (r == 1) {
-    k.in_embed[0] = l.in_extent;
-    k.out_embed[0] = l.out_extent;
-  } else {
-    k.in_embed[0] = k.out_embed[0] = k.n[0];
-    for (std::size_t i = 1; i < r; ++i) {
-      k.in_embed[i] = l.outer[i - 1].in_ratio;
-      k.out_embed[i] = l.outer[i - 1].out_ratio;
-    }
-  }
-  return k;
+  const cufft_layout::plan_arrays a = l.arrays();
+  return {lib,         &device,     stream,    type,         l.rank(),   a.n,    a.in_embed,
+          a.out_embed, l.in_stride, l.in_dist, l.out_stride, l.out_dist, l.batch};
 }
 
 std::string describe(const plan_key &k) {

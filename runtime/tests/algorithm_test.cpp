@@ -556,6 +556,13 @@ TEST_P(Targets, ExpressionsAreAcceptedWhereArraysAre) {
   static_assert(std::is_same_v<decltype(best.values), kernel::device_array<float, 1>>);
   s.synchronize();
   EXPECT_EQ(to_vector(best.indices.copy_to_host()), to_vector(kernel::top_k.on(t)(y, 3).indices));
+  // A host expression on a stream: its values are there before the call reads them.
+  const auto host_sums = kernel::cumsum.on(s)(e);
+  s.synchronize();
+  EXPECT_EQ(to_vector(host_sums), to_vector(kernel::cumsum.on(t)(y)));
+  const auto host_order = kernel::argsort.on(s)(vtimes.on(s)(kernel::lazy(x), -2.0f));
+  s.synchronize();
+  EXPECT_EQ(to_vector(host_order), reference_argsort(y, false));
 }
 
 TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {

@@ -186,13 +186,13 @@ void expect_plan_over(const array_layout &in, const array_layout &out, const std
   std::sort(wanted.begin(), wanted.end());
   ASSERT_EQ(planned, wanted);
   const auto extent = [&](int a) { return in.shape[static_cast<std::size_t>(a)]; };
-  std::vector<index_t> n, in_embed{0}, out_embed{0};
-  for (const auto &o : l->outer) {
-    n.push_back(o.n);
-    in_embed.push_back(o.in_ratio);
-    out_embed.push_back(o.out_ratio);
-  }
-  n.push_back(l->n);
+  // The arrays the plan is made with.
+  const cufft_layout::plan_arrays arrays = l->arrays();
+  const auto rank = static_cast<std::size_t>(l->rank());
+  const std::vector<index_t> n(arrays.n.begin(), arrays.n.begin() + rank),
+      in_embed(arrays.in_embed.begin(), arrays.in_embed.begin() + rank),
+      out_embed(arrays.out_embed.begin(), arrays.out_embed.begin() + rank);
+  for (std::size_t k = 1; k < rank; ++k) ASSERT_GE(in_embed[k], n[k]); // as cuFFT requires
   for (int k = 0; k < l->rank(); ++k)
     ASSERT_EQ(n[static_cast<std::size_t>(k)], extent(l->axes[static_cast<std::size_t>(k)]));
   // The transforms planned, and each element of each.
