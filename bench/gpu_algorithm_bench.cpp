@@ -100,13 +100,8 @@ void report(const char *what, double first_ours, double first_cub, double ours, 
               ours, cub, cub / ours, first_ours, first_cub);
 }
 
-struct curand_calls {
-  void *lib = dlopen("libcurand.so.10", RTLD_NOW | RTLD_NOLOAD);
-  template <class F> F get(const char *name) {
-    void *p = lib ? dlsym(lib, name) : nullptr;
-    if (!p) throw std::runtime_error(std::string("cuRAND function ") + name + " not found");
-    return reinterpret_cast<F>(p);
-  }
+struct curand_calls : bench::loaded_library {
+  curand_calls() : loaded_library("libcurand.so.10", "cuRAND") {}
   decltype(&::curandCreateGenerator) create = get<decltype(&::curandCreateGenerator)>("curandCreateGenerator");
   decltype(&::curandSetStream) set_stream = get<decltype(&::curandSetStream)>("curandSetStream");
   decltype(&::curandSetPseudoRandomGeneratorSeed) seed =

@@ -22,13 +22,8 @@
 
 namespace {
 
-struct cufft_calls {
-  void *lib = dlopen("libcufft.so.12", RTLD_NOW | RTLD_NOLOAD);
-  template <class F> F get(const char *name) {
-    void *p = lib ? dlsym(lib, name) : nullptr;
-    if (!p) throw std::runtime_error(std::string("cuFFT function ") + name + " not found");
-    return reinterpret_cast<F>(p);
-  }
+struct cufft_calls : bench::loaded_library {
+  cufft_calls() : loaded_library("libcufft.so.12", "cuFFT") {}
   decltype(&::cufftPlanMany) plan_many = get<decltype(&::cufftPlanMany)>("cufftPlanMany");
   decltype(&::cufftSetStream) set_stream = get<decltype(&::cufftSetStream)>("cufftSetStream");
   decltype(&::cufftExecC2C) c2c = get<decltype(&::cufftExecC2C)>("cufftExecC2C");

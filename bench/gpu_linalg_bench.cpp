@@ -21,13 +21,8 @@
 
 namespace {
 
-struct cublas_calls {
-  void *lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_NOLOAD);
-  template <class F> F get(const char *name) {
-    void *p = lib ? dlsym(lib, name) : nullptr;
-    if (!p) throw std::runtime_error(std::string("cuBLAS function ") + name + " not found");
-    return reinterpret_cast<F>(p);
-  }
+struct cublas_calls : bench::loaded_library {
+  cublas_calls() : loaded_library("libcublas.so.13", "cuBLAS") {}
   using gemm_fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
                                      const void *, cudaDataType, int, long long, const void *, cudaDataType, int,
                                      long long, const void *, void *, cudaDataType, int, long long, int,

@@ -24,13 +24,8 @@ namespace {
 
 namespace sp = kernel::sparse;
 
-struct cusparse_calls {
-  void *lib = dlopen("libcusparse.so.12", RTLD_NOW | RTLD_NOLOAD);
-  template <class F> F get(const char *name) {
-    void *p = lib ? dlsym(lib, name) : nullptr;
-    if (!p) throw std::runtime_error(std::string("cuSPARSE function ") + name + " not found");
-    return reinterpret_cast<F>(p);
-  }
+struct cusparse_calls : bench::loaded_library {
+  cusparse_calls() : loaded_library("libcusparse.so.12", "cuSPARSE") {}
 #define KERNEL_BENCH_BIND(member, fn) decltype(&::fn) member = get<decltype(&::fn)>(#fn)
   KERNEL_BENCH_BIND(create, cusparseCreate);
   KERNEL_BENCH_BIND(set_stream, cusparseSetStream);

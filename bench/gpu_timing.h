@@ -17,13 +17,24 @@
 
 namespace bench {
 
-struct driver {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  template <class F> F get(const char *name) {
-    void *p = lib ? dlsym(lib, name) : nullptr;
-    if (!p) throw std::runtime_error(std::string("driver function ") + name + " not found");
+/// Functions of a shared library this process has already loaded (the runtime loads the
+/// driver and the math libraries; a baseline then calls the same ones directly).
+class loaded_library {
+public:
+  loaded_library(const char *soname, const char *what) : lib_(dlopen(soname, RTLD_NOW | RTLD_NOLOAD)), what_(what) {}
+  template <class F> F get(const char *name) const {
+    void *p = lib_ ? dlsym(lib_, name) : nullptr;
+    if (!p) throw std::runtime_error(std::string(what_) + " function " + name + " not found");
     return reinterpret_cast<F>(p);
   }
+
+private:
+  void *lib_;
+  const char *what_;
+};
+
+struct driver : loaded_library {
+  driver() : loaded_library("libcuda.so.1", "driver") {}
   decltype(&::cuDevicePrimaryCtxRetain) retain = get<decltype(&::cuDevicePrimaryCtxRetain)>("cuDevicePrimaryCtxRetain");
   decltype(&::cuCtxSetCurrent) set_current = get<decltype(&::cuCtxSetCurrent)>("cuCtxSetCurrent");
   decltype(&::cuModuleLoadData) load = get<decltype(&::cuModuleLoadData)>("cuModuleLoadData");
