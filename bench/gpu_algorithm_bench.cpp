@@ -9,6 +9,10 @@
 // Every result is checked against the direct call's (a difference is printed and fails the
 // exit status). Prints "no GPU" without one.
 //
+// "ours" is what kernel/algorithm.h does: sorts and sums of built-in types through CUB
+// compiled ahead of time (runtime/cub/), the rest through kernels of its own; for the rows
+// CUB takes, the library's own kernels are timed too (KERNEL_CUB=0).
+//
 //   bazel run -c opt //bench:gpu_algorithm_bench [-- log2n]    (default 28; pairs use n/4)
 #include <curand.h>
 #include <dlfcn.h>
@@ -25,6 +29,7 @@
 #include <vector>
 
 #include <kernel/algorithm.h>
+#include <kernel/detail/cub_api.h>
 #include <kernel/kernel.h>
 #include <kernel/random_arrays.h>
 #include <kernel/random_generators.h>
@@ -95,6 +100,18 @@ template <class F> double first_call_ms(kernel::stream &s, F &&f) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// Milliseconds per call of `f` with the library's own kernels where it would use CUB.
+template <class F> double own_kernels_ms(kernel::stream &s, int reps, F &&f) {
+  setenv("KERNEL_CUB", "0", 1);
+  const double ms = bench::gpu_ms(s, reps, f);
+  unsetenv("KERNEL_CUB");
+  return ms;
+}
+
+void report_own(double own, double cub) {
+  std::printf("  %-36s own kernels %8.3f ms  speed vs CUB %.3fx\n", "", own, cub / own);
+}
+
 void report(const char *what, double first_ours, double first_cub, double ours, double cub) {
   std::printf("%-38s ours %8.3f ms  CUB %8.3f ms  speed vs CUB %.3fx   first call: ours %7.2f ms, CUB %7.2f ms\n", what,
               ours, cub, cub / ours, first_ours, first_cub);
@@ -139,6 +156,8 @@ int main(int argc, char **argv) {
                  "cuMemcpyDtoDAsync");
   };
   std::printf("n = 2^%d (key-value pairs: 2^%d), %s\n", log2n, log2n - 2, gpu.name().c_str());
+  const std::string no_cub = kernel::detail::cub_unavailable(gpu.state());
+  std::printf("sorts and sums through %s\n", no_cub.empty() ? "CUB (runtime/cub)" : ("own kernels: " + no_cub).c_str());
   const int reps = 10;
 
   {
@@ -159,8 +178,9 @@ int main(int argc, char **argv) {
     const double first_ours = first_call_ms(s, ours), first_cub = first_call_ms(s, cub);
     require(to_host(work) == to_host(sorted), "sort");
     const double copy_ms = bench::gpu_ms(s, reps, [&] { copy(work, keys); });
-    report("sort uint32 keys", first_ours, first_cub, bench::gpu_ms(s, reps, ours) - copy_ms,
-           bench::gpu_ms(s, reps, cub));
+    const double cub_ms = bench::gpu_ms(s, reps, cub);
+    report("sort uint32 keys", first_ours, first_cub, bench::gpu_ms(s, reps, ours) - copy_ms, cub_ms);
+    report_own(own_kernels_ms(s, reps, ours) - copy_ms, cub_ms);
   }
   {
     const auto keys = kernel::to_device(random_bits(static_cast<std::size_t>(pairs), 2), s);
@@ -189,8 +209,9 @@ int main(int argc, char **argv) {
       copy(work_keys, keys);
       copy(work_values, values);
     });
-    report("sort_by_key uint32 -> uint32", first_ours, first_cub, bench::gpu_ms(s, reps, ours) - copy_ms,
-           bench::gpu_ms(s, reps, cub));
+    const double cub_ms = bench::gpu_ms(s, reps, cub);
+    report("sort_by_key uint32 -> uint32", first_ours, first_cub, bench::gpu_ms(s, reps, ours) - copy_ms, cub_ms);
+    report_own(own_kernels_ms(s, reps, ours) - copy_ms, cub_ms);
   }
 
   const std::vector<float> host_x = random_floats(static_cast<std::size_t>(n), 4);
@@ -214,7 +235,9 @@ int main(int argc, char **argv) {
     const double first_ours = first_call_ms(s, ours), first_cub = first_call_ms(s, cub);
     const std::vector<float> a = to_host(ours_out), b = to_host(cub_out);
     for (std::size_t i = 0; i < a.size(); i += a.size() / 4096 + 1) require(near(a[i], i) && near(b[i], i), "cumsum");
-    report("cumsum float32", first_ours, first_cub, bench::gpu_ms(s, reps, ours), bench::gpu_ms(s, reps, cub));
+    const double cub_ms = bench::gpu_ms(s, reps, cub);
+    report("cumsum float32", first_ours, first_cub, bench::gpu_ms(s, reps, ours), cub_ms);
+    report_own(own_kernels_ms(s, reps, ours), cub_ms);
   }
   {
     // Both return the sum to the host, as a caller of reduce gets it.
@@ -301,8 +324,9 @@ int main(int argc, char **argv) {
       for (kernel::index_t j = 0; j < k; ++j)
         same = same && values(j, c) == theirs[static_cast<std::size_t>(c * rows + j)];
     require(same, "top_k");
-    report("top-10 of each column, 1000 x 32000", first_ours, first_cub, bench::gpu_ms(s, reps, ours),
-           bench::gpu_ms(s, reps, cub));
+    const double cub_ms = bench::gpu_ms(s, reps, cub);
+    report("top-10 of each column, 1000 x 32000", first_ours, first_cub, bench::gpu_ms(s, reps, ours), cub_ms);
+    report_own(own_kernels_ms(s, reps, ours), cub_ms);
   }
   {
     // kernel::random::philox is cuRAND's Philox-4x32-10: the same numbers, so the same work.

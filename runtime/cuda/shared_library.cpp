@@ -13,7 +13,8 @@
 // Under ASan (the CI's asan run) the CUDA libraries stay loaded until exit, so that the
 // leak check can name them, and what they keep for the process's life is not reported.
 extern "C" const char *__lsan_default_suppressions() {
-  return "leak:libnvJitLink.so\nleak:libnvrtc.so\nleak:libcuda.so\nleak:libnvptxcompiler\nleak:libcurand.so\n";
+  return "leak:libnvJitLink.so\nleak:libnvrtc.so\nleak:libcuda.so\nleak:libnvptxcompiler\nleak:libcurand.so\nleak:"
+         "libkernel_cub.so\n";
 }
 #endif
 

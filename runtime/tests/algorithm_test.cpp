@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel/algorithm.h"
+#include "kernel/detail/cub_api.h"
 #include "kernel/fuse.h"
 #include "kernel/random_arrays.h"
 #include "kernel/ufunc.h"
@@ -708,6 +709,130 @@ TEST_P(Targets, OutputsOverlappingInputsAreRefused) {
 INSTANTIATE_TEST_SUITE_P(Algorithms, Targets,
                          testing::Values(kernel::target::cpu, kernel::target::parallel, kernel_test::target()),
                          [](const auto &info) { return std::string(kernel::target_name(info.param)); });
+
+// On a CUDA device the sorts and sums of built-in types go to CUB (runtime/cub/), the rest to
+// the library's own kernels; KERNEL_CUB=0 sends everything to those. Both give the same
+// results, bit for bit (float sums within rounding): keys with NaNs of either sign and
+// signed zeros, one-byte keys (one pass: results in CUB's scratch), every value width CUB
+// moves, descending orders, batches (CUB's second sort by segment), in place and not.
+struct cub_results {
+  std::vector<std::uint32_t> sorted_floats, sorted_rows, short_values; // float bits: NaNs compare
+  std::vector<std::uint8_t> sorted_bytes;
+  std::vector<std::int64_t> descending_longs;
+  std::vector<std::uint32_t> pair_keys;
+  std::vector<double> pair_values;
+  std::vector<std::int16_t> short_keys;
+  std::vector<kernel::index_t> order, column_top;
+  std::vector<std::int32_t> in_place_sums;
+  std::vector<std::uint64_t> exclusive_sums;
+  std::vector<float> float_sums;
+};
+
+std::vector<std::uint32_t> bits_of(const std::vector<float> &v) {
+  std::vector<std::uint32_t> b(v.size());
+  std::transform(v.begin(), v.end(), b.begin(), [](float x) { return std::bit_cast<std::uint32_t>(x); });
+  return b;
+}
+
+// Floats from 50 values, with NaNs of both signs and payloads, and zeros of both signs.
+std::vector<float> awkward_floats(std::size_t n) {
+  std::vector<float> f = random_floats(n, static_cast<unsigned>(n) + 1, 50);
+  for (std::size_t i = 0; i < n; i += 7) f[i] = std::bit_cast<float>(0xffc00001u - static_cast<std::uint32_t>(i % 3));
+  for (std::size_t i = 3; i < n; i += 11) f[i] = std::bit_cast<float>(0x7fc00000u + static_cast<std::uint32_t>(i % 5));
+  for (std::size_t i = 5; i < n; i += 13) f[i] = i % 2 ? -0.0f : 0.0f;
+  return f;
+}
+
+cub_results sort_and_sum_on_the_device(std::size_t n) {
+  const kernel::device d = kernel_test::device();
+  std::mt19937 g(static_cast<unsigned>(n));
+  const std::vector<float> f = awkward_floats(n);
+  std::vector<std::uint8_t> bytes(n);
+  std::vector<std::int64_t> longs(n);
+  std::vector<std::uint32_t> keys(n);
+  std::vector<double> values(n);
+  std::vector<std::int16_t> shorts(n);
+  std::vector<std::int32_t> ints(n);
+  std::vector<std::uint64_t> counts(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    bytes[i] = static_cast<std::uint8_t>(g());
+    longs[i] = static_cast<std::int64_t>(g() % 1000) - 500;
+    keys[i] = g() % 64;
+    values[i] = static_cast<double>(i);
+    shorts[i] = static_cast<std::int16_t>(g() % 200) - 100;
+    ints[i] = static_cast<std::int32_t>(g() % 100) - 50;
+    counts[i] = g() % 1000;
+  }
+  cub_results r;
+  auto df = kernel::to_device(f, d);
+  r.order = to_vector(kernel::argsort(df).copy_to_host());
+  kernel::sort(df);
+  r.sorted_floats = bits_of(to_vector(df.copy_to_host()));
+  auto db = kernel::to_device(bytes, d);
+  kernel::sort(db);
+  r.sorted_bytes = to_vector(db.copy_to_host());
+  auto dl = kernel::to_device(longs, d);
+  kernel::sort(dl, kernel::descending);
+  r.descending_longs = to_vector(dl.copy_to_host());
+  auto dk = kernel::to_device(keys, d);
+  auto dv = kernel::to_device(values, d);
+  kernel::sort_by_key(dk, dv);
+  r.pair_keys = to_vector(dk.copy_to_host());
+  r.pair_values = to_vector(dv.copy_to_host());
+  std::vector<float> short_values(f);
+  kernel::sort_by_key.on(d)(shorts, short_values, kernel::descending);
+  r.short_keys = shorts;
+  r.short_values = bits_of(short_values);
+  const kernel::index_t rows = 37, cols = static_cast<kernel::index_t>(n) / 37;
+  if (cols > 0) {
+    kernel::ndarray<float, 2> m({rows, cols});
+    std::copy_n(f.begin(), rows * cols, m.data());
+    auto dm = kernel::to_device(m, d);
+    kernel::sort(dm);
+    r.sorted_rows = bits_of(to_vector(dm.copy_to_host()));
+    auto [top, where] = kernel::top_k(dm, 3, 0);
+    r.column_top = to_vector(where.copy_to_host());
+  }
+  auto di = kernel::to_device(ints, d);
+  kernel::cumsum(di, di);
+  r.in_place_sums = to_vector(di.copy_to_host());
+  auto dc = kernel::to_device(counts, d);
+  r.exclusive_sums = to_vector(kernel::cumsum.exclusive(dc, std::uint64_t{5}).copy_to_host());
+  std::vector<float> small(n);
+  for (std::size_t i = 0; i < n; ++i) small[i] = static_cast<float>(i % 8) * 0.25f; // exact sums
+  r.float_sums = to_vector(kernel::cumsum(kernel::to_device(small, d)).copy_to_host());
+  return r;
+}
+
+TEST(Cub, SameResultsAsTheLibrarysKernels) {
+  // Where CUB runs: on the GPU of the GPU suite, with the library as this build packs it.
+  if (kernel_test::on_gpu()) EXPECT_EQ(kernel::detail::cub_unavailable(kernel_test::device().state()), "");
+  for (std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{300}, std::size_t{70001}}) {
+    const cub_results through_cub = sort_and_sum_on_the_device(n);
+    ASSERT_EQ(setenv("KERNEL_CUB", "0", 1), 0);
+    EXPECT_NE(kernel::detail::cub_unavailable(kernel_test::device().state()), "");
+    const cub_results own = sort_and_sum_on_the_device(n);
+    ASSERT_EQ(unsetenv("KERNEL_CUB"), 0);
+    EXPECT_EQ(through_cub.sorted_floats, own.sorted_floats) << n;
+    EXPECT_EQ(through_cub.sorted_rows, own.sorted_rows) << n;
+    EXPECT_EQ(through_cub.short_values, own.short_values) << n;
+    EXPECT_EQ(through_cub.sorted_bytes, own.sorted_bytes) << n;
+    EXPECT_EQ(through_cub.descending_longs, own.descending_longs) << n;
+    EXPECT_EQ(through_cub.pair_keys, own.pair_keys) << n;
+    EXPECT_EQ(through_cub.pair_values, own.pair_values) << n;
+    EXPECT_EQ(through_cub.short_keys, own.short_keys) << n;
+    EXPECT_EQ(through_cub.order, own.order) << n;
+    EXPECT_EQ(through_cub.column_top, own.column_top) << n;
+    EXPECT_EQ(through_cub.in_place_sums, own.in_place_sums) << n;
+    EXPECT_EQ(through_cub.exclusive_sums, own.exclusive_sums) << n;
+    EXPECT_EQ(through_cub.float_sums, own.float_sums) << n;
+    // And as the host sorts: every bit of each value kept, NaNs last.
+    std::vector<float> host = awkward_floats(n);
+    kernel::sort.on(kernel::target::cpu)(host);
+    EXPECT_EQ(through_cub.sorted_floats, bits_of(host)) << n;
+    EXPECT_EQ(through_cub.order, reference_argsort(awkward_floats(n), false)) << n;
+  }
+}
 
 // cuRAND's host Philox generator, where the CUDA toolkit has it: the same numbers.
 TEST(Random, SameNumbersAsCurand) {

@@ -4,8 +4,8 @@
     bazel build //tools:sdk
     bazel-bin/tools/sdk/bin/kernel-clang++ -O2 saxpy.cpp -o saxpy
 
-Layout: bin/ (kernel-clang++, kernel-ptx), lib/ (kernel_plugin.so, libkernel_runtime.so),
-include/ (kernel/*.h).
+Layout: bin/ (kernel-clang++, kernel-ptx), lib/ (kernel_plugin.so, libkernel_runtime.so and
+the libraries it loads from beside itself: libkernel_cub.so), include/ (kernel/*.h).
 """
 
 def _kernel_sdk_impl(ctx):
@@ -13,7 +13,7 @@ def _kernel_sdk_impl(ctx):
     commands = ["mkdir -p {o}/bin {o}/lib {o}/include".format(o = out.path)]
     for f in ctx.files.programs:
         commands.append("cp {} {}/bin/".format(f.path, out.path))
-    for f in [ctx.file.plugin, ctx.file.runtime]:
+    for f in [ctx.file.plugin, ctx.file.runtime] + ctx.files.libraries:
         commands.append("cp {} {}/lib/".format(f.path, out.path))
     for f in ctx.files.headers:
         relative = f.short_path.split("/include/", 1)[1]
@@ -25,7 +25,7 @@ def _kernel_sdk_impl(ctx):
         ))
     ctx.actions.run_shell(
         outputs = [out],
-        inputs = ctx.files.programs + ctx.files.headers + [ctx.file.plugin, ctx.file.runtime],
+        inputs = ctx.files.programs + ctx.files.headers + ctx.files.libraries + [ctx.file.plugin, ctx.file.runtime],
         command = " && ".join(commands),
         progress_message = "Assembling the kernel SDK",
     )
@@ -37,6 +37,7 @@ kernel_sdk = rule(
         "programs": attr.label_list(allow_files = True),
         "plugin": attr.label(allow_single_file = True),
         "runtime": attr.label(allow_single_file = True),
+        "libraries": attr.label_list(allow_files = True),
         "headers": attr.label(allow_files = True),
     },
 )

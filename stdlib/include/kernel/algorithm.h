@@ -170,6 +170,22 @@ public:
   }
 
 private:
+  /// A sum of one run of built-in values through CUB (kernel/detail/cub_api.h) on a CUDA
+  /// device; false when that declines.
+  template <class S, class T>
+  bool sum_through_cub(const detail::algorithm_site &site, const S *in, T *out, const detail::segment_layout &l,
+                       const std::optional<T> &init, bool exclusive) const {
+    if constexpr (detail::is_plus<Op> && std::is_same_v<S, T> && scalar<T>) {
+      // CUB's inclusive sums start from the first element.
+      if (l.segments != 1 || (init && !exclusive) || detail::device_is_simulator(*site.call->device)) return false;
+      const T start = init.value_or(T{});
+      return detail::sum_scan_cub(name().data(), dtype_of<T>, exclusive, in, out, &start, l.len, *site.call->device,
+                                  *site.call->stream);
+    } else {
+      return false;
+    }
+  }
+
   /// `Widen`: a device input of a narrower element type is read as it is and widened to T by
   /// the scan (the returning forms' sum type), not refused as an implicit conversion.
   template <class T, bool Widen, class A, class Out>
@@ -191,7 +207,8 @@ private:
     if (site.on_device()) {
       detail::input_elements<S> src = detail::input_on<S>(site, name(), 1, in);
       detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 2, out);
-      detail::scan_device<Op, S, T>(*site.call, src.data, dst.data, l, l, init, exclusive);
+      if (!sum_through_cub<S, T>(site, src.data, dst.data, l, init, exclusive))
+        detail::scan_device<Op, S, T>(*site.call, src.data, dst.data, l, l, init, exclusive);
       detail::keep_until_done(*site.call, {src.keep});
       dst.deliver();
       return;
@@ -340,6 +357,16 @@ public:
     if (site.on_device()) {
       const detail::device_call &c = *site.call;
       std::vector<std::shared_ptr<void>> keep{key_in.keep, value_in.keep};
+      // Integer keys of one run, with values CUB can move: CUB's sort of pairs where it runs.
+      if constexpr (std::is_integral_v<T> && (sizeof(W) == 4 || sizeof(W) == 8)) {
+        if (l.segments == 1 && detail::sort_contiguous_cub<T, W>(c, key_in.data, key_out.data, value_in.data,
+                                                                 value_out.data, l.size(), order_of(order), keep)) {
+          detail::keep_until_done(c, std::move(keep));
+          key_out.deliver();
+          value_out.deliver();
+          return;
+        }
+      }
       // The outputs may be the inputs: gather from copies.
       auto key_copy = detail::device_temp<T>(c, l.size());
       auto value_copy = detail::device_temp<W>(c, l.size());

@@ -7,12 +7,14 @@
 
 #include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "kernel/detail/algorithm_kernel.h"
 #include "kernel/detail/algorithm_run.h"
+#include "kernel/detail/cub_api.h"
 
 namespace kernel::detail {
 
@@ -43,15 +45,13 @@ void scan_device(const device_call &c, const S *in, T *out, const segment_layout
   keep_until_done(c, {partials});
 }
 
-/// Radix-sorts `n` keys (and positions, when `idx` is set) stably; with `segments` > 1 the
-/// positions' segments (idx / segment_len) are sorted last, so that each segment ends up in
-/// order in its own range. The results are in `keys`/`idx` on return (the buffers may have
-/// been swapped with temporaries that `keep` then holds).
+/// The LSD passes of this library's radix sort over `keys` (and `idx`, moved along): by the
+/// keys' digits when `by_segment` is 0, else by the digits of each position's segment
+/// (idx / by_segment) below bit `bits`.
 template <class U>
-void radix_sort_device(const device_call &c, U *&keys, index_t *&idx, index_t n, index_t segment_len, index_t segments,
-                       std::vector<std::shared_ptr<void>> &keep) {
+void radix_passes(const device_call &c, U *&keys, index_t *&idx, index_t n, index_t by_segment, int bits,
+                  std::vector<std::shared_ptr<void>> &keep) {
   using E = radix_entry<U>;
-  if (n < 2) return;
   const index_t tiles = (n + radix_tile - 1) / radix_tile;
   auto counts = device_temp<index_t>(c, index_t{radix_digits} * tiles);
   auto key_alt = device_temp<U>(c, n);
@@ -60,7 +60,7 @@ void radix_sort_device(const device_call &c, U *&keys, index_t *&idx, index_t n,
   U *other_keys = data_of<U>(key_alt);
   index_t *other_idx = data_of<index_t>(idx_alt);
   const segment_layout all{1, index_t{radix_digits} * tiles, 1};
-  const auto pass = [&](int shift, index_t by_segment) {
+  for (int shift = 0; shift < bits; shift += static_cast<int>(radix_bits)) {
     typename E::params p{keys,  other_keys,           idx, other_idx, n, tiles, data_of<index_t>(counts), by_segment,
                          shift, radix_mode::histogram};
     launch_tiles<E>(c, tiles, p);
@@ -69,12 +69,91 @@ void radix_sort_device(const device_call &c, U *&keys, index_t *&idx, index_t n,
     launch_tiles<E>(c, tiles, p);
     std::swap(keys, other_keys);
     std::swap(idx, other_idx);
-  };
-  for (unsigned shift = 0; shift < sizeof(U) * 8; shift += radix_bits) pass(static_cast<int>(shift), 0);
-  if (segments > 1) {
-    const int bits = std::bit_width(static_cast<std::uint64_t>(segments - 1));
-    for (int shift = 0; shift < bits; shift += static_cast<int>(radix_bits)) pass(shift, segment_len);
   }
+}
+
+/// CUB's radix sort (kernel/detail/cub_api.h) of `n` `Key`s at `*data`, moving `Value`s at
+/// `*values` (none when null) with them, by bits [0, end_bit); on return the pointers name
+/// the buffers that hold the results (these or scratch that `keep` then holds). False when
+/// CUB declines, having changed nothing.
+template <class Key, class Value>
+bool radix_sort_cub_device(const device_call &c, Key *&data, Value *&values, index_t n, int end_bit,
+                           std::vector<std::shared_ptr<void>> &keep) {
+  auto key_alt = device_temp<Key>(c, n);
+  auto value_alt = values ? device_temp<Value>(c, n) : nullptr;
+  cub_sort_buffers b;
+  b.keys[0] = data;
+  b.keys[1] = key_alt.get();
+  b.values[0] = values;
+  b.values[1] = value_alt.get();
+  const int r = radix_sort_cub("sort", sizeof(Key), values ? sizeof(Value) : 0, b, n, end_bit, *c.device, *c.stream);
+  if (r < 0) return false;
+  keep.insert(keep.end(), {key_alt, value_alt});
+  data = static_cast<Key *>(b.keys[r]);
+  values = static_cast<Value *>(b.values[r]);
+  return true;
+}
+
+/// Radix-sorts `n` keys (and positions, when `idx` is set) stably; with `segments` > 1 the
+/// positions' segments (idx / segment_len) are sorted last, so that each segment ends up in
+/// order in its own range. The results are in `idx` on return, and in `keys` unless this
+/// returns false: CUB sorts the segments by their positions alone (the buffers may have been
+/// swapped with temporaries that `keep` then holds).
+template <class U>
+bool radix_sort_device(const device_call &c, U *&keys, index_t *&idx, index_t n, index_t segment_len, index_t segments,
+                       std::vector<std::shared_ptr<void>> &keep) {
+  if (n < 2) return true;
+  const int segment_bits = segments > 1 ? std::bit_width(static_cast<std::uint64_t>(segments - 1)) : 0;
+  if (!device_is_simulator(*c.device) && radix_sort_cub_device(c, keys, idx, n, int{sizeof(U) * 8}, keep)) {
+    if (segments < 2) return true;
+    // The segments last, by keys that are the positions' segments.
+    auto segment_keys = device_temp<std::uint32_t>(c, n);
+    keep.push_back(segment_keys);
+    std::uint32_t *by = data_of<std::uint32_t>(segment_keys);
+    launch_over<segment_key_entry<std::uint32_t>>(c, n, {idx, by, n, segment_len});
+    if (segments - 1 <= 0xffffffff && radix_sort_cub_device(c, by, idx, n, segment_bits, keep)) return false;
+    radix_passes(c, keys, idx, n, segment_len, segment_bits, keep);
+    return true;
+  }
+  radix_passes(c, keys, idx, n, 0, int{sizeof(U) * 8}, keep);
+  if (segments > 1) radix_passes(c, keys, idx, n, segment_len, segment_bits, keep);
+  return true;
+}
+
+/// Sorts `n` contiguous keys from `in` into `out` (which may be `in`) through CUB, moving the
+/// values `values_in` into `values_out` (which may be `values_in`; none when null) with them,
+/// stably; the keys' encoding must be one to one (integers, or floats without `canonical`).
+/// False when CUB declines: the inputs are then as they were, the outputs may not be.
+template <class T, class V>
+bool sort_contiguous_cub(const device_call &c, const T *in, T *out, const V *values_in, V *values_out, index_t n,
+                         key_order order, std::vector<std::shared_ptr<void>> &keep) {
+  using U = typename radix_traits<T>::bits;
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "CUB moves values of 4 or 8 bytes");
+  if (device_is_simulator(*c.device) || n < 2) return false;
+  // CUB moves the values as integers of their size.
+  if (values_in && (reinterpret_cast<std::uintptr_t>(values_in) % sizeof(V) != 0 ||
+                    reinterpret_cast<std::uintptr_t>(values_out) % sizeof(V) != 0))
+    return false;
+  const segment_layout all{1, n, 1};
+  // Unsigned keys ascending are their own radix keys: CUB sorts them where they are.
+  const bool identity = std::is_unsigned_v<T> && order == key_order::ascending;
+  std::shared_ptr<void> encoded = identity ? nullptr : device_temp<U>(c, n);
+  U *keys = identity ? reinterpret_cast<U *>(out) : data_of<U>(encoded);
+  if (identity && in != out) copy_on_device(c, out, in, n);
+  if (!identity)
+    launch_over<radix_io_entry<T>>(c, n, {in, nullptr, keys, nullptr, all, order, 0, radix_io_mode::to_keys});
+  if (values_in && values_in != values_out) copy_on_device(c, values_out, values_in, n);
+  U *sorted = keys;
+  V *moved = values_in ? values_out : nullptr;
+  // Declined after the copies (CUB's runtime could not start): the inputs are as they were.
+  if (!radix_sort_cub_device(c, sorted, moved, n, int{sizeof(U) * 8}, keep)) return false;
+  keep.push_back(encoded);
+  if (!identity)
+    launch_over<radix_io_entry<T>>(c, n, {nullptr, out, sorted, nullptr, all, order, 0, radix_io_mode::to_values});
+  else if (sorted != reinterpret_cast<U *>(out))
+    copy_on_device(c, reinterpret_cast<U *>(out), sorted, n);
+  if (moved && moved != values_out) copy_on_device(c, values_out, moved, n);
+  return true;
 }
 
 /// What a sort on a device writes: the values in order (the keys turned back into values,
@@ -100,6 +179,12 @@ const index_t *sort_device(const device_call &c, const T *in, const segment_layo
   using U = typename radix_traits<T>::bits;
   const index_t n = l.size();
   if (n == 0) return nullptr;
+  // The values alone, of one run, with keys that give back every bit: CUB's sort where it runs.
+  const bool values_alone = !with_positions && !out.indices && out.values && !out.source;
+  if (values_alone && l.segments == 1 && out.values_layout.segments == 1 && out.values_layout.len == n &&
+      out.values_layout.inner == 1 && order != key_order::reversed && (!canonical || !std::is_floating_point_v<T>) &&
+      sort_contiguous_cub<T, std::uint32_t>(c, in, out.values, nullptr, nullptr, n, order, keep))
+    return nullptr;
   with_positions = with_positions || l.segments > 1 || out.indices || out.source;
   auto key_memory = device_temp<U>(c, n);
   auto idx_memory = with_positions ? device_temp<index_t>(c, n) : nullptr;
@@ -107,13 +192,14 @@ const index_t *sort_device(const device_call &c, const T *in, const segment_layo
   U *keys = data_of<U>(key_memory);
   index_t *idx = data_of<index_t>(idx_memory);
   launch_over<radix_io_entry<T>>(c, n, {in, nullptr, keys, idx, l, order, canonical, radix_io_mode::to_keys});
-  radix_sort_device<U>(c, keys, idx, n, l.len, l.segments, keep);
-  if (out.values && !out.source)
+  const bool keys_sorted = radix_sort_device<U>(c, keys, idx, n, l.len, l.segments, keep);
+  if (out.values && !out.source && keys_sorted)
     launch_over<radix_io_entry<T>>(
         c, n, {nullptr, out.values, keys, nullptr, out.values_layout, order, 0, radix_io_mode::to_values});
-  if (out.values && out.source)
-    launch_over<permute_entry<T>>(c, out.values_layout.size(),
-                                  {out.source, out.source_layout, idx, l.len, out.values, out.values_layout});
+  if (out.values && (out.source || !keys_sorted))
+    launch_over<permute_entry<T>>(
+        c, out.values_layout.size(),
+        {out.source ? out.source : in, out.source ? out.source_layout : l, idx, l.len, out.values, out.values_layout});
   if (out.indices)
     launch_over<permute_entry<index_t>>(c, out.indices_layout.size(),
                                         {nullptr, l, idx, l.len, out.indices, out.indices_layout});

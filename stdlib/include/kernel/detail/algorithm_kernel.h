@@ -455,6 +455,23 @@ template <class T> struct radix_io_entry {
   }
 };
 
+template <class K> struct segment_key_params {
+  const index_t *idx;
+  K *keys;
+  index_t n, segment_len;
+};
+
+/// keys[i] = the segment of position idx[i]: what CUB sorts by to put the segments last.
+template <class K> struct segment_key_entry {
+  using params = segment_key_params<K>;
+  static constexpr ctext make_name() { return entry_name<K>("segment_keys"); }
+  static constexpr auto kernel_name = to_text<&segment_key_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&segment_key_entry::make_name>();
+  static void run(const params &p) noexcept {
+    for (index_t i = grid<1>(); i < p.n; i += gridsize<1>()) p.keys[i] = static_cast<K>(p.idx[i] / p.segment_len);
+  }
+};
+
 template <class V> struct permute_params {
   const V *src;         // null: write each element's position in its segment instead
   segment_layout from;  // of src
