@@ -166,12 +166,12 @@ template <class E> void fused_reduce_kernel(const typename E::params &p) noexcep
   bool have = false;
   const index_t n = p.size, step = gridsize<1>();
   if (p.partials) {
-    for (index_t i = grid<1>(); i < n; i += step) reduce_combine<F>(acc, have, p.partials[i], true);
+    reduce_range<F>(acc, have, grid<1>(), n, step, [&](index_t i) { return p.partials[i]; });
   } else {
     [&]<std::size_t... K>(std::index_sequence<K...> leaves) {
       const fused_operands<traits, typename E::params, K...> ops(p);
       if ((p.ndim <= 1) & inputs_contiguous<traits>(p, leaves)) {
-        for (index_t i = grid<1>(); i < n; i += step) reduce_combine<F>(acc, have, E::map(ops.row(i)), true);
+        reduce_range<F>(acc, have, grid<1>(), n, step, [&](index_t i) { return E::map(ops.row(i)); });
         return;
       }
       for (index_t i = grid<1>(); i < n; i += step) {

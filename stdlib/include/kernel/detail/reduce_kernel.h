@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "kernel/config.h"
 #include "kernel/detail/ufunc_kernel.h"
@@ -54,6 +55,27 @@ KERNEL_ALWAYS_INLINE void reduce_combine(T &acc, bool &have, T other, bool other
   }
 }
 
+/// How many elements each thread loads before it combines any: a grid-stride loop that loaded
+/// one at a time kept one load in flight per thread, and read at a fifth of memory speed.
+inline constexpr int reduce_unroll = 8;
+
+/// Folds load(i) for i = first, first + step, ... below n into `acc`, reduce_unroll loads a
+/// trip (values of at most 16 bytes: more would spill registers).
+template <auto F, class T, class Load>
+KERNEL_ALWAYS_INLINE void reduce_range(T &acc, bool &have, index_t first, index_t n, index_t step,
+                                       Load &&load) noexcept {
+  index_t i = first;
+  if constexpr (sizeof(T) <= 16)
+    for (; i + (reduce_unroll - 1) * step < n; i += reduce_unroll * step)
+      [&]<std::size_t... U>(std::index_sequence<U...>) {
+        const T v[] = {static_cast<T>(load(i + index_t{U} * step))...};
+        T x = v[0];
+        for (std::size_t u = 1; u < sizeof...(U); ++u) x = F(x, v[u]);
+        reduce_combine<F>(acc, have, x, true);
+      }(std::make_index_sequence<reduce_unroll>{});
+  for (; i < n; i += step) reduce_combine<F>(acc, have, static_cast<T>(load(i)), true);
+}
+
 template <auto F, class T> KERNEL_ALWAYS_INLINE void reduce_warp(T &acc, bool &have) noexcept {
   for (unsigned offset = warpsize / 2; offset > 0; offset /= 2) {
     const T other = shfl_down_sync(full_mask, acc, offset);
@@ -89,7 +111,12 @@ template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
   using T = typename reduce_params_of<decltype(F)>::value;
   T acc{};
   bool have = false;
-  for (index_t i = grid<1>(); i < p.size; i += gridsize<1>()) reduce_combine<F>(acc, have, reduce_load(p, i), true);
+  if (p.ndim <= 1) {
+    const index_t stride = p.strides[0];
+    reduce_range<F>(acc, have, grid<1>(), p.size, gridsize<1>(), [&](index_t i) { return p.data[i * stride]; });
+  } else {
+    for (index_t i = grid<1>(); i < p.size; i += gridsize<1>()) reduce_combine<F>(acc, have, reduce_load(p, i), true);
+  }
   reduce_block<F>(acc, have, p.out);
 }
 
