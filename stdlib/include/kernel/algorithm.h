@@ -50,6 +50,8 @@
 
 namespace kernel {
 
+template <auto... F> class ufunc; // kernel/ufunc.h
+
 /// Operators for scans: `+`, and the larger or smaller of two values (a NaN where either is
 /// one, as NumPy's maximum and minimum).
 inline constexpr detail::plus_t plus{};
@@ -718,48 +720,68 @@ input_elements<std::uint8_t> flags_of(const algorithm_site &site, std::string_vi
   }
 }
 
-/// The positions of the flagged elements among the flagged (an exclusive scan of the flags),
-/// and how many are flagged, where the call runs.
+/// Where the flagged elements go, and how many are flagged, where the call runs: on the host
+/// each element's position among the flagged (an exclusive scan of the flags); on a device
+/// each tile's offset (compact_entry), `tiles` + 1 of them, the total last.
 struct flag_positions {
   std::shared_ptr<void> memory;
   const index_t *positions = nullptr;
-  index_t kept = 0;
+  index_t kept = 0, tiles = 0;
 };
 
+/// The predicate function of `P` when the compaction can call it itself on a device: a
+/// kernel::ufunc of one function taking a V and returning bool (else null, and the ufunc
+/// makes a mask first).
+template <class P, class V> constexpr auto fused_predicate = nullptr;
+template <auto F, class V>
+  requires(std::is_same_v<typename function_traits<decltype(F)>::result_type, bool> &&
+           function_traits<decltype(F)>::arity == 1 &&
+           std::is_same_v<typename function_traits<decltype(F)>::template arg<0>, V>)
+constexpr auto fused_predicate<ufunc<F>, V> = F;
+
+/// The flag positions of `n` elements on a device: flagged in `flags`, or, with a predicate,
+/// where Pred(src[i]) holds.
+template <class V, auto Pred = nullptr>
+flag_positions positions_on_device(const device_call &c, const std::uint8_t *flags, const V *src, index_t n) {
+  flag_positions f;
+  f.tiles = (n + compact_tile - 1) / compact_tile;
+  f.memory = device_temp<index_t>(c, f.tiles + 1);
+  f.positions = data_of<index_t>(f.memory);
+  if (n == 0) return f;
+  compact_params<V> p{src, flags, n, f.tiles, data_of<index_t>(f.memory), nullptr, 0, compact_mode::count};
+  launch_tiles<compact_entry<V, Pred>>(c, f.tiles, p);
+  const segment_layout l{1, f.tiles + 1, 1};
+  scan_device<plus_op, index_t, index_t>(c, p.offsets, p.offsets, l, l, index_t{0}, true);
+  f.kept = read_back(c, f.positions + f.tiles, 1)[0];
+  return f;
+}
+
 inline flag_positions positions_of(const algorithm_site &site, const input_elements<std::uint8_t> &flags) {
+  if (site.on_device()) return positions_on_device<std::uint8_t>(*site.call, flags.data, nullptr, flags.size);
   flag_positions f;
   const index_t n = flags.size;
-  if (site.on_device()) {
-    const device_call &c = *site.call;
-    f.memory = device_temp<index_t>(c, n);
-    f.positions = data_of<index_t>(f.memory);
-    const segment_layout l{1, n, 1};
-    scan_device<plus_op, std::uint8_t, index_t>(c, flags.data, data_of<index_t>(f.memory), l, l, index_t{0}, true);
-    if (n > 0) {
-      const index_t last = read_back(c, f.positions + n - 1, 1)[0];
-      f.kept = last + read_back(c, flags.data + n - 1, 1)[0];
-    }
-  } else {
-    auto v = std::make_shared<std::vector<index_t>>(static_cast<std::size_t>(n));
-    index_t run = 0;
-    for (index_t i = 0; i < n; ++i) {
-      (*v)[static_cast<std::size_t>(i)] = run;
-      run += flags.data[i] != 0;
-    }
-    f.kept = run;
-    f.positions = v->data();
-    f.memory = v;
+  auto v = std::make_shared<std::vector<index_t>>(static_cast<std::size_t>(n));
+  index_t run = 0;
+  for (index_t i = 0; i < n; ++i) {
+    (*v)[static_cast<std::size_t>(i)] = run;
+    run += flags.data[i] != 0;
   }
+  f.kept = run;
+  f.positions = v->data();
+  f.memory = v;
   return f;
 }
 
 /// Writes the flagged elements of `src` (or their positions, when src is null) in order to
-/// `dst`, and with `rest_after` the others after them.
-template <class V>
+/// `dst`, and with `rest_after` the others after them. On a device with `Pred`, Pred(src[i])
+/// flags (as for positions_on_device).
+template <class V, auto Pred = nullptr>
 void compact(const algorithm_site &site, const V *src, const input_elements<std::uint8_t> &flags,
              const flag_positions &f, V *dst, bool rest_after) {
   if (site.on_device()) {
-    launch_over<compact_entry<V>>(*site.call, flags.size, {src, flags.data, f.positions, flags.size, dst, rest_after});
+    launch_tiles<compact_entry<V, Pred>>(*site.call, f.tiles,
+                                         {src, flags.data, flags.size, f.tiles, const_cast<index_t *>(f.positions), dst,
+                                          rest_after, compact_mode::scatter});
     return;
   }
   for (index_t i = 0; i < flags.size; ++i) {
@@ -770,6 +792,35 @@ void compact(const algorithm_site &site, const V *src, const input_elements<std:
       dst[f.kept + i - f.positions[i]] = v;
   }
 }
+
+/// The flags of `pred` over `xs` and where the flagged go, as flags_of and positions_of
+/// make them, except that on a device a predicate that compact_entry can call itself
+/// (fused_predicate) makes no flags: `flags` then has the size alone.
+template <class X, class P> struct predicate_positions {
+  input_elements<std::uint8_t> flags;
+  flag_positions positions;
+  static constexpr auto fused = fused_predicate<P, element_of<X>>;
+
+  predicate_positions(const algorithm_site &site, std::string_view name, const X &x,
+                      const input_elements<element_of<X>> &xs, const P &pred) {
+    if constexpr (!std::is_same_v<decltype(fused), const std::nullptr_t>) {
+      if (site.on_device()) {
+        flags.size = xs.size;
+        positions = positions_on_device<element_of<X>, fused>(*site.call, nullptr, xs.data, xs.size);
+        return;
+      }
+    }
+    flags = flags_of(site, name, x, xs, pred);
+    positions = positions_of(site, flags);
+  }
+
+  /// compact() with this predicate.
+  void compact(const algorithm_site &site, const element_of<X> *src, element_of<X> *dst, bool rest_after) const {
+    if constexpr (!std::is_same_v<decltype(fused), const std::nullptr_t>)
+      if (site.on_device()) return detail::compact<element_of<X>, fused>(site, src, flags, positions, dst, rest_after);
+    detail::compact(site, src, flags, positions, dst, rest_after);
+  }
+};
 
 } // namespace detail
 
@@ -784,12 +835,11 @@ public:
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
-    const detail::input_elements<std::uint8_t> flags = detail::flags_of(site, name(), x, xs, pred);
-    const detail::flag_positions f = detail::positions_of(site, flags);
-    auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.kept});
+    const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
+    auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.positions.kept});
     detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
-    detail::compact(site, xs.data, flags, f, dst.data, false);
-    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, flags.keep, f.memory});
+    f.compact(site, xs.data, dst.data, false);
+    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
     dst.deliver();
     return out;
   }
@@ -811,10 +861,9 @@ public:
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
-    const detail::input_elements<std::uint8_t> flags = detail::flags_of(site, name(), x, xs, pred);
-    const detail::flag_positions f = detail::positions_of(site, flags);
-    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, flags.keep, f.memory});
-    return f.kept;
+    const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
+    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
+    return f.positions.kept;
   }
   template <class X, class P>
     requires(detail::any_expression_arg<X, P>)
@@ -840,13 +889,12 @@ public:
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
-    const detail::input_elements<std::uint8_t> flags = detail::flags_of(site, name(), x, xs, pred);
-    const detail::flag_positions f = detail::positions_of(site, flags);
+    const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
     partition_result<detail::result_array<V, 1, detail::is_device_arg<X>>> r{
-        detail::make_result<V, 1, detail::is_device_arg<X>>(site, {xs.size}), f.kept};
+        detail::make_result<V, 1, detail::is_device_arg<X>>(site, {xs.size}), f.positions.kept};
     detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, r.values);
-    detail::compact(site, xs.data, flags, f, dst.data, true);
-    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, flags.keep, f.memory});
+    f.compact(site, xs.data, dst.data, true);
+    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
     dst.deliver();
     return r;
   }

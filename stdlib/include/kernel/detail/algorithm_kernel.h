@@ -587,28 +587,112 @@ template <class V, class I> struct index_entry {
 // ---------------------------------------------------------------------------------------
 // Compaction: keep the flagged elements, in order
 
+inline constexpr unsigned compact_items = 16; // per thread and tile
+inline constexpr index_t compact_tile = index_t{algorithm_block} * compact_items;
+
+enum class compact_mode : std::int32_t { count, scatter };
+
 template <class V> struct compact_params {
   const V *src;              // null: write the kept elements' positions instead
-  const std::uint8_t *flags; // 1 to keep
-  const index_t *positions;  // the exclusive scan of the flags
-  index_t n;
-  V *dst;
+  const std::uint8_t *flags; // 1 to keep; null: the entry's predicate of src decides
+  index_t n, tiles;
+  index_t *offsets;        // [tiles + 1]: count writes each tile's count (and 0 last); scatter
+                           // reads their exclusive scan, the total last
+  V *dst;                  // scatter
   std::int32_t rest_after; // also write the elements not kept, after the kept ones (a stable partition)
+  compact_mode mode;
 };
 
-template <class V> struct compact_entry {
+/// Compaction by tiles of compact_tile elements, thread t of a tile taking elements t,
+/// t + algorithm_block, ... of it (loads of a warp side by side): `count` counts each tile's
+/// kept elements; once those are scanned into offsets, `scatter` writes each kept element
+/// to its tile's offset plus the number kept before it in the tile (ballots per warp and
+/// round, scanned in the block). Reads the data twice and writes only what is kept; no
+/// position per element is stored. `Pred`, a [[kernel::vectorize]] function of a V, decides
+/// in place of the flags when given: the predicate evaluated where the values are read.
+template <class V, auto Pred = nullptr> struct compact_entry {
   using params = compact_params<V>;
-  static constexpr ctext make_name() { return entry_name<V>("compact"); }
+  static constexpr ctext make_name() {
+    ctext s;
+    s += "compact";
+    if constexpr (!std::is_same_v<decltype(Pred), std::nullptr_t>) {
+      s += "_if<";
+      s += function_name<Pred>();
+      s += ">";
+    }
+    s += "(";
+    s += type_text<V>();
+    s += ")";
+    return s;
+  }
   static constexpr auto kernel_name = to_text<&compact_entry::make_name>();
   static constexpr auto kernel_signature = to_text<&compact_entry::make_name>();
+
+  static KERNEL_ALWAYS_INLINE bool kept(const params &p, index_t i) noexcept {
+    if constexpr (std::is_same_v<decltype(Pred), std::nullptr_t>)
+      return p.flags[i] != 0;
+    else
+      return static_cast<bool>(Pred(p.src[i]));
+  }
+
   static void run(const params &p) noexcept {
-    const index_t kept = p.n > 0 ? p.positions[p.n - 1] + p.flags[p.n - 1] : 0;
-    for (index_t i = grid<1>(); i < p.n; i += gridsize<1>()) {
+    const index_t tile = blockIdx.x, start = tile * compact_tile;
+    const unsigned tid = threadIdx.x, lane = tid % warpsize, warp = tid / warpsize;
+    std::uint32_t mine = 0; // bit j: this thread's element of round j is kept
+    for (unsigned j = 0; j < compact_items; ++j) {
+      const index_t i = start + index_t{j} * algorithm_block + tid;
+      if (i < p.n && kept(p, i)) mine |= 1u << j;
+    }
+    if (p.mode == compact_mode::count) {
+      auto warp_sums = shared_array<std::uint32_t, algorithm_warps>();
+      std::uint32_t c = static_cast<std::uint32_t>(__builtin_popcount(mine));
+      for (unsigned offset = warpsize / 2; offset > 0; offset /= 2) c += shfl_down_sync(full_mask, c, offset);
+      if (lane == 0) warp_sums[warp] = c;
+      syncthreads();
+      if (tid == 0) {
+        std::uint32_t total = 0;
+        for (unsigned w = 0; w < algorithm_warps; ++w) total += warp_sums[w];
+        p.offsets[tile] = total;
+        if (tile == 0) p.offsets[p.tiles] = 0;
+      }
+      return;
+    }
+    // The kept elements before each (round, warp) of the tile, in the elements' order.
+    static_assert(compact_items * algorithm_warps == 4 * warpsize, "one warp scans the tile's counts, four a lane");
+    auto before = shared_array<std::uint32_t, compact_items * algorithm_warps>();
+    std::uint32_t ballots[compact_items];
+    for (unsigned j = 0; j < compact_items; ++j) {
+      ballots[j] = ballot_sync(full_mask, ((mine >> j) & 1u) != 0);
+      if (lane == 0) before[j * algorithm_warps + warp] = static_cast<std::uint32_t>(__builtin_popcount(ballots[j]));
+    }
+    syncthreads();
+    if (warp == 0) {
+      std::uint32_t c[4], own = 0;
+      for (unsigned k = 0; k < 4; ++k) own += c[k] = before[4 * lane + k];
+      std::uint32_t run = own;
+      for (unsigned offset = 1; offset < warpsize; offset *= 2) {
+        const std::uint32_t other = shfl_up_sync(full_mask, run, offset);
+        if (lane >= offset) run += other;
+      }
+      run -= own;
+      for (unsigned k = 0; k < 4; ++k) {
+        before[4 * lane + k] = run;
+        run += c[k];
+      }
+    }
+    syncthreads();
+    const index_t base = p.offsets[tile], total = p.offsets[p.tiles];
+    const std::uint32_t lower = lanemask_lt();
+    for (unsigned j = 0; j < compact_items; ++j) {
+      const index_t i = start + index_t{j} * algorithm_block + tid;
+      if (i >= p.n) break;
+      const index_t at = base + before[j * algorithm_warps + warp] +
+                         static_cast<std::uint32_t>(__builtin_popcount(ballots[j] & lower));
       const V v = p.src ? p.src[i] : static_cast<V>(i);
-      if (p.flags[i])
-        p.dst[p.positions[i]] = v;
+      if ((mine >> j) & 1u)
+        p.dst[at] = v;
       else if (p.rest_after)
-        p.dst[kept + i - p.positions[i]] = v;
+        p.dst[total + i - at] = v;
     }
   }
 };
