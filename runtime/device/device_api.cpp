@@ -52,12 +52,26 @@ static void check_allocation(const char *what, std::size_t bytes) {
     throw argument_error(what, 0, std::to_string(bytes) + " bytes is more than one allocation can hold");
 }
 
+namespace {
+/// device_allocate's deleter, a type of its own so that freed_in_order_on can find the stream.
+/// It keeps the stream alive: the memory is freed in order on it.
+struct device_release {
+  device_state *device;
+  std::shared_ptr<stream_state> stream;
+  void operator()(void *q) const noexcept { device->release(q, *stream); }
+};
+} // namespace
+
 std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes, const std::shared_ptr<stream_state> &s) {
   check_allocation("device_allocate", bytes);
   void *p = d.allocate(bytes, *s);
   d.allocations.fetch_add(1, std::memory_order_relaxed);
-  // The deleter keeps the stream alive: the memory is freed in order on it.
-  return std::shared_ptr<void>(p, [&d, s](void *q) { d.release(q, *s); });
+  return std::shared_ptr<void>(p, device_release{&d, s});
+}
+
+bool freed_in_order_on(const std::shared_ptr<void> &memory, const stream_state &s) noexcept {
+  const device_release *r = std::get_deleter<device_release>(memory);
+  return r && r->stream.get() == &s && !r->device->is_simulator();
 }
 
 void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes, copy_direction direction,
@@ -72,6 +86,11 @@ std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes) {
 }
 
 void host_work(stream_state &s, host_task work) { s.device().host_work(s, std::move(work)); }
+
+void keep_until_done(stream_state &s, std::vector<std::shared_ptr<void>> what) {
+  std::erase_if(what, [&](const std::shared_ptr<void> &p) { return !p || freed_in_order_on(p, s); });
+  if (!what.empty()) host_work(s, [what = std::move(what)] {});
+}
 
 launch_config elementwise_config(device_state &d, const kernel_ref &k, index_t work) {
   return d.elementwise_config(k, work);

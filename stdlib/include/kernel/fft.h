@@ -259,14 +259,6 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
   }
 }
 
-/// Keeps the call's own device memory (allocated on its stream) until the work queued so far
-/// is done. A CUDA device frees it in that stream's order (cuMemFreeAsync) anyway: holding it
-/// with host work would hold the stream up until the host had run it (80 us a call on an
-/// H100). The simulator frees at once, so there it is held.
-inline void keep_device_memory(const device_call &c, std::vector<std::shared_ptr<void>> keep) {
-  if (device_is_simulator(*c.device)) keep_until_done(c, std::move(keep));
-}
-
 /// Runs `steps` where the call runs: at once on the host, else in stream order on the
 /// device. `keep` lives until they are done. R is the real type of the transforms.
 template <class R>
@@ -277,7 +269,7 @@ void run_fft_steps(std::string_view name, const algorithm_site &site, std::vecto
     return;
   }
   run_fft_on_device<R>(name, *site.call, std::move(steps));
-  keep_device_memory(*site.call, std::move(keep));
+  keep_until_done(*site.call, std::move(keep));
 }
 
 /// `shape` with `lengths[i]` along `along[i]`, checked: what an input is cropped or padded to.
@@ -336,7 +328,7 @@ input_elements<T> fft_resized(const algorithm_site &site, const input_elements<T
       p.to[d] = to_reals[d];
     }
     launch_over<fft_resize_entry<Real, R>>(*site.call, p.n, p);
-    keep_device_memory(*site.call, {in.keep});
+    keep_until_done(*site.call, {in.keep});
     return out;
   }
   // Row by row: the part of each row inside the input copied, the rest zeros.
@@ -508,7 +500,7 @@ protected:
       for (std::size_t d = 0; d < R; ++d) h.shape[d] = needed[d];
       for (std::size_t i = 0; i + 1 < along.size(); ++i) h.negated[static_cast<std::size_t>(along[i])] = 1;
       launch_over<fft_hermitian_entry<T, R>>(*site.call, hermitian.size, h);
-      keep_device_memory(*site.call, {src.keep});
+      keep_until_done(*site.call, {src.keep});
       src = std::move(hermitian);
       own_copy = true;
     }
@@ -730,7 +722,7 @@ private:
         p.from[d] = from[d];
       }
       launch_over<fft_shift_entry<Real, R>>(*site.call, count, p);
-      keep_device_memory(*site.call, {src.keep});
+      keep_until_done(*site.call, {src.keep});
     } else if (count > 0) {
       // Row by row: each output row is the input row it comes from, rotated.
       const index_t row = reals[R - 1], rows = count / row, split = row - from[R - 1];

@@ -408,7 +408,7 @@ private:
         staged);
     for (auto &f : copy_back) f();
     if (!copy_back.empty() && !c.asynchronous) detail::stream_synchronize(*c.stream);
-    if (!keep.empty()) detail::host_work(*c.stream, [keep = std::move(keep)] {});
+    detail::keep_until_done(*c.stream, std::move(keep));
   }
 
   // A device-memory stand-in for one argument: scalars as they are, device arrays as views,

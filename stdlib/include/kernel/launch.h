@@ -140,7 +140,7 @@ public:
     detail::launch(*call.device, k, config_, &params, sizeof params, *call.stream);
     for (auto &f : copy_back) f();
     if (!copy_back.empty() && !call.asynchronous) detail::stream_synchronize(*call.stream);
-    if (!keep.empty()) detail::host_work(*call.stream, [keep = std::move(keep)] {});
+    detail::keep_until_done(*call.stream, std::move(keep));
   }
 
 private:

@@ -189,12 +189,10 @@ template <class E> void launch_over(const device_call &c, index_t work, const ty
   launch(*c.device, k, elementwise_config(*c.device, k, work), &p, sizeof p, *c.stream);
 }
 
-/// Keeps `what` alive until the work queued on the call's stream so far is done. Null
-/// pointers need nothing: a call that made no copy queues no host work, which would hold the
-/// stream up until the host had run it (tens of microseconds a call on a GPU).
+/// Keeps `what` alive until the work queued on the call's stream so far is done (see
+/// device_api.h: host work only where it is needed).
 inline void keep_until_done(const device_call &c, std::vector<std::shared_ptr<void>> what) {
-  std::erase(what, nullptr);
-  if (!what.empty()) host_work(*c.stream, [what = std::move(what)] {});
+  keep_until_done(*c.stream, std::move(what));
 }
 
 /// Copies `n` elements between device memory laid out as `from` and as `to` (same shape), on
@@ -242,7 +240,7 @@ input_elements<T> device_input(std::string_view name, int argument, const device
   in.data = static_cast<const T *>(op.layout.data);
   if (op.device_memory) {
     in.keep = op.device_memory;
-    if (!keep.empty()) host_work(*c.stream, [keep = std::move(keep)] {}); // the staging, until copied
+    keep_until_done(*c.stream, std::move(keep)); // the staging, until copied
   }
   return in;
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kernel/detail/host_task.h"
 #include "kernel/intrinsics.h"
@@ -62,12 +63,23 @@ float event_elapsed_ms(event_state &end, event_state &start);
 /// Device memory of `bytes`, allocated and eventually freed in order on `s` (which the
 /// allocation keeps alive).
 std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes, const std::shared_ptr<stream_state> &s);
+/// Whether `memory` may be let go while work queued on `s` still uses it: memory of
+/// device_allocate on `s` itself, which a CUDA device frees in that stream's order
+/// (cuMemFreeAsync). The simulator frees at once, and other memory is freed in the order of
+/// its own stream, or on the host: those must be held until the work is done.
+bool freed_in_order_on(const std::shared_ptr<void> &memory, const stream_state &s) noexcept;
 void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes, copy_direction direction,
                  stream_state &s);
 /// Page-locked host memory for staging transfers.
 std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes);
 /// Runs `work` on the host after everything queued on `s` so far.
 void host_work(stream_state &s, host_task work);
+/// Keeps `what` alive until the work queued on `s` so far is done. Null pointers need
+/// nothing, nor does device memory that the device frees in `s`'s order anyway
+/// (freed_in_order_on): host work holds the stream up until the host has run it (tens of
+/// microseconds a call on a GPU), so it is queued only for what needs it (host memory, the
+/// simulator's, device memory of another stream, objects that own memory).
+void keep_until_done(stream_state &s, std::vector<std::shared_ptr<void>> what);
 
 /// The configuration for `work` independent items processed in a grid-stride loop: up to
 /// one thread per item.

@@ -556,7 +556,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
 
   launch(*call.device, k, elementwise_config(*call.device, k, params.size), &params, sizeof params, *call.stream);
   for (auto &f : copy_back) f();
-  host_work(*call.stream, [keep = std::move(keep_alive)] {});
+  keep_until_done(*call.stream, std::move(keep_alive));
   if (!copy_back.empty() && !call.asynchronous) stream_synchronize(*call.stream);
   return true;
 }

@@ -237,8 +237,8 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
       scatter(static_cast<const R *>(staging.get()), out_view);
     });
     if (!call.asynchronous) stream_synchronize(*call.stream);
-  } else if (!keep_alive.empty()) {
-    host_work(*call.stream, [keep = std::move(keep_alive)] {});
+  } else {
+    keep_until_done(*call.stream, std::move(keep_alive));
   }
 }
 
