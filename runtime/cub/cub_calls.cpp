@@ -78,15 +78,19 @@ std::vector<std::string> candidates() {
   return where;
 }
 
-std::shared_ptr<const cub_library> load() {
+/// The library for the current $KERNEL_CUB_LIBRARY: looked for once per setting (a search of
+/// the file system), and never unloaded, as it carries a CUDA runtime of its own.
+const cub_library &load() {
   static std::mutex lock;
-  static std::map<std::vector<std::string>, std::shared_ptr<cub_library>> loaded;
-  const std::vector<std::string> where = candidates();
+  static std::map<std::string, std::unique_ptr<cub_library>> loaded;
+  const char *chosen = std::getenv("KERNEL_CUB_LIBRARY");
   std::lock_guard guard(lock);
-  std::shared_ptr<cub_library> &lib = loaded[where];
+  std::unique_ptr<cub_library> &lib = loaded[chosen ? chosen : ""];
   if (!lib) {
-    lib = std::make_shared<cub_library>();
+    lib = std::make_unique<cub_library>();
+    const std::vector<std::string> where = candidates();
     lib->lib = runtime::shared_library(std::span<const std::string>(where));
+    lib->lib.keep_loaded_until_exit();
     if (!lib->lib)
       lib->failure = std::string(library_name) + " could not be loaded (" + lib->lib.error() + ")";
     else if (!lib->bind())
@@ -94,7 +98,7 @@ std::shared_ptr<const cub_library> load() {
     else if (lib->abi_version() != KERNEL_CUB_ABI_VERSION)
       lib->failure = std::string(library_name) + " was built for another version of the runtime";
   }
-  return lib;
+  return *lib;
 }
 
 bool turned_off() {
@@ -102,38 +106,35 @@ bool turned_off() {
   return v && std::string_view(v) == "0";
 }
 
-/// The library when CUB may run on `device`, else null with `why` set.
-std::shared_ptr<const cub_library> usable_on(device_state &device, std::string &why) {
-  if (device.is_simulator()) {
-    why = "the simulator runs kernels of this library only";
-    return nullptr;
-  }
-  if (turned_off()) {
-    why = "KERNEL_CUB=0 turns CUB off";
-    return nullptr;
-  }
-  std::shared_ptr<const cub_library> lib = load();
-  if (!lib->failure.empty()) {
-    why = lib->failure;
-    return nullptr;
-  }
-  if (device.compute_capability() < lib->lowest_architecture()) {
-    why = device.name() + " is older than the oldest architecture CUB was built for (sm_" +
-          std::to_string(lib->lowest_architecture()) + ")";
-    return nullptr;
-  }
-  return lib;
-}
-
-/// Devices on which CUB's CUDA runtime could not start (a driver older than it, say), with
-/// why: asked once per device, as each later call would fail the same way.
+/// Devices (by name) on which CUB's CUDA runtime could not start (a driver older than it,
+/// say), with why: found once per device, as each later call would fail the same way.
 std::mutex refused_lock;
-std::map<const device_state *, std::string> refused;
+std::map<std::string, std::string> refused;
 
 std::string refusal(const device_state &device) {
   std::lock_guard guard(refused_lock);
-  const auto it = refused.find(&device);
+  const auto it = refused.find(device.name());
   return it == refused.end() ? std::string() : it->second;
+}
+
+/// The library when CUB may run on `device`, else null, with why in `*why` when given.
+const cub_library *usable_on(device_state &device, std::string *why) {
+  const auto decline = [&](auto &&reason) -> const cub_library * {
+    if (why) *why = reason();
+    return nullptr;
+  };
+  if (device.is_simulator())
+    return decline([] { return std::string("the simulator runs kernels of this library only"); });
+  if (turned_off()) return decline([] { return std::string("KERNEL_CUB=0 turns CUB off"); });
+  const cub_library &lib = load();
+  if (!lib.failure.empty()) return decline([&] { return lib.failure; });
+  if (device.compute_capability() < lib.lowest_architecture())
+    return decline([&] {
+      return device.name() + " is older than the oldest architecture CUB was built for (sm_" +
+             std::to_string(lib.lowest_architecture()) + ")";
+    });
+  if (std::string r = refusal(device); !r.empty()) return decline([&] { return r; });
+  return &lib;
 }
 
 /// Runs CUB's two-phase `call(temp, &bytes)`: sizes the work area, allocates it on `stream`
@@ -146,7 +147,7 @@ bool run_two_phase(const cub_library &lib, const char *name, const char *what, d
   std::size_t bytes = 0;
   if (const int status = call(nullptr, &bytes); status != 0) {
     std::lock_guard guard(refused_lock);
-    refused[&device] =
+    refused[device.name()] =
         std::string("CUB's CUDA runtime cannot start on ") + device.name() + ": " + lib.error_name(status);
     return false;
   }
@@ -175,18 +176,19 @@ int scan_type(dtype t) noexcept {
 
 std::string cub_unavailable(device_state &device) {
   std::string why;
-  if (!usable_on(device, why)) return why;
-  return refusal(device);
+  usable_on(device, &why);
+  return why;
 }
+
+bool cub_may_run(device_state &device) { return usable_on(device, nullptr) != nullptr; }
 
 int radix_sort_cub(const char *name, unsigned key_bytes, unsigned value_bytes, cub_sort_buffers &b, index_t n,
                    int end_bit, device_state &device, stream_state &stream) {
   const bool widths = (key_bytes == 1 || key_bytes == 2 || key_bytes == 4 || key_bytes == 8) &&
                       (value_bytes == 0 || value_bytes == 4 || value_bytes == 8);
   if (!widths || n < 1 || n > UINT32_MAX || end_bit < 1 || end_bit > static_cast<int>(8 * key_bytes)) return -1;
-  std::string why;
-  const std::shared_ptr<const cub_library> lib = usable_on(device, why);
-  if (!lib || !refusal(device).empty()) return -1;
+  const cub_library *lib = usable_on(device, nullptr);
+  if (!lib) return -1;
   int selector = 0;
   const bool ran =
       run_two_phase(*lib, name, value_bytes ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys",
@@ -201,9 +203,8 @@ bool sum_scan_cub(const char *name, dtype type, bool exclusive, const void *in, 
                   device_state &device, stream_state &stream) {
   const int t = scan_type(type);
   if (t < 0 || n < 1 || n > UINT32_MAX) return false;
-  std::string why;
-  const std::shared_ptr<const cub_library> lib = usable_on(device, why);
-  if (!lib || !refusal(device).empty()) return false;
+  const cub_library *lib = usable_on(device, nullptr);
+  if (!lib) return false;
   return run_two_phase(*lib, name, exclusive ? "cub::DeviceScan::ExclusiveScan" : "cub::DeviceScan::InclusiveSum",
                        device, stream, [&](void *temp, std::size_t *bytes) {
                          return lib->sum_scan(temp, bytes, t, exclusive, in, out, init, static_cast<std::uint32_t>(n),

@@ -54,15 +54,16 @@ shared_library::shared_library(std::span<const std::string> names) {
 
 shared_library &shared_library::operator=(shared_library &&other) noexcept {
   if (this != &other) {
-    if (handle_) close(handle_);
+    if (handle_ && !loaded_until_exit_) close(handle_);
     handle_ = std::exchange(other.handle_, nullptr);
     error_ = std::move(other.error_);
+    loaded_until_exit_ = other.loaded_until_exit_;
   }
   return *this;
 }
 
 shared_library::~shared_library() {
-  if (handle_) close(handle_);
+  if (handle_ && !loaded_until_exit_) close(handle_);
 }
 
 void *shared_library::symbol(const char *name) const noexcept { return handle_ ? ::dlsym(handle_, name) : nullptr; }

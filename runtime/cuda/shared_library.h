@@ -17,7 +17,8 @@ public:
   explicit shared_library(std::initializer_list<const char *> names);
   explicit shared_library(std::span<const std::string> names);
   shared_library(shared_library &&other) noexcept
-      : handle_(std::exchange(other.handle_, nullptr)), error_(std::move(other.error_)) {}
+      : handle_(std::exchange(other.handle_, nullptr)), error_(std::move(other.error_)),
+        loaded_until_exit_(other.loaded_until_exit_) {}
   shared_library &operator=(shared_library &&other) noexcept;
   shared_library(const shared_library &) = delete;
   shared_library &operator=(const shared_library &) = delete;
@@ -25,6 +26,11 @@ public:
 
   explicit operator bool() const noexcept { return handle_ != nullptr; }
   const std::string &error() const noexcept { return error_; }
+
+  /// Never closes the library: for one that carries a runtime of its own (a static CUDA
+  /// runtime), whose exit handlers must run at the process's exit, not at a dlclose during
+  /// static destruction.
+  void keep_loaded_until_exit() noexcept { loaded_until_exit_ = true; }
 
   /// The address of `name`, or nullptr.
   void *symbol(const char *name) const noexcept;
@@ -41,6 +47,7 @@ private:
 
   void *handle_ = nullptr;
   std::string error_;
+  bool loaded_until_exit_ = false;
 };
 
 } // namespace kernel::runtime

@@ -809,6 +809,8 @@ TEST(Cub, SameResultsAsTheLibrarysKernels) {
   if (kernel_test::on_gpu()) EXPECT_EQ(kernel::detail::cub_unavailable(kernel_test::device().state()), "");
   for (std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{300}, std::size_t{70001}}) {
     const cub_results through_cub = sort_and_sum_on_the_device(n);
+    // Still so once the calls have been made: CUB's runtime started on this GPU.
+    if (kernel_test::on_gpu()) EXPECT_EQ(kernel::detail::cub_unavailable(kernel_test::device().state()), "");
     ASSERT_EQ(setenv("KERNEL_CUB", "0", 1), 0);
     EXPECT_NE(kernel::detail::cub_unavailable(kernel_test::device().state()), "");
     const cub_results own = sort_and_sum_on_the_device(n);

@@ -30,8 +30,11 @@ using kernel::detail::sum_scan_cub;
 // decline before CUB would allocate or launch.
 class unused_cuda_device final : public kernel::detail::device_state {
 public:
-  explicit unused_cuda_device(int capability) : capability_(capability) {}
-  std::string name() const override { return "cuda:9 (test, sm_" + std::to_string(capability_) + ")"; }
+  explicit unused_cuda_device(int capability) : capability_(capability), number_(++made) {}
+  // A name of its own: what CUB's runtime refused is remembered by device name.
+  std::string name() const override {
+    return "cuda:9 (test " + std::to_string(number_) + ", sm_" + std::to_string(capability_) + ")";
+  }
   bool is_simulator() const noexcept override { return false; }
   int compute_capability() const noexcept override { return capability_; }
   std::shared_ptr<kernel::detail::stream_state> create_stream() override { throw unused(); }
@@ -59,7 +62,8 @@ public:
 
 private:
   static std::logic_error unused() { return std::logic_error("a declined CUB call used the device"); }
-  int capability_;
+  static inline int made = 0;
+  int capability_, number_;
 };
 
 // A stream to name in the calls (the simulator's: never reached).
@@ -140,7 +144,7 @@ TEST(Cub, WithoutADriverTheFirstCallDeclines) {
   EXPECT_EQ(cub_unavailable(hopper), "");
   EXPECT_EQ(sort_on(hopper, 8, 8), -1);
   const std::string why = cub_unavailable(hopper);
-  EXPECT_NE(why.find("CUB's CUDA runtime cannot start on cuda:9 (test, sm_90): cuda"), std::string::npos) << why;
+  EXPECT_NE(why.find("CUB's CUDA runtime cannot start on " + hopper.name() + ": cuda"), std::string::npos) << why;
   const double zero = 0;
   EXPECT_FALSE(
       sum_scan_cub("cumsum", kernel::dtype::float64, true, nullptr, nullptr, &zero, 10, hopper, some_stream()));

@@ -79,6 +79,7 @@ void radix_passes(const device_call &c, U *&keys, index_t *&idx, index_t n, inde
 template <class Key, class Value>
 bool radix_sort_cub_device(const device_call &c, Key *&data, Value *&values, index_t n, int end_bit,
                            std::vector<std::shared_ptr<void>> &keep) {
+  if (device_is_simulator(*c.device) || !cub_may_run(*c.device)) return false;
   auto key_alt = device_temp<Key>(c, n);
   auto value_alt = values ? device_temp<Value>(c, n) : nullptr;
   cub_sort_buffers b;
@@ -104,7 +105,7 @@ bool radix_sort_device(const device_call &c, U *&keys, index_t *&idx, index_t n,
                        std::vector<std::shared_ptr<void>> &keep) {
   if (n < 2) return true;
   const int segment_bits = segments > 1 ? std::bit_width(static_cast<std::uint64_t>(segments - 1)) : 0;
-  if (!device_is_simulator(*c.device) && radix_sort_cub_device(c, keys, idx, n, int{sizeof(U) * 8}, keep)) {
+  if (radix_sort_cub_device(c, keys, idx, n, int{sizeof(U) * 8}, keep)) {
     if (segments < 2) return true;
     // The segments last, by keys that are the positions' segments.
     auto segment_keys = device_temp<std::uint32_t>(c, n);
@@ -129,11 +130,20 @@ bool sort_contiguous_cub(const device_call &c, const T *in, T *out, const V *val
                          key_order order, std::vector<std::shared_ptr<void>> &keep) {
   using U = typename radix_traits<T>::bits;
   static_assert(sizeof(V) == 4 || sizeof(V) == 8, "CUB moves values of 4 or 8 bytes");
-  if (device_is_simulator(*c.device) || n < 2) return false;
-  // CUB moves the values as integers of their size.
-  if (values_in && (reinterpret_cast<std::uintptr_t>(values_in) % sizeof(V) != 0 ||
-                    reinterpret_cast<std::uintptr_t>(values_out) % sizeof(V) != 0))
-    return false;
+  if (n < 2 || order == key_order::reversed || device_is_simulator(*c.device)) return false;
+  if (values_in) {
+    // CUB moves the values as integers of their size, and the keys' buffers must not be theirs.
+    const auto at = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
+    const auto apart = [&](const void *a, std::size_t a_size, const void *b, std::size_t b_size) {
+      const auto count = static_cast<std::uintptr_t>(n);
+      return at(a) + count * a_size <= at(b) || at(b) + count * b_size <= at(a);
+    };
+    if (at(values_in) % sizeof(V) != 0 || at(values_out) % sizeof(V) != 0 ||
+        !apart(values_out, sizeof(V), out, sizeof(T)) || !apart(values_out, sizeof(V), in, sizeof(T)) ||
+        !apart(values_in, sizeof(V), out, sizeof(T)))
+      return false;
+  }
+  if (!cub_may_run(*c.device)) return false;
   const segment_layout all{1, n, 1};
   // Unsigned keys ascending are their own radix keys: CUB sorts them where they are.
   const bool identity = std::is_unsigned_v<T> && order == key_order::ascending;
@@ -196,10 +206,20 @@ const index_t *sort_device(const device_call &c, const T *in, const segment_layo
   if (out.values && !out.source && keys_sorted)
     launch_over<radix_io_entry<T>>(
         c, n, {nullptr, out.values, keys, nullptr, out.values_layout, order, 0, radix_io_mode::to_values});
-  if (out.values && (out.source || !keys_sorted))
-    launch_over<permute_entry<T>>(
-        c, out.values_layout.size(),
-        {out.source ? out.source : in, out.source ? out.source_layout : l, idx, l.len, out.values, out.values_layout});
+  if (out.values && !out.source && !keys_sorted) {
+    // The values gathered from the input by position; from a copy where the results go over it.
+    const T *from = in;
+    if (in < out.values + n && out.values < in + n) {
+      auto copy = device_temp<T>(c, n);
+      keep.push_back(copy);
+      copy_on_device(c, data_of<T>(copy), in, n);
+      from = data_of<T>(copy);
+    }
+    launch_over<permute_entry<T>>(c, out.values_layout.size(), {from, l, idx, l.len, out.values, out.values_layout});
+  }
+  if (out.values && out.source)
+    launch_over<permute_entry<T>>(c, out.values_layout.size(),
+                                  {out.source, out.source_layout, idx, l.len, out.values, out.values_layout});
   if (out.indices)
     launch_over<permute_entry<index_t>>(c, out.indices_layout.size(),
                                         {nullptr, l, idx, l.len, out.indices, out.indices_layout});

@@ -39,4 +39,9 @@ bool sum_scan_cub(const char *name, dtype type, bool exclusive, const void *in, 
 /// Empty when the calls above take their work to CUB on `device`, else why they decline.
 std::string cub_unavailable(device_state &device);
 
+/// Whether the calls above may take work to CUB on `device` (cub_unavailable is empty), so
+/// that a caller prepares their buffers only then. They may still decline: for sizes and
+/// widths, and when the first call finds that CUB's CUDA runtime cannot start.
+bool cub_may_run(device_state &device);
+
 } // namespace kernel::detail
