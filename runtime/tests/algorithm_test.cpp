@@ -70,6 +70,13 @@ template <class A> std::vector<typename A::value_type> to_vector(const A &a) {
   return std::vector<typename A::value_type>(a.data(), a.data() + a.size());
 }
 
+// Float bits, so that NaNs compare.
+std::vector<std::uint32_t> bits_of(const std::vector<float> &v) {
+  std::vector<std::uint32_t> b(v.size());
+  std::transform(v.begin(), v.end(), b.begin(), [](float x) { return std::bit_cast<std::uint32_t>(x); });
+  return b;
+}
+
 struct Targets : testing::TestWithParam<kernel::target> {};
 
 const std::vector<std::size_t> sizes = {0, 1, 2, 31, 255, 256, 257, 2047, 2048, 2049, 5000, 70001};
@@ -335,6 +342,32 @@ TEST_P(Targets, TopKOverColumnsAndRows) {
   const auto rows = kernel::top_k.on(t)(m, 3);
   EXPECT_EQ(rows.values.shape(1), 3);
   EXPECT_THROW(kernel::top_k.on(t)(m, 41), kernel::argument_error);
+}
+
+// Many short segments on a device: a thread per segment keeps its k best (k up to 32; more,
+// or fewer segments, sort). The same values, bit for bit, and positions as the host's, with ties, NaNs of both
+// signs and zeros of both signs, along either axis (rows: segments apart in memory).
+TEST_P(Targets, TopKOfManyShortSegmentsAsTheHost) {
+  const kernel::target t = GetParam();
+  for (const auto &[rows, cols] : {std::pair<kernel::index_t, kernel::index_t>{60, 400}, {400, 60}, {37, 300}}) {
+    kernel::ndarray<float, 2> m({rows, cols});
+    const std::vector<float> v = random_floats(static_cast<std::size_t>(m.size()), 21, 9);
+    std::copy(v.begin(), v.end(), m.data());
+    for (kernel::index_t i = 0; i < m.size(); i += 17) m.data()[i] = i % 2 ? -0.0f : 0.0f;
+    for (kernel::index_t i = 5; i < m.size(); i += 23)
+      m.data()[i] = std::bit_cast<float>(i % 2 ? 0xffc00000u + static_cast<std::uint32_t>(i % 7) : 0x7fc00000u);
+    for (int axis : {0, 1})
+      for (kernel::index_t k : {kernel::index_t{1}, kernel::index_t{7}, kernel::index_t{32}})
+        for (bool largest : {true, false}) {
+          if (k > m.shape(static_cast<std::size_t>(axis))) continue;
+          const auto got = kernel::top_k.on(t)(m, k, axis, largest);
+          const auto want = kernel::top_k.on(kernel::target::cpu)(m, k, axis, largest);
+          ASSERT_EQ(bits_of(to_vector(got.values)), bits_of(to_vector(want.values)))
+              << rows << "x" << cols << " axis " << axis << " k " << k << " " << largest;
+          ASSERT_EQ(to_vector(got.indices), to_vector(want.indices))
+              << rows << "x" << cols << " axis " << axis << " k " << k << " " << largest;
+        }
+  }
 }
 
 // Selection keeps a few candidates and drops the rest: inputs that make every element a new
@@ -727,12 +760,6 @@ struct cub_results {
   std::vector<std::uint64_t> exclusive_sums;
   std::vector<float> float_sums;
 };
-
-std::vector<std::uint32_t> bits_of(const std::vector<float> &v) {
-  std::vector<std::uint32_t> b(v.size());
-  std::transform(v.begin(), v.end(), b.begin(), [](float x) { return std::bit_cast<std::uint32_t>(x); });
-  return b;
-}
 
 // Floats from 50 values, with NaNs of both signs and payloads, and zeros of both signs.
 std::vector<float> awkward_floats(std::size_t n) {

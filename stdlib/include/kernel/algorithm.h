@@ -436,8 +436,19 @@ public:
     detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
     detail::output_elements<T> values = detail::output_elements<T>::make(site, name(), 0, r.values);
     detail::output_elements<index_t> indices = detail::output_elements<index_t>::make(site, name(), 0, r.indices);
-    this->sort_segments<T>(site, name(), src.data, src.keep, shape, a,
-                           largest ? detail::key_order::reversed : detail::key_order::ascending, true, k,
+    const detail::key_order order = largest ? detail::key_order::reversed : detail::key_order::ascending;
+    // Many short segments and a small k on a device: a thread per segment, one pass.
+    const detail::segment_layout l = detail::segments_along(shape, a);
+    if (site.on_device() && k >= 1 && k <= detail::top_k_most && l.segments >= 256 && l.segments >= l.len) {
+      detail::launch_over<detail::top_k_entry<T>>(
+          *site.call, l.segments,
+          {src.data, l, k, order, values.data, indices.data, detail::segment_layout{l.segments, k, l.inner}});
+      detail::keep_until_done(*site.call, {src.keep});
+      values.deliver();
+      indices.deliver();
+      return r;
+    }
+    this->sort_segments<T>(site, name(), src.data, src.keep, shape, a, order, true, k,
                            [&](const detail::segment_layout &l) {
                              detail::sorted_outputs<T> o;
                              const detail::segment_layout taken{l.segments, k, l.inner};

@@ -472,6 +472,62 @@ template <class K> struct segment_key_entry {
   }
 };
 
+/// The largest k that top_k_entry keeps per thread.
+inline constexpr index_t top_k_most = 32;
+
+template <class T> struct top_k_params {
+  const T *in;
+  segment_layout from; // of in
+  index_t k;           // 1 to top_k_most
+  key_order order;
+  T *values;
+  index_t *indices;
+  segment_layout to; // of values and indices: len k
+};
+
+/// The first k of each segment in `order` (canonical keys, ties in the order of their
+/// positions: where a stable sort puts them), one thread per segment keeping its k best in
+/// order, eight elements loaded a trip: one pass over the data as it lies (the threads of a
+/// column-wise top-k read rows side by side), where a sort moves every element several times.
+template <class T> struct top_k_entry {
+  using params = top_k_params<T>;
+  using U = typename radix_traits<T>::bits;
+  static constexpr ctext make_name() { return entry_name<T>("top_k"); }
+  static constexpr auto kernel_name = to_text<&top_k_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&top_k_entry::make_name>();
+  static constexpr index_t unroll = 8;
+
+  static void run(const params &p) noexcept {
+    for (index_t s = grid<1>(); s < p.from.segments; s += gridsize<1>()) {
+      U keys[top_k_most];
+      index_t at[top_k_most];
+      index_t kept = 0;
+      const auto offer = [&](U key, index_t j) {
+        // Not better than the worst kept: an equal key comes after it, as its position does.
+        if (kept == p.k && !(key < keys[kept - 1])) return;
+        index_t r = kept < p.k ? kept++ : kept - 1;
+        for (; r > 0 && key < keys[r - 1]; --r) {
+          keys[r] = keys[r - 1];
+          at[r] = at[r - 1];
+        }
+        keys[r] = key;
+        at[r] = j;
+      };
+      index_t j = 0;
+      for (; j + unroll <= p.from.len; j += unroll) {
+        U chunk[unroll];
+        for (index_t u = 0; u < unroll; ++u) chunk[u] = order_key(p.in[p.from.at(s, j + u)], p.order, true);
+        for (index_t u = 0; u < unroll; ++u) offer(chunk[u], j + u);
+      }
+      for (; j < p.from.len; ++j) offer(order_key(p.in[p.from.at(s, j)], p.order, true), j);
+      for (index_t r = 0; r < p.k; ++r) {
+        store_bits(p.values[p.to.at(s, r)], bits_of(p.in[p.from.at(s, at[r])]));
+        p.indices[p.to.at(s, r)] = at[r];
+      }
+    }
+  }
+};
+
 template <class V> struct permute_params {
   const V *src;         // null: write each element's position in its segment instead
   segment_layout from;  // of src
