@@ -80,8 +80,12 @@ def _kernel_cc_compile_impl(ctx):
     if linking_outputs.library_to_link:
         lib = linking_outputs.library_to_link
         files = [f for f in [lib.static_library, lib.pic_static_library] if f]
+    # The deps' runfiles (the runtime's data: CUB's library) reach the programs built on this.
+    runfiles = ctx.runfiles()
+    for d in ctx.attr.deps:
+        runfiles = runfiles.merge(d[DefaultInfo].default_runfiles)
     return [
-        DefaultInfo(files = depset(files)),
+        DefaultInfo(files = depset(files), runfiles = runfiles),
         CcInfo(
             compilation_context = compilation_context,
             linking_context = linking_context,
