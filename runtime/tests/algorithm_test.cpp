@@ -511,6 +511,23 @@ TEST_P(Targets, CompactionUniqueAndRuns) {
     for (std::size_t i = 0; i < n; ++i) mask[static_cast<kernel::index_t>(i)] = x[i] > 0;
     EXPECT_EQ(to_vector(kernel::select_if.on(t)(x, mask)), kept);
   }
+  // Around the device's tiles of 4096, and past 1024 of them (the scan of the tiles' counts
+  // then takes two levels): a mask keeping every third, and the rest after.
+  for (std::size_t n : {std::size_t{4095}, std::size_t{4096}, std::size_t{4097}, std::size_t{4096 * 1025 + 3}}) {
+    std::vector<int> x(n);
+    std::iota(x.begin(), x.end(), 0);
+    kernel::ndarray<bool, 1> mask(kernel::ndarray<bool, 1>::extents_type{static_cast<kernel::index_t>(n)});
+    std::vector<int> both;
+    for (std::size_t i = 0; i < n; i += 3) both.push_back(x[i]);
+    const std::size_t kept = both.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      mask[static_cast<kernel::index_t>(i)] = i % 3 == 0;
+      if (i % 3) both.push_back(x[i]);
+    }
+    const auto part = kernel::stable_partition.on(t)(x, mask);
+    EXPECT_EQ(part.count, static_cast<kernel::index_t>(kept)) << n;
+    EXPECT_EQ(to_vector(part.values), both) << n;
+  }
   const std::vector<float> r = {2, 2, -0.0f, 0.0f, NAN, NAN, 1, 2, 2, 2};
   const auto u = kernel::unique.on(t)(r);
   ASSERT_EQ(u.size(), 4);
@@ -861,6 +878,19 @@ TEST(Cub, SameResultsAsTheLibrarysKernels) {
     EXPECT_EQ(through_cub.sorted_floats, bits_of(host)) << n;
     EXPECT_EQ(through_cub.order, reference_argsort(awkward_floats(n), false)) << n;
   }
+}
+
+// What a call may let go of while its work is queued (keep_until_done): device memory of the
+// call's own stream on a CUDA device, freed in that stream's order; never memory of another
+// stream, host memory or the simulator's, which it must hold until the work is done.
+TEST(Memory, HeldUnlessFreedInTheCallsStreamOrder) {
+  const kernel::device d = kernel_test::device();
+  const kernel::stream a(d), b(d);
+  const std::shared_ptr<void> m = kernel::detail::device_allocate(d.state(), 64, a.state());
+  EXPECT_EQ(kernel::detail::freed_in_order_on(m, *a.state()), kernel_test::on_gpu());
+  EXPECT_FALSE(kernel::detail::freed_in_order_on(m, *b.state()));
+  EXPECT_FALSE(kernel::detail::freed_in_order_on(std::make_shared<int>(1), *a.state()));
+  EXPECT_FALSE(kernel::detail::freed_in_order_on(nullptr, *a.state()));
 }
 
 // cuRAND's host Philox generator, where the CUDA toolkit has it: the same numbers.

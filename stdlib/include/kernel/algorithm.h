@@ -437,9 +437,11 @@ public:
     detail::output_elements<T> values = detail::output_elements<T>::make(site, name(), 0, r.values);
     detail::output_elements<index_t> indices = detail::output_elements<index_t>::make(site, name(), 0, r.indices);
     const detail::key_order order = largest ? detail::key_order::reversed : detail::key_order::ascending;
-    // Many short segments and a small k on a device: a thread per segment, one pass.
+    // Many short segments and a small k on a device: a thread per segment, one pass (over
+    // rows side by side, or rows of a few hundred: a warp's lanes read rows len apart).
     const detail::segment_layout l = detail::segments_along(shape, a);
-    if (site.on_device() && k >= 1 && k <= detail::top_k_most && l.segments >= 256 && l.segments >= l.len) {
+    if (site.on_device() && k >= 1 && k <= detail::top_k_most && l.segments >= 256 && l.segments >= l.len &&
+        l.len <= 4096 && (l.inner > 1 || l.len <= 256)) {
       detail::launch_over<detail::top_k_entry<T>>(
           *site.call, l.segments,
           {src.data, l, k, order, values.data, indices.data, detail::segment_layout{l.segments, k, l.inner}});

@@ -9,9 +9,12 @@
 //   float on_gpu = sum.on(kernel::target::cuda)(x);
 //   float from_device = sum(dx);               // a device array: reduced on its device
 //
-// The function must be associative: the CPU targets keep several partial results and the
-// GPU combines in a tree, so elements are not combined in their order. The GPU reduction is
-// a tree of warp shuffles and shared memory, not atomics on one address.
+// The function must be associative and commutative, as Thrust's and CUB's reductions ask:
+// the CPU targets keep several partial results, and a device folds each thread's elements
+// a grid apart and then combines in a tree, so elements are not combined in their order. An
+// operator that is associative but not commutative belongs in kernel::scan (algorithm.h),
+// which keeps the order: its last element is the ordered reduction. The GPU reduction is a
+// tree of warp shuffles and shared memory, not atomics on one address.
 #pragma once
 
 #include <algorithm>

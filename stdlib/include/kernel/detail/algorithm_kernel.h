@@ -745,10 +745,12 @@ template <class V, auto Pred = nullptr> struct compact_entry {
       const index_t at = base + before[j * algorithm_warps + warp] +
                          static_cast<std::uint32_t>(__builtin_popcount(ballots[j] & lower));
       const V v = p.src ? p.src[i] : static_cast<V>(i);
-      if ((mine >> j) & 1u)
-        p.dst[at] = v;
-      else if (p.rest_after)
+      // Bounded by the counts, should a predicate not flag as it did when they were made.
+      if ((mine >> j) & 1u) {
+        if (at < total) p.dst[at] = v;
+      } else if (p.rest_after && i - at < p.n - total) {
         p.dst[total + i - at] = v;
+      }
     }
   }
 };
