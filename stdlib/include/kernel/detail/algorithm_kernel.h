@@ -668,19 +668,7 @@ template <class V> struct compact_params {
 /// in place of the flags when given: the predicate evaluated where the values are read.
 template <class V, auto Pred = nullptr> struct compact_entry {
   using params = compact_params<V>;
-  static constexpr ctext make_name() {
-    ctext s;
-    s += "compact";
-    if constexpr (!std::is_same_v<decltype(Pred), std::nullptr_t>) {
-      s += "_if<";
-      s += function_name<Pred>();
-      s += ">";
-    }
-    s += "(";
-    s += type_text<V>();
-    s += ")";
-    return s;
-  }
+  static constexpr ctext make_name() { return entry_name<V, Pred>("compact"); }
   static constexpr auto kernel_name = to_text<&compact_entry::make_name>();
   static constexpr auto kernel_signature = to_text<&compact_entry::make_name>();
 
