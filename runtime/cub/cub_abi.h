@@ -14,12 +14,17 @@ extern "C" {
 #endif
 
 /// Changes whenever a function below changes; the runtime refuses a library of another.
-#define KERNEL_CUB_ABI_VERSION 1
+#define KERNEL_CUB_ABI_VERSION 2
 
 /// The element types of the scans.
 enum kernel_cub_type {
+  kernel_cub_bool,
+  kernel_cub_int8,
+  kernel_cub_int16,
   kernel_cub_int32,
   kernel_cub_int64,
+  kernel_cub_uint8,
+  kernel_cub_uint16,
   kernel_cub_uint32,
   kernel_cub_uint64,
   kernel_cub_float32,
@@ -42,10 +47,13 @@ const char *kernel_cub_error_name(int error);
 int kernel_cub_radix_sort(void *temp, size_t *temp_bytes, unsigned key_bytes, unsigned value_bytes, void *keys[2],
                           void *values[2], uint32_t n, int end_bit, void *stream, int *selector);
 
-/// Prefix sums of `n` values of `type` from `in` to `out` (which may be `in`): inclusive, or
-/// exclusive starting from *init (a value of `type`).
-int kernel_cub_sum_scan(void *temp, size_t *temp_bytes, int type, int exclusive, const void *in, void *out,
-                        const void *init, uint32_t n, void *stream);
+/// Prefix sums of `n` values of `in_type` from `in` to `out` (which may be `in` when the types
+/// are one), made in `out_type`: inclusive, or exclusive starting from *init (a value of
+/// `out_type`). The types are one of the 32- and 64-bit ones, or bool and integers widened as
+/// NumPy's cumsum widens them (to int64, unsigned ones to uint64); other pairs are
+/// cudaErrorInvalidValue.
+int kernel_cub_sum_scan(void *temp, size_t *temp_bytes, int in_type, int out_type, int exclusive, const void *in,
+                        void *out, const void *init, uint32_t n, void *stream);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -162,14 +162,28 @@ bool run_two_phase(const cub_library &lib, const char *name, const char *what, d
 
 int scan_type(dtype t) noexcept {
   switch (t) {
+  case dtype::boolean: return kernel_cub_bool;
+  case dtype::int8: return kernel_cub_int8;
+  case dtype::int16: return kernel_cub_int16;
   case dtype::int32: return kernel_cub_int32;
   case dtype::int64: return kernel_cub_int64;
+  case dtype::uint8: return kernel_cub_uint8;
+  case dtype::uint16: return kernel_cub_uint16;
   case dtype::uint32: return kernel_cub_uint32;
   case dtype::uint64: return kernel_cub_uint64;
   case dtype::float32: return kernel_cub_float32;
   case dtype::float64: return kernel_cub_float64;
   default: return -1;
   }
+}
+
+/// The pairs of types libkernel_cub.so sums (cub_abi.h).
+bool summable(dtype in, dtype out) noexcept {
+  if (in == out)
+    return in == dtype::int32 || in == dtype::int64 || in == dtype::uint32 || in == dtype::uint64 ||
+           in == dtype::float32 || in == dtype::float64;
+  if (out == dtype::int64) return in == dtype::boolean || in == dtype::int8 || in == dtype::int16 || in == dtype::int32;
+  return out == dtype::uint64 && (in == dtype::uint8 || in == dtype::uint16 || in == dtype::uint32);
 }
 
 } // namespace
@@ -199,17 +213,18 @@ int radix_sort_cub(const char *name, unsigned key_bytes, unsigned value_bytes, c
   return ran ? selector : -1;
 }
 
-bool sum_scan_cub(const char *name, dtype type, bool exclusive, const void *in, void *out, const void *init, index_t n,
-                  device_state &device, stream_state &stream) {
-  const int t = scan_type(type);
-  if (t < 0 || n < 1 || n > UINT32_MAX) return false;
+bool sum_scan_cub(const char *name, dtype in_type, dtype out_type, bool exclusive, const void *in, void *out,
+                  const void *init, index_t n, device_state &device, stream_state &stream) {
+  if (!summable(in_type, out_type) || n < 1 || n > UINT32_MAX) return false;
   const cub_library *lib = usable_on(device, nullptr);
   if (!lib) return false;
-  return run_two_phase(*lib, name, exclusive ? "cub::DeviceScan::ExclusiveScan" : "cub::DeviceScan::InclusiveSum",
-                       device, stream, [&](void *temp, std::size_t *bytes) {
-                         return lib->sum_scan(temp, bytes, t, exclusive, in, out, init, static_cast<std::uint32_t>(n),
-                                              stream.native());
-                       });
+  const char *what = exclusive             ? "cub::DeviceScan::ExclusiveScan"
+                     : in_type == out_type ? "cub::DeviceScan::InclusiveSum"
+                                           : "cub::DeviceScan::InclusiveScanInit";
+  return run_two_phase(*lib, name, what, device, stream, [&](void *temp, std::size_t *bytes) {
+    return lib->sum_scan(temp, bytes, scan_type(in_type), scan_type(out_type), exclusive, in, out, init,
+                         static_cast<std::uint32_t>(n), stream.native());
+  });
 }
 
 } // namespace kernel::detail

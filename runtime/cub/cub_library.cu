@@ -39,14 +39,19 @@ cudaError_t sort_keys_of(void *temp, size_t *temp_bytes, unsigned value_bytes, v
   return cudaErrorInvalidValue;
 }
 
-template <class T>
+template <class In, class Out>
 cudaError_t scan(void *temp, size_t *temp_bytes, int exclusive, const void *in, void *out, const void *init, uint32_t n,
                  cudaStream_t stream) {
-  const T *from = static_cast<const T *>(in);
-  T *to = static_cast<T *>(out);
-  if (!exclusive) return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, from, to, n, stream);
-  return cub::DeviceScan::ExclusiveScan(temp, *temp_bytes, from, to, cuda::std::plus<T>{},
-                                        *static_cast<const T *>(init), n, stream);
+  const In *from = static_cast<const In *>(in);
+  Out *to = static_cast<Out *>(out);
+  // The sums are made in the type of the initial value (CUB's accumulator type).
+  const Out start = *static_cast<const Out *>(init);
+  if (exclusive)
+    return cub::DeviceScan::ExclusiveScan(temp, *temp_bytes, from, to, cuda::std::plus<>{}, start, n, stream);
+  if constexpr (std::is_same_v<In, Out>)
+    return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, from, to, n, stream);
+  else
+    return cub::DeviceScan::InclusiveScanInit(temp, *temp_bytes, from, to, cuda::std::plus<>{}, Out{0}, n, stream);
 }
 
 constexpr int architectures[] = {__CUDA_ARCH_LIST__};
@@ -76,16 +81,31 @@ KERNEL_CUB_EXPORT int kernel_cub_radix_sort(void *temp, size_t *temp_bytes, unsi
   return cudaErrorInvalidValue;
 }
 
-KERNEL_CUB_EXPORT int kernel_cub_sum_scan(void *temp, size_t *temp_bytes, int type, int exclusive, const void *in,
-                                          void *out, const void *init, uint32_t n, void *stream) {
+KERNEL_CUB_EXPORT int kernel_cub_sum_scan(void *temp, size_t *temp_bytes, int in_type, int out_type, int exclusive,
+                                          const void *in, void *out, const void *init, uint32_t n, void *stream) {
   const cudaStream_t s = stream_of(stream);
-  switch (type) {
-  case kernel_cub_int32: return scan<int32_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
-  case kernel_cub_int64: return scan<int64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
-  case kernel_cub_uint32: return scan<uint32_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
-  case kernel_cub_uint64: return scan<uint64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
-  case kernel_cub_float32: return scan<float>(temp, temp_bytes, exclusive, in, out, init, n, s);
-  case kernel_cub_float64: return scan<double>(temp, temp_bytes, exclusive, in, out, init, n, s);
+  if (in_type == out_type) {
+    switch (out_type) {
+    case kernel_cub_int32: return scan<int32_t, int32_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_int64: return scan<int64_t, int64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_uint32: return scan<uint32_t, uint32_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_uint64: return scan<uint64_t, uint64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_float32: return scan<float, float>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_float64: return scan<double, double>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    }
+  } else if (out_type == kernel_cub_int64) {
+    switch (in_type) {
+    case kernel_cub_bool: return scan<bool, int64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_int8: return scan<int8_t, int64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_int16: return scan<int16_t, int64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_int32: return scan<int32_t, int64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    }
+  } else if (out_type == kernel_cub_uint64) {
+    switch (in_type) {
+    case kernel_cub_uint8: return scan<uint8_t, uint64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_uint16: return scan<uint16_t, uint64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    case kernel_cub_uint32: return scan<uint32_t, uint64_t>(temp, temp_bytes, exclusive, in, out, init, n, s);
+    }
   }
   return cudaErrorInvalidValue;
 }

@@ -776,12 +776,13 @@ struct cub_results {
   std::vector<std::int16_t> short_keys;
   std::vector<kernel::index_t> order, column_top;
   std::vector<std::int32_t> in_place_sums;
+  std::vector<std::int64_t> widened_sums;
   std::vector<std::uint64_t> exclusive_sums;
   std::vector<float> float_sums;
 
   auto fields() const {
     return std::tie(sorted_floats, sorted_rows, short_values, sorted_bytes, descending_longs, pair_keys, pair_values,
-                    short_keys, order, column_top, in_place_sums, exclusive_sums, float_sums);
+                    short_keys, order, column_top, in_place_sums, widened_sums, exclusive_sums, float_sums);
   }
 };
 
@@ -854,6 +855,7 @@ cub_results sort_and_sum_on_the_device(std::size_t n) {
     r.column_top = to_vector(where.copy_to_host());
   }
   auto di = kernel::to_device(ints, d);
+  r.widened_sums = to_vector(kernel::cumsum(di).copy_to_host()); // int64, as NumPy's
   kernel::cumsum(di, di);
   r.in_place_sums = to_vector(di.copy_to_host());
   auto dc = kernel::to_device(counts, d);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -104,8 +105,8 @@ TEST(Cub, TheSimulatorAndOlderDevicesUseTheLibrarysKernels) {
       << cub_unavailable(turing);
   EXPECT_EQ(sort_on(turing), -1);
   const float zero = 0;
-  EXPECT_FALSE(
-      sum_scan_cub("cumsum", kernel::dtype::float32, true, nullptr, nullptr, &zero, 10, turing, some_stream()));
+  EXPECT_FALSE(sum_scan_cub("cumsum", kernel::dtype::float32, kernel::dtype::float32, true, nullptr, nullptr, &zero, 10,
+                            turing, some_stream()));
 }
 
 TEST(Cub, TurnedOffOrNotFound) {
@@ -132,8 +133,17 @@ TEST(Cub, WidthsAndSizesItWasNotBuiltForDecline) {
   EXPECT_EQ(sort_on(hopper, 4, 0, 10, 0), -1);
   EXPECT_EQ(sort_on(hopper, 4, 0, 10, 33), -1);
   const std::int64_t zero = 0;
-  for (kernel::dtype t : {kernel::dtype::int8, kernel::dtype::uint16, kernel::dtype::boolean, kernel::dtype::complex64})
-    EXPECT_FALSE(sum_scan_cub("cumsum", t, false, nullptr, nullptr, &zero, 10, hopper, some_stream()));
+  // Narrow sums, sums narrowed or widened otherwise than cumsum widens, complex sums.
+  using kernel::dtype;
+  for (const auto &[from, to] : {std::pair{dtype::int8, dtype::int8},
+                                 {dtype::uint16, dtype::uint16},
+                                 {dtype::boolean, dtype::boolean},
+                                 {dtype::complex64, dtype::complex64},
+                                 {dtype::int64, dtype::int32},
+                                 {dtype::uint8, dtype::int64},
+                                 {dtype::int32, dtype::uint64},
+                                 {dtype::float32, dtype::float64}})
+    EXPECT_FALSE(sum_scan_cub("cumsum", from, to, false, nullptr, nullptr, &zero, 10, hopper, some_stream()));
 }
 
 // The library as the build packs it, loaded from the runfiles: with no driver its CUDA runtime
@@ -145,9 +155,9 @@ TEST(Cub, WithoutADriverTheFirstCallDeclines) {
   EXPECT_EQ(sort_on(hopper, 8, 8), -1);
   const std::string why = cub_unavailable(hopper);
   EXPECT_NE(why.find("CUB's CUDA runtime cannot start on " + hopper.name() + ": cuda"), std::string::npos) << why;
-  const double zero = 0;
-  EXPECT_FALSE(
-      sum_scan_cub("cumsum", kernel::dtype::float64, true, nullptr, nullptr, &zero, 10, hopper, some_stream()));
+  const std::int64_t zero = 0;
+  EXPECT_FALSE(sum_scan_cub("cumsum", kernel::dtype::int32, kernel::dtype::int64, true, nullptr, nullptr, &zero, 10,
+                            hopper, some_stream()));
 }
 
 } // namespace

@@ -177,12 +177,12 @@ private:
   template <class S, class T>
   bool sum_through_cub(const detail::algorithm_site &site, const S *in, T *out, const detail::segment_layout &l,
                        const std::optional<T> &init, bool exclusive) const {
-    if constexpr (detail::is_plus<Op> && std::is_same_v<S, T> && scalar<T>) {
+    if constexpr (detail::is_plus<Op> && scalar<S> && scalar<T>) {
       // CUB's inclusive sums start from the first element.
       if (l.segments != 1 || (init && !exclusive) || detail::device_is_simulator(*site.call->device)) return false;
       const T start = init.value_or(T{});
-      return detail::sum_scan_cub(name().data(), dtype_of<T>, exclusive, in, out, &start, l.len, *site.call->device,
-                                  *site.call->stream);
+      return detail::sum_scan_cub(name().data(), dtype_of<S>, dtype_of<T>, exclusive, in, out, &start, l.len,
+                                  *site.call->device, *site.call->stream);
     } else {
       return false;
     }

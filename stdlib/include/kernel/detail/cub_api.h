@@ -30,11 +30,13 @@ struct cub_sort_buffers {
 int radix_sort_cub(const char *name, unsigned key_bytes, unsigned value_bytes, cub_sort_buffers &b, index_t n,
                    int end_bit, device_state &device, stream_state &stream);
 
-/// Queues the prefix sums of `n` values of `type` from `in` to `out` (which may be `in`),
-/// inclusive or exclusive from *init, and returns true; false when it declines. Errors as
-/// radix_sort_cub's.
-bool sum_scan_cub(const char *name, dtype type, bool exclusive, const void *in, void *out, const void *init, index_t n,
-                  device_state &device, stream_state &stream);
+/// Queues the prefix sums of `n` values of `in_type` from `in` to `out` (which may be `in`
+/// when the types are one), made in `out_type`, inclusive or exclusive from *init (an
+/// `out_type`), and returns true; false when it declines. The types are one of int32, int64,
+/// uint32, uint64, float32 and float64, or bool and integers widened as cumsum widens them.
+/// Errors as radix_sort_cub's.
+bool sum_scan_cub(const char *name, dtype in_type, dtype out_type, bool exclusive, const void *in, void *out,
+                  const void *init, index_t n, device_state &device, stream_state &stream);
 
 /// Empty when the calls above take their work to CUB on `device`, else why they decline.
 std::string cub_unavailable(device_state &device);
