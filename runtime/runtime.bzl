@@ -25,3 +25,14 @@ def runtime_library(name, visibility = ["//runtime:__subpackages__"], **kwargs):
         visibility = visibility,
         **kwargs
     )
+
+def _built_once_impl(ctx):
+    return [DefaultInfo(files = depset(ctx.files.src), runfiles = ctx.runfiles(files = ctx.files.src))]
+
+built_once = rule(
+    implementation = _built_once_impl,
+    attrs = {"src": attr.label(cfg = "exec", allow_files = True, mandatory = True)},
+    doc = """`src`'s files built in the execution configuration, as data: one build serves every
+configuration of the targets that use them (fastbuild, opt, the sanitizers' own), for files
+whose build does not depend on it (nvcc's, which ignores the C++ options).""",
+)
