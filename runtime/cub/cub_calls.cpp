@@ -7,6 +7,7 @@
 // driver, makes the calls decline rather than fail.
 #include <dlfcn.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -110,8 +111,10 @@ bool turned_off() {
 /// say), with why: found once per device, as each later call would fail the same way.
 std::mutex refused_lock;
 std::map<std::string, std::string> refused;
+std::atomic<bool> any_refused{false}; // so that a call finds none without the lock
 
 std::string refusal(const device_state &device) {
+  if (!any_refused.load(std::memory_order_acquire)) return {};
   std::lock_guard guard(refused_lock);
   const auto it = refused.find(device.name());
   return it == refused.end() ? std::string() : it->second;
@@ -149,6 +152,7 @@ bool run_two_phase(const cub_library &lib, const char *name, const char *what, d
     std::lock_guard guard(refused_lock);
     refused[device.name()] =
         std::string("CUB's CUDA runtime cannot start on ") + device.name() + ": " + lib.error_name(status);
+    any_refused.store(true, std::memory_order_release);
     return false;
   }
   void *temp = device.allocate(bytes > 0 ? bytes : 1, stream);
