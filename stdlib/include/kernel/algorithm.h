@@ -179,7 +179,7 @@ private:
                        const std::optional<T> &init, bool exclusive) const {
     if constexpr (detail::is_plus<Op> && scalar<S> && scalar<T>) {
       // CUB's inclusive sums start from the first element.
-      if (l.segments != 1 || (init && !exclusive) || detail::device_is_simulator(*site.call->device)) return false;
+      if (l.segments != 1 || (init && !exclusive)) return false;
       const T start = init.value_or(T{});
       return detail::sum_scan_cub(name().data(), dtype_of<S>, dtype_of<T>, exclusive, in, out, &start, l.len,
                                   *site.call->device, *site.call->stream);

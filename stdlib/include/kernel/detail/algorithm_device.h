@@ -75,11 +75,11 @@ void radix_passes(const device_call &c, U *&keys, index_t *&idx, index_t n, inde
 /// CUB's radix sort (kernel/detail/cub_api.h) of `n` `Key`s at `*data`, moving `Value`s at
 /// `*values` (none when null) with them, by bits [0, end_bit); on return the pointers name
 /// the buffers that hold the results (these or scratch that `keep` then holds). False when
-/// CUB declines, having changed nothing.
+/// CUB declines, having changed nothing. Callers ask cub_may_run first, before they prepare
+/// anything for it.
 template <class Key, class Value>
 bool radix_sort_cub_device(const device_call &c, Key *&data, Value *&values, index_t n, int end_bit,
                            std::vector<std::shared_ptr<void>> &keep) {
-  if (device_is_simulator(*c.device) || !cub_may_run(*c.device)) return false;
   auto key_alt = device_temp<Key>(c, n);
   auto value_alt = values ? device_temp<Value>(c, n) : nullptr;
   cub_sort_buffers b;
@@ -105,7 +105,7 @@ bool radix_sort_device(const device_call &c, U *&keys, index_t *&idx, index_t n,
                        std::vector<std::shared_ptr<void>> &keep) {
   if (n < 2) return true;
   const int segment_bits = segments > 1 ? std::bit_width(static_cast<std::uint64_t>(segments - 1)) : 0;
-  if (radix_sort_cub_device(c, keys, idx, n, int{sizeof(U) * 8}, keep)) {
+  if (cub_may_run(*c.device) && radix_sort_cub_device(c, keys, idx, n, int{sizeof(U) * 8}, keep)) {
     if (segments < 2) return true;
     // The segments last, by keys that are the positions' segments.
     auto segment_keys = device_temp<std::uint32_t>(c, n);
@@ -130,17 +130,15 @@ bool sort_contiguous_cub(const device_call &c, const T *in, T *out, const V *val
                          key_order order, std::vector<std::shared_ptr<void>> &keep) {
   using U = typename radix_traits<T>::bits;
   static_assert(sizeof(V) == 4 || sizeof(V) == 8, "CUB moves values of 4 or 8 bytes");
-  if (n < 2 || order == key_order::reversed || device_is_simulator(*c.device)) return false;
+  if (n < 2 || order == key_order::reversed) return false;
   if (values_in) {
     // CUB moves the values as integers of their size, and the keys' buffers must not be theirs.
-    const auto at = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
-    const auto apart = [&](const void *a, std::size_t a_size, const void *b, std::size_t b_size) {
-      const auto count = static_cast<std::uintptr_t>(n);
-      return at(a) + count * a_size <= at(b) || at(b) + count * b_size <= at(a);
-    };
-    if (at(values_in) % sizeof(V) != 0 || at(values_out) % sizeof(V) != 0 ||
-        !apart(values_out, sizeof(V), out, sizeof(T)) || !apart(values_out, sizeof(V), in, sizeof(T)) ||
-        !apart(values_in, sizeof(V), out, sizeof(T)))
+    const auto size = static_cast<std::size_t>(n);
+    if (reinterpret_cast<std::uintptr_t>(values_in) % sizeof(V) != 0 ||
+        reinterpret_cast<std::uintptr_t>(values_out) % sizeof(V) != 0 ||
+        memory_overlaps(values_out, size * sizeof(V), out, size * sizeof(T)) ||
+        memory_overlaps(values_out, size * sizeof(V), in, size * sizeof(T)) ||
+        memory_overlaps(values_in, size * sizeof(V), out, size * sizeof(T)))
       return false;
   }
   if (!cub_may_run(*c.device)) return false;
@@ -209,7 +207,8 @@ const index_t *sort_device(const device_call &c, const T *in, const segment_layo
   if (out.values && !out.source && !keys_sorted) {
     // The values gathered from the input by position; from a copy where the results go over it.
     const T *from = in;
-    if (in < out.values + n && out.values < in + n) {
+    if (memory_overlaps(in, static_cast<std::size_t>(n) * sizeof(T), out.values,
+                        static_cast<std::size_t>(n) * sizeof(T))) {
       auto copy = device_temp<T>(c, n);
       keep.push_back(copy);
       copy_on_device(c, data_of<T>(copy), in, n);

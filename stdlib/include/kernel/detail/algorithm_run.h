@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -372,6 +373,12 @@ template <std::size_t R> segment_layout segments_along(const std::array<index_t,
 
 template <class A> auto shape_of(const A &a) { return arg_of<A>::view(a).shape(); }
 
+/// Whether `a_bytes` bytes at `a` and `b_bytes` bytes at `b` share any.
+inline bool memory_overlaps(const void *a, std::size_t a_bytes, const void *b, std::size_t b_bytes) noexcept {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + b_bytes && y < x + a_bytes;
+}
+
 /// The lowest and one past the highest byte of the user's array `a` itself (host or device
 /// memory), its data pointer and strides: what the checks below compare.
 template <class A> auto user_extent(const A &a) {
@@ -397,7 +404,8 @@ void require_apart(std::string_view name, int out_argument, const C &out, int in
     const auto [b0, b1, sb] = user_extent(in);
     bool same = false;
     if constexpr (arg_of<C>::rank == arg_of<A>::rank) same = a0 == b0 && a1 == b1 && sa == sb;
-    if (a0 < b1 && b0 < a1 && !(may_be_same && same))
+    if (memory_overlaps(a0, static_cast<std::size_t>(a1 - a0), b0, static_cast<std::size_t>(b1 - b0)) &&
+        !(may_be_same && same))
       throw argument_error(std::string(name), out_argument,
                            "overlaps argument " + std::to_string(in_argument) +
                                " in memory: the results must not be written over an input");
