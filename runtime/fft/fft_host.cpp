@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The host FFT: mixed-radix decimation in time (radices 4 and 2 written out, other small
-// primes by a direct DFT of the radix), Bluestein's chirp-z for lengths with a prime factor
-// above 31, real transforms of even length through complex ones of half the length, of odd
-// length through complex ones of the same length. Plans (factors, twiddles, Bluestein's chirp
-// and its transform) are built once per length and precision and shared.
+// The host FFT: mixed-radix decimation in time (radices 4, 2, 3 and 5 written out, other
+// small primes by a direct DFT of the radix), Bluestein's chirp-z for lengths with a prime
+// factor above 31, real transforms of even length through complex ones of half the length, of
+// odd length through complex ones of the same length. Plans (factors, twiddles, Bluestein's
+// chirp and its transform) are built once per length and precision and shared. Where a pass
+// has many lines, several are transformed side by side (`lanes`).
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <numbers>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -25,11 +27,67 @@ namespace {
 // Prime factors above this go to Bluestein: a radix-p butterfly costs p^2 per p points.
 constexpr index_t largest_direct_radix = 31;
 
-/// a * b without the C99 Annex G treatment of infinities and NaNs that std::complex's operator*
-/// calls a library function for (__mulsc3): an FFT's twiddles are finite.
-template <class T> inline std::complex<T> mul(std::complex<T> a, std::complex<T> b) noexcept {
-  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
-}
+/// Point j of B lines transformed side by side, real and imaginary parts apart: a butterfly's
+/// operations on it are loops over the lines, which vectorize, so that a pass over many lines
+/// runs B transforms for little more than the price of one. B complex values fill a cache
+/// line, so that gathering B neighbouring columns reads whole cache lines, where a column at a
+/// time used one value of each line it read, and columns a power of two apart evicted one
+/// another from the caches' sets (fft2 of 1024² took three times as long as now). B = 1 is
+/// one line. Products avoid std::complex's operator*, which calls a library function
+/// (__mulsc3) for C99's rules on infinities: an FFT's twiddles are finite.
+template <class T, int B> struct lanes {
+  T re[B], im[B];
+
+  friend lanes operator+(const lanes &a, const lanes &b) noexcept {
+    lanes r;
+    for (int l = 0; l < B; ++l) r.re[l] = a.re[l] + b.re[l], r.im[l] = a.im[l] + b.im[l];
+    return r;
+  }
+  friend lanes operator-(const lanes &a, const lanes &b) noexcept {
+    lanes r;
+    for (int l = 0; l < B; ++l) r.re[l] = a.re[l] - b.re[l], r.im[l] = a.im[l] - b.im[l];
+    return r;
+  }
+  friend lanes operator*(const lanes &a, T s) noexcept {
+    lanes r;
+    for (int l = 0; l < B; ++l) r.re[l] = a.re[l] * s, r.im[l] = a.im[l] * s;
+    return r;
+  }
+  lanes &operator+=(const lanes &b) noexcept { return *this = *this + b; }
+  /// a w, w the same for every line (a twiddle).
+  friend lanes mul(const lanes &a, std::complex<T> w) noexcept {
+    lanes r;
+    const T wr = w.real(), wi = w.imag();
+    for (int l = 0; l < B; ++l) r.re[l] = a.re[l] * wr - a.im[l] * wi, r.im[l] = a.re[l] * wi + a.im[l] * wr;
+    return r;
+  }
+  /// a b, line by line.
+  friend lanes mul(const lanes &a, const lanes &b) noexcept {
+    lanes r;
+    for (int l = 0; l < B; ++l)
+      r.re[l] = a.re[l] * b.re[l] - a.im[l] * b.im[l], r.im[l] = a.re[l] * b.im[l] + a.im[l] * b.re[l];
+    return r;
+  }
+  /// -i a: the rotation that radix-4, -3 and -5 butterflies share.
+  friend lanes minus_i(const lanes &a) noexcept {
+    lanes r;
+    for (int l = 0; l < B; ++l) r.re[l] = a.im[l], r.im[l] = -a.re[l];
+    return r;
+  }
+  friend lanes conj(const lanes &a) noexcept {
+    lanes r;
+    for (int l = 0; l < B; ++l) r.re[l] = a.re[l], r.im[l] = -a.im[l];
+    return r;
+  }
+  static lanes zero() noexcept {
+    lanes r;
+    for (int l = 0; l < B; ++l) r.re[l] = T(0), r.im[l] = T(0);
+    return r;
+  }
+};
+
+/// Lines transformed side by side: a cache line of complex values.
+template <class T> constexpr int lane_count = 64 / static_cast<int>(sizeof(std::complex<T>));
 
 template <class T> class fft_plan {
 public:
@@ -37,8 +95,11 @@ public:
 
   explicit fft_plan(index_t n);
 
-  /// out = DFT(in), forward, for contiguous arrays of n; `scratch` holds scratch_size().
-  void forward(const C *in, C *out, C *scratch) const;
+  /// out = DFT(in), forward, of B lines of n points (point j of each in in[j], out[j]);
+  /// `scratch` holds scratch_size() values.
+  template <int B> void forward(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch) const;
+  /// forward of one line of std::complex values (for making plans).
+  void forward(const C *in, C *out) const;
   index_t scratch_size() const noexcept { return bluestein_ ? 2 * bluestein_->m : 0; }
   index_t size() const noexcept { return n_; }
 
@@ -54,9 +115,9 @@ private:
     std::shared_ptr<const fft_plan> of; // the power-of-two plan of m points
   };
 
-  void work(C *out, const C *in, index_t in_stride, std::size_t level) const;
-  void butterfly(C *out, const C *tw, index_t fstride, index_t p, index_t m) const;
-  void forward_bluestein(const C *in, C *out, C *scratch) const;
+  template <class V> void work(V *out, const V *in, index_t in_stride, std::size_t level) const;
+  template <class V> void butterfly(V *out, const C *tw, index_t fstride, index_t p, index_t m) const;
+  template <int B> void forward_bluestein(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch) const;
 
   index_t n_;
   std::vector<radix> radices_;
@@ -111,7 +172,7 @@ template <class T> fft_plan<T>::fft_plan(index_t n) : n_(n) {
       kernel[static_cast<std::size_t>(k)] = kernel[static_cast<std::size_t>(b->m - k)] =
           std::conj(b->chirp[static_cast<std::size_t>(k)]);
     b->kernel_spectrum.resize(static_cast<std::size_t>(b->m));
-    b->of->forward(kernel.data(), b->kernel_spectrum.data(), nullptr);
+    b->of->forward(kernel.data(), b->kernel_spectrum.data());
     bluestein_ = std::move(b);
     return;
   }
@@ -129,7 +190,9 @@ template <class T> fft_plan<T>::fft_plan(index_t n) : n_(n) {
   }
 }
 
-template <class T> void fft_plan<T>::forward(const C *in, C *out, C *scratch) const {
+template <class T>
+template <int B>
+void fft_plan<T>::forward(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch) const {
   if (n_ <= 1) {
     if (n_ == 1) out[0] = in[0];
     return;
@@ -140,9 +203,20 @@ template <class T> void fft_plan<T>::forward(const C *in, C *out, C *scratch) co
     work(out, in, 1, 0);
 }
 
+template <class T> void fft_plan<T>::forward(const C *in, C *out) const {
+  using one = lanes<T, 1>;
+  std::vector<one> a(static_cast<std::size_t>(n_)), b(a.size()), scratch(static_cast<std::size_t>(scratch_size()));
+  for (index_t j = 0; j < n_; ++j) a[static_cast<std::size_t>(j)] = {{in[j].real()}, {in[j].imag()}};
+  forward(a.data(), b.data(), scratch.data());
+  for (index_t j = 0; j < n_; ++j)
+    out[j] = C(b[static_cast<std::size_t>(j)].re[0], b[static_cast<std::size_t>(j)].im[0]);
+}
+
 // Level `level` transforms the points in[0], in[s], in[2s], ... (s = in_stride) into out, as
 // p transforms of the points congruent to q mod p, then one butterfly per output column.
-template <class T> void fft_plan<T>::work(C *out, const C *in, index_t in_stride, std::size_t level) const {
+template <class T>
+template <class V>
+void fft_plan<T>::work(V *out, const V *in, index_t in_stride, std::size_t level) const {
   const radix &r = radices_[level];
   const index_t p = r.p, m = r.m;
   if (m == 1) {
@@ -155,11 +229,13 @@ template <class T> void fft_plan<T>::work(C *out, const C *in, index_t in_stride
 
 // out[q m + k] holds output k of sub-transform q; afterwards out[u m + k] holds output k + u m
 // of this level's transform of p m points. tw: this level's twiddles, (p - 1) per column.
-template <class T> void fft_plan<T>::butterfly(C *out, const C *tw, index_t fstride, index_t p, index_t m) const {
+template <class T>
+template <class V>
+void fft_plan<T>::butterfly(V *out, const C *tw, index_t fstride, index_t p, index_t m) const {
   switch (p) {
   case 2:
     for (index_t k = 0; k < m; ++k) {
-      const C t0 = out[k], t1 = mul(out[k + m], tw[k]);
+      const V t0 = out[k], t1 = mul(out[k + m], tw[k]);
       out[k] = t0 + t1;
       out[k + m] = t0 - t1;
     }
@@ -167,9 +243,8 @@ template <class T> void fft_plan<T>::butterfly(C *out, const C *tw, index_t fstr
   case 4:
     for (index_t k = 0; k < m; ++k) {
       const C *w = tw + 3 * k;
-      const C t0 = out[k], t1 = mul(out[k + m], w[0]), t2 = mul(out[k + 2 * m], w[1]), t3 = mul(out[k + 3 * m], w[2]);
-      const C a0 = t0 + t2, a1 = t0 - t2, a2 = t1 + t3, d = t1 - t3;
-      const C a3{d.imag(), -d.real()}; // -i (t1 - t3)
+      const V t0 = out[k], t1 = mul(out[k + m], w[0]), t2 = mul(out[k + 2 * m], w[1]), t3 = mul(out[k + 3 * m], w[2]);
+      const V a0 = t0 + t2, a1 = t0 - t2, a2 = t1 + t3, a3 = minus_i(t1 - t3);
       out[k] = a0 + a2;
       out[k + m] = a1 + a3;
       out[k + 2 * m] = a0 - a2;
@@ -181,9 +256,8 @@ template <class T> void fft_plan<T>::butterfly(C *out, const C *tw, index_t fstr
     const T half = T(0.5), sin60 = static_cast<T>(0.86602540378443864676);
     for (index_t k = 0; k < m; ++k) {
       const C *w = tw + 2 * k;
-      const C t0 = out[k], t1 = mul(out[k + m], w[0]), t2 = mul(out[k + 2 * m], w[1]);
-      const C sum = t1 + t2, d = t1 - t2, mid = t0 - sum * half;
-      const C rot{sin60 * d.imag(), -sin60 * d.real()}; // -i sin60 d
+      const V t0 = out[k], t1 = mul(out[k + m], w[0]), t2 = mul(out[k + 2 * m], w[1]);
+      const V sum = t1 + t2, mid = t0 - sum * half, rot = minus_i((t1 - t2) * sin60);
       out[k] = t0 + sum;
       out[k + m] = mid + rot;
       out[k + 2 * m] = mid - rot;
@@ -196,12 +270,11 @@ template <class T> void fft_plan<T>::butterfly(C *out, const C *tw, index_t fstr
             s1 = static_cast<T>(0.95105651629515357212), s2 = static_cast<T>(0.58778525229247312917);
     for (index_t k = 0; k < m; ++k) {
       const C *w = tw + 4 * k;
-      const C t0 = out[k], t1 = mul(out[k + m], w[0]), t2 = mul(out[k + 2 * m], w[1]), t3 = mul(out[k + 3 * m], w[2]),
+      const V t0 = out[k], t1 = mul(out[k + m], w[0]), t2 = mul(out[k + 2 * m], w[1]), t3 = mul(out[k + 3 * m], w[2]),
               t4 = mul(out[k + 4 * m], w[3]);
-      const C a1 = t1 + t4, b1 = t1 - t4, a2 = t2 + t3, b2 = t2 - t3;
-      const C r1 = t0 + a1 * c1 + a2 * c2, r2 = t0 + a1 * c2 + a2 * c1;
-      const C i1 = b1 * s1 + b2 * s2, i2 = b1 * s2 - b2 * s1;
-      const C rot1{i1.imag(), -i1.real()}, rot2{i2.imag(), -i2.real()}; // -i times
+      const V a1 = t1 + t4, b1 = t1 - t4, a2 = t2 + t3, b2 = t2 - t3;
+      const V r1 = t0 + a1 * c1 + a2 * c2, r2 = t0 + a1 * c2 + a2 * c1;
+      const V rot1 = minus_i(b1 * s1 + b2 * s2), rot2 = minus_i(b1 * s2 - b2 * s1);
       out[k] = t0 + a1 + a2;
       out[k + m] = r1 + rot1;
       out[k + 4 * m] = r1 - rot1;
@@ -211,7 +284,8 @@ template <class T> void fft_plan<T>::butterfly(C *out, const C *tw, index_t fstr
     return;
   }
   default: {
-    C t[largest_direct_radix], roots[largest_direct_radix];
+    V t[largest_direct_radix];
+    C roots[largest_direct_radix];
     const index_t root = m * fstride; // twiddles_[root] = e^{-2 pi i / p}
     for (index_t j = 0; j < p; ++j) roots[j] = twiddles_[static_cast<std::size_t>(j * root)];
     for (index_t k = 0; k < m; ++k) {
@@ -219,7 +293,7 @@ template <class T> void fft_plan<T>::butterfly(C *out, const C *tw, index_t fstr
       t[0] = out[k];
       for (index_t q = 1; q < p; ++q) t[q] = mul(out[k + q * m], w[q - 1]);
       for (index_t u = 0; u < p; ++u) {
-        C sum = t[0];
+        V sum = t[0];
         // roots[(q u) mod p], the exponent stepped by u instead of a division per term.
         for (index_t q = 1, e = u; q < p; ++q, e = e + u >= p ? e + u - p : e + u) sum += mul(t[q], roots[e]);
         out[k + u * m] = sum;
@@ -231,17 +305,19 @@ template <class T> void fft_plan<T>::butterfly(C *out, const C *tw, index_t fstr
 
 // X_k = w_k sum_j (x_j w_j) conj(w_{k-j}): a circular convolution of m points by the power-of-two
 // plan, whose inverse is the forward transform of the conjugate.
-template <class T> void fft_plan<T>::forward_bluestein(const C *in, C *out, C *scratch) const {
+template <class T>
+template <int B>
+void fft_plan<T>::forward_bluestein(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch) const {
   const bluestein &b = *bluestein_;
-  C *a = scratch, *spectrum = scratch + b.m;
-  std::fill(a, a + b.m, C{});
+  lanes<T, B> *a = scratch, *spectrum = scratch + b.m;
   for (index_t k = 0; k < n_; ++k) a[k] = mul(in[k], b.chirp[static_cast<std::size_t>(k)]);
-  b.of->forward(a, spectrum, nullptr);
+  std::fill(a + n_, a + b.m, lanes<T, B>::zero());
+  b.of->forward(a, spectrum, static_cast<lanes<T, B> *>(nullptr));
   for (index_t k = 0; k < b.m; ++k)
-    spectrum[k] = std::conj(mul(spectrum[k], b.kernel_spectrum[static_cast<std::size_t>(k)]));
-  b.of->forward(spectrum, a, nullptr);
+    spectrum[k] = conj(mul(spectrum[k], b.kernel_spectrum[static_cast<std::size_t>(k)]));
+  b.of->forward(spectrum, a, static_cast<lanes<T, B> *>(nullptr));
   const T inverse_m = T(1) / static_cast<T>(b.m);
-  for (index_t k = 0; k < n_; ++k) out[k] = mul(std::conj(a[k]) * inverse_m, b.chirp[static_cast<std::size_t>(k)]);
+  for (index_t k = 0; k < n_; ++k) out[k] = mul(conj(a[k]) * inverse_m, b.chirp[static_cast<std::size_t>(k)]);
 }
 
 /// The plan of type Plan for `n` points, made once: plans in use are shared, and the last few
@@ -287,39 +363,36 @@ public:
     // out real, as NumPy's does.
     w_[static_cast<std::size_t>(m_)] = C(-1, 0);
   }
-  /// Complex values the callers provide for `line`, `result` and `scratch`.
-  index_t line_size() const noexcept { return m_; }
+  index_t half_size() const noexcept { return m_; }
   index_t scratch_size() const noexcept { return half_->scratch_size(); }
 
-  /// out[k * out_step] = scale X_k, k <= m, for the n values in[j * in_step].
-  void forward(const T *in, index_t in_step, C *out, index_t out_step, T scale, C *line, C *result, C *scratch) const {
-    for (index_t j = 0; j < m_; ++j) line[j] = C(in[2 * j * in_step], in[(2 * j + 1) * in_step]);
-    half_->forward(line, result, scratch);
-    const T half = T(0.5) * scale;
+  /// X_k, k <= m, into spectrum[0..m], of the values packed in line[0..m) as x_2j + i x_2j+1;
+  /// `line` and `spectrum` may be the same; `work` holds m values.
+  template <int B>
+  void forward(const lanes<T, B> *line, lanes<T, B> *spectrum, lanes<T, B> *work, lanes<T, B> *scratch) const {
+    half_->forward(line, work, scratch);
     for (index_t k = 0; k <= m_; ++k) {
-      const C z = result[k == m_ ? 0 : k], zc = std::conj(result[k == 0 ? 0 : m_ - k]);
+      const lanes<T, B> z = work[k == m_ ? 0 : k], zc = conj(work[k == 0 ? 0 : m_ - k]);
       // E_k = (z + zc) / 2 transforms the even values, O_k = (z - zc) / 2i the odd ones.
-      const C e = z + zc, d = z - zc, o(d.imag(), -d.real());
-      out[k * out_step] = (e + mul(w_[static_cast<std::size_t>(k)], o)) * half;
+      spectrum[k] = (z + zc + mul(minus_i(z - zc), w_[static_cast<std::size_t>(k)])) * T(0.5);
     }
   }
 
-  /// out[j * out_step] = scale x_j, j < n, the unnormalised inverse of the Hermitian spectrum
-  /// whose first m + 1 coefficients are in[k * in_step] (the imaginary parts of X_0 and X_m,
-  /// which a real spectrum lacks, ignored).
-  void inverse(const C *in, index_t in_step, T *out, index_t out_step, T scale, C *line, C *result, C *scratch) const {
+  /// The unnormalised inverse of the Hermitian spectrum whose first m + 1 coefficients are
+  /// spectrum[0..m] (the imaginary parts of X_0 and X_m, which a real spectrum lacks,
+  /// ignored), packed into line[0..m) as x_2j - i x_2j+1; `line` and `spectrum` may be the
+  /// same; `work` holds m values.
+  template <int B>
+  void inverse(const lanes<T, B> *spectrum, lanes<T, B> *line, lanes<T, B> *work, lanes<T, B> *scratch) const {
     for (index_t k = 0; k < m_; ++k) {
-      C x = in[k * in_step], xc = std::conj(in[(m_ - k) * in_step]);
-      if (k == 0) x = C(x.real(), 0), xc = C(xc.real(), 0);
+      lanes<T, B> x = spectrum[k], xc = conj(spectrum[m_ - k]);
+      if (k == 0)
+        for (int l = 0; l < B; ++l) x.im[l] = xc.im[l] = T(0);
       // 2 E_k and 2 O_k, then Z_k = E_k + i O_k, conjugated for the inverse.
-      const C e = x + xc, o = mul(x - xc, std::conj(w_[static_cast<std::size_t>(k)]));
-      line[k] = std::conj(C(e.real() - o.imag(), e.imag() + o.real()));
+      const lanes<T, B> e = x + xc, o = mul(x - xc, std::conj(w_[static_cast<std::size_t>(k)]));
+      work[k] = conj(e - minus_i(o));
     }
-    half_->forward(line, result, scratch);
-    for (index_t j = 0; j < m_; ++j) {
-      out[2 * j * out_step] = result[j].real() * scale;
-      out[(2 * j + 1) * out_step] = -result[j].imag() * scale;
-    }
+    half_->forward(work, line, scratch);
   }
 
 private:
@@ -341,10 +414,121 @@ std::pair<index_t, index_t> line_offsets(const fft_pass &p, index_t line) {
   return {in, out};
 }
 
+/// The transforms of B lines of a pass at a time: gathered from the pass's input into
+/// lanes, transformed, scattered to its output, scaled. The plan is the real one for r2c and
+/// c2r of even length, else the complex one.
+template <class T> class pass_lines {
+public:
+  using C = std::complex<T>;
+
+  explicit pass_lines(const fft_pass &p)
+      : p_(p), n_(p.n), in_step_(p.in_strides[p.axis]), out_step_(p.out_strides[p.axis]),
+        scale_(static_cast<T>(p.scale)),
+        real_even_((p.transform == fft_transform::r2c || p.transform == fft_transform::c2r) && p.n % 2 == 0) {
+    if (real_even_)
+      real_ = shared_plan<real_fft_plan<T>>(n_);
+    else
+      complex_ = plan_for<T>(n_);
+  }
+
+  /// Values of B lines each of the buffers needs: two of the line's length (and one more, for
+  /// a spectrum of n/2 + 1 of a real transform of length 2) and the plan's scratch.
+  index_t buffer_size() const noexcept { return n_ + 1; }
+  index_t scratch_size() const noexcept { return real_ ? real_->scratch_size() : complex_->scratch_size(); }
+
+  /// Lines [first, first + B); `a`, `b` hold buffer_size() values, `scratch` scratch_size().
+  template <int B> void transform(index_t first, lanes<T, B> *a, lanes<T, B> *b, lanes<T, B> *scratch) const {
+    index_t in_at[B], out_at[B];
+    for (int l = 0; l < B; ++l) std::tie(in_at[l], out_at[l]) = line_offsets(p_, first + l);
+    const T *in_real = static_cast<const T *>(p_.in);
+    const C *in_complex = static_cast<const C *>(p_.in);
+    T *out_real = static_cast<T *>(p_.out);
+    C *out_complex = static_cast<C *>(p_.out);
+    const auto load = [&](index_t j, int l) { return in_complex[in_at[l] + j * in_step_]; };
+    switch (p_.transform) {
+    case fft_transform::c2c_forward:
+    case fft_transform::c2c_inverse: {
+      // The inverse transforms the conjugates, and conjugates the results.
+      const T sign = p_.transform == fft_transform::c2c_inverse ? T(-1) : T(1);
+      for (index_t j = 0; j < n_; ++j)
+        for (int l = 0; l < B; ++l) {
+          if (p_.real_input) {
+            a[j].re[l] = in_real[in_at[l] + j * in_step_], a[j].im[l] = T(0);
+          } else {
+            const C v = load(j, l);
+            a[j].re[l] = v.real(), a[j].im[l] = sign * v.imag();
+          }
+        }
+      complex_->forward(a, b, scratch);
+      for (index_t j = 0; j < n_; ++j)
+        for (int l = 0; l < B; ++l)
+          out_complex[out_at[l] + j * out_step_] = C(b[j].re[l] * scale_, sign * b[j].im[l] * scale_);
+      return;
+    }
+    case fft_transform::r2c: {
+      const index_t half = n_ / 2;
+      if (real_even_) {
+        for (index_t j = 0; j < half; ++j)
+          for (int l = 0; l < B; ++l)
+            a[j].re[l] = in_real[in_at[l] + 2 * j * in_step_], a[j].im[l] = in_real[in_at[l] + (2 * j + 1) * in_step_];
+        real_->forward(a, a, b, scratch);
+      } else {
+        for (index_t j = 0; j < n_; ++j)
+          for (int l = 0; l < B; ++l) b[j].re[l] = in_real[in_at[l] + j * in_step_], b[j].im[l] = T(0);
+        complex_->forward(b, a, scratch);
+      }
+      for (index_t k = 0; k <= half; ++k)
+        for (int l = 0; l < B; ++l)
+          out_complex[out_at[l] + k * out_step_] = C(a[k].re[l] * scale_, a[k].im[l] * scale_);
+      return;
+    }
+    case fft_transform::c2r: {
+      const index_t half = n_ / 2;
+      if (real_even_) {
+        for (index_t k = 0; k <= half; ++k)
+          for (int l = 0; l < B; ++l) {
+            const C v = load(k, l);
+            a[k].re[l] = v.real(), a[k].im[l] = v.imag();
+          }
+        real_->inverse(a, a, b, scratch);
+        for (index_t j = 0; j < half; ++j)
+          for (int l = 0; l < B; ++l) {
+            out_real[out_at[l] + 2 * j * out_step_] = a[j].re[l] * scale_;
+            out_real[out_at[l] + (2 * j + 1) * out_step_] = -a[j].im[l] * scale_;
+          }
+        return;
+      }
+      // The whole Hermitian spectrum from its first n/2+1 coefficients, conjugated for the
+      // inverse (the imaginary parts of X_0 and X_{n/2} only add imaginary outputs, dropped).
+      for (index_t j = 0; j < n_; ++j)
+        for (int l = 0; l < B; ++l) {
+          const C v = j <= half ? std::conj(load(j, l)) : load(n_ - j, l);
+          a[j].re[l] = v.real(), a[j].im[l] = v.imag();
+        }
+      complex_->forward(a, b, scratch);
+      for (index_t j = 0; j < n_; ++j)
+        for (int l = 0; l < B; ++l) out_real[out_at[l] + j * out_step_] = b[j].re[l] * scale_;
+      return;
+    }
+    }
+  }
+
+private:
+  const fft_pass &p_;
+  index_t n_, in_step_, out_step_;
+  T scale_;
+  bool real_even_;
+  std::shared_ptr<const real_fft_plan<T>> real_;
+  std::shared_ptr<const fft_plan<T>> complex_;
+};
+
 /// `body(begin, end)` over the lines of `p`: on all cores when the pass says so, in tasks of
-/// at least 2^15 points, so that short lines are shared out in batches.
+/// at least 2^15 points and a multiple of the lines transformed side by side, so that short
+/// lines are shared out in batches.
 template <class Body> void for_lines(const fft_pass &p, index_t lines, Body &body) {
-  const index_t grain = std::max<index_t>(1, (index_t{1} << 15) / std::max<index_t>(p.n, 1));
+  constexpr index_t side_by_side = lane_count<float>;
+  const index_t grain = (std::max<index_t>(1, (index_t{1} << 15) / std::max<index_t>(p.n, 1)) + side_by_side - 1) /
+                        side_by_side * side_by_side;
   if (!p.parallel || lines <= grain) {
     body(0, lines);
     return;
@@ -352,100 +536,27 @@ template <class Body> void for_lines(const fft_pass &p, index_t lines, Body &bod
   parallel_for(lines, grain, [](void *context, index_t b, index_t e) { (*static_cast<Body *>(context))(b, e); }, &body);
 }
 
-/// The real transforms (r2c, c2r) of even length.
-template <class T> void run_real_even(const fft_pass &p, index_t lines) {
-  using C = std::complex<T>;
-  const std::shared_ptr<const real_fft_plan<T>> plan = shared_plan<real_fft_plan<T>>(p.n);
-  const index_t in_step = p.in_strides[p.axis], out_step = p.out_strides[p.axis];
-  const T scale = static_cast<T>(p.scale);
-  auto body = [&](index_t begin, index_t end) {
-    std::vector<C> line(static_cast<std::size_t>(plan->line_size())), result(line.size()),
-        scratch(static_cast<std::size_t>(plan->scratch_size()));
-    for (index_t l = begin; l < end; ++l) {
-      const auto [in_at, out_at] = line_offsets(p, l);
-      if (p.transform == fft_transform::r2c)
-        plan->forward(static_cast<const T *>(p.in) + in_at, in_step, static_cast<C *>(p.out) + out_at, out_step, scale,
-                      line.data(), result.data(), scratch.data());
-      else
-        plan->inverse(static_cast<const C *>(p.in) + in_at, in_step, static_cast<T *>(p.out) + out_at, out_step, scale,
-                      line.data(), result.data(), scratch.data());
-    }
-  };
-  for_lines(p, lines, body);
-}
-
 template <class T> void run(const fft_pass &p) {
-  using C = std::complex<T>;
   index_t lines = 1;
   for (int d = 0; d < p.rank; ++d)
     if (d != p.axis) lines *= p.out_shape[d];
-  const index_t n = p.n;
   if (lines == 0 || p.in_shape[p.axis] == 0 || p.out_shape[p.axis] == 0) return;
-  if ((p.transform == fft_transform::r2c || p.transform == fft_transform::c2r) && n % 2 == 0) {
-    run_real_even<T>(p, lines);
-    return;
-  }
-  const std::shared_ptr<const fft_plan<T>> plan = plan_for<T>(n);
-  const index_t in_step = p.in_strides[p.axis], out_step = p.out_strides[p.axis];
-  const T scale = static_cast<T>(p.scale);
-  const bool inverse = p.transform == fft_transform::c2c_inverse || p.transform == fft_transform::c2r;
-
+  const pass_lines<T> pass(p);
+  // Side by side only while B lines' buffers stay small (4 MB for float): a long line is
+  // transformed alone, within the caches as far as it can be.
+  constexpr int B = lane_count<T>;
+  const bool side_by_side = lines >= B && 2 * pass.buffer_size() + pass.scratch_size() <= (index_t{1} << 16);
   auto body = [&](index_t begin, index_t end) {
-    std::vector<C> line(static_cast<std::size_t>(n)), result(static_cast<std::size_t>(n)),
-        scratch(static_cast<std::size_t>(plan->scratch_size()));
-    for (index_t l = begin; l < end; ++l) {
-      const auto [in_at, out_at] = line_offsets(p, l);
-      switch (p.transform) {
-      case fft_transform::c2c_forward:
-      case fft_transform::c2c_inverse: {
-        if (p.real_input) {
-          const T *in = static_cast<const T *>(p.in) + in_at;
-          for (index_t j = 0; j < n; ++j) line[static_cast<std::size_t>(j)] = C(in[j * in_step], T(0));
-        } else {
-          const C *in = static_cast<const C *>(p.in) + in_at;
-          for (index_t j = 0; j < n; ++j)
-            line[static_cast<std::size_t>(j)] = inverse ? std::conj(in[j * in_step]) : in[j * in_step];
-        }
-        break;
-      }
-      case fft_transform::r2c: {
-        const T *in = static_cast<const T *>(p.in) + in_at;
-        for (index_t j = 0; j < n; ++j) line[static_cast<std::size_t>(j)] = C(in[j * in_step], T(0));
-        break;
-      }
-      case fft_transform::c2r: {
-        // The whole Hermitian spectrum from its first n/2+1 coefficients, conjugated for the
-        // inverse (the imaginary parts of X_0 and X_{n/2} only add imaginary outputs, dropped).
-        const C *in = static_cast<const C *>(p.in) + in_at;
-        const index_t half = n / 2 + 1;
-        for (index_t j = 0; j < half; ++j) line[static_cast<std::size_t>(j)] = std::conj(in[j * in_step]);
-        for (index_t j = half; j < n; ++j) line[static_cast<std::size_t>(j)] = in[(n - j) * in_step];
-        break;
-      }
-      }
-      plan->forward(line.data(), result.data(), scratch.data());
-      switch (p.transform) {
-      case fft_transform::c2c_forward:
-      case fft_transform::c2c_inverse: {
-        C *out = static_cast<C *>(p.out) + out_at;
-        for (index_t j = 0; j < n; ++j) {
-          const C v = result[static_cast<std::size_t>(j)] * scale;
-          out[j * out_step] = inverse ? std::conj(v) : v;
-        }
-        break;
-      }
-      case fft_transform::r2c: {
-        C *out = static_cast<C *>(p.out) + out_at;
-        for (index_t j = 0; j < n / 2 + 1; ++j) out[j * out_step] = result[static_cast<std::size_t>(j)] * scale;
-        break;
-      }
-      case fft_transform::c2r: {
-        T *out = static_cast<T *>(p.out) + out_at;
-        for (index_t j = 0; j < n; ++j) out[j * out_step] = result[static_cast<std::size_t>(j)].real() * scale;
-        break;
-      }
-      }
+    index_t l = begin;
+    if (side_by_side && end - begin >= B) {
+      std::vector<lanes<T, B>> a(static_cast<std::size_t>(pass.buffer_size())), b(a.size()),
+          scratch(static_cast<std::size_t>(pass.scratch_size()));
+      for (; end - l >= B; l += B) pass.transform(l, a.data(), b.data(), scratch.data());
     }
+    if (l == end) return;
+    std::vector<lanes<T, 1>> a(static_cast<std::size_t>(pass.buffer_size())), b(a.size()),
+        scratch(static_cast<std::size_t>(pass.scratch_size()));
+    for (; l < end; ++l) pass.transform(l, a.data(), b.data(), scratch.data());
   };
   for_lines(p, lines, body);
 }

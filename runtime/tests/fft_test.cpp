@@ -212,6 +212,83 @@ TEST_P(Targets, InPlaceAsTheLessonSpellsIt) {
     }
 }
 
+// Many lines along one axis are transformed several side by side on the host (eight of
+// complex64, four of complex128, the rest one by one): every length, real and complex, forward
+// and inverse, out of place and in place, against the definition for each line.
+template <class R> void check_lines_side_by_side(kernel::target t, kernel::index_t n, double tol) {
+  using C = std::complex<R>;
+  const kernel::index_t cols = 11;
+  kernel::ndarray<C, 2> a({n, cols});
+  const std::vector<cd> v = random_complex(static_cast<std::size_t>(n * cols), static_cast<unsigned>(n + 1000));
+  for (kernel::index_t i = 0; i < a.size(); ++i) a.data()[i] = C(v[static_cast<std::size_t>(i)]);
+  std::vector<cd> exact(a.data(), a.data() + a.size()); // the values as stored, in double
+  const auto X = kernel::fft.on(t)(a, 0);
+  const auto Y = kernel::ifft.on(t)(a, 0);
+  for (kernel::index_t c = 0; c < cols; ++c) {
+    const std::vector<cd> want = dft(exact.data() + c, n, cols, false);
+    const std::vector<cd> want_inverse = dft(exact.data() + c, n, cols, true);
+    double e = 0, ei = 0, m = 1e-300;
+    for (kernel::index_t k = 0; k < n; ++k) {
+      const std::size_t K = static_cast<std::size_t>(k);
+      e = std::max(e, std::abs(cd(X(k, c)) - want[K]));
+      ei = std::max(ei, std::abs(cd(Y(k, c)) * static_cast<double>(n) - want_inverse[K]));
+      m = std::max(m, std::abs(want[K]));
+    }
+    ASSERT_LT(e / m, tol) << "fft along axis 0, n = " << n << ", column " << c;
+    ASSERT_LT(ei / m, tol) << "ifft along axis 0, n = " << n << ", column " << c;
+  }
+  // In place gives what out of place gave.
+  kernel::ndarray<C, 2> b = a;
+  kernel::fft_inplace.on(t)(b, {0});
+  ASSERT_LT(relative_error(b.data(), X.data(), static_cast<std::size_t>(b.size())), tol) << "in place, n = " << n;
+
+  // A 3-D array along its first axis: fifteen lines, strided by fifteen.
+  kernel::ndarray<C, 3> a3({n, 3, 5});
+  for (kernel::index_t i = 0; i < a3.size(); ++i) a3.data()[i] = C(v[static_cast<std::size_t>(i % (n * cols))]);
+  std::vector<cd> exact3(a3.data(), a3.data() + a3.size());
+  const auto X3 = kernel::fft.on(t)(a3, 0);
+  for (kernel::index_t line = 0; line < 15; ++line) {
+    const std::vector<cd> want = dft(exact3.data() + line, n, 15, false);
+    for (kernel::index_t k = 0; k < n; ++k)
+      ASSERT_LT(std::abs(cd(X3.data()[k * 15 + line]) - want[static_cast<std::size_t>(k)]),
+                tol * std::max(1.0, std::sqrt(static_cast<double>(n))) * 4)
+          << "3-D, n = " << n << ", line " << line;
+  }
+
+  // Real lines: rfft along axis 0 is the first n/2+1 coefficients; irfft gives the lines back.
+  kernel::ndarray<R, 2> r({n, cols});
+  for (kernel::index_t i = 0; i < r.size(); ++i) r.data()[i] = static_cast<R>(v[static_cast<std::size_t>(i)].real());
+  std::vector<cd> exact_r(r.data(), r.data() + r.size());
+  const auto H = kernel::rfft.on(t)(r, 0);
+  ASSERT_EQ(H.shape(0), n / 2 + 1);
+  for (kernel::index_t c = 0; c < cols; ++c) {
+    const std::vector<cd> want = dft(exact_r.data() + c, n, cols, false);
+    double e = 0, m = 1e-300;
+    for (kernel::index_t k = 0; k <= n / 2; ++k) {
+      e = std::max(e, std::abs(cd(H(k, c)) - want[static_cast<std::size_t>(k)]));
+      m = std::max(m, std::abs(want[static_cast<std::size_t>(k)]));
+    }
+    ASSERT_LT(e / m, tol) << "rfft along axis 0, n = " << n << ", column " << c;
+  }
+  const auto back = kernel::irfft.on(t)(H, n, 0);
+  ASSERT_EQ(back.shape(0), n);
+  ASSERT_LT(relative_error(back.data(), r.data(), static_cast<std::size_t>(r.size())), tol) << "irfft, n = " << n;
+}
+
+TEST_P(Targets, ManyLinesSideBySide) {
+  const kernel::target t = GetParam();
+  std::vector<kernel::index_t> lengths;
+  for (kernel::index_t n = 1; n <= 40; ++n) lengths.push_back(n);
+  // Powers of small primes; large prime factors (Bluestein), odd and even (2 * 37, 2 * 257).
+  for (kernel::index_t n : {64, 81, 125, 37, 97, 74, 257, 514}) lengths.push_back(n);
+  for (kernel::index_t n : lengths) {
+    check_lines_side_by_side<double>(t, n, 1e-12);
+    if (HasFatalFailure()) return;
+    check_lines_side_by_side<float>(t, n, 3e-6);
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST_P(Targets, ErrorsNameTheCallAndWriteNothing) {
   const kernel::target t = GetParam();
   const std::vector<float> empty;
