@@ -9,6 +9,27 @@
 
 namespace kernel::runtime::cuda {
 
+math_library_settings current_math_library_settings(const math_library_spec &spec) noexcept {
+  math_library_settings now{};
+  now[0] = std::getenv(spec.variable);
+  for (std::size_t i = 0; i < toolkit_root_variables.size(); ++i) now[i + 1] = std::getenv(toolkit_root_variables[i]);
+  return now;
+}
+
+bool kept_math_library_settings::matches(const math_library_settings &now) const noexcept {
+  if (!kept_) return false;
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const std::optional<std::string> &kept = values_[i];
+    if (!now[i] ? kept.has_value() : !kept || *kept != now[i]) return false;
+  }
+  return true;
+}
+
+void kept_math_library_settings::keep(const math_library_settings &now) {
+  for (std::size_t i = 0; i < now.size(); ++i) values_[i] = now[i] ? std::optional<std::string>(now[i]) : std::nullopt;
+  kept_ = true;
+}
+
 std::vector<std::string> math_library_candidates(const math_library_spec &spec) {
   const char *chosen = std::getenv(spec.variable);
   if (chosen && *chosen) return {chosen};

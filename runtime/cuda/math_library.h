@@ -6,13 +6,18 @@
 // target_unavailable_error naming the library, every place it was looked for, and the fix.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/shared_library.h"
+#include "cuda/toolkit.h"
 
 namespace kernel::runtime::cuda {
 
@@ -21,6 +26,22 @@ struct math_library_spec {
   const char *title;    ///< "cuBLAS"
   const char *soname;   ///< "libcublas.so.13"
   const char *variable; ///< "KERNEL_CUBLAS_LIBRARY": a path that replaces the search
+};
+
+/// The environment settings that decide where `spec`'s library is looked for: its own
+/// variable, then the toolkit roots' (null where unset). Reading them allocates nothing.
+using math_library_settings = std::array<const char *, 1 + toolkit_root_variables.size()>;
+math_library_settings current_math_library_settings(const math_library_spec &spec) noexcept;
+
+/// A copy of math_library_settings that outlives the environment's strings.
+class kept_math_library_settings {
+public:
+  bool matches(const math_library_settings &now) const noexcept;
+  void keep(const math_library_settings &now);
+
+private:
+  std::array<std::optional<std::string>, std::tuple_size_v<math_library_settings>> values_;
+  bool kept_ = false;
 };
 
 /// Where `spec`'s library is looked for under the current environment, in order.
@@ -42,14 +63,25 @@ template <class Functions> struct math_library : Functions {
   std::string failure; ///< why it could not be used; empty when it can
 };
 
-/// `spec`'s library under the current setting of its variable, or the error above. Each
-/// setting is tried once per process, and what was loaded stays loaded: handles and plans
-/// keep the library they were made by (a shared_ptr), also when they outlive this table.
-template <class Functions>
-std::shared_ptr<const math_library<Functions>> load_math_library(const math_library_spec &spec,
-                                                                 const std::string &needs) {
+/// `spec`'s library under the current setting of its variable, or the error above, whose
+/// message begins with `needs()`. Each setting is tried once per process, and what was
+/// loaded stays loaded: handles and plans keep the library they were made by (a
+/// shared_ptr), also when they outlive this table. Every library call asks for its library
+/// here, so the common case (the settings of the last call, which loaded) compares the
+/// environment's strings with the kept ones and builds no string: a lookup by the candidate
+/// paths took a microsecond or more of host time per FFT or product.
+template <class Functions, class Needs>
+  requires std::is_invocable_r_v<std::string, const Needs &>
+std::shared_ptr<const math_library<Functions>> load_math_library(const math_library_spec &spec, const Needs &needs) {
   static std::mutex lock;
   static std::map<std::vector<std::string>, std::shared_ptr<math_library<Functions>>> loaded;
+  static kept_math_library_settings last_settings;
+  static std::shared_ptr<math_library<Functions>> last;
+  const math_library_settings now = current_math_library_settings(spec);
+  {
+    std::lock_guard guard(lock);
+    if (last && last_settings.matches(now)) return last;
+  }
   const std::vector<std::string> where = math_library_candidates(spec);
   std::lock_guard guard(lock);
   std::shared_ptr<math_library<Functions>> &lib = loaded[where];
@@ -61,7 +93,9 @@ std::shared_ptr<const math_library<Functions>> load_math_library(const math_libr
     else if (!lib->bind(lib->lib))
       lib->failure = "the library loaded from " + joined_names(where) + " lacks " + spec.title + "'s functions";
   }
-  if (!lib->failure.empty()) throw_missing_math_library(spec, needs, where, lib->failure);
+  if (!lib->failure.empty()) throw_missing_math_library(spec, needs(), where, lib->failure);
+  last_settings.keep(now);
+  last = lib;
   return lib;
 }
 

@@ -17,7 +17,7 @@ std::string in_lib64(const std::string &root, std::string_view soname) {
 
 std::vector<std::string> toolkit_roots() {
   std::vector<std::string> roots;
-  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+  for (const char *var : toolkit_root_variables)
     if (const char *root = std::getenv(var)) roots.emplace_back(root);
   roots.emplace_back("/usr/local/cuda");
   return roots;

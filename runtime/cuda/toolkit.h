@@ -3,11 +3,15 @@
 // place that knows the toolkit roots and their order.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace kernel::runtime::cuda {
+
+/// The environment variables that name toolkit roots, in the order they are looked in.
+inline constexpr std::array<const char *, 2> toolkit_root_variables{"CUDA_HOME", "CUDA_PATH"};
 
 /// The CUDA toolkits to look in, in order: $CUDA_HOME and $CUDA_PATH where set, then
 /// /usr/local/cuda.

@@ -50,8 +50,8 @@ using cufft_library = runtime::cuda::math_library<cufft_functions>;
 constexpr runtime::cuda::math_library_spec cufft_spec{"cuFFT", "libcufft.so.12", "KERNEL_CUFFT_LIBRARY"};
 
 std::shared_ptr<const cufft_library> cufft(std::string_view name) {
-  return runtime::cuda::load_math_library<cufft_functions>(cufft_spec,
-                                                           std::string(name) + ": transforms of CUDA memory need");
+  return runtime::cuda::load_math_library<cufft_functions>(
+      cufft_spec, [name] { return std::string(name) + ": transforms of CUDA memory need"; });
 }
 
 const char *status_name(cufftResult s) noexcept {
@@ -141,12 +141,14 @@ void check(cufftResult s, std::string_view name, const char *call, const plan_ke
 
 using plan_cache = runtime::cuda::handle_cache<plan_key, cufftHandle>;
 
-/// The plan for `key`, made when there is none, lent to the caller; the device is current.
+/// The plan for `key`, made when there is none and set to `stream` then (a plan is kept per
+/// stream, so it is never set again: the direct call a user would write sets it once too),
+/// lent to the caller; the device is current.
 runtime::cuda::handle_lease<cufftHandle> plan_for(const plan_key &key, const std::shared_ptr<const cufft_library> &lib,
-                                                  const device_state &device, std::weak_ptr<const void> stream,
+                                                  const device_state &device, stream_state &stream,
                                                   std::string_view name) {
   plan_cache &cache = runtime::cuda::process_handle_cache<plan_key, cufftHandle>();
-  return cache.lend(key, device, std::move(stream), [&] {
+  return cache.lend(key, device, stream.liveness(), [&] {
     const std::string what = describe(key);
     cufftHandle h = 0;
     check(lib->create(&h), name, "cufftCreate", what);
@@ -158,6 +160,7 @@ runtime::cuda::handle_lease<cufftHandle> plan_for(const plan_key &key, const std
     check(lib->make_plan(h, key.rank, n.data(), in_embed.data(), key.in_stride, key.in_dist, out_embed.data(),
                          key.out_stride, key.out_dist, key.type, key.batch, &work),
           name, "cufftMakePlanMany64", what);
+    check(lib->set_stream(h, static_cast<cudaStream_t>(stream.native())), name, "cufftSetStream", what);
     return made;
   });
 }
@@ -188,10 +191,9 @@ void execute(std::string_view name, const fft_pass &p, const cufft_layout &l, de
   }
   const plan_key key = key_of(lib.get(), device, stream.id(), type_of(p.transform, p.double_precision), l);
   const int direction = p.transform == fft_transform::c2c_inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
-  const runtime::cuda::handle_lease<cufftHandle> lease = plan_for(key, lib, device, stream.liveness(), name);
+  const runtime::cuda::handle_lease<cufftHandle> lease = plan_for(key, lib, device, stream, name);
   const cufftHandle plan = lease.get();
   const plan_key &what = key;
-  check(lib->set_stream(plan, static_cast<cudaStream_t>(stream.native())), name, "cufftSetStream", what);
   // cuFFT's real transforms fail (CUFFT_INVALID_VALUE) on real arrays that do not start where
   // a complex value could, as the lines of an odd length inside a larger array may not (seen
   // on an H100): such an execution reads (r2c) or writes (c2r) its real side through memory

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <cublas_v2.h>
@@ -50,7 +51,8 @@ using cublas_library = runtime::cuda::math_library<cublas_functions>;
 constexpr runtime::cuda::math_library_spec cublas_spec{"cuBLAS", "libcublas.so.13", "KERNEL_CUBLAS_LIBRARY"};
 
 std::shared_ptr<const cublas_library> cublas(const char *name) {
-  return runtime::cuda::load_math_library<cublas_functions>(cublas_spec, std::string(name) + " of CUDA memory needs");
+  return runtime::cuda::load_math_library<cublas_functions>(
+      cublas_spec, [name] { return std::string(name) + " of CUDA memory needs"; });
 }
 
 const char *status_name(cublasStatus_t s) noexcept {
@@ -76,22 +78,34 @@ void check(cublasStatus_t s, const char *name, const char *call, const std::stri
                      static_cast<int>(s));
 }
 
+/// check() for calls on the common path: `what()` describes the call, and is asked only on
+/// a failure (building the description on every product cost host time per call).
+template <class Describe>
+  requires std::is_invocable_r_v<std::string, const Describe &>
+void check(cublasStatus_t s, const char *name, const char *call, const Describe &what) {
+  if (s != CUBLAS_STATUS_SUCCESS) check(s, name, call, std::string(what()));
+}
+
 using handle_key = runtime::cuda::stream_key;
 using handle_cache = runtime::cuda::handle_cache<handle_key, cublasHandle_t>;
 
-/// The cuBLAS handle of `stream`, set to it and lent to the caller; the device is current.
+/// The cuBLAS handle of `stream`, set to it when made, lent to the caller; the device is
+/// current. Handles are kept per stream, so none is set again: cublasSetStream also resets
+/// the handle's workspace, which a call per product would pay for.
+template <class Describe>
 runtime::cuda::handle_lease<cublasHandle_t> handle_for(const std::shared_ptr<const cublas_library> &lib,
                                                        device_state &device, stream_state &stream, const char *name,
-                                                       const std::string &what) {
+                                                       const Describe &what) {
   handle_cache &cache = runtime::cuda::process_handle_cache<handle_key, cublasHandle_t>();
   runtime::cuda::handle_lease<cublasHandle_t> h =
       cache.lend({lib.get(), &device, stream.id()}, device, stream.liveness(), [&] {
         cublasHandle_t made = nullptr;
         check(lib->create(&made), name, "cublasCreate", device.name());
-        return std::make_unique<runtime::cuda::device_handle<cublasHandle_t>>(
+        auto owned = std::make_unique<runtime::cuda::device_handle<cublasHandle_t>>(
             made, device, [lib](cublasHandle_t dropped) { lib->destroy(dropped); });
+        check(lib->set_stream(made, static_cast<cudaStream_t>(stream.native())), name, "cublasSetStream", what);
+        return owned;
       });
-  check(lib->set_stream(h.get(), static_cast<cudaStream_t>(stream.native())), name, "cublasSetStream", what);
   return h;
 }
 
@@ -117,8 +131,10 @@ bool gemm_cuda(const char *name, const gemm_problem &p, device_state &device, st
   // beta multiplies C (E is C, or absent with beta 0).
   const host_scalar alpha(p.type, p.alpha), beta(p.type, p.beta);
   const cudaDataType type = data_type(p.type);
-  const std::string what = "m=" + std::to_string(g->m) + ", n=" + std::to_string(g->n) + ", k=" + std::to_string(g->k) +
-                           ", batch=" + std::to_string(g->batch);
+  const auto what = [&] {
+    return "m=" + std::to_string(g->m) + ", n=" + std::to_string(g->n) + ", k=" + std::to_string(g->k) +
+           ", batch=" + std::to_string(g->batch);
+  };
   const auto h = handle_for(lib, device, stream, name, what);
   check(lib->gemm(h.get(), op(g->a), op(g->b), static_cast<int>(g->m), static_cast<int>(g->n), static_cast<int>(g->k),
                   alpha.bytes, g->a.data, type, static_cast<int>(g->a.ld), g->a.batch_stride, g->b.data, type,
@@ -137,7 +153,7 @@ std::optional<std::array<double, 2>> dot_cuda(const char *name, blas_type type, 
   std::shared_ptr<const cublas_library> lib = cublas(name);
   device.make_current();
   const cudaDataType t = data_type(type);
-  const std::string what = "n=" + std::to_string(x.size);
+  const auto what = [&] { return "n=" + std::to_string(x.size); };
   // The result in host memory (cuBLAS's default pointer mode): the call returns once it is there.
   host_scalar result(type, {0, 0});
   {
@@ -157,7 +173,7 @@ std::optional<double> two_norm_cuda(const char *name, blas_type type, const blas
   std::shared_ptr<const cublas_library> lib = cublas(name);
   device.make_current();
   const blas_type real = real_type(type);
-  const std::string what = "n=" + std::to_string(x.size);
+  const auto what = [&] { return "n=" + std::to_string(x.size); };
   host_scalar result(real, {0, 0});
   const auto h = handle_for(lib, device, stream, name, what);
   check(lib->nrm2(h.get(), static_cast<int>(x.size), x.data, data_type(type), *incx, result.bytes, data_type(real),

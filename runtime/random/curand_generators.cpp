@@ -60,7 +60,7 @@ constexpr runtime::cuda::math_library_spec curand_spec{"cuRAND", "libcurand.so.1
 
 /// Generators keep the library they were made by loaded (runtime/cuda/math_library.h).
 std::shared_ptr<const curand_library> curand(const std::string &name) {
-  return runtime::cuda::load_math_library<curand_functions>(curand_spec, "'" + name + "' needs");
+  return runtime::cuda::load_math_library<curand_functions>(curand_spec, [&name] { return "'" + name + "' needs"; });
 }
 
 const char *status_name(curandStatus_t s) noexcept {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <cusparse.h>
 
@@ -55,7 +56,7 @@ constexpr runtime::cuda::math_library_spec cusparse_spec{"cuSPARSE", "libcuspars
 
 std::shared_ptr<const cusparse_library> cusparse(const char *name) {
   return runtime::cuda::load_math_library<cusparse_functions>(
-      cusparse_spec, std::string(name) + ": sparse products of CUDA memory need");
+      cusparse_spec, [name] { return std::string(name) + ": sparse products of CUDA memory need"; });
 }
 
 void check(const cusparse_library &lib, cusparseStatus_t s, const char *name, const char *call,
@@ -64,6 +65,13 @@ void check(const cusparse_library &lib, cusparseStatus_t s, const char *name, co
     throw cuda_error(std::string(name) + ": " + call + " (" + what + ") failed: " + lib.error_name(s) + " (" +
                          std::to_string(static_cast<int>(s)) + ")",
                      static_cast<int>(s));
+}
+
+/// check() for calls on the common path: `what()` describes the call, asked only on a failure.
+template <class Describe>
+  requires std::is_invocable_r_v<std::string, const Describe &>
+void check(const cusparse_library &lib, cusparseStatus_t s, const char *name, const char *call, const Describe &what) {
+  if (s != CUSPARSE_STATUS_SUCCESS) check(lib, s, name, call, std::string(what()));
 }
 
 /// A descriptor made by the call that fills out(), destroyed with its owner.
@@ -122,8 +130,10 @@ bool sparse_product_cuda(const char *name, const sparse_product_problem &p, devi
   const cudaDataType type = data_type(a.type);
   const host_scalar alpha(a.type, p.alpha), beta(a.type, p.beta);
   const bool beta_is_zero = p.beta == std::array<double, 2>{0, 0};
-  const std::string what = std::to_string(a.rows) + "x" + std::to_string(a.cols) + ", " + std::to_string(a.nnz) +
-                           " entries" + (g->vector ? "" : ", " + std::to_string(g->c.cols) + " columns");
+  const auto what = [&] {
+    return std::to_string(a.rows) + "x" + std::to_string(a.cols) + ", " + std::to_string(a.nnz) + " entries" +
+           (g->vector ? "" : ", " + std::to_string(g->c.cols) + " columns");
+  };
 
   runtime::cuda::handle_cache<handle_key, cusparseHandle_t> &cache =
       runtime::cuda::process_handle_cache<handle_key, cusparseHandle_t>();
@@ -131,11 +141,13 @@ bool sparse_product_cuda(const char *name, const sparse_product_problem &p, devi
       cache.lend({lib.get(), &device, stream.id()}, device, stream.liveness(), [&] {
         cusparseHandle_t made = nullptr;
         check(*lib, lib->create(&made), name, "cusparseCreate", device.name());
-        return std::make_unique<runtime::cuda::device_handle<cusparseHandle_t>>(
+        auto owned = std::make_unique<runtime::cuda::device_handle<cusparseHandle_t>>(
             made, device, [lib](cusparseHandle_t dropped) { lib->destroy(dropped); });
+        // Handles are kept per stream: set once, when made.
+        check(*lib, lib->set_stream(made, static_cast<cudaStream_t>(stream.native())), name, "cusparseSetStream", what);
+        return owned;
       });
   const cusparseHandle_t h = lease.get();
-  check(*lib, lib->set_stream(h, static_cast<cudaStream_t>(stream.native())), name, "cusparseSetStream", what);
 
   // cuSPARSE's descriptors take non-const pointers; it reads A and B only.
   descriptor<cusparseSpMatDescr_t, decltype(lib->destroy_sparse)> sparse(lib->destroy_sparse);

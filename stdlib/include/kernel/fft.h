@@ -109,6 +109,9 @@ struct fft_step {
   bool double_precision = false;
   bool real_input = false;
   bool input_disposable = false;
+  // A c2r step on a device: the imaginary parts of its input at 0 and n/2 along its axis are
+  // zeroed first (the input is the call's own memory).
+  bool zero_ignored_imaginary = false;
   int rank = 0, axis = 0;
   index_t n = 0;
   double scale = 1;
@@ -236,6 +239,17 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
     }
     scale *= s.scale;
     s.scale = 1;
+    if (s.zero_ignored_imaginary && s.n > 1) {
+      queue_pending();
+      index_t outer = 1, inner = 1;
+      for (int d = 0; d < s.axis; ++d) outer *= s.in_shape[static_cast<std::size_t>(d)];
+      for (int d = s.axis + 1; d < s.rank; ++d) inner *= s.in_shape[static_cast<std::size_t>(d)];
+      const index_t nyquist = s.n % 2 == 0 ? s.n / 2 : -1;
+      const index_t changed = outer * inner * (nyquist < 0 ? 1 : 2);
+      launch_over<fft_real_planes_entry<R>>(c, changed,
+                                            {static_cast<R *>(const_cast<void *>(s.in)), changed,
+                                             s.in_shape[static_cast<std::size_t>(s.axis)], inner, nyquist});
+    }
     if (s.n == 1) {
       queue_pending();
       // The identity, with the real transforms' change of type (the layouts are contiguous).
@@ -481,27 +495,19 @@ protected:
     input_elements<C> src = input_on<C>(site, name, 1, x);
     bool own_copy = needed != shape;
     if (own_copy) src = fft_resized(site, src, shape, needed);
-    // On a device the coefficients are made a Hermitian spectrum's first (cuFFT does not
-    // ignore what NumPy's transform does), in memory of the call's own, which cuFFT's real
-    // pass may then overwrite.
+    // On a device the real pass reads memory of the call's own, which cuFFT's C2R may
+    // overwrite and whose ignored imaginary parts are zeroed first (fft_real_planes_entry):
+    // after the complex passes, which write such memory, or else in a copy.
     const bool device = site.on_device() && elements_of(needed) > 0;
-    if (device) {
-      input_elements<C> hermitian;
-      hermitian.size = elements_of(needed);
-      hermitian.keep = fft_scratch<C>(site, hermitian.size);
-      hermitian.data = static_cast<const C *>(hermitian.keep.get());
-      fft_hermitian_params<T, R> h{reinterpret_cast<const T *>(src.data),
-                                   static_cast<T *>(hermitian.keep.get()),
-                                   hermitian.size,
-                                   static_cast<index_t>(last),
-                                   out_shape[last] % 2 == 0 ? out_shape[last] / 2 : -1,
-                                   {},
-                                   {}};
-      for (std::size_t d = 0; d < R; ++d) h.shape[d] = needed[d];
-      for (std::size_t i = 0; i + 1 < along.size(); ++i) h.negated[static_cast<std::size_t>(along[i])] = 1;
-      launch_over<fft_hermitian_entry<T, R>>(*site.call, hermitian.size, h);
+    if (device && along.size() == 1 && !own_copy) {
+      input_elements<C> copy;
+      copy.size = elements_of(needed);
+      copy.keep = fft_scratch<C>(site, copy.size);
+      copy.data = static_cast<const C *>(copy.keep.get());
+      device_copy(*site.call->device, copy.keep.get(), src.data, static_cast<std::size_t>(copy.size) * sizeof(C),
+                  copy_direction::device_to_device, *site.call->stream);
       keep_until_done(*site.call, {src.keep});
-      src = std::move(hermitian);
+      src = std::move(copy);
       own_copy = true;
     }
     output_elements<T> dst = output_elements<T>::make(site, name, 0, result);
@@ -525,6 +531,7 @@ protected:
     steps.push_back(fft_step_along(fft_transform::c2r, std::is_same_v<T, double>, needed, out_shape, along.back(),
                                    out_shape[last], fft_scale(norm, true, out_shape[last]), spectrum, dst.data));
     steps.back().input_disposable = device;
+    steps.back().zero_ignored_imaginary = device;
     if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), std::move(keep));
     dst.deliver();
     return result;

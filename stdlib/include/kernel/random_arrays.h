@@ -70,10 +70,15 @@ KERNEL_ALWAYS_INLINE std::array<std::uint32_t, 4> group_block(const random_fill_
   return random::philox_block(p.seed, draws_per_element<T>(p.dist) == 2 ? wide_block(b) : b);
 }
 
-/// The elements made from block `g` of the fill, whose four draws are `w`.
-template <class T>
+/// The elements made from block `g` of the fill, whose four draws are `w`. `InKernel`: the
+/// fill's kernel, whose float normals take cuRAND's device Box-Muller (normal2_float32_fast);
+/// on the host they are normal2_float32's, as cuRAND's host generator computes them.
+template <bool InKernel = false, class T>
 KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
                                      const std::array<std::uint32_t, 4> &w) noexcept {
+  const auto normal2 = [](std::uint32_t x, std::uint32_t y) {
+    return InKernel ? random::normal2_float32_fast(x, y) : random::normal2_float32(x, y);
+  };
   const index_t per = draws_per_element<T>(p.dist), count = 4 / per, first = g * count;
   if constexpr (std::is_floating_point_v<T>) {
     // Normals of a whole group: each Box-Muller pair once, not once per element of the pair
@@ -82,7 +87,7 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
     if (p.dist != distribution::uniform && first + count <= p.n) {
       T v[4];
       if constexpr (std::is_same_v<T, float>) {
-        const std::array<float, 2> z0 = random::normal2_float32(w[0], w[1]), z1 = random::normal2_float32(w[2], w[3]);
+        const std::array<float, 2> z0 = normal2(w[0], w[1]), z1 = normal2(w[2], w[3]);
         const float z[4] = {z0[0], z0[1], z1[0], z1[1]};
         for (int q = 0; q < 4; ++q) v[q] = z[q] * static_cast<float>(p.b) + static_cast<float>(p.a);
       } else {
@@ -103,7 +108,7 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
           v = static_cast<float>(p.a) +
               (static_cast<float>(p.b) - static_cast<float>(p.a)) * random::uniform_float32(w[q]);
         } else {
-          const std::array<float, 2> z = random::normal2_float32(w[q & 2], w[(q & 2) + 1]);
+          const std::array<float, 2> z = normal2(w[q & 2], w[(q & 2) + 1]);
           v = z[q & 1] * static_cast<float>(p.b) + static_cast<float>(p.a);
           if (p.dist == distribution::lognormal) v = std::exp(v);
         }
@@ -126,8 +131,9 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
   }
 }
 
-template <class T> KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g) noexcept {
-  fill_group(p, g, group_block(p, g));
+template <bool InKernel = false, class T>
+KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g) noexcept {
+  fill_group<InKernel>(p, g, group_block(p, g));
 }
 
 /// Groups [begin, end) on the host: the Philox blocks of eight groups at a time first, in a
@@ -186,7 +192,7 @@ template <class T> struct random_fill_entry {
   static constexpr auto kernel_signature = to_text<&random_fill_entry::make_name>();
   static void run(const params &p) noexcept {
     const index_t groups = (p.n + 4 / draws_per_element<T>(p.dist) - 1) / (4 / draws_per_element<T>(p.dist));
-    for (index_t g = grid<1>(); g < groups; g += gridsize<1>()) fill_group(p, g);
+    for (index_t g = grid<1>(); g < groups; g += gridsize<1>()) fill_group<true>(p, g);
   }
 };
 

@@ -672,20 +672,43 @@ template <class V, auto Pred = nullptr> struct compact_entry {
   static constexpr auto kernel_name = to_text<&compact_entry::make_name>();
   static constexpr auto kernel_signature = to_text<&compact_entry::make_name>();
 
-  static KERNEL_ALWAYS_INLINE bool kept(const params &p, index_t i) noexcept {
-    if constexpr (std::is_same_v<decltype(Pred), std::nullptr_t>)
-      return p.flags[i] != 0;
-    else
-      return static_cast<bool>(Pred(p.src[i]));
-  }
+  static constexpr bool by_predicate = !std::is_same_v<decltype(Pred), std::nullptr_t>;
+  // Values of at most 8 bytes stay in registers from the first read to the write.
+  static constexpr bool values_held = sizeof(V) <= 8;
 
   static void run(const params &p) noexcept {
     const index_t tile = blockIdx.x, start = tile * compact_tile;
     const unsigned tid = threadIdx.x, lane = tid % warpsize, warp = tid / warpsize;
+    const bool scatter = p.mode == compact_mode::scatter;
     std::uint32_t mine = 0; // bit j: this thread's element of round j is kept
-    for (unsigned j = 0; j < compact_items; ++j) {
-      const index_t i = start + index_t{j} * algorithm_block + tid;
-      if (i < p.n && kept(p, i)) mine |= 1u << j;
+    V held[compact_items];
+    if (start + compact_tile <= p.n) {
+      // A whole tile: every load issued before any is used (one at a time, each behind its
+      // bounds check and predicate, the passes read at a third of memory speed).
+      if constexpr (by_predicate) {
+        for (unsigned j = 0; j < compact_items; ++j) held[j] = p.src[start + index_t{j} * algorithm_block + tid];
+        for (unsigned j = 0; j < compact_items; ++j)
+          if (static_cast<bool>(Pred(held[j]))) mine |= 1u << j;
+      } else {
+        std::uint8_t f[compact_items];
+        for (unsigned j = 0; j < compact_items; ++j) f[j] = p.flags[start + index_t{j} * algorithm_block + tid];
+        if (values_held && scatter && p.src)
+          for (unsigned j = 0; j < compact_items; ++j) held[j] = p.src[start + index_t{j} * algorithm_block + tid];
+        for (unsigned j = 0; j < compact_items; ++j)
+          if (f[j] != 0) mine |= 1u << j;
+      }
+    } else {
+      for (unsigned j = 0; j < compact_items; ++j) {
+        const index_t i = start + index_t{j} * algorithm_block + tid;
+        if (i >= p.n) break;
+        if (p.src && (by_predicate || (values_held && scatter))) held[j] = p.src[i];
+        bool keep;
+        if constexpr (by_predicate)
+          keep = static_cast<bool>(Pred(held[j]));
+        else
+          keep = p.flags[i] != 0;
+        if (keep) mine |= 1u << j;
+      }
     }
     if (p.mode == compact_mode::count) {
       auto warp_sums = shared_array<std::uint32_t, algorithm_warps>();
@@ -732,7 +755,7 @@ template <class V, auto Pred = nullptr> struct compact_entry {
       if (i >= p.n) break;
       const index_t at = base + before[j * algorithm_warps + warp] +
                          static_cast<std::uint32_t>(__builtin_popcount(ballots[j] & lower));
-      const V v = p.src ? p.src[i] : static_cast<V>(i);
+      const V v = !p.src ? static_cast<V>(i) : by_predicate || values_held ? held[j] : p.src[i];
       // Bounded by the counts, should a predicate not flag as it did when they were made.
       if ((mine >> j) & 1u) {
         if (at < total) p.dst[at] = v;
