@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -70,6 +71,29 @@ KERNEL_ALWAYS_INLINE std::array<std::uint32_t, 4> group_block(const random_fill_
   return random::philox_block(p.seed, draws_per_element<T>(p.dist) == 2 ? wide_block(b) : b);
 }
 
+/// A group's elements as one 16-byte value, for a single store.
+template <class T> struct alignas(16) group_vector {
+  T v[16 / sizeof(T)];
+};
+
+/// Writes the `count` elements of a group at `first` (those below n). In the fill's kernel a
+/// whole group that fills 16 aligned bytes goes out in one store: four 4-byte stores a
+/// thread, 16 bytes apart across the warp, filled normals at half of cuRAND's speed.
+template <bool InKernel, class T>
+KERNEL_ALWAYS_INLINE void store_group(const random_fill_params<T> &p, index_t first, index_t count,
+                                      const T (&v)[4]) noexcept {
+  if constexpr (InKernel && 16 % sizeof(T) == 0 && sizeof(T) <= 8) {
+    if (count * static_cast<index_t>(sizeof(T)) == 16 && first + count <= p.n &&
+        reinterpret_cast<std::uintptr_t>(p.out) % 16 == 0) {
+      group_vector<T> out;
+      for (std::size_t q = 0; q < 16 / sizeof(T); ++q) out.v[q] = v[q];
+      *reinterpret_cast<group_vector<T> *>(p.out + first) = out;
+      return;
+    }
+  }
+  for (index_t q = 0; q < count && first + q < p.n; ++q) p.out[first + q] = v[q];
+}
+
 /// The elements made from block `g` of the fill, whose four draws are `w`. `InKernel`: the
 /// fill's kernel, whose float normals take cuRAND's device Box-Muller (normal2_float32_fast);
 /// on the host they are normal2_float32's, as cuRAND's host generator computes them.
@@ -80,12 +104,12 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
     return InKernel ? random::normal2_float32_fast(x, y) : random::normal2_float32(x, y);
   };
   const index_t per = draws_per_element<T>(p.dist), count = 4 / per, first = g * count;
+  T v[4]{};
   if constexpr (std::is_floating_point_v<T>) {
     // Normals of a whole group: each Box-Muller pair once, not once per element of the pair
     // (its log, square root, sine and cosine are most of a normal's cost), by the same
     // operations as below, so that every target still gives the same numbers.
     if (p.dist != distribution::uniform && first + count <= p.n) {
-      T v[4];
       if constexpr (std::is_same_v<T, float>) {
         const std::array<float, 2> z0 = normal2(w[0], w[1]), z1 = normal2(w[2], w[3]);
         const float z[4] = {z0[0], z0[1], z1[0], z1[1]};
@@ -94,41 +118,41 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
         const std::array<double, 2> z = random::normal2_float64(w);
         for (int q = 0; q < 2; ++q) v[q] = z[q] * p.b + p.a;
       }
-      for (index_t q = 0; q < count; ++q) p.out[first + q] = p.dist == distribution::lognormal ? std::exp(v[q]) : v[q];
+      if (p.dist == distribution::lognormal)
+        for (index_t q = 0; q < count; ++q) v[q] = std::exp(v[q]);
+      store_group<InKernel>(p, first, count, v);
       return;
     }
   }
-  for (index_t q = 0; q < count; ++q) {
-    const index_t e = first + q;
-    if (e >= p.n) return;
-    T v{};
+  for (index_t q = 0; q < count && first + q < p.n; ++q) {
+    T &x = v[q];
     if constexpr (std::is_floating_point_v<T>) {
       if constexpr (std::is_same_v<T, float>) {
         if (p.dist == distribution::uniform) {
-          v = static_cast<float>(p.a) +
+          x = static_cast<float>(p.a) +
               (static_cast<float>(p.b) - static_cast<float>(p.a)) * random::uniform_float32(w[q]);
         } else {
           const std::array<float, 2> z = normal2(w[q & 2], w[(q & 2) + 1]);
-          v = z[q & 1] * static_cast<float>(p.b) + static_cast<float>(p.a);
-          if (p.dist == distribution::lognormal) v = std::exp(v);
+          x = z[q & 1] * static_cast<float>(p.b) + static_cast<float>(p.a);
+          if (p.dist == distribution::lognormal) x = std::exp(x);
         }
       } else {
         if (p.dist == distribution::uniform) {
-          v = p.a + (p.b - p.a) * random::uniform_float64(w[2 * q], w[2 * q + 1]);
+          x = p.a + (p.b - p.a) * random::uniform_float64(w[2 * q], w[2 * q + 1]);
         } else {
           const std::array<double, 2> z = random::normal2_float64(w);
-          v = z[q] * p.b + p.a;
-          if (p.dist == distribution::lognormal) v = std::exp(v);
+          x = z[q] * p.b + p.a;
+          if (p.dist == distribution::lognormal) x = std::exp(x);
         }
       }
     } else if (p.dist == distribution::bits) {
-      v = static_cast<T>(w[q]);
+      x = static_cast<T>(w[q]);
     } else {
-      const std::uint64_t x = std::uint64_t{w[2 * q]} | (std::uint64_t{w[2 * q + 1]} << 32);
-      v = static_cast<T>(p.low + static_cast<std::int64_t>(mulhi64(x, p.range)));
+      const std::uint64_t r = std::uint64_t{w[2 * q]} | (std::uint64_t{w[2 * q + 1]} << 32);
+      x = static_cast<T>(p.low + static_cast<std::int64_t>(mulhi64(r, p.range)));
     }
-    p.out[e] = v;
   }
+  store_group<InKernel>(p, first, count, v);
 }
 
 template <bool InKernel = false, class T>

@@ -105,12 +105,40 @@ template <auto F, class T> KERNEL_ALWAYS_INLINE void reduce_block(T acc, bool ha
   }
 }
 
+/// How many values of T a contiguous reduction loads at once: 16 bytes of numbers.
+template <class T>
+inline constexpr int reduce_vector_width = std::is_arithmetic_v<T> && sizeof(T) <= 8 ? 16 / sizeof(T) : 1;
+
+template <class T> struct alignas(16) reduce_vector {
+  T v[reduce_vector_width<T>];
+};
+
 /// The entry: every block writes the reduction of its elements to p.out[blockIdx.x]; a
 /// block is launched with at least one element (the host sizes the grid so).
 template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
   using T = typename reduce_params_of<decltype(F)>::value;
+  constexpr int width = reduce_vector_width<T>;
   T acc{};
   bool have = false;
+  if constexpr (width > 1) {
+    // Contiguous numbers 16 bytes a load, combined in the vector first: a float sum loading
+    // one value a time spent as many instructions on addresses as on loads, and read at
+    // half of CUB's speed. The elements past the last whole vector are folded one by one.
+    if (p.ndim <= 1 && p.strides[0] == 1 && reinterpret_cast<std::uintptr_t>(p.data) % 16 == 0) {
+      const auto *vectors = reinterpret_cast<const reduce_vector<T> *>(p.data);
+      const index_t whole = p.size / width;
+      reduce_range<F>(acc, have, grid<1>(), whole, gridsize<1>(), [&](index_t i) {
+        const reduce_vector<T> v = vectors[i];
+        T x = v.v[0];
+        for (int u = 1; u < width; ++u) x = F(x, v.v[u]);
+        return x;
+      });
+      for (index_t i = whole * width + grid<1>(); i < p.size; i += gridsize<1>())
+        reduce_combine<F>(acc, have, p.data[i], true);
+      reduce_block<F>(acc, have, p.out);
+      return;
+    }
+  }
   if (p.ndim <= 1) {
     const index_t stride = p.strides[0];
     reduce_range<F>(acc, have, grid<1>(), p.size, gridsize<1>(), [&](index_t i) { return p.data[i * stride]; });
