@@ -3,6 +3,7 @@
 // (the device module maps `name` to libdevice's `__nv_name`): the simulator and the host
 // fallbacks of those kernels run these.
 #include <cmath>
+#include <cstdint>
 
 #include "kernel/random.h"
 
@@ -12,6 +13,10 @@ namespace kernel::random::detail {
 void fast_sincosf(float x, float *sine, float *cosine) noexcept {
   *sine = std::sin(x);
   *cosine = std::cos(x);
+}
+
+std::uint32_t umulhi(std::uint32_t a, std::uint32_t b) noexcept {
+  return static_cast<std::uint32_t>((std::uint64_t{a} * b) >> 32);
 }
 
 } // namespace kernel::random::detail

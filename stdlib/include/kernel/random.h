@@ -107,6 +107,25 @@ namespace kernel::random {
 namespace detail {
 inline constexpr std::uint32_t philox_w0 = 0x9E3779B9u, philox_w1 = 0xBB67AE85u;
 
+extern "C" {
+/// The high 32 bits of a * b: the device module maps this C name to libdevice's __nv_umulhi
+/// (one mul.hi.u32); the host version is in the runtime.
+std::uint32_t umulhi(std::uint32_t a, std::uint32_t b) noexcept;
+}
+
+/// philox_round as a kernel computes it: the products as 32-bit high and low halves. Written
+/// with 64-bit products, the optimizer carried the words in 64-bit registers from round to
+/// round, and each product became a 64-bit multiply (several instructions on a GPU).
+KERNEL_ALWAYS_INLINE void philox_round_in_kernel(std::uint32_t &c0, std::uint32_t &c1, std::uint32_t &c2,
+                                                 std::uint32_t &c3, std::uint32_t k0, std::uint32_t k1) noexcept {
+  constexpr std::uint32_t m0 = 0xD2511F53u, m1 = 0xCD9E8D57u;
+  const std::uint32_t n0 = umulhi(m1, c2) ^ c1 ^ k0, n2 = umulhi(m0, c0) ^ c3 ^ k1;
+  c1 = m1 * c2;
+  c3 = m0 * c0;
+  c0 = n0;
+  c2 = n2;
+}
+
 /// One round of Philox-4x32 on the words c0..c3 under the key (k0, k1).
 KERNEL_ALWAYS_INLINE constexpr void philox_round(std::uint32_t &c0, std::uint32_t &c1, std::uint32_t &c2,
                                                  std::uint32_t &c3, std::uint32_t k0, std::uint32_t k1) noexcept {
@@ -121,23 +140,29 @@ KERNEL_ALWAYS_INLINE constexpr void philox_round(std::uint32_t &c0, std::uint32_
 }
 } // namespace detail
 
-/// The four words of Philox-4x32-10 for `counter` under `key`.
+/// The four words of Philox-4x32-10 for `counter` under `key`; `InKernel`: as a kernel
+/// computes them best (philox_round_in_kernel), the same words.
+template <bool InKernel = false>
 KERNEL_ALWAYS_INLINE constexpr std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter,
                                                                           std::array<std::uint32_t, 2> key) noexcept {
   for (int round = 0; round < 10; ++round) {
-    detail::philox_round(counter[0], counter[1], counter[2], counter[3], key[0], key[1]);
+    if constexpr (InKernel)
+      detail::philox_round_in_kernel(counter[0], counter[1], counter[2], counter[3], key[0], key[1]);
+    else
+      detail::philox_round(counter[0], counter[1], counter[2], counter[3], key[0], key[1]);
     key = {key[0] + detail::philox_w0, key[1] + detail::philox_w1};
   }
   return counter;
 }
 
 /// Block `block` of the sequence of `seed` (see above).
+template <bool InKernel = false>
 KERNEL_ALWAYS_INLINE constexpr std::array<std::uint32_t, 4> philox_block(std::uint64_t seed,
                                                                          std::uint64_t block) noexcept {
   const std::uint64_t c = block >> 16;
-  return philox4x32_10({static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(c >> 32),
-                        static_cast<std::uint32_t>(block & 0xffff), 0},
-                       {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
+  return philox4x32_10<InKernel>({static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(c >> 32),
+                                  static_cast<std::uint32_t>(block & 0xffff), 0},
+                                 {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
 }
 
 /// A float in (0, 1] from 32 random bits, as curand_uniform.

@@ -65,10 +65,10 @@ KERNEL_ALWAYS_INLINE constexpr std::uint64_t wide_block(std::uint64_t b) noexcep
 }
 
 /// The Philox block that group `g` of the fill uses.
-template <class T>
+template <bool InKernel, class T>
 KERNEL_ALWAYS_INLINE std::array<std::uint32_t, 4> group_block(const random_fill_params<T> &p, index_t g) noexcept {
   const std::uint64_t b = p.first_block + static_cast<std::uint64_t>(g);
-  return random::philox_block(p.seed, draws_per_element<T>(p.dist) == 2 ? wide_block(b) : b);
+  return random::philox_block<InKernel>(p.seed, draws_per_element<T>(p.dist) == 2 ? wide_block(b) : b);
 }
 
 /// A group's elements as one 16-byte value, for a single store.
@@ -91,7 +91,10 @@ KERNEL_ALWAYS_INLINE void store_group(const random_fill_params<T> &p, index_t fi
       return;
     }
   }
-  for (index_t q = 0; q < count && first + q < p.n; ++q) p.out[first + q] = v[q];
+  // Loops of a constant bound, unrolled: `v` stays in registers (a bound of `count` put it in
+  // local memory).
+  for (int q = 0; q < 4; ++q)
+    if (q < count && first + q < p.n) p.out[first + q] = v[q];
 }
 
 /// The elements made from block `g` of the fill, whose four draws are `w`. `InKernel`: the
@@ -119,12 +122,13 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
         for (int q = 0; q < 2; ++q) v[q] = z[q] * p.b + p.a;
       }
       if (p.dist == distribution::lognormal)
-        for (index_t q = 0; q < count; ++q) v[q] = std::exp(v[q]);
+        for (int q = 0; q < 4; ++q) v[q] = std::exp(v[q]);
       store_group<InKernel>(p, first, count, v);
       return;
     }
   }
-  for (index_t q = 0; q < count && first + q < p.n; ++q) {
+  for (int q = 0; q < 4; ++q) {
+    if (q >= count || first + q >= p.n) break;
     T &x = v[q];
     if constexpr (std::is_floating_point_v<T>) {
       if constexpr (std::is_same_v<T, float>) {
@@ -157,7 +161,7 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
 
 template <bool InKernel = false, class T>
 KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g) noexcept {
-  fill_group<InKernel>(p, g, group_block(p, g));
+  fill_group<InKernel>(p, g, group_block<InKernel>(p, g));
 }
 
 /// Groups [begin, end) on the host: the Philox blocks of eight groups at a time first, in a
