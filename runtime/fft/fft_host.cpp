@@ -526,14 +526,20 @@ private:
 /// at least 2^15 points and a multiple of the lines transformed side by side, so that short
 /// lines are shared out in batches.
 template <class Body> void for_lines(const fft_pass &p, index_t lines, Body &body) {
-  constexpr index_t side_by_side = lane_count<float>;
-  const index_t grain = (std::max<index_t>(1, (index_t{1} << 15) / std::max<index_t>(p.n, 1)) + side_by_side - 1) /
-                        side_by_side * side_by_side;
-  if (!p.parallel || lines <= grain) {
+  // Pieces of whole groups of eight lines (the most that go side by side): a grain of lines,
+  // even a multiple of eight, still let the scheduler cut pieces of five to seven lines, which
+  // went one by one.
+  constexpr index_t group = lane_count<float>;
+  const index_t groups = (lines + group - 1) / group;
+  const index_t grain = (std::max<index_t>(1, (index_t{1} << 15) / std::max<index_t>(p.n, 1)) + group - 1) / group;
+  if (!p.parallel || groups <= grain) {
     body(0, lines);
     return;
   }
-  parallel_for(lines, grain, [](void *context, index_t b, index_t e) { (*static_cast<Body *>(context))(b, e); }, &body);
+  auto pieces = [&](index_t b, index_t e) { body(b * group, std::min(e * group, lines)); };
+  parallel_for(
+      groups, grain, [](void *context, index_t b, index_t e) { (*static_cast<decltype(pieces) *>(context))(b, e); },
+      &pieces);
 }
 
 template <class T> void run(const fft_pass &p) {

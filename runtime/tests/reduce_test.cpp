@@ -15,6 +15,8 @@
 [[kernel::reduce]] double add(double a, double b) { return a + b; }
 [[kernel::reduce]] float max_of(float a, float b) { return a > b ? a : b; }
 [[kernel::reduce]] long long count_sum(long long a, long long b) { return a + b; }
+[[kernel::reduce]] float product(float a, float b) { return a * b; }
+[[kernel::reduce]] double min_of(double a, double b) { return a < b ? a : b; }
 
 namespace {
 
@@ -38,6 +40,28 @@ TEST(Reduce, MaximumWithAndWithoutInitialValue) {
   for (kernel::target t : targets) {
     EXPECT_EQ(maximum.on(t)(x), expected) << kernel::target_name(t);
     EXPECT_EQ(maximum.on(t)(x, 1000.0f), 1000.0f) << kernel::target_name(t);
+  }
+}
+
+// Operators whose identity is not zero, at sizes around the block and the vector widths: no
+// block or thread left without elements may contribute a value of its own. (The simulator
+// runs one block; the GPU suite runs this with many, where a block may have no element.)
+TEST(Reduce, OnlyElementsContribute) {
+  constexpr kernel::reduce<product> multiply;
+  constexpr kernel::reduce<min_of> minimum;
+  for (std::size_t n : {1, 3, 4, 255, 256, 257, 1000, 1024, 1025, 4097, 65536, 100003, 1 << 20}) {
+    std::vector<float> negative(n), ones(n, 1.0f);
+    std::vector<double> positive(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      negative[i] = -1.0f - static_cast<float>(i % 13);
+      positive[i] = 2.0 + static_cast<double>(i % 7);
+    }
+    ones[n / 2] = 2.0f;
+    for (kernel::target t : targets) {
+      EXPECT_EQ(maximum.on(t)(negative), -1.0f) << kernel::target_name(t) << " n=" << n;
+      EXPECT_EQ(multiply.on(t)(ones), 2.0f) << kernel::target_name(t) << " n=" << n;
+      EXPECT_EQ(minimum.on(t)(positive), 2.0) << kernel::target_name(t) << " n=" << n;
+    }
   }
 }
 

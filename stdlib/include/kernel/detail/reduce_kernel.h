@@ -124,7 +124,10 @@ template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
     // Contiguous numbers 16 bytes a load, combined in the vector first: a float sum loading
     // one value a time spent as many instructions on addresses as on loads, and read at
     // half of CUB's speed. The elements past the last whole vector are folded one by one.
-    if (p.ndim <= 1 && p.strides[0] == 1 && reinterpret_cast<std::uintptr_t>(p.data) % 16 == 0) {
+    // Only where every thread has a vector: the host sizes the grid by elements, and a block
+    // left without any would write a value (T{}) that is no element's.
+    if (p.ndim <= 1 && p.strides[0] == 1 && reinterpret_cast<std::uintptr_t>(p.data) % 16 == 0 &&
+        p.size / width >= static_cast<index_t>(gridsize<1>())) {
       const auto *vectors = reinterpret_cast<const reduce_vector<T> *>(p.data);
       const index_t whole = p.size / width;
       reduce_range<F>(acc, have, grid<1>(), whole, gridsize<1>(), [&](index_t i) {
