@@ -249,7 +249,7 @@ protected:
     const sorted_outputs<T> out = want(l);
     if (site.on_device()) {
       std::vector<std::shared_ptr<void>> keep{std::move(keep_in)};
-      sort_device<T>(*site.call, in, l, order, canonical, false, out, keep);
+      sort_device<T>(name, *site.call, in, l, order, canonical, false, out, keep);
       keep_until_done(*site.call, std::move(keep));
     } else {
       sort_host<T>(in, l, order, canonical, out, take.value_or(l.len), nullptr, site.parallel());
@@ -361,7 +361,7 @@ public:
       std::vector<std::shared_ptr<void>> keep{key_in.keep, value_in.keep};
       // Integer keys of one run, with values CUB can move: CUB's sort of pairs where it runs.
       if constexpr (std::is_integral_v<T> && (sizeof(W) == 4 || sizeof(W) == 8)) {
-        if (l.segments == 1 && detail::sort_contiguous_cub<T, W>(c, key_in.data, key_out.data, value_in.data,
+        if (l.segments == 1 && detail::sort_contiguous_cub<T, W>(name(), c, key_in.data, key_out.data, value_in.data,
                                                                  value_out.data, l.size(), order_of(order), keep)) {
           detail::keep_until_done(c, std::move(keep));
           key_out.deliver();
@@ -376,7 +376,8 @@ public:
       detail::copy_on_device(c, detail::data_of<T>(key_copy), key_in.data, l.size());
       detail::copy_on_device(c, detail::data_of<W>(value_copy), value_in.data, l.size());
       o.source = detail::data_of<T>(key_copy);
-      const index_t *order_of_all = detail::sort_device<T>(c, o.source, l, order_of(order), true, true, o, keep);
+      const index_t *order_of_all =
+          detail::sort_device<T>(name(), c, o.source, l, order_of(order), true, true, o, keep);
       detail::launch_over<detail::permute_entry<W>>(
           c, l.size(), {detail::data_of<W>(value_copy), l, order_of_all, l.len, value_out.data, l});
       detail::keep_until_done(c, std::move(keep));
@@ -978,7 +979,7 @@ public:
       detail::sorted_outputs<V> o;
       o.values = detail::data_of<V>(sorted);
       o.values_layout = l;
-      detail::sort_device<V>(*site.call, xs.data, l, detail::key_order::ascending, false, false, o, keep);
+      detail::sort_device<V>(name(), *site.call, xs.data, l, detail::key_order::ascending, false, false, o, keep);
     } else {
       auto v = std::make_shared<std::vector<V>>(xs.data, xs.data + n);
       detail::sorted_outputs<V> o;

@@ -449,8 +449,8 @@ inline index_t rows_per_task(index_t rows, index_t nnz) {
 /// COO entries sorted stably by row, and the row offsets of that order: the CSR of a COO
 /// matrix (repeated coordinates are kept, next to each other in their original order).
 template <class T, class I, bool D>
-sparse::basic_csr_matrix<T, I, D> coo_to_csr(const algorithm_site &site, const sparse::basic_coo_matrix<T, I, D> &m,
-                                             bool canonical = false) {
+sparse::basic_csr_matrix<T, I, D> coo_to_csr(std::string_view name, const algorithm_site &site,
+                                             const sparse::basic_coo_matrix<T, I, D> &m, bool canonical = false) {
   using V = blas_value_t<T>;
   const index_t n = m.nnz(), rows = m.rows();
   auto offsets = sparse_result<I, D>(site, rows + 1);
@@ -462,8 +462,8 @@ sparse::basic_csr_matrix<T, I, D> coo_to_csr(const algorithm_site &site, const s
     auto sorted_rows = device_temp<I>(c, n);
     if (n > 0) {
       const segment_layout l{1, n, 1};
-      const index_t *order =
-          sort_device<I>(c, m.row_indices().data(), l, key_order::ascending, false, true, sorted_outputs<I>{}, keep);
+      const index_t *order = sort_device<I>(name, c, m.row_indices().data(), l, key_order::ascending, false, true,
+                                            sorted_outputs<I>{}, keep);
       launch_over<gather_entries_entry<T, I>>(c, n,
                                               {order, m.row_indices().data(), m.column_indices().data(),
                                                reinterpret_cast<const V *>(m.values().data()), data_of<I>(sorted_rows),
@@ -565,7 +565,7 @@ bool sparse_product_on_cuda(std::string_view name, const algorithm_site &site,
 /// where `m` is, as every conversion).
 template <class M, class F> decltype(auto) with_csr(std::string_view name, const placement &p, const M &m, F &&f) {
   if constexpr (is_coo<M>)
-    return f(coo_to_csr(matrix_site(name, p, m), m));
+    return f(coo_to_csr(name, matrix_site(name, p, m), m));
   else
     return f(m);
 }
@@ -972,7 +972,7 @@ public:
     detail_sparse::require_matrix_operand<M>();
     const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m);
     if constexpr (detail::is_coo<M>) {
-      return detail::coo_to_csr(site, m);
+      return detail::coo_to_csr(name(), site, m);
     } else {
       return detail::sparse_copy(site, m);
     }
@@ -1018,7 +1018,7 @@ public:
     C swapped(detail::sparse_trusted, m.cols(), m.rows(), std::move(columns), std::move(rows), std::move(values));
     // A canonical matrix's transpose is canonical: each of its rows comes out in row order.
     if constexpr (detail::is_csr<M>)
-      return detail::coo_to_csr(site, swapped, m.has_canonical_format());
+      return detail::coo_to_csr(name(), site, swapped, m.has_canonical_format());
     else
       return swapped;
   }

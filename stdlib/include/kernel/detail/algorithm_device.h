@@ -76,10 +76,10 @@ void radix_passes(const device_call &c, U *&keys, index_t *&idx, index_t n, inde
 /// `*values` (none when null) with them, by bits [0, end_bit); on return the pointers name
 /// the buffers that hold the results (these or scratch that `keep` then holds). False when
 /// CUB declines, having changed nothing. Callers ask cub_may_run first, before they prepare
-/// anything for it.
+/// anything for it. `name`, the primitive's (a literal), begins CUB's errors.
 template <class Key, class Value>
-bool radix_sort_cub_device(const device_call &c, Key *&data, Value *&values, index_t n, int end_bit,
-                           std::vector<std::shared_ptr<void>> &keep) {
+bool radix_sort_cub_device(std::string_view name, const device_call &c, Key *&data, Value *&values, index_t n,
+                           int end_bit, std::vector<std::shared_ptr<void>> &keep) {
   auto key_alt = device_temp<Key>(c, n);
   auto value_alt = values ? device_temp<Value>(c, n) : nullptr;
   cub_sort_buffers b;
@@ -87,7 +87,8 @@ bool radix_sort_cub_device(const device_call &c, Key *&data, Value *&values, ind
   b.keys[1] = key_alt.get();
   b.values[0] = values;
   b.values[1] = value_alt.get();
-  const int r = radix_sort_cub("sort", sizeof(Key), values ? sizeof(Value) : 0, b, n, end_bit, *c.device, *c.stream);
+  const int r =
+      radix_sort_cub(name.data(), sizeof(Key), values ? sizeof(Value) : 0, b, n, end_bit, *c.device, *c.stream);
   if (r < 0) return false;
   keep.insert(keep.end(), {key_alt, value_alt});
   data = static_cast<Key *>(b.keys[r]);
@@ -101,18 +102,18 @@ bool radix_sort_cub_device(const device_call &c, Key *&data, Value *&values, ind
 /// returns false: CUB sorts the segments by their positions alone (the buffers may have been
 /// swapped with temporaries that `keep` then holds).
 template <class U>
-bool radix_sort_device(const device_call &c, U *&keys, index_t *&idx, index_t n, index_t segment_len, index_t segments,
-                       std::vector<std::shared_ptr<void>> &keep) {
+bool radix_sort_device(std::string_view name, const device_call &c, U *&keys, index_t *&idx, index_t n,
+                       index_t segment_len, index_t segments, std::vector<std::shared_ptr<void>> &keep) {
   if (n < 2) return true;
   const int segment_bits = segments > 1 ? std::bit_width(static_cast<std::uint64_t>(segments - 1)) : 0;
-  if (cub_may_run(*c.device) && radix_sort_cub_device(c, keys, idx, n, int{sizeof(U) * 8}, keep)) {
+  if (cub_may_run(*c.device) && radix_sort_cub_device(name, c, keys, idx, n, int{sizeof(U) * 8}, keep)) {
     if (segments < 2) return true;
     // The segments last, by keys that are the positions' segments.
     auto segment_keys = device_temp<std::uint32_t>(c, n);
     keep.push_back(segment_keys);
     std::uint32_t *by = data_of<std::uint32_t>(segment_keys);
     launch_over<segment_key_entry<std::uint32_t>>(c, n, {idx, by, n, segment_len});
-    if (segments - 1 <= 0xffffffff && radix_sort_cub_device(c, by, idx, n, segment_bits, keep)) return false;
+    if (segments - 1 <= 0xffffffff && radix_sort_cub_device(name, c, by, idx, n, segment_bits, keep)) return false;
     radix_passes(c, keys, idx, n, segment_len, segment_bits, keep);
     return true;
   }
@@ -126,8 +127,8 @@ bool radix_sort_device(const device_call &c, U *&keys, index_t *&idx, index_t n,
 /// stably; the keys' encoding must be one to one (integers, or floats without `canonical`).
 /// False when CUB declines: the inputs are then as they were, the outputs may not be.
 template <class T, class V>
-bool sort_contiguous_cub(const device_call &c, const T *in, T *out, const V *values_in, V *values_out, index_t n,
-                         key_order order, std::vector<std::shared_ptr<void>> &keep) {
+bool sort_contiguous_cub(std::string_view name, const device_call &c, const T *in, T *out, const V *values_in,
+                         V *values_out, index_t n, key_order order, std::vector<std::shared_ptr<void>> &keep) {
   using U = typename radix_traits<T>::bits;
   static_assert(sizeof(V) == 4 || sizeof(V) == 8, "CUB moves values of 4 or 8 bytes");
   if (n < 2 || order == key_order::reversed) return false;
@@ -154,7 +155,7 @@ bool sort_contiguous_cub(const device_call &c, const T *in, T *out, const V *val
   U *sorted = keys;
   V *moved = values_in ? values_out : nullptr;
   // Declined after the copies (CUB's runtime could not start): the inputs are as they were.
-  if (!radix_sort_cub_device(c, sorted, moved, n, int{sizeof(U) * 8}, keep)) return false;
+  if (!radix_sort_cub_device(name, c, sorted, moved, n, int{sizeof(U) * 8}, keep)) return false;
   keep.push_back(encoded);
   if (!identity)
     launch_over<radix_io_entry<T>>(c, n, {nullptr, out, sorted, nullptr, all, order, 0, radix_io_mode::to_values});
@@ -179,10 +180,10 @@ template <class T> struct sorted_outputs {
 
 /// Sorts the segments of `in` (layout `l`) in `order` on the device and writes `out`; returns
 /// the sorted positions (segment-major, as permute_entry reads them), or null when none were
-/// needed.
+/// needed. `name` is the calling primitive's (a literal), for errors.
 template <class T>
-const index_t *sort_device(const device_call &c, const T *in, const segment_layout &l, key_order order, bool canonical,
-                           bool with_positions, const sorted_outputs<T> &out,
+const index_t *sort_device(std::string_view name, const device_call &c, const T *in, const segment_layout &l,
+                           key_order order, bool canonical, bool with_positions, const sorted_outputs<T> &out,
                            std::vector<std::shared_ptr<void>> &keep) {
   using U = typename radix_traits<T>::bits;
   const index_t n = l.size();
@@ -191,7 +192,7 @@ const index_t *sort_device(const device_call &c, const T *in, const segment_layo
   const bool values_alone = !with_positions && !out.indices && out.values && !out.source;
   if (values_alone && l.segments == 1 && out.values_layout.segments == 1 && out.values_layout.len == n &&
       out.values_layout.inner == 1 && order != key_order::reversed && (!canonical || !std::is_floating_point_v<T>) &&
-      sort_contiguous_cub<T, std::uint32_t>(c, in, out.values, nullptr, nullptr, n, order, keep))
+      sort_contiguous_cub<T, std::uint32_t>(name, c, in, out.values, nullptr, nullptr, n, order, keep))
     return nullptr;
   with_positions = with_positions || l.segments > 1 || out.indices || out.source;
   auto key_memory = device_temp<U>(c, n);
@@ -200,7 +201,7 @@ const index_t *sort_device(const device_call &c, const T *in, const segment_layo
   U *keys = data_of<U>(key_memory);
   index_t *idx = data_of<index_t>(idx_memory);
   launch_over<radix_io_entry<T>>(c, n, {in, nullptr, keys, idx, l, order, canonical, radix_io_mode::to_keys});
-  const bool keys_sorted = radix_sort_device<U>(c, keys, idx, n, l.len, l.segments, keep);
+  const bool keys_sorted = radix_sort_device<U>(name, c, keys, idx, n, l.len, l.segments, keep);
   if (out.values && !out.source && keys_sorted)
     launch_over<radix_io_entry<T>>(
         c, n, {nullptr, out.values, keys, nullptr, out.values_layout, order, 0, radix_io_mode::to_values});
