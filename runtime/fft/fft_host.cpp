@@ -423,9 +423,8 @@ public:
 
   explicit pass_lines(const fft_pass &p)
       : p_(p), n_(p.n), in_step_(p.in_strides[p.axis]), out_step_(p.out_strides[p.axis]),
-        scale_(static_cast<T>(p.scale)),
-        real_even_((p.transform == fft_transform::r2c || p.transform == fft_transform::c2r) && p.n % 2 == 0) {
-    if (real_even_)
+        scale_(static_cast<T>(p.scale)) {
+    if ((p.transform == fft_transform::r2c || p.transform == fft_transform::c2r) && p.n % 2 == 0)
       real_ = shared_plan<real_fft_plan<T>>(n_);
     else
       complex_ = plan_for<T>(n_);
@@ -467,7 +466,7 @@ public:
     }
     case fft_transform::r2c: {
       const index_t half = n_ / 2;
-      if (real_even_) {
+      if (real_) {
         for (index_t j = 0; j < half; ++j)
           for (int l = 0; l < B; ++l)
             a[j].re[l] = in_real[in_at[l] + 2 * j * in_step_], a[j].im[l] = in_real[in_at[l] + (2 * j + 1) * in_step_];
@@ -484,7 +483,7 @@ public:
     }
     case fft_transform::c2r: {
       const index_t half = n_ / 2;
-      if (real_even_) {
+      if (real_) {
         for (index_t k = 0; k <= half; ++k)
           for (int l = 0; l < B; ++l) {
             const C v = load(k, l);
@@ -517,7 +516,6 @@ private:
   const fft_pass &p_;
   index_t n_, in_step_, out_step_;
   T scale_;
-  bool real_even_;
   std::shared_ptr<const real_fft_plan<T>> real_;
   std::shared_ptr<const fft_plan<T>> complex_;
 };

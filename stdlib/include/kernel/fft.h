@@ -108,10 +108,10 @@ struct fft_step {
   fft_transform transform = fft_transform::c2c_forward;
   bool double_precision = false;
   bool real_input = false;
+  // A c2r step on a device, whose input is the call's own memory: cuFFT may overwrite it, and
+  // run_fft_on_device zeroes the imaginary parts NumPy ignores (at 0 and n/2 along the axis)
+  // in it first.
   bool input_disposable = false;
-  // A c2r step on a device: the imaginary parts of its input at 0 and n/2 along its axis are
-  // zeroed first (the input is the call's own memory).
-  bool zero_ignored_imaginary = false;
   int rank = 0, axis = 0;
   index_t n = 0;
   double scale = 1;
@@ -239,7 +239,7 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
     }
     scale *= s.scale;
     s.scale = 1;
-    if (s.zero_ignored_imaginary && s.n > 1) {
+    if (s.transform == fft_transform::c2r && s.input_disposable && s.n > 1) {
       queue_pending();
       index_t outer = 1, inner = 1;
       for (int d = 0; d < s.axis; ++d) outer *= s.in_shape[static_cast<std::size_t>(d)];
@@ -531,7 +531,6 @@ protected:
     steps.push_back(fft_step_along(fft_transform::c2r, std::is_same_v<T, double>, needed, out_shape, along.back(),
                                    out_shape[last], fft_scale(norm, true, out_shape[last]), spectrum, dst.data));
     steps.back().input_disposable = device;
-    steps.back().zero_ignored_imaginary = device;
     if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), std::move(keep));
     dst.deliver();
     return result;

@@ -107,10 +107,16 @@ namespace kernel::random {
 namespace detail {
 inline constexpr std::uint32_t philox_w0 = 0x9E3779B9u, philox_w1 = 0xBB67AE85u;
 
+// Device functions the kernels below call by C names that the device module maps to
+// libdevice's `__nv_` functions; their host versions (the simulator's, the host fallbacks')
+// are in the runtime (runtime/random/device_math_host.cpp).
 extern "C" {
-/// The high 32 bits of a * b: the device module maps this C name to libdevice's __nv_umulhi
-/// (one mul.hi.u32); the host version is in the runtime.
+/// The high 32 bits of a * b: libdevice's __nv_umulhi (one mul.hi.u32).
 std::uint32_t umulhi(std::uint32_t a, std::uint32_t b) noexcept;
+/// sin and cos of x at the GPU's fast intrinsics' accuracy: libdevice's __nv_fast_sincosf
+/// (CUDA's __sincosf, which cuRAND's device generators use for Box-Muller); std::sin and
+/// std::cos on the host.
+void fast_sincosf(float x, float *sine, float *cosine) noexcept;
 }
 
 /// philox_round as a kernel computes it: the products as 32-bit high and low halves. Written
@@ -175,33 +181,22 @@ KERNEL_ALWAYS_INLINE constexpr double uniform_float64(std::uint32_t x, std::uint
   return static_cast<double>(z) * 0x1.0p-53 + 0x1.0p-54;
 }
 /// Two normally distributed floats from two draws (Box-Muller, as curand_normal2).
+/// `InKernel`: as cuRAND's device generators compute them, with __sincosf (what the array
+/// fills use in their kernels: the accurate sine and cosine were most of the time of a fill,
+/// which ran at half of cuRAND's speed), within the fast intrinsics' accuracy (a few 1e-7
+/// absolute per unit of the radius) of the host's numbers.
+template <bool InKernel = false>
 KERNEL_ALWAYS_INLINE std::array<float, 2> normal2_float32(std::uint32_t x, std::uint32_t y) noexcept {
   const float u = uniform_float32(x);
   const float v = static_cast<float>(y) * (2.3283064e-10f * 6.2831855f) + (2.3283064e-10f * 6.2831855f) / 2.0f;
   const float s = std::sqrt(-2.0f * std::log(u));
-  return {std::sin(v) * s, std::cos(v) * s};
-}
-namespace detail {
-extern "C" {
-/// sin and cos of x, at the GPU's fast intrinsics' accuracy (CUDA's __sincosf, which cuRAND's
-/// device generators use for Box-Muller): the device module maps this C name to libdevice's
-/// __nv_fast_sincosf; the host version (the simulator's, the host fallbacks') is std::sin and
-/// std::cos.
-void fast_sincosf(float x, float *sine, float *cosine) noexcept;
-}
-} // namespace detail
-
-/// normal2_float32 as cuRAND's device generators compute it, with __sincosf: what the array
-/// fills use in their kernels (the accurate sine and cosine were most of the time of a fill,
-/// which ran at half of cuRAND's speed); within the fast intrinsics' accuracy (a few 1e-7
-/// absolute per unit of the radius) of normal2_float32's numbers.
-KERNEL_ALWAYS_INLINE std::array<float, 2> normal2_float32_fast(std::uint32_t x, std::uint32_t y) noexcept {
-  const float u = uniform_float32(x);
-  const float v = static_cast<float>(y) * (2.3283064e-10f * 6.2831855f) + (2.3283064e-10f * 6.2831855f) / 2.0f;
-  const float s = std::sqrt(-2.0f * std::log(u));
-  float sine, cosine;
-  detail::fast_sincosf(v, &sine, &cosine);
-  return {sine * s, cosine * s};
+  if constexpr (InKernel) {
+    float sine, cosine;
+    detail::fast_sincosf(v, &sine, &cosine);
+    return {sine * s, cosine * s};
+  } else {
+    return {std::sin(v) * s, std::cos(v) * s};
+  }
 }
 /// Two normally distributed doubles from four draws (as curand_normal2_double).
 KERNEL_ALWAYS_INLINE std::array<double, 2> normal2_float64(std::array<std::uint32_t, 4> w) noexcept {

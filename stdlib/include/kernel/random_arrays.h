@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "kernel/detail/algorithm_run.h"
+#include "kernel/detail/sixteen_bytes.h"
 #include "kernel/detail/static_text.h"
 #include "kernel/random.h"
 
@@ -71,23 +72,17 @@ KERNEL_ALWAYS_INLINE std::array<std::uint32_t, 4> group_block(const random_fill_
   return random::philox_block<InKernel>(p.seed, draws_per_element<T>(p.dist) == 2 ? wide_block(b) : b);
 }
 
-/// A group's elements as one 16-byte value, for a single store.
-template <class T> struct alignas(16) group_vector {
-  T v[16 / sizeof(T)];
-};
-
 /// Writes the `count` elements of a group at `first` (those below n). In the fill's kernel a
 /// whole group that fills 16 aligned bytes goes out in one store: four 4-byte stores a
 /// thread, 16 bytes apart across the warp, filled normals at half of cuRAND's speed.
 template <bool InKernel, class T>
 KERNEL_ALWAYS_INLINE void store_group(const random_fill_params<T> &p, index_t first, index_t count,
                                       const T (&v)[4]) noexcept {
-  if constexpr (InKernel && 16 % sizeof(T) == 0 && sizeof(T) <= 8) {
-    if (count * static_cast<index_t>(sizeof(T)) == 16 && first + count <= p.n &&
-        reinterpret_cast<std::uintptr_t>(p.out) % 16 == 0) {
-      group_vector<T> out;
-      for (std::size_t q = 0; q < 16 / sizeof(T); ++q) out.v[q] = v[q];
-      *reinterpret_cast<group_vector<T> *>(p.out + first) = out;
+  if constexpr (InKernel && sixteen_bytes_of<T> <= 4 && sixteen_bytes_of<T> * sizeof(T) == 16) {
+    if (count == sixteen_bytes_of<T> && first + count <= p.n && reinterpret_cast<std::uintptr_t>(p.out) % 16 == 0) {
+      sixteen_bytes<T> out;
+      for (int q = 0; q < sixteen_bytes_of<T>; ++q) out.v[q] = v[q];
+      *reinterpret_cast<sixteen_bytes<T> *>(p.out + first) = out;
       return;
     }
   }
@@ -98,14 +93,11 @@ KERNEL_ALWAYS_INLINE void store_group(const random_fill_params<T> &p, index_t fi
 }
 
 /// The elements made from block `g` of the fill, whose four draws are `w`. `InKernel`: the
-/// fill's kernel, whose float normals take cuRAND's device Box-Muller (normal2_float32_fast);
+/// fill's kernel, whose float normals take cuRAND's device Box-Muller (normal2_float32<true>);
 /// on the host they are normal2_float32's, as cuRAND's host generator computes them.
 template <bool InKernel = false, class T>
 KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
                                      const std::array<std::uint32_t, 4> &w) noexcept {
-  const auto normal2 = [](std::uint32_t x, std::uint32_t y) {
-    return InKernel ? random::normal2_float32_fast(x, y) : random::normal2_float32(x, y);
-  };
   const index_t per = draws_per_element<T>(p.dist), count = 4 / per, first = g * count;
   T v[4]{};
   if constexpr (std::is_floating_point_v<T>) {
@@ -114,7 +106,8 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
     // operations as below, so that every target still gives the same numbers.
     if (p.dist != distribution::uniform && first + count <= p.n) {
       if constexpr (std::is_same_v<T, float>) {
-        const std::array<float, 2> z0 = normal2(w[0], w[1]), z1 = normal2(w[2], w[3]);
+        const std::array<float, 2> z0 = random::normal2_float32<InKernel>(w[0], w[1]),
+                                   z1 = random::normal2_float32<InKernel>(w[2], w[3]);
         const float z[4] = {z0[0], z0[1], z1[0], z1[1]};
         for (int q = 0; q < 4; ++q) v[q] = z[q] * static_cast<float>(p.b) + static_cast<float>(p.a);
       } else {
@@ -136,7 +129,7 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
           x = static_cast<float>(p.a) +
               (static_cast<float>(p.b) - static_cast<float>(p.a)) * random::uniform_float32(w[q]);
         } else {
-          const std::array<float, 2> z = normal2(w[q & 2], w[(q & 2) + 1]);
+          const std::array<float, 2> z = random::normal2_float32<InKernel>(w[q & 2], w[(q & 2) + 1]);
           x = z[q & 1] * static_cast<float>(p.b) + static_cast<float>(p.a);
           if (p.dist == distribution::lognormal) x = std::exp(x);
         }

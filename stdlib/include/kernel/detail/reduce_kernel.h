@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "kernel/config.h"
+#include "kernel/detail/sixteen_bytes.h"
 #include "kernel/detail/ufunc_kernel.h"
 #include "kernel/intrinsics.h"
 #include "kernel/memory.h"
@@ -105,19 +106,11 @@ template <auto F, class T> KERNEL_ALWAYS_INLINE void reduce_block(T acc, bool ha
   }
 }
 
-/// How many values of T a contiguous reduction loads at once: 16 bytes of numbers.
-template <class T>
-inline constexpr int reduce_vector_width = std::is_arithmetic_v<T> && sizeof(T) <= 8 ? 16 / sizeof(T) : 1;
-
-template <class T> struct alignas(16) reduce_vector {
-  T v[reduce_vector_width<T>];
-};
-
 /// The entry: every block writes the reduction of its elements to p.out[blockIdx.x]; a
 /// block is launched with at least one element (the host sizes the grid so).
 template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
   using T = typename reduce_params_of<decltype(F)>::value;
-  constexpr int width = reduce_vector_width<T>;
+  constexpr int width = sixteen_bytes_of<T>;
   T acc{};
   bool have = false;
   if constexpr (width > 1) {
@@ -128,10 +121,10 @@ template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
     // left without any would write a value (T{}) that is no element's.
     if (p.ndim <= 1 && p.strides[0] == 1 && reinterpret_cast<std::uintptr_t>(p.data) % 16 == 0 &&
         p.size / width >= static_cast<index_t>(gridsize<1>())) {
-      const auto *vectors = reinterpret_cast<const reduce_vector<T> *>(p.data);
+      const auto *vectors = reinterpret_cast<const sixteen_bytes<T> *>(p.data);
       const index_t whole = p.size / width;
       reduce_range<F>(acc, have, grid<1>(), whole, gridsize<1>(), [&](index_t i) {
-        const reduce_vector<T> v = vectors[i];
+        const sixteen_bytes<T> v = vectors[i];
         T x = v.v[0];
         for (int u = 1; u < width; ++u) x = F(x, v.v[u]);
         return x;
