@@ -63,6 +63,20 @@ template <class Functions> struct math_library : Functions {
   std::string failure; ///< why it could not be used; empty when it can
 };
 
+/// What load_math_library keeps per function table: one per library, whatever the calls
+/// that ask for it.
+template <class Functions> struct loaded_math_libraries {
+  std::mutex lock;
+  std::map<std::vector<std::string>, std::shared_ptr<math_library<Functions>>> by_candidates;
+  kept_math_library_settings last_settings;
+  std::shared_ptr<math_library<Functions>> last;
+
+  static loaded_math_libraries &instance() {
+    static loaded_math_libraries table;
+    return table;
+  }
+};
+
 /// `spec`'s library under the current setting of its variable, or the error above, whose
 /// message begins with `needs()`. Each setting is tried once per process, and what was
 /// loaded stays loaded: handles and plans keep the library they were made by (a
@@ -73,18 +87,15 @@ template <class Functions> struct math_library : Functions {
 template <class Functions, class Needs>
   requires std::is_invocable_r_v<std::string, const Needs &>
 std::shared_ptr<const math_library<Functions>> load_math_library(const math_library_spec &spec, const Needs &needs) {
-  static std::mutex lock;
-  static std::map<std::vector<std::string>, std::shared_ptr<math_library<Functions>>> loaded;
-  static kept_math_library_settings last_settings;
-  static std::shared_ptr<math_library<Functions>> last;
+  loaded_math_libraries<Functions> &table = loaded_math_libraries<Functions>::instance();
   const math_library_settings now = current_math_library_settings(spec);
   {
-    std::lock_guard guard(lock);
-    if (last && last_settings.matches(now)) return last;
+    std::lock_guard guard(table.lock);
+    if (table.last && table.last_settings.matches(now)) return table.last;
   }
   const std::vector<std::string> where = math_library_candidates(spec);
-  std::lock_guard guard(lock);
-  std::shared_ptr<math_library<Functions>> &lib = loaded[where];
+  std::lock_guard guard(table.lock);
+  std::shared_ptr<math_library<Functions>> &lib = table.by_candidates[where];
   if (!lib) {
     lib = std::make_shared<math_library<Functions>>();
     lib->lib = shared_library(where);
@@ -94,8 +105,8 @@ std::shared_ptr<const math_library<Functions>> load_math_library(const math_libr
       lib->failure = "the library loaded from " + joined_names(where) + " lacks " + spec.title + "'s functions";
   }
   if (!lib->failure.empty()) throw_missing_math_library(spec, needs(), where, lib->failure);
-  last_settings.keep(now);
-  last = lib;
+  table.last_settings.keep(now);
+  table.last = lib;
   return lib;
 }
 
