@@ -4,7 +4,8 @@
 // factor above 31, real transforms of even length through complex ones of half the length, of
 // odd length through complex ones of the same length. Plans (factors, twiddles, Bluestein's
 // chirp and its transform) are built once per length and precision and shared. Where a pass
-// has many lines, several are transformed side by side (`lanes`).
+// has many lines, several are transformed side by side (`lanes`); a long line is split into
+// short ones that are (Bailey's four steps).
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -26,6 +27,22 @@ namespace {
 
 // Prime factors above this go to Bluestein: a radix-p butterfly costs p^2 per p points.
 constexpr index_t largest_direct_radix = 31;
+// Lines at least this long are transformed by four steps (fft_plan::split_line). Measured on
+// one line (bench/fft_cpu_bench's machine, SSE2): complex64 from 2^12 points on (2^16: 0.76
+// against 1.2 ms); complex128, two values to a vector register, only from 2^18 (2^17: 5.0
+// against 3.9 ms, 2^18: 7.5 against 8.5).
+template <class T> constexpr index_t split_line_at = index_t{1} << (sizeof(T) == 4 ? 12 : 18);
+
+/// body(begin, end) over `groups` groups of lines, on every core when `parallel`.
+template <class Body> void groups_of(index_t groups, bool parallel, const Body &body) {
+  if (!parallel) {
+    body(0, groups);
+    return;
+  }
+  parallel_for(
+      groups, 1, [](void *context, index_t b, index_t e) { (*static_cast<const Body *>(context))(b, e); },
+      const_cast<void *>(static_cast<const void *>(&body)));
+}
 
 /// Point j of B lines transformed side by side, real and imaginary parts apart: a butterfly's
 /// operations on it are loops over the lines, which vectorize, so that a pass over many lines
@@ -89,6 +106,12 @@ template <class T, int B> struct lanes {
 /// Lines transformed side by side: a cache line of complex values.
 template <class T> constexpr int lane_count = 64 / static_cast<int>(sizeof(std::complex<T>));
 
+/// A work buffer of `n` values, left unset: every value is written before it is read, and
+/// setting a long line's buffers first cost as much as a pass over them.
+template <class V> std::unique_ptr<V[]> buffer(index_t n) {
+  return std::make_unique_for_overwrite<V[]>(static_cast<std::size_t>(n));
+}
+
 template <class T> class fft_plan {
 public:
   using C = std::complex<T>;
@@ -96,11 +119,16 @@ public:
   explicit fft_plan(index_t n);
 
   /// out = DFT(in), forward, of B lines of n points (point j of each in in[j], out[j]);
-  /// `scratch` holds scratch_size() values.
-  template <int B> void forward(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch) const;
+  /// `scratch` holds scratch_size(B) values. `parallel`: a long line may use every core.
+  template <int B>
+  void forward(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch, bool parallel = false) const;
   /// forward of one line of std::complex values (for making plans).
   void forward(const C *in, C *out) const;
-  index_t scratch_size() const noexcept { return bluestein_ ? 2 * bluestein_->m : 0; }
+  /// The scratch values forward<B> needs.
+  index_t scratch_size(int B) const noexcept {
+    if (bluestein_) return 2 * bluestein_->m + bluestein_->of->scratch_size(B);
+    return B == 1 && four_step_ ? four_step_->n1 * four_step_->pitch : 0;
+  }
   index_t size() const noexcept { return n_; }
 
 private:
@@ -114,16 +142,33 @@ private:
     std::vector<C> kernel_spectrum;     // the DFT of conj(w) laid out circularly in m points
     std::shared_ptr<const fft_plan> of; // the power-of-two plan of m points
   };
+  /// One long line of n = n1 n2 points, seen as n1 rows of n2: n2 transforms of n1 points down
+  /// its columns, twiddled, then n1 of n2 points along the rows, each step transforming
+  /// lane_count<T> columns or rows side by side. The line alone ran its butterflies a point at
+  /// a time, the vector registers one value wide.
+  struct split_line {
+    using group = lanes<T, lane_count<T>>;
+    index_t n1, n2;
+    // Between rows in the scratch matrix: a cache line more than a row, so that the rows read
+    // together are not all in one set of the caches (rows of 8 KB were, and evicted each other).
+    index_t pitch;
+    std::shared_ptr<const fft_plan> columns, rows; // of n1 and n2 points
+    std::vector<group> twiddles;                   // [g n1 + k1], lane l: W_n^{(g B + l) k1}
+  };
 
+  void plan_split_line();
   template <class V> void work(V *out, const V *in, index_t in_stride, std::size_t level) const;
   template <class V> void butterfly(V *out, const C *tw, index_t fstride, index_t p, index_t m) const;
-  template <int B> void forward_bluestein(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch) const;
+  template <int B>
+  void forward_bluestein(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch, bool parallel) const;
+  void forward_split(const lanes<T, 1> *in, lanes<T, 1> *out, lanes<T, 1> *rows, bool parallel) const;
 
   index_t n_;
   std::vector<radix> radices_;
   std::vector<C> twiddles_;       // e^{-2 pi i t / n}, t < n
   std::vector<C> level_twiddles_; // per level, column k, q = 1..p-1: twiddles_[q k fstride], in order
   std::unique_ptr<bluestein> bluestein_;
+  std::unique_ptr<split_line> four_step_;
 };
 
 template <class T> std::shared_ptr<const fft_plan<T>> plan_for(index_t n);
@@ -188,24 +233,58 @@ template <class T> fft_plan<T>::fft_plan(index_t n) : n_(n) {
       for (index_t q = 1; q < p; ++q) level_twiddles_.push_back(twiddles_[static_cast<std::size_t>(q * k * fstride)]);
     fstride *= p;
   }
+  plan_split_line();
+}
+
+// Long lines are split when both sides of the split are whole groups of lanes: n1 the
+// divisor of n nearest below sqrt(n) that is.
+template <class T> void fft_plan<T>::plan_split_line() {
+  constexpr index_t B = lane_count<T>;
+  if (n_ < split_line_at<T>) return;
+  index_t n1 = 1;
+  while ((n1 + 1) * (n1 + 1) <= n_) ++n1;
+  for (; n1 >= 2 * B; --n1)
+    if (n_ % n1 == 0 && n1 % B == 0 && (n_ / n1) % B == 0) break;
+  if (n1 < 2 * B) return;
+  auto s = std::make_unique<split_line>();
+  s->n1 = n1;
+  s->n2 = n_ / n1;
+  s->pitch = s->n2 + B;
+  s->columns = plan_for<T>(s->n1);
+  s->rows = plan_for<T>(s->n2);
+  s->twiddles.resize(static_cast<std::size_t>(n_ / B));
+  for (index_t g = 0; g < s->n2 / B; ++g)
+    for (index_t k1 = 0; k1 < n1; ++k1)
+      for (index_t l = 0; l < B; ++l) {
+        const C w = twiddles_[static_cast<std::size_t>((g * B + l) * k1)]; // (n2 - 1)(n1 - 1) < n
+        s->twiddles[static_cast<std::size_t>(g * n1 + k1)].re[l] = w.real();
+        s->twiddles[static_cast<std::size_t>(g * n1 + k1)].im[l] = w.imag();
+      }
+  four_step_ = std::move(s);
 }
 
 template <class T>
 template <int B>
-void fft_plan<T>::forward(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch) const {
+void fft_plan<T>::forward(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch, bool parallel) const {
   if (n_ <= 1) {
     if (n_ == 1) out[0] = in[0];
     return;
   }
-  if (bluestein_)
-    forward_bluestein(in, out, scratch);
-  else
-    work(out, in, 1, 0);
+  if (bluestein_) {
+    forward_bluestein(in, out, scratch, parallel);
+    return;
+  }
+  if constexpr (B == 1)
+    if (four_step_) {
+      forward_split(in, out, scratch, parallel);
+      return;
+    }
+  work(out, in, 1, 0);
 }
 
 template <class T> void fft_plan<T>::forward(const C *in, C *out) const {
   using one = lanes<T, 1>;
-  std::vector<one> a(static_cast<std::size_t>(n_)), b(a.size()), scratch(static_cast<std::size_t>(scratch_size()));
+  std::vector<one> a(static_cast<std::size_t>(n_)), b(a.size()), scratch(static_cast<std::size_t>(scratch_size(1)));
   for (index_t j = 0; j < n_; ++j) a[static_cast<std::size_t>(j)] = {{in[j].real()}, {in[j].imag()}};
   forward(a.data(), b.data(), scratch.data());
   for (index_t j = 0; j < n_; ++j)
@@ -303,19 +382,73 @@ void fft_plan<T>::butterfly(V *out, const C *tw, index_t fstride, index_t p, ind
   }
 }
 
+// X[k1 + n1 k2] = sum_j2 W_n2^{j2 k2} W_n^{j2 k1} sum_j1 W_n1^{j1 k1} x[j1 n2 + j2]: the inner
+// sums down the columns, twiddled, into `rows` as n1 rows of n2; the outer along those rows.
+template <class T>
+void fft_plan<T>::forward_split(const lanes<T, 1> *in, lanes<T, 1> *out, lanes<T, 1> *rows, bool parallel) const {
+  constexpr index_t B = lane_count<T>;
+  using group = typename split_line::group;
+  const split_line &s = *four_step_;
+  const index_t n1 = s.n1, n2 = s.n2, pitch = s.pitch;
+  // Four groups at a time: the steps read (and write) across the matrix's rows, 8 KB apart for
+  // 2^20 points, and four neighbouring cache lines of a row at once kept more reads in flight
+  // than one.
+  constexpr index_t together = 4;
+  const auto down_columns = [&](index_t begin, index_t end) {
+    const auto a = buffer<group>(together * n1), b = buffer<group>(together * n1),
+               scratch = buffer<group>(s.columns->scratch_size(B));
+    for (index_t g0 = begin; g0 < end; g0 += together) {
+      const index_t count = std::min(together, end - g0), j2 = g0 * B;
+      for (index_t j1 = 0; j1 < n1; ++j1)
+        for (index_t c = 0; c < count; ++c)
+          for (index_t l = 0; l < B; ++l) {
+            const lanes<T, 1> &v = in[j1 * n2 + j2 + c * B + l];
+            a[c * n1 + j1].re[l] = v.re[0], a[c * n1 + j1].im[l] = v.im[0];
+          }
+      for (index_t c = 0; c < count; ++c) s.columns->forward(a.get() + c * n1, b.get() + c * n1, scratch.get());
+      for (index_t k1 = 0; k1 < n1; ++k1)
+        for (index_t c = 0; c < count; ++c) {
+          const group v = mul(b[c * n1 + k1], s.twiddles[static_cast<std::size_t>((g0 + c) * n1 + k1)]);
+          for (index_t l = 0; l < B; ++l) rows[k1 * pitch + j2 + c * B + l] = {{v.re[l]}, {v.im[l]}};
+        }
+    }
+  };
+  const auto along_rows = [&](index_t begin, index_t end) {
+    const auto a = buffer<group>(together * n2), b = buffer<group>(together * n2),
+               scratch = buffer<group>(s.rows->scratch_size(B));
+    for (index_t g0 = begin; g0 < end; g0 += together) {
+      const index_t count = std::min(together, end - g0), k1 = g0 * B;
+      for (index_t c = 0; c < count; ++c)
+        for (index_t j2 = 0; j2 < n2; ++j2)
+          for (index_t l = 0; l < B; ++l) {
+            const lanes<T, 1> &v = rows[(k1 + c * B + l) * pitch + j2];
+            a[c * n2 + j2].re[l] = v.re[0], a[c * n2 + j2].im[l] = v.im[0];
+          }
+      for (index_t c = 0; c < count; ++c) s.rows->forward(a.get() + c * n2, b.get() + c * n2, scratch.get());
+      for (index_t k2 = 0; k2 < n2; ++k2)
+        for (index_t c = 0; c < count; ++c)
+          for (index_t l = 0; l < B; ++l)
+            out[k1 + c * B + l + n1 * k2] = {{b[c * n2 + k2].re[l]}, {b[c * n2 + k2].im[l]}};
+    }
+  };
+  groups_of(n2 / B, parallel, down_columns);
+  groups_of(n1 / B, parallel, along_rows);
+}
+
 // X_k = w_k sum_j (x_j w_j) conj(w_{k-j}): a circular convolution of m points by the power-of-two
 // plan, whose inverse is the forward transform of the conjugate.
 template <class T>
 template <int B>
-void fft_plan<T>::forward_bluestein(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch) const {
+void fft_plan<T>::forward_bluestein(const lanes<T, B> *in, lanes<T, B> *out, lanes<T, B> *scratch,
+                                    bool parallel) const {
   const bluestein &b = *bluestein_;
-  lanes<T, B> *a = scratch, *spectrum = scratch + b.m;
+  lanes<T, B> *a = scratch, *spectrum = scratch + b.m, *inner = scratch + 2 * b.m;
   for (index_t k = 0; k < n_; ++k) a[k] = mul(in[k], b.chirp[static_cast<std::size_t>(k)]);
   std::fill(a + n_, a + b.m, lanes<T, B>::zero());
-  b.of->forward(a, spectrum, static_cast<lanes<T, B> *>(nullptr));
+  b.of->forward(a, spectrum, inner, parallel);
   for (index_t k = 0; k < b.m; ++k)
     spectrum[k] = conj(mul(spectrum[k], b.kernel_spectrum[static_cast<std::size_t>(k)]));
-  b.of->forward(spectrum, a, static_cast<lanes<T, B> *>(nullptr));
+  b.of->forward(spectrum, a, inner, parallel);
   const T inverse_m = T(1) / static_cast<T>(b.m);
   for (index_t k = 0; k < n_; ++k) out[k] = mul(conj(a[k]) * inverse_m, b.chirp[static_cast<std::size_t>(k)]);
 }
@@ -364,13 +497,14 @@ public:
     w_[static_cast<std::size_t>(m_)] = C(-1, 0);
   }
   index_t half_size() const noexcept { return m_; }
-  index_t scratch_size() const noexcept { return half_->scratch_size(); }
+  index_t scratch_size(int B) const noexcept { return half_->scratch_size(B); }
 
   /// X_k, k <= m, into spectrum[0..m], of the values packed in line[0..m) as x_2j + i x_2j+1;
   /// `line` and `spectrum` may be the same; `work` holds m values.
   template <int B>
-  void forward(const lanes<T, B> *line, lanes<T, B> *spectrum, lanes<T, B> *work, lanes<T, B> *scratch) const {
-    half_->forward(line, work, scratch);
+  void forward(const lanes<T, B> *line, lanes<T, B> *spectrum, lanes<T, B> *work, lanes<T, B> *scratch,
+               bool parallel) const {
+    half_->forward(line, work, scratch, parallel);
     for (index_t k = 0; k <= m_; ++k) {
       const lanes<T, B> z = work[k == m_ ? 0 : k], zc = conj(work[k == 0 ? 0 : m_ - k]);
       // E_k = (z + zc) / 2 transforms the even values, O_k = (z - zc) / 2i the odd ones.
@@ -383,7 +517,8 @@ public:
   /// ignored), packed into line[0..m) as x_2j - i x_2j+1; `line` and `spectrum` may be the
   /// same; `work` holds m values.
   template <int B>
-  void inverse(const lanes<T, B> *spectrum, lanes<T, B> *line, lanes<T, B> *work, lanes<T, B> *scratch) const {
+  void inverse(const lanes<T, B> *spectrum, lanes<T, B> *line, lanes<T, B> *work, lanes<T, B> *scratch,
+               bool parallel) const {
     for (index_t k = 0; k < m_; ++k) {
       lanes<T, B> x = spectrum[k], xc = conj(spectrum[m_ - k]);
       if (k == 0)
@@ -392,7 +527,7 @@ public:
       const lanes<T, B> e = x + xc, o = mul(x - xc, std::conj(w_[static_cast<std::size_t>(k)]));
       work[k] = conj(e - minus_i(o));
     }
-    half_->forward(work, line, scratch);
+    half_->forward(work, line, scratch, parallel);
   }
 
 private:
@@ -433,9 +568,9 @@ public:
   /// Values of B lines each of the buffers needs: two of the line's length (and one more, for
   /// a spectrum of n/2 + 1 of a real transform of length 2) and the plan's scratch.
   index_t buffer_size() const noexcept { return n_ + 1; }
-  index_t scratch_size() const noexcept { return real_ ? real_->scratch_size() : complex_->scratch_size(); }
+  index_t scratch_size(int B) const noexcept { return real_ ? real_->scratch_size(B) : complex_->scratch_size(B); }
 
-  /// Lines [first, first + B); `a`, `b` hold buffer_size() values, `scratch` scratch_size().
+  /// Lines [first, first + B); `a`, `b` hold buffer_size() values, `scratch` scratch_size(B).
   template <int B> void transform(index_t first, lanes<T, B> *a, lanes<T, B> *b, lanes<T, B> *scratch) const {
     index_t in_at[B], out_at[B];
     for (int l = 0; l < B; ++l) std::tie(in_at[l], out_at[l]) = line_offsets(p_, first + l);
@@ -458,7 +593,7 @@ public:
             a[j].re[l] = v.real(), a[j].im[l] = sign * v.imag();
           }
         }
-      complex_->forward(a, b, scratch);
+      complex_->forward(a, b, scratch, p_.parallel);
       for (index_t j = 0; j < n_; ++j)
         for (int l = 0; l < B; ++l)
           out_complex[out_at[l] + j * out_step_] = C(b[j].re[l] * scale_, sign * b[j].im[l] * scale_);
@@ -470,11 +605,11 @@ public:
         for (index_t j = 0; j < half; ++j)
           for (int l = 0; l < B; ++l)
             a[j].re[l] = in_real[in_at[l] + 2 * j * in_step_], a[j].im[l] = in_real[in_at[l] + (2 * j + 1) * in_step_];
-        real_->forward(a, a, b, scratch);
+        real_->forward(a, a, b, scratch, p_.parallel);
       } else {
         for (index_t j = 0; j < n_; ++j)
           for (int l = 0; l < B; ++l) b[j].re[l] = in_real[in_at[l] + j * in_step_], b[j].im[l] = T(0);
-        complex_->forward(b, a, scratch);
+        complex_->forward(b, a, scratch, p_.parallel);
       }
       for (index_t k = 0; k <= half; ++k)
         for (int l = 0; l < B; ++l)
@@ -489,7 +624,7 @@ public:
             const C v = load(k, l);
             a[k].re[l] = v.real(), a[k].im[l] = v.imag();
           }
-        real_->inverse(a, a, b, scratch);
+        real_->inverse(a, a, b, scratch, p_.parallel);
         for (index_t j = 0; j < half; ++j)
           for (int l = 0; l < B; ++l) {
             out_real[out_at[l] + 2 * j * out_step_] = a[j].re[l] * scale_;
@@ -504,7 +639,7 @@ public:
           const C v = j <= half ? std::conj(load(j, l)) : load(n_ - j, l);
           a[j].re[l] = v.real(), a[j].im[l] = v.imag();
         }
-      complex_->forward(a, b, scratch);
+      complex_->forward(a, b, scratch, p_.parallel);
       for (index_t j = 0; j < n_; ++j)
         for (int l = 0; l < B; ++l) out_real[out_at[l] + j * out_step_] = b[j].re[l] * scale_;
       return;
@@ -549,18 +684,18 @@ template <class T> void run(const fft_pass &p) {
   // Side by side only while B lines' buffers stay small (4 MB for float): a long line is
   // transformed alone, within the caches as far as it can be.
   constexpr int B = lane_count<T>;
-  const bool side_by_side = lines >= B && 2 * pass.buffer_size() + pass.scratch_size() <= (index_t{1} << 16);
+  const bool side_by_side = lines >= B && 2 * pass.buffer_size() + pass.scratch_size(B) <= (index_t{1} << 16);
   auto body = [&](index_t begin, index_t end) {
     index_t l = begin;
     if (side_by_side && end - begin >= B) {
-      std::vector<lanes<T, B>> a(static_cast<std::size_t>(pass.buffer_size())), b(a.size()),
-          scratch(static_cast<std::size_t>(pass.scratch_size()));
-      for (; end - l >= B; l += B) pass.transform(l, a.data(), b.data(), scratch.data());
+      const auto a = buffer<lanes<T, B>>(pass.buffer_size()), b = buffer<lanes<T, B>>(pass.buffer_size()),
+                 scratch = buffer<lanes<T, B>>(pass.scratch_size(B));
+      for (; end - l >= B; l += B) pass.transform(l, a.get(), b.get(), scratch.get());
     }
     if (l == end) return;
-    std::vector<lanes<T, 1>> a(static_cast<std::size_t>(pass.buffer_size())), b(a.size()),
-        scratch(static_cast<std::size_t>(pass.scratch_size()));
-    for (; l < end; ++l) pass.transform(l, a.data(), b.data(), scratch.data());
+    const auto a = buffer<lanes<T, 1>>(pass.buffer_size()), b = buffer<lanes<T, 1>>(pass.buffer_size()),
+               scratch = buffer<lanes<T, 1>>(pass.scratch_size(1));
+    for (; l < end; ++l) pass.transform(l, a.get(), b.get(), scratch.get());
   };
   for_lines(p, lines, body);
 }
