@@ -167,7 +167,7 @@ blas_int checked(const char *name, index_t v, const char *what) {
 
 /// How OpenBLAS can read a matrix in row-major calls: as it is (no_trans, leading dimension
 /// its row stride), as the transpose of a row-major matrix (trans, its column stride), or not
-/// at all (0: it is copied).
+/// at all (0: it is copied), which includes a leading dimension past OpenBLAS's 32 bits.
 struct blas_layout {
   int op = 0;
   index_t ld = 0;
@@ -175,11 +175,12 @@ struct blas_layout {
 
 blas_layout layout_for_blas(const blas_matrix &m) {
   const index_t rows = m.rows, cols = m.cols;
+  blas_layout l;
   if ((cols <= 1 || m.col_stride == 1) && (rows <= 1 || m.row_stride >= std::max<index_t>(cols, 1)))
-    return {no_trans, rows <= 1 ? std::max<index_t>(cols, 1) : m.row_stride};
-  if ((rows <= 1 || m.row_stride == 1) && (cols <= 1 || m.col_stride >= std::max<index_t>(rows, 1)))
-    return {trans, cols <= 1 ? std::max<index_t>(rows, 1) : m.col_stride};
-  return {};
+    l = {no_trans, rows <= 1 ? std::max<index_t>(cols, 1) : m.row_stride};
+  else if ((rows <= 1 || m.row_stride == 1) && (cols <= 1 || m.col_stride >= std::max<index_t>(rows, 1)))
+    l = {trans, cols <= 1 ? std::max<index_t>(rows, 1) : m.col_stride};
+  return l.ld <= INT_MAX ? l : blas_layout{};
 }
 
 blas_matrix transpose(const blas_matrix &m) {
@@ -232,7 +233,8 @@ void gemm_one(const char *name, const openblas &lib, blas_type type, const blas_
                  ldc = checked(name, lc.ld, "a leading dimension of");
   // A matrix-vector product where B and C are columns: gemv, which OpenBLAS does not choose
   // by itself for gemm with one column.
-  const bool column = n == 1 && b.row_stride > 0 && c.row_stride > 0;
+  const bool column =
+      n == 1 && b.row_stride > 0 && c.row_stride > 0 && b.row_stride <= INT_MAX && c.row_stride <= INT_MAX;
   const blas_int incb = column ? checked(name, b.row_stride, "a stride of") : 0,
                  incc = column ? checked(name, c.row_stride, "a stride of") : 0;
   const std::complex<float> alpha_c(static_cast<float>(alpha[0]), static_cast<float>(alpha[1])),
@@ -284,11 +286,16 @@ void gemm_host(const char *name, const gemm_problem &problem) {
   gemm_problem p = problem;
   if (p.batch <= 0 || p.c.rows == 0 || p.c.cols == 0) return;
   const std::size_t size = element_size(p.type);
+  // Everything that can fail before C is written: the sizes (strides past 32 bits are copied
+  // instead) and the library.
+  checked(name, p.c.rows, "a row count of");
+  checked(name, p.c.cols, "a column count of");
+  checked(name, p.a.cols, "an inner dimension of");
+  const openblas &lib = blas(name);
   // E into C first, unless it is C.
   if (p.e.data && !same_layout(p.e, p.c)) {
     for (index_t b = 0; b < p.batch; ++b) copy_matrix(p.e, b, p.c, b, size);
   }
-  const openblas &lib = blas(name);
   // OpenBLAS writes row-major matrices; a column-major C is written as the transpose of
   // C^T = B^T A^T.
   if (layout_for_blas(p.c).op == trans && layout_for_blas(transpose(p.c)).op == no_trans) {
@@ -363,7 +370,8 @@ void gemm_host(const char *name, const gemm_problem &problem) {
 namespace {
 
 /// x as OpenBLAS takes it: a positive or negative increment from the lowest address (BLAS's
-/// convention for negative increments), or a contiguous copy for a zero stride.
+/// convention for negative increments), or a contiguous copy for a zero stride or one past
+/// OpenBLAS's 32 bits.
 struct blas_strided {
   const void *base = nullptr;
   blas_int inc = 1;
@@ -373,9 +381,10 @@ struct blas_strided {
 blas_strided for_blas(const char *name, const blas_vector &x, std::size_t size) {
   blas_strided s;
   const auto bytes = static_cast<index_t>(size);
-  if (x.stride == 0 && x.size > 1) {
+  if ((x.stride == 0 || x.stride > INT_MAX || x.stride < -INT_MAX) && x.size > 1) {
     s.copy.resize(size * static_cast<std::size_t>(x.size));
-    for (index_t i = 0; i < x.size; ++i) std::memcpy(s.copy.data() + i * bytes, x.data, size);
+    for (index_t i = 0; i < x.size; ++i)
+      std::memcpy(s.copy.data() + i * bytes, static_cast<const char *>(x.data) + i * x.stride * bytes, size);
     s.base = s.copy.data();
     return s;
   }

@@ -731,6 +731,47 @@ TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {
   there.on(t).integers(wide, 0, 10);
   for (auto v : wide) ASSERT_LT(v, 10u);
   EXPECT_THROW(here.integers(wide, -1, 10), kernel::argument_error);
+
+  // Parameters that would fill the array with infinities or NaNs, or a negative spread, are
+  // argument errors naming the parameter, and nothing is written.
+  std::vector<float> f(9, 5.0f);
+  std::vector<double> d(9, 5.0);
+  const auto refused = [&](auto fill, int argument, const char *what) {
+    try {
+      fill();
+      ADD_FAILURE() << what << ": no error";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), argument) << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("philox::"), std::string::npos) << e.what();
+    }
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  refused([&] { there.on(t).uniform(f, 0, 1e39); }, 3, "a float high end past float's range");
+  refused([&] { there.on(t).uniform(f, -3e38, 3e38); }, 3, "a float range wider than float holds");
+  refused([&] { there.on(t).uniform(d, -1.7e308, 1.7e308); }, 3, "a double range wider than double holds");
+  refused([&] { there.on(t).uniform(d, nan, 1); }, 2, "a NaN low end");
+  refused([&] { there.on(t).normal(f, 0, -1); }, 3, "a negative standard deviation");
+  refused([&] { there.on(t).normal(f, 1e39, 1); }, 2, "a float mean past float's range");
+  refused([&] { there.on(t).normal(d, 0, nan); }, 3, "a NaN standard deviation");
+  refused([&] { there.on(t).lognormal(d, 0, -2); }, 3, "a negative lognormal sigma");
+  EXPECT_EQ(f, std::vector<float>(9, 5.0f));
+  EXPECT_EQ(d, std::vector<double>(9, 5.0));
+  there.on(t).uniform(f, 3, -3); // a reversed range is a range: NumPy's low + (high - low) u
+  for (float v : f) ASSERT_TRUE(v >= -3 && v <= 3) << v;
+  there.on(t).normal(f, 2, 0); // no spread: the mean
+  EXPECT_EQ(f, std::vector<float>(9, 2.0f));
+
+  // An offset is rounded up to whole blocks of four draws without wrapping past 2^64: from
+  // 2^64 - 3 the sequence goes on where it is after 2^64 - 4 and one block, not from 0.
+  const std::uint64_t last_block = ~std::uint64_t{0} - 3;
+  kernel::random::philox before_end(9, last_block), rounded(9, last_block + 1), start(9);
+  std::vector<std::uint32_t> skipped(4), after(8), from_rounded(8), from_start(8);
+  before_end.on(t).bits(skipped);
+  before_end.on(t).bits(after);
+  rounded.on(t).bits(from_rounded);
+  start.on(t).bits(from_start);
+  EXPECT_EQ(from_rounded, after);
+  EXPECT_NE(from_rounded, from_start);
 }
 
 // An output that shares memory with an input is refused (as for ufuncs and BLAS), unless it

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include "kernel/fuse.h"
 #include "kernel/linalg.h"
@@ -388,10 +389,44 @@ TEST(LinalgLoading, MissingOpenBlasIsTargetUnavailable) {
     EXPECT_NE(std::string(e.what()).find("matrix_product"), std::string::npos) << e.what();
   }
   EXPECT_THROW(la::dot.on(kernel::target::parallel)(x, x), kernel::target_unavailable_error);
+  // With an E to accumulate onto, C keeps its values: the library is found before E is copied.
+  kernel::ndarray<double, 2> e({2, 2}, 7.0), kept({2, 2}, 42.0);
+  EXPECT_THROW(la::matrix_product.on(kernel::target::cpu)(a, a, e, kept), kernel::target_unavailable_error);
+  for (index_t i = 0; i < 4; ++i) EXPECT_EQ(kept.data()[i], 42.0) << "C written before the error, element " << i;
   // The device path does not need it.
   la::matrix_product.on(kernel_test::target())(a, a, c);
   ::unsetenv("KERNEL_BLAS_LIBRARY");
   la::matrix_product.on(kernel::target::cpu)(a, a, c);
+}
+
+// OpenBLAS takes 32-bit leading dimensions and increments: operands whose strides are larger
+// are copied for it, not refused. 8 GB of address space, two pages of it touched.
+TEST(LinalgHost, StridesPast32BitsAreCopied) {
+  const index_t far = index_t{1} << 31;
+  const std::size_t bytes = static_cast<std::size_t>(far + 2) * sizeof(float);
+  void *memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (memory == MAP_FAILED) GTEST_SKIP() << "no 8 GB of address space to map";
+  auto *buffer = static_cast<float *>(memory);
+  kernel::array_view<float, 2> a(buffer, {2, 2}, {far, 1});
+  a(0, 0) = 1, a(0, 1) = 2, a(1, 0) = 3, a(1, 1) = 4;
+  kernel::ndarray<float, 2> b({2, 2});
+  b(0, 0) = 5, b(0, 1) = 6, b(1, 0) = 7, b(1, 1) = 8;
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    const auto c = la::matrix_product.on(t)(a, b);
+    EXPECT_EQ(c(0, 0), 19);
+    EXPECT_EQ(c(0, 1), 22);
+    EXPECT_EQ(c(1, 0), 43);
+    EXPECT_EQ(c(1, 1), 50);
+    // As the output, and transposed (a column stride past 32 bits).
+    kernel::array_view<float, 2> out(buffer + 2, {2, 2}, {1, far});
+    la::matrix_product.on(t)(b, b, out);
+    EXPECT_EQ(out(0, 0), 67);
+    EXPECT_EQ(out(1, 1), 106);
+    const kernel::array_view<float, 1> column(buffer, {2}, {far});
+    EXPECT_EQ(la::dot.on(t)(column, column), 10);
+    EXPECT_EQ(la::vector_two_norm.on(t)(column), std::sqrt(10.0f));
+  }
+  ::munmap(memory, bytes);
 }
 
 // Lazy expressions are accepted as operands: evaluated where the call runs, then used as arrays.

@@ -226,7 +226,7 @@ class philox : public kernel::detail::placed<philox> {
 public:
   /// The sequence of `seed`, from draw `offset` (rounded up to a multiple of four).
   explicit philox(std::uint64_t seed, std::uint64_t offset = 0)
-      : seed_(seed), next_block_(std::make_shared<std::atomic<std::uint64_t>>((offset + 3) / 4)) {}
+      : seed_(seed), next_block_(std::make_shared<std::atomic<std::uint64_t>>(offset / 4 + (offset % 4 != 0))) {}
 
   static constexpr std::string_view name() noexcept { return "philox"; }
   std::uint64_t seed() const noexcept { return seed_; }
@@ -243,20 +243,17 @@ public:
   }
   /// Uniform in (low, high] (float or double arrays): curandGenerateUniform(Double) for (0, 1].
   template <class A> void uniform(A &&out, double low = 0, double high = 1) const {
-    require_float<A>();
-    check_finite("uniform", low, high);
+    check_parameters<A>("uniform", low, high, false);
     fill(out, kernel::detail::distribution::uniform, low, high);
   }
   /// Normal with `mean` and `stddev`: curandGenerateNormal(Double).
   template <class A> void normal(A &&out, double mean = 0, double stddev = 1) const {
-    require_float<A>();
-    check_finite("normal", mean, stddev);
+    check_parameters<A>("normal", mean, stddev, true);
     fill(out, kernel::detail::distribution::normal, mean, stddev);
   }
   /// exp of a normal with `mean` and `stddev`: curandGenerateLogNormal(Double).
   template <class A> void lognormal(A &&out, double mean = 0, double stddev = 1) const {
-    require_float<A>();
-    check_finite("lognormal", mean, stddev);
+    check_parameters<A>("lognormal", mean, stddev, true);
     fill(out, kernel::detail::distribution::lognormal, mean, stddev);
   }
   /// Integers uniform in [low, high) (any integer array), from 64 bits each.
@@ -274,14 +271,32 @@ public:
   }
 
 private:
-  template <class A> static constexpr void require_float() {
+  /// A uniform's ends (arguments 2 and 3) or a normal's mean and standard deviation: finite
+  /// in the array's element type, the uniform's width too (else every value would be inf), the
+  /// standard deviation not negative.
+  template <class A> static void check_parameters(const char *what, double a, double b, bool normal) {
     using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
                   "this distribution fills float or double arrays");
-  }
-  static void check_finite(const char *what, double a, double b) {
-    if (!std::isfinite(a) || !std::isfinite(b))
-      throw argument_error(std::string("philox::") + what, 2, "the distribution's parameters must be finite");
+    constexpr bool single = std::is_same_v<T, float>;
+    const auto fits = [](double v) { return std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max()); };
+    const std::string call = std::string("philox::") + what, in_range = single ? " and within float's range" : "";
+    if (!fits(a))
+      throw argument_error(call, 2,
+                           std::string(normal ? "the mean" : "the low end") + " is " + std::to_string(a) +
+                               "; it must be finite" + in_range);
+    if (normal) {
+      if (!fits(b) || !(b >= 0))
+        throw argument_error(
+            call, 3, "the standard deviation is " + std::to_string(b) + "; it must be finite, not negative" + in_range);
+      return;
+    }
+    if (!fits(b))
+      throw argument_error(call, 3, "the high end is " + std::to_string(b) + "; it must be finite" + in_range);
+    if (!std::isfinite(static_cast<T>(static_cast<T>(b) - static_cast<T>(a))))
+      throw argument_error(call, 3,
+                           "the range from " + std::to_string(a) + " to " + std::to_string(b) + " is wider than " +
+                               (single ? "float" : "double") + " can hold");
   }
 
   template <class A>
