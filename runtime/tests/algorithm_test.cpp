@@ -797,6 +797,13 @@ TEST_P(Targets, OutputsOverlappingInputsAreRefused) {
   const kernel::array_view<const double, 1> first_two(a.data(), {2}, {1});
   EXPECT_THROW(kernel::put.on(t)(a, std::vector<int>{1, 2}, first_two), kernel::argument_error);
   EXPECT_EQ(a, (std::vector<double>{1, 2, 3}));
+  // An output repeating one element (a zero stride) would keep only the last result.
+  std::vector<float> one = {7};
+  kernel::array_view<float, 1> repeated(one.data(), {5}, {0});
+  EXPECT_THROW(kernel::cumsum.on(t)(std::vector<float>(5, 1.0f), repeated), kernel::argument_error);
+  EXPECT_THROW(kernel::random::philox(3).on(t).uniform(repeated), kernel::argument_error);
+  EXPECT_THROW(kernel::take.on(t)(a, std::vector<int>{0, 1, 2, 0, 1}, repeated), kernel::argument_error);
+  EXPECT_EQ(one, std::vector<float>{7});
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, Targets,

@@ -398,6 +398,18 @@ TEST_P(Targets, ErrorsNameTheCallAndWriteNothing) {
   EXPECT_THROW(kernel::rfft2.on(t)(std::vector<double>(8)), kernel::argument_error); // rank 1
   EXPECT_THROW(kernel::rfftn.on(t)(kernel::ndarray<float, 2>({3, 0})), kernel::argument_error);
   for (kernel::index_t i = 0; i < m.size(); ++i) ASSERT_EQ(m.data()[i], cf(1, 2)); // untouched
+  // In place over a view that repeats elements (a zero stride): each row's results would land
+  // on the same four elements.
+  std::vector<cf> row = {cf(1), cf(2), cf(3), cf(4)};
+  kernel::array_view<cf, 2> repeated(row.data(), {4, 4}, {0, 1});
+  try {
+    kernel::fft_inplace.on(t)(repeated);
+    FAIL() << "a view repeating its elements";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 1);
+    EXPECT_NE(std::string(e.what()).find("zero stride"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(row, (std::vector<cf>{cf(1), cf(2), cf(3), cf(4)}));
 }
 
 /// `x` (row-major, of `from`) cropped or padded with zeros to `to`.

@@ -235,11 +235,7 @@ linalg_output<T> linalg_result(const algorithm_site &site, std::string_view name
 }
 
 template <class C> void require_distinct_elements(std::string_view name, int argument, const C &out) {
-  const auto v = arg_of<C>::view(out);
-  for (std::size_t d = 0; d < v.shape().size(); ++d)
-    if (v.shape(d) > 1 && v.stride(d) == 0)
-      throw argument_error(std::string(name), argument,
-                           "has a zero stride: the results would be written more than once to one element");
+  require_distinct_view(name, argument, arg_of<C>::view(out));
 }
 
 /// Where out = a b (+ e) runs, after the checks every target makes on the user's arrays: the

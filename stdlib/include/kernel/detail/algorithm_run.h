@@ -272,6 +272,7 @@ public:
   static output_elements make(const algorithm_site &site, std::string_view name, int argument, A &a) {
     using arg = ufunc_arg<A &>;
     static_assert(arg::supported && !arg::is_scalar && arg::writable, "the results go to a writable array");
+    require_distinct_view(name, argument, arg::view(a));
     output_elements out;
     if constexpr (arg::is_device) {
       if (!site.on_device() || &a.device().state() != site.call->device)

@@ -26,6 +26,16 @@ inline std::string shape_string(const index_t *shape, int rank) {
   return s + ")";
 }
 
+/// A view the results are written to: no element of it twice, as far as the strides say (a
+/// zero stride along an extent above 1 would write results more than once to one element, the
+/// last one winning). `View` is any array view (shape(), shape(d), stride(d)).
+template <class View> void require_distinct_view(std::string_view callee, int argument, const View &v) {
+  for (std::size_t d = 0; d < v.shape().size(); ++d)
+    if (v.shape(d) > 1 && v.stride(d) == 0)
+      throw argument_error(std::string(callee), argument,
+                           "has a zero stride: the results would be written more than once to one element");
+}
+
 /// Largest byte size of one object (what operator new and the device allocators accept).
 inline constexpr std::uint64_t max_object_bytes = static_cast<std::uint64_t>(PTRDIFF_MAX);
 
