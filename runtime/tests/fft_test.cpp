@@ -99,11 +99,11 @@ TEST_P(Targets, RealInputsAndNormalisations) {
   for (auto [norm, forward_scale] :
        {std::pair{kernel::fft_norm::backward, 1.0}, std::pair{kernel::fft_norm::ortho, 1 / std::sqrt(30.0)},
         std::pair{kernel::fft_norm::forward, 1 / 30.0}}) {
-    const auto X = kernel::fft.on(t)(xc, -1, norm);
+    const auto X = kernel::fft.on(t)(xc, {}, -1, norm);
     const std::vector<cd> w = dft(xc.data(), n, 1, false);
     for (kernel::index_t k = 0; k < n; ++k)
       ASSERT_LT(std::abs(X(k) - w[static_cast<std::size_t>(k)] * forward_scale), 1e-13) << k;
-    const auto back = kernel::ifft.on(t)(X, -1, norm);
+    const auto back = kernel::ifft.on(t)(X, {}, -1, norm);
     ASSERT_LT(relative_error(back.data(), xc.data(), xc.size()), 1e-13);
   }
   // rfft: the n/2+1 first coefficients; irfft gives x back, for even and odd n.
@@ -150,7 +150,7 @@ TEST_P(Targets, AxesBatchesAndStridedViews) {
   std::copy(v.begin(), v.end(), a.data());
   const kernel::index_t strides[3] = {d1 * d2, d2, 1}, extents[3] = {d0, d1, d2};
   for (int axis = 0; axis < 3; ++axis) {
-    const auto X = kernel::fft.on(t)(a, axis);
+    const auto X = kernel::fft.on(t)(a, {}, axis);
     for (kernel::index_t i = 0; i < a.size(); ++i) {
       // The start of i's line along `axis`.
       const kernel::index_t pos = (i / strides[axis]) % extents[axis], start = i - pos * strides[axis];
@@ -161,10 +161,10 @@ TEST_P(Targets, AxesBatchesAndStridedViews) {
     }
   }
   const auto all = kernel::fftn.on(t)(a);
-  const auto chained = kernel::fft.on(t)(kernel::fft.on(t)(kernel::fft.on(t)(a, 0), 1), 2);
+  const auto chained = kernel::fft.on(t)(kernel::fft.on(t)(kernel::fft.on(t)(a, {}, 0), {}, 1), {}, 2);
   EXPECT_LT(relative_error(all.data(), chained.data(), static_cast<std::size_t>(a.size())), 1e-13);
   const auto two = kernel::fftn.on(t)(a, {2, 0});
-  const auto two_chained = kernel::fft.on(t)(kernel::fft.on(t)(a, 0), 2);
+  const auto two_chained = kernel::fft.on(t)(kernel::fft.on(t)(a, {}, 0), {}, 2);
   EXPECT_LT(relative_error(two.data(), two_chained.data(), static_cast<std::size_t>(a.size())), 1e-13);
   const auto last_two = kernel::fft2.on(t)(a);
   const auto last_two_chained = kernel::fftn.on(t)(a, {-2, -1});
@@ -222,8 +222,8 @@ template <class R> void check_lines_side_by_side(kernel::target t, kernel::index
   const std::vector<cd> v = random_complex(static_cast<std::size_t>(n * cols), static_cast<unsigned>(n + 1000));
   for (kernel::index_t i = 0; i < a.size(); ++i) a.data()[i] = C(v[static_cast<std::size_t>(i)]);
   std::vector<cd> exact(a.data(), a.data() + a.size()); // the values as stored, in double
-  const auto X = kernel::fft.on(t)(a, 0);
-  const auto Y = kernel::ifft.on(t)(a, 0);
+  const auto X = kernel::fft.on(t)(a, {}, 0);
+  const auto Y = kernel::ifft.on(t)(a, {}, 0);
   for (kernel::index_t c = 0; c < cols; ++c) {
     const std::vector<cd> want = dft(exact.data() + c, n, cols, false);
     const std::vector<cd> want_inverse = dft(exact.data() + c, n, cols, true);
@@ -246,7 +246,7 @@ template <class R> void check_lines_side_by_side(kernel::target t, kernel::index
   kernel::ndarray<C, 3> a3({n, 3, 5});
   for (kernel::index_t i = 0; i < a3.size(); ++i) a3.data()[i] = C(v[static_cast<std::size_t>(i % (n * cols))]);
   std::vector<cd> exact3(a3.data(), a3.data() + a3.size());
-  const auto X3 = kernel::fft.on(t)(a3, 0);
+  const auto X3 = kernel::fft.on(t)(a3, {}, 0);
   for (kernel::index_t line = 0; line < 15; ++line) {
     const std::vector<cd> want = dft(exact3.data() + line, n, 15, false);
     for (kernel::index_t k = 0; k < n; ++k)
@@ -259,7 +259,7 @@ template <class R> void check_lines_side_by_side(kernel::target t, kernel::index
   kernel::ndarray<R, 2> r({n, cols});
   for (kernel::index_t i = 0; i < r.size(); ++i) r.data()[i] = static_cast<R>(v[static_cast<std::size_t>(i)].real());
   std::vector<cd> exact_r(r.data(), r.data() + r.size());
-  const auto H = kernel::rfft.on(t)(r, 0);
+  const auto H = kernel::rfft.on(t)(r, {}, 0);
   ASSERT_EQ(H.shape(0), n / 2 + 1);
   for (kernel::index_t c = 0; c < cols; ++c) {
     const std::vector<cd> want = dft(exact_r.data() + c, n, cols, false);
@@ -372,7 +372,7 @@ TEST_P(Targets, ErrorsNameTheCallAndWriteNothing) {
   } catch (const kernel::argument_error &e) {
     EXPECT_NE(std::string(e.what()).find("'fftn': argument 2: names axis 0 twice"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(kernel::fft.on(t)(m, 2), kernel::argument_error);
+  EXPECT_THROW(kernel::fft.on(t)(m, {}, 2), kernel::argument_error);
   EXPECT_THROW(kernel::fft2.on(t)(std::vector<cf>(4)), kernel::argument_error);
   EXPECT_THROW(kernel::fft_inplace.on(t)(m, {5}), kernel::argument_error);
   for (kernel::index_t i = 0; i < m.size(); ++i) ASSERT_EQ(m.data()[i], cf(1, 2)); // untouched
@@ -510,6 +510,45 @@ TEST_P(Targets, LengthsCropOrPadTheInput) {
   // An empty input padded: zeros.
   const auto zeros = kernel::fftn.on(t)(std::vector<cf>{}, {0}, {4});
   for (kernel::index_t i = 0; i < 4; ++i) EXPECT_EQ(zeros(i), cf(0, 0));
+
+  // The 1-D transforms take NumPy's (a, n, axis, norm): fft(a, 16) pads to 16 points,
+  // fft(a, 3, 0) crops along axis 0, rfft(x, 16) pads the real values; {} keeps the length.
+  EXPECT_LT(relative_error(kernel::fft.on(t)(odd, 16).data(), want.data(), want.size()), 1e-14);
+  const auto cropped = kernel::fft.on(t)(a, 3, 0), want_cropped = kernel::fftn.on(t)(a, {0}, {3});
+  ASSERT_EQ(cropped.shape(0), 3);
+  ASSERT_EQ(cropped.shape(1), d1);
+  EXPECT_LT(relative_error(cropped.data(), want_cropped.data(), 3 * d1), 1e-15);
+  const auto inverse_padded = kernel::ifft.on(t)(a, 8, 1, kernel::fft_norm::ortho);
+  const auto want_inverse_padded = kernel::ifftn.on(t)(a, {1}, {8}, kernel::fft_norm::ortho);
+  EXPECT_LT(relative_error(inverse_padded.data(), want_inverse_padded.data(), d0 * 8), 1e-15);
+  const auto H = kernel::rfft.on(t)(odd, 16);
+  ASSERT_EQ(H.shape(0), 9);
+  EXPECT_LT(relative_error(H.data(), want.data(), 9), 1e-14);
+  EXPECT_EQ(kernel::fft.on(t)(a, {}, 0).shape(0), d0);
+  // No points, or a norm that is none of the three, are errors naming the argument.
+  try {
+    (void)kernel::fft.on(t)(odd, 0);
+    ADD_FAILURE() << "fft of 0 points";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2) << e.what();
+  }
+  try {
+    (void)kernel::irfft.on(t)(c, 0);
+    ADD_FAILURE() << "irfft to 0 points";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2) << e.what();
+  }
+  try {
+    (void)kernel::fft.on(t)(a, {}, 2);
+    ADD_FAILURE() << "axis 2 of a 2-D array";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 3) << e.what();
+  }
+  EXPECT_THROW((void)kernel::fft2.on(t)(a, {0, 1}, static_cast<kernel::fft_norm>(7)), kernel::argument_error);
+  EXPECT_THROW((void)kernel::irfft.on(t)(c, 4, -1, static_cast<kernel::fft_norm>(-1)), kernel::argument_error);
+  kernel::ndarray<cd, 2> untouched = a;
+  EXPECT_THROW(kernel::fft_inplace.on(t)(untouched, static_cast<kernel::fft_norm>(3)), kernel::argument_error);
+  EXPECT_EQ(relative_error(untouched.data(), a.data(), d0 * d1), 0);
 }
 
 // rfft2 and rfftn are fftn's first n/2+1 coefficients along the last axis; irfft2 and irfftn
@@ -612,7 +651,7 @@ TEST_P(Targets, ExpressionInputs) {
   for (kernel::index_t i = 0; i < 60; ++i) x3.data()[i] = x.data()[i] * 3.0;
   const auto e = vtimes(kernel::lazy(x), 3.0);
   const auto want2 = kernel::fft2.on(t)(x3), got2 = kernel::fft2.on(t)(e);
-  const auto want1 = kernel::ifft.on(t)(x3, 0), got1 = kernel::ifft.on(t)(e, 0);
+  const auto want1 = kernel::ifft.on(t)(x3, {}, 0), got1 = kernel::ifft.on(t)(e, {}, 0);
   const auto wantr = kernel::rfft.on(t)(x3), gotr = kernel::rfft.on(t)(e);
   for (kernel::index_t i = 0; i < 60; ++i) {
     EXPECT_EQ(got2.data()[i], want2.data()[i]) << i;

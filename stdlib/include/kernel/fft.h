@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fast Fourier transforms of arrays, on every target, with NumPy's conventions:
 //
-//   auto X = kernel::fft(x);                      // 1-D, along the last axis
+//   auto X = kernel::fft(x);                      // 1-D, along the last axis; NumPy's
+//   auto X2 = kernel::fft(x, 4096, 0);            // (x, n, axis, norm): padded, along axis 0
 //   auto Y = kernel::fft2(image);                 // the last two axes
 //   auto Z = kernel::fftn(volume, {0, 2});        // chosen axes (all by default)
 //   auto x2 = kernel::ifft(X);                    // inverses: ifft, ifft2, ifftn
@@ -36,6 +37,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -176,6 +178,13 @@ inline double fft_scale(fft_norm norm, bool inverse, index_t n) {
   case fft_norm::backward:
   default: return inverse ? 1 / static_cast<double>(n) : 1;
   }
+}
+
+/// A norm that is one of the three (an enum can be cast from any integer).
+inline void require_norm(std::string_view name, fft_norm norm) {
+  if (norm != fft_norm::backward && norm != fft_norm::ortho && norm != fft_norm::forward)
+    throw argument_error(std::string(name), 0,
+                         "norm " + std::to_string(static_cast<int>(norm)) + " is not backward, ortho or forward");
 }
 
 /// `axes` for an array of rank `rank`: in range, distinct, at least one.
@@ -371,11 +380,11 @@ input_elements<T> fft_resized(const algorithm_site &site, const input_elements<T
 
 template <class Derived> class fft_calls : public placed<Derived> {
 protected:
-  /// Complex transforms along `axes` (argument 2) of any array, cropped or padded to
-  /// `lengths` (argument 3) when given, into a new complex array.
+  /// Complex transforms along `axes` (argument `axes_argument`) of any array, cropped or
+  /// padded to `lengths` (argument `lengths_argument`) when given, into a new complex array.
   template <class A>
-  auto transform(std::string_view name, const A &x, const fft_axes &axes, const fft_lengths *lengths, fft_norm norm,
-                 bool inverse) const {
+  auto transform(std::string_view name, const A &x, const fft_axes &axes, int axes_argument, const fft_lengths *lengths,
+                 int lengths_argument, fft_norm norm, bool inverse) const {
     require_array<A>();
     using T = element_of<A>;
     static_assert(fft_element<T>, "FFTs take float32, float64, complex64 or complex128 arrays");
@@ -384,9 +393,10 @@ protected:
     static_assert(R >= 1, "an FFT takes an array");
     const algorithm_site site = site_of(name, this->placed_on(), x);
     const auto shape = shape_of(x);
-    const std::vector<int> along = fft_axes_of(name, 2, axes, static_cast<int>(R));
-    const auto sized = fft_sized(name, 3, shape, along, lengths);
+    const std::vector<int> along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
+    const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
     require_points(name, sized, along);
+    require_norm(name, norm);
     auto result = make_result<Complex, R, is_device_arg<A>>(site, sized);
     input_elements<T> src = input_on<T>(site, name, 1, x);
     if (sized != shape) src = fft_resized(site, src, shape, sized);
@@ -398,9 +408,10 @@ protected:
   /// An expression's transforms: the expression is evaluated into an array first, where the
   /// call is placed (as for the array algorithms).
   template <class N>
-  auto transform(std::string_view name, const kernel::expr<N> &x, const fft_axes &axes, const fft_lengths *lengths,
-                 fft_norm norm, bool inverse) const {
-    return transform(name, evaluated(this->placed_on(), x), axes, lengths, norm, inverse);
+  auto transform(std::string_view name, const kernel::expr<N> &x, const fft_axes &axes, int axes_argument,
+                 const fft_lengths *lengths, int lengths_argument, fft_norm norm, bool inverse) const {
+    return transform(name, evaluated(this->placed_on(), x), axes, axes_argument, lengths, lengths_argument, norm,
+                     inverse);
   }
 
   /// Complex transforms along `axes` of a complex array, whose elements the results replace.
@@ -416,6 +427,7 @@ protected:
     const auto shape = shape_of(x);
     const std::vector<int> along = fft_axes_of(name, 2, axes, static_cast<int>(R));
     require_points(name, shape, along);
+    require_norm(name, norm);
     // The array's own memory where it is contiguous and where the call runs; else a copy,
     // written back.
     input_elements<T> src = input_on<T>(site, name, 1, x);
@@ -441,6 +453,7 @@ protected:
     const std::vector<int> along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
     require_points(name, sized, along);
+    require_norm(name, norm);
     const auto last = static_cast<std::size_t>(along.back());
     auto out_shape = sized;
     out_shape[last] = sized[last] / 2 + 1;
@@ -480,6 +493,7 @@ protected:
     const std::vector<int> along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto last = static_cast<std::size_t>(along.back());
     auto out_shape = fft_sized(name, lengths_argument, shape, along, lengths);
+    require_norm(name, norm);
     if (!lengths) {
       require_points(name, shape, along);
       out_shape[last] = 2 * (shape[last] - 1);
@@ -562,13 +576,16 @@ private:
 
 namespace detail {
 
-/// fft and ifft: along one axis (the last by default).
+/// fft and ifft: along one axis (the last by default), as NumPy's fft(a, n, axis, norm): the
+/// input cropped or padded with zeros to `n` points when given (`{}`: its length).
 template <bool Inverse> class fft_1d_fn : public fft_calls<fft_1d_fn<Inverse>> {
 public:
   constexpr fft_1d_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "ifft" : "fft"; }
-  template <class A> auto operator()(const A &x, int axis = -1, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, fft_axes{axis}, nullptr, norm, Inverse);
+  template <class A>
+  auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    const fft_lengths lengths{n.value_or(0)};
+    return this->transform(name(), x, fft_axes{axis}, 3, n ? &lengths : nullptr, 2, norm, Inverse);
   }
 };
 
@@ -579,12 +596,12 @@ public:
   static constexpr std::string_view name() noexcept { return Inverse ? "ifft2" : "fft2"; }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, nullptr, norm, Inverse);
+    return this->transform(name(), x, axes, 2, nullptr, 3, norm, Inverse);
   }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes, const fft_lengths &lengths,
                   fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, &lengths, norm, Inverse);
+    return this->transform(name(), x, axes, 2, &lengths, 3, norm, Inverse);
   }
 };
 
@@ -594,15 +611,15 @@ public:
   constexpr fft_nd_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "ifftn" : "fftn"; }
   template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, fft_axes::all(arg_of<evaluated_t<A>>::rank), nullptr, norm, Inverse);
+    return this->transform(name(), x, fft_axes::all(arg_of<evaluated_t<A>>::rank), 2, nullptr, 3, norm, Inverse);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, nullptr, norm, Inverse);
+    return this->transform(name(), x, axes, 2, nullptr, 3, norm, Inverse);
   }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes, const fft_lengths &lengths,
                   fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, &lengths, norm, Inverse);
+    return this->transform(name(), x, axes, 2, &lengths, 3, norm, Inverse);
   }
 };
 
@@ -620,15 +637,19 @@ public:
   }
 };
 
-/// The real transforms along one axis: rfft (the n/2+1 first coefficients of n real values)
+/// The real transforms along one axis, as NumPy's (a, n, axis, norm): rfft (the n/2+1 first
+/// coefficients of n real values, the input cropped or padded with zeros to `n` when given)
 /// and irfft (`n` real values, by default 2 (m - 1) for m coefficients, from the first n/2+1,
 /// the coefficients cropped or padded with zeros to that many).
 class rfft_fn : public fft_calls<rfft_fn> {
 public:
   constexpr rfft_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "rfft"; }
-  template <class A> auto operator()(const A &x, int axis = -1, fft_norm norm = fft_norm::backward) const {
-    return this->real_forward(name(), evaluated(this->placed_on(), x), fft_axes{axis}, 2, nullptr, 0, norm);
+  template <class A>
+  auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    const fft_lengths lengths{n.value_or(0)};
+    return this->real_forward(name(), evaluated(this->placed_on(), x), fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
+                              norm);
   }
 };
 class irfft_fn : public fft_calls<irfft_fn> {
@@ -636,10 +657,10 @@ public:
   constexpr irfft_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "irfft"; }
   template <class A>
-  auto operator()(const A &x, index_t n = 0, int axis = -1, fft_norm norm = fft_norm::backward) const {
-    const fft_lengths lengths{n};
-    return this->real_inverse(name(), evaluated(this->placed_on(), x), fft_axes{axis}, 3, n == 0 ? nullptr : &lengths,
-                              2, norm);
+  auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    const fft_lengths lengths{n.value_or(0)};
+    return this->real_inverse(name(), evaluated(this->placed_on(), x), fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
+                              norm);
   }
 };
 
