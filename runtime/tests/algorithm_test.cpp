@@ -567,6 +567,19 @@ TEST_P(Targets, HistogramsAsNumPy) {
   EXPECT_THROW(kernel::histogram.on(t)(x, std::vector<float>{0, 1, 1}), kernel::argument_error);
   EXPECT_THROW(kernel::histogram.on(t)(x, 0, 0.0, 1.0), kernel::argument_error);
   EXPECT_THROW(kernel::histogram.on(t)(x, 3, 1.0, 1.0), kernel::argument_error);
+  // 64-bit integers are binned as integers: 2^53 lies below the edge 2^53 + 1, which a double
+  // would round to 2^53 (NumPy gives {1, 0}); unsigned against signed edges too.
+  const std::int64_t big = std::int64_t{1} << 53;
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(std::vector<std::int64_t>{big},
+                                              std::vector<std::int64_t>{0, big + 1, big + 3})),
+            (std::vector<kernel::index_t>{1, 0}));
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(std::vector<std::uint64_t>{0, 5, ~std::uint64_t{0}},
+                                              std::vector<std::int64_t>{-4, 1, std::int64_t{1} << 62})),
+            (std::vector<kernel::index_t>{1, 1}));
+  // Edges may be an expression, as any input.
+  const std::vector<float> halves = {-1, 0, 0.5, 2};
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(x, vtimes(kernel::lazy(halves), 1.0f))),
+            (std::vector<kernel::index_t>{1, 4, 4}));
 }
 
 TEST_P(Targets, DeviceArraysStayOnTheDevice) {
@@ -804,6 +817,38 @@ TEST_P(Targets, OutputsOverlappingInputsAreRefused) {
   EXPECT_THROW(kernel::random::philox(3).on(t).uniform(repeated), kernel::argument_error);
   EXPECT_THROW(kernel::take.on(t)(a, std::vector<int>{0, 1, 2, 0, 1}, repeated), kernel::argument_error);
   EXPECT_EQ(one, std::vector<float>{7});
+  // An empty output overlaps nothing, wherever it points.
+  const auto none = kernel::take.on(t)(a, std::vector<int>{});
+  EXPECT_EQ(none.size(), 0);
+  kernel::array_view<double, 1> empty_inside(a.data() + 1, {0}, {1});
+  kernel::take.on(t)(a, std::vector<int>{}, empty_inside);
+  kernel::cumsum.on(t)(kernel::array_view<const double, 1>(a.data(), {0}, {1}), empty_inside);
+  EXPECT_EQ(a, (std::vector<double>{1, 2, 3}));
+}
+
+// Errors name the argument at fault by its position in the call.
+TEST_P(Targets, ErrorsNumberTheirArguments) {
+  const kernel::target t = GetParam();
+  const auto argument_of = [](auto call) {
+    try {
+      call();
+    } catch (const kernel::argument_error &e) {
+      return e.argument();
+    }
+    return -1;
+  };
+  std::vector<float> v(4, 1.0f), out(4), short_out(3);
+  kernel::ndarray<float, 2> m({2, 3}, 1.0f);
+  EXPECT_EQ(argument_of([&] { kernel::sort.on(t)(v, kernel::ascending, 1); }), 3);
+  EXPECT_EQ(argument_of([&] { (void)kernel::argsort.on(t)(m, kernel::descending, -3); }), 3);
+  EXPECT_EQ(argument_of([&] { (void)kernel::cumsum.on(t)(m, 2); }), 2);
+  EXPECT_EQ(argument_of([&] { kernel::cumsum.on(t)(v, out, 1); }), 3);
+  EXPECT_EQ(argument_of([&] { kernel::cumsum.on(t)(v, short_out); }), 2);
+  EXPECT_EQ(argument_of([&] { (void)kernel::cumsum.on(t).exclusive(v, 0.0f, 5); }), 3);
+  EXPECT_EQ(argument_of([&] { kernel::cumsum.on(t).exclusive(v, 0.0f, short_out); }), 3);
+  EXPECT_EQ(argument_of([&] { kernel::cumsum.on(t).exclusive(v, 0.0f, out, 1); }), 4);
+  EXPECT_EQ(argument_of([&] { (void)kernel::top_k.on(t)(m, 2, 2); }), 3);
+  EXPECT_EQ(out, std::vector<float>(4, 0.0f));
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, Targets,

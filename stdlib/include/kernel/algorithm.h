@@ -21,8 +21,8 @@
 // Orders are NumPy's: integers and floats by value, NaNs last (or first among the largest in
 // top_k, as NaN sorts above every number), -0.0 equal to +0.0. Sorts are stable: argsort,
 // sort_by_key and top_k keep equal keys in their order, -0.0 and +0.0 included; `sort`, which
-// moves the values themselves without a gather, puts each -0.0 before the +0.0s equal to it
-// (and NaNs by their payload bits), keeping every bit. Errors are argument_errors naming
+// moves the values themselves without a gather, puts -0.0 before +0.0 ascending and after it
+// descending (and NaNs by their payload bits), keeping every bit. Errors are argument_errors naming
 // the algorithm and the argument, thrown before anything is written.
 #pragma once
 
@@ -125,7 +125,7 @@ public:
     using T = value_of<A>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
     auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
-    run<T, true>(site, in, out, axis, std::nullopt, false);
+    run<T, true>(site, in, out, 0, axis, 2, std::nullopt, false);
     return out;
   }
   /// The inclusive scan of `in` into `out` (same shape; may be `in` itself).
@@ -133,7 +133,7 @@ public:
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void operator()(const A &in, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
-    run<into_value<A, Out>, false>(site, in, out, axis, std::nullopt, false);
+    run<into_value<A, Out>, false>(site, in, out, 2, axis, 3, std::nullopt, false);
   }
 
   /// The scans of an expression (evaluated first: see the header comment).
@@ -151,14 +151,14 @@ public:
     using T = value_of<A>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
     auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
-    run<T, true>(site, in, out, axis, init, true);
+    run<T, true>(site, in, out, 0, axis, 3, init, true);
     return out;
   }
   template <class A, class Out>
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void exclusive(const A &in, into_value<A, Out> init, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
-    run<into_value<A, Out>, false>(site, in, out, axis, init, true);
+    run<into_value<A, Out>, false>(site, in, out, 3, axis, 4, init, true);
   }
   template <class N>
   auto exclusive(const expr<N> &in, value_of<detail::evaluated_t<expr<N>>> init, int axis = -1) const {
@@ -190,25 +190,26 @@ private:
 
   /// `Widen`: a device input of a narrower element type is read as it is and widened to T by
   /// the scan (the returning forms' sum type), not refused as an implicit conversion.
+  /// `out` is argument `out_argument` (0: the call's result) and `axis` argument `axis_argument`.
   template <class T, bool Widen, class A, class Out>
-  void run(const detail::algorithm_site &site, const A &in, Out &out, int axis, std::optional<T> init,
-           bool exclusive) const {
+  void run(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis, int axis_argument,
+           std::optional<T> init, bool exclusive) const {
     detail::require_array<A>();
     detail::require_array<Out>();
     constexpr std::size_t R = detail::arg_of<A>::rank;
     static_assert(detail::arg_of<Out>::rank == R, "a scan's output has the input's rank");
     const auto shape = detail::shape_of(in);
     if (shape != detail::shape_of(out))
-      throw argument_error(std::string(name()), 2, "has a shape other than the input's");
+      throw argument_error(std::string(name()), out_argument, "has a shape other than the input's");
     // In place only over exactly the input: a shifted view would read sums as values.
-    detail::require_apart(name(), 2, out, 1, in, /*may_be_same=*/true);
+    detail::require_apart(name(), out_argument, out, 1, in, /*may_be_same=*/true);
     if constexpr (R == 0) return;
-    const int a = detail::normalize_axis(name(), 0, axis, static_cast<int>(R));
+    const int a = detail::normalize_axis(name(), axis_argument, axis, static_cast<int>(R));
     const detail::segment_layout l = detail::segments_along(shape, a);
     using S = std::conditional_t<Widen, detail::element_of<A>, T>;
     if (site.on_device()) {
       detail::input_elements<S> src = detail::input_on<S>(site, name(), 1, in);
-      detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 2, out);
+      detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), out_argument, out);
       if (!sum_through_cub<S, T>(site, src.data, dst.data, l, init, exclusive))
         detail::scan_device<Op, S, T>(*site.call, src.data, dst.data, l, l, init, exclusive);
       detail::keep_until_done(*site.call, {src.keep});
@@ -216,7 +217,7 @@ private:
       return;
     }
     detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, in);
-    detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 2, out);
+    detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), out_argument, out);
     detail::scan_host<Op, T>(src.data, dst.data, l, init, exclusive, site.parallel());
     dst.deliver();
   }
@@ -244,7 +245,7 @@ protected:
   void sort_segments(const algorithm_site &site, std::string_view name, const T *in, std::shared_ptr<void> keep_in,
                      const std::array<index_t, R> &shape, int axis, key_order order, bool canonical,
                      std::optional<index_t> take, Want &&want) const {
-    const int a = normalize_axis(name, 0, axis, static_cast<int>(R));
+    const int a = normalize_axis(name, 3, axis, static_cast<int>(R)); // (x, order or k, axis)
     const segment_layout l = segments_along(shape, a);
     const sorted_outputs<T> out = want(l);
     if (site.on_device()) {
@@ -1066,6 +1067,12 @@ inline constexpr run_length_encode_fn run_length_encode{};
 /// Counts (int64) of the elements of `x` in `bins` equal bins of [lo, hi], as NumPy's
 /// histogram: the last bin includes hi; values outside the range and NaNs are not counted.
 /// With an array of edges instead: the bins between consecutive edges (increasing).
+namespace detail {
+/// Edges given as an array or an expression, not as a count of bins.
+template <class E>
+concept histogram_edges = !std::is_arithmetic_v<E>;
+} // namespace detail
+
 class histogram_fn : public detail::placed<histogram_fn> {
 public:
   constexpr histogram_fn() noexcept = default;
@@ -1082,9 +1089,7 @@ public:
     return run<double>(x, static_cast<const std::nullptr_t *>(nullptr), bins, lo, hi);
   }
 
-  template <class X, class E>
-    requires(!std::is_arithmetic_v<E>)
-  auto operator()(const X &x, const E &edges) const {
+  template <class X, detail::histogram_edges E> auto operator()(const X &x, const E &edges) const {
     detail::require_array<X>();
     detail::require_array<E>();
     using F = detail::element_of<E>;
@@ -1097,10 +1102,10 @@ public:
   template <class N> auto operator()(const expr<N> &x, index_t bins, double lo, double hi) const {
     return (*this)(detail::evaluated(this->placed_on(), x), bins, lo, hi);
   }
-  template <class N, class E>
-    requires(!std::is_arithmetic_v<E>)
-  auto operator()(const expr<N> &x, const E &edges) const {
-    return (*this)(detail::evaluated(this->placed_on(), x), edges);
+  template <class X, detail::histogram_edges E>
+    requires(detail::any_expression_arg<X, E>)
+  auto operator()(const X &x, const E &edges) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), detail::evaluated(this->placed_on(), edges));
   }
 
 private:

@@ -837,14 +837,29 @@ template <class T> KERNEL_ALWAYS_INLINE index_t even_bin(T x, double lo, double 
   return b;
 }
 
+/// a <= b: two integers compared as integers (64-bit values past 2^53 do not survive a
+/// double), anything else in double, as NumPy compares its promoted values; NaN is at most
+/// nothing.
+template <class A, class B> KERNEL_ALWAYS_INLINE bool value_at_most(A a, B b) noexcept {
+  if constexpr (std::is_integral_v<A> && std::is_integral_v<B>) {
+    if constexpr (std::is_signed_v<A> && !std::is_signed_v<B>)
+      return a < 0 || static_cast<std::uint64_t>(a) <= static_cast<std::uint64_t>(b);
+    else if constexpr (!std::is_signed_v<A> && std::is_signed_v<B>)
+      return b >= 0 && static_cast<std::uint64_t>(a) <= static_cast<std::uint64_t>(b);
+    else
+      return a <= b;
+  } else {
+    return static_cast<double>(a) <= static_cast<double>(b);
+  }
+}
+
 /// The bin of `x` among the bins between `edges` (increasing; the last bin closed), or -1.
 template <class T, class E> KERNEL_ALWAYS_INLINE index_t edge_bin(T x, const E *edges, index_t nedges) noexcept {
-  const double v = static_cast<double>(x);
-  if (!(v >= static_cast<double>(edges[0]) && v <= static_cast<double>(edges[nedges - 1]))) return -1;
-  index_t lo = 0, hi = nedges; // the first edge above v
+  if (!(value_at_most(edges[0], x) && value_at_most(x, edges[nedges - 1]))) return -1;
+  index_t lo = 0, hi = nedges; // the first edge above x
   while (lo < hi) {
     const index_t mid = lo + (hi - lo) / 2;
-    if (static_cast<double>(edges[mid]) <= v)
+    if (value_at_most(edges[mid], x))
       lo = mid + 1;
     else
       hi = mid;

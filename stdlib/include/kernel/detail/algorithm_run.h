@@ -374,10 +374,11 @@ template <std::size_t R> segment_layout segments_along(const std::array<index_t,
 
 template <class A> auto shape_of(const A &a) { return arg_of<A>::view(a).shape(); }
 
-/// Whether `a_bytes` bytes at `a` and `b_bytes` bytes at `b` share any.
+/// Whether `a_bytes` bytes at `a` and `b_bytes` bytes at `b` share any (no bytes share none,
+/// wherever they point).
 inline bool memory_overlaps(const void *a, std::size_t a_bytes, const void *b, std::size_t b_bytes) noexcept {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return x < y + b_bytes && y < x + a_bytes;
+  return a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes;
 }
 
 /// The lowest and one past the highest byte of the user's array `a` itself (host or device
