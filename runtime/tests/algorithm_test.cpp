@@ -817,6 +817,13 @@ TEST_P(Targets, OutputsOverlappingInputsAreRefused) {
   EXPECT_THROW(kernel::random::philox(3).on(t).uniform(repeated), kernel::argument_error);
   EXPECT_THROW(kernel::take.on(t)(a, std::vector<int>{0, 1, 2, 0, 1}, repeated), kernel::argument_error);
   EXPECT_EQ(one, std::vector<float>{7});
+  // A predicate of another element type that the elements cast to safely (int16 to float32)
+  // is accepted on every target, as by the ufunc on the host.
+  const std::vector<std::int16_t> shorts = {-1, 2, 3, 0, -7, 9};
+  EXPECT_EQ(to_vector(kernel::select_if.on(t)(shorts, is_positive)), (std::vector<std::int16_t>{2, 3, 9}));
+  EXPECT_EQ(kernel::count_if.on(t)(shorts, is_positive), 3);
+  EXPECT_EQ(to_vector(kernel::stable_partition.on(t)(shorts, is_positive).values),
+            (std::vector<std::int16_t>{2, 3, 9, -1, 0, -7}));
   // An empty output overlaps nothing, wherever it points.
   const auto none = kernel::take.on(t)(a, std::vector<int>{});
   EXPECT_EQ(none.size(), 0);

@@ -744,14 +744,26 @@ struct flag_positions {
   index_t kept = 0, tiles = 0;
 };
 
+/// Whether a predicate's parameter of type Arg takes elements of type V: V itself, or a number
+/// the ufunc would cast to Arg safely on the host (int16 to float32), so that every target
+/// accepts the same calls.
+template <class V, class Arg> constexpr bool predicate_takes() {
+  if constexpr (std::is_same_v<V, Arg>)
+    return true;
+  else if constexpr (scalar<V> && scalar<Arg>)
+    return can_cast_safely(dtype_of<V>, dtype_of<Arg>);
+  else
+    return false;
+}
+
 /// The predicate function of `P` when the compaction can call it itself on a device: a
-/// kernel::ufunc of one function taking a V and returning bool (else null, and the ufunc
-/// makes a mask first).
+/// kernel::ufunc of one function taking a V (as predicate_takes) and returning bool (else
+/// null, and the ufunc makes a mask first).
 template <class P, class V> constexpr auto fused_predicate = nullptr;
 template <auto F, class V>
   requires(std::is_same_v<typename function_traits<decltype(F)>::result_type, bool> &&
            function_traits<decltype(F)>::arity == 1 &&
-           std::is_same_v<typename function_traits<decltype(F)>::template arg<0>, V>)
+           predicate_takes<V, std::remove_cvref_t<typename function_traits<decltype(F)>::template arg<0>>>())
 constexpr auto fused_predicate<ufunc<F>, V> = F;
 
 /// The flag positions of `n` elements on a device: flagged in `flags`, or, with a predicate,

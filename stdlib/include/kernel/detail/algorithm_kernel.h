@@ -664,8 +664,9 @@ template <class V> struct compact_params {
 /// kept elements; once those are scanned into offsets, `scatter` writes each kept element
 /// to its tile's offset plus the number kept before it in the tile (ballots per warp and
 /// round, scanned in the block). Reads the data twice and writes only what is kept; no
-/// position per element is stored. `Pred`, a [[kernel::vectorize]] function of a V, decides
-/// in place of the flags when given: the predicate evaluated where the values are read.
+/// position per element is stored. `Pred`, a [[kernel::vectorize]] function of a V (or of a
+/// type a V converts to), decides in place of the flags when given: the predicate evaluated
+/// where the values are read.
 template <class V, auto Pred = nullptr> struct compact_entry {
   using params = compact_params<V>;
   static constexpr ctext make_name() { return entry_name<V, Pred>("compact"); }
