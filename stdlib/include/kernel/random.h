@@ -146,29 +146,52 @@ KERNEL_ALWAYS_INLINE constexpr void philox_round(std::uint32_t &c0, std::uint32_
 }
 } // namespace detail
 
-/// The four words of Philox-4x32-10 for `counter` under `key`; `InKernel`: as a kernel
-/// computes them best (philox_round_in_kernel), the same words.
+/// Philox-4x32-10 of the counter in `w`, in place, under the key (k0, k1); `InKernel`: as a
+/// kernel computes it best (philox_round_in_kernel), the same words. The words go by
+/// reference: GPU code is made from the host's IR, whose ABI passes an array of four words by
+/// value as two 64-bit integers, and the kernels then kept the words packed in pairs and
+/// multiplied in 64 bits (several instructions each) through all ten rounds.
 template <bool InKernel = false>
-KERNEL_ALWAYS_INLINE constexpr std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter,
-                                                                          std::array<std::uint32_t, 2> key) noexcept {
+KERNEL_ALWAYS_INLINE constexpr void philox4x32_10_words(std::uint32_t (&w)[4], std::uint32_t k0,
+                                                        std::uint32_t k1) noexcept {
   for (int round = 0; round < 10; ++round) {
     if constexpr (InKernel)
-      detail::philox_round_in_kernel(counter[0], counter[1], counter[2], counter[3], key[0], key[1]);
+      detail::philox_round_in_kernel(w[0], w[1], w[2], w[3], k0, k1);
     else
-      detail::philox_round(counter[0], counter[1], counter[2], counter[3], key[0], key[1]);
-    key = {key[0] + detail::philox_w0, key[1] + detail::philox_w1};
+      detail::philox_round(w[0], w[1], w[2], w[3], k0, k1);
+    k0 += detail::philox_w0;
+    k1 += detail::philox_w1;
   }
-  return counter;
+}
+
+/// The four words of Philox-4x32-10 for `counter` under `key`.
+template <bool InKernel = false>
+KERNEL_ALWAYS_INLINE constexpr std::array<std::uint32_t, 4>
+philox4x32_10(const std::array<std::uint32_t, 4> &counter, const std::array<std::uint32_t, 2> &key) noexcept {
+  std::uint32_t w[4] = {counter[0], counter[1], counter[2], counter[3]};
+  philox4x32_10_words<InKernel>(w, key[0], key[1]);
+  return {w[0], w[1], w[2], w[3]};
+}
+
+/// Block `block` of the sequence of `seed` (see above), into `w`.
+template <bool InKernel = false>
+KERNEL_ALWAYS_INLINE constexpr void philox_block_words(std::uint64_t seed, std::uint64_t block,
+                                                       std::uint32_t (&w)[4]) noexcept {
+  const std::uint64_t c = block >> 16;
+  w[0] = static_cast<std::uint32_t>(c);
+  w[1] = static_cast<std::uint32_t>(c >> 32);
+  w[2] = static_cast<std::uint32_t>(block & 0xffff);
+  w[3] = 0;
+  philox4x32_10_words<InKernel>(w, static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
 }
 
 /// Block `block` of the sequence of `seed` (see above).
 template <bool InKernel = false>
 KERNEL_ALWAYS_INLINE constexpr std::array<std::uint32_t, 4> philox_block(std::uint64_t seed,
                                                                          std::uint64_t block) noexcept {
-  const std::uint64_t c = block >> 16;
-  return philox4x32_10<InKernel>({static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(c >> 32),
-                                  static_cast<std::uint32_t>(block & 0xffff), 0},
-                                 {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
+  std::uint32_t w[4];
+  philox_block_words<InKernel>(seed, block, w);
+  return {w[0], w[1], w[2], w[3]};
 }
 
 /// A float in (0, 1] from 32 random bits, as curand_uniform.
@@ -199,7 +222,7 @@ KERNEL_ALWAYS_INLINE std::array<float, 2> normal2_float32(std::uint32_t x, std::
   }
 }
 /// Two normally distributed doubles from four draws (as curand_normal2_double).
-KERNEL_ALWAYS_INLINE std::array<double, 2> normal2_float64(std::array<std::uint32_t, 4> w) noexcept {
+KERNEL_ALWAYS_INLINE std::array<double, 2> normal2_float64(const std::array<std::uint32_t, 4> &w) noexcept {
   const double u = uniform_float64(w[0], w[1]);
   const double v = (static_cast<double>(std::uint64_t{w[2]} ^ (std::uint64_t{w[3]} << 21)) * 0x1.0p-53 + 0x1.0p-54) *
                    6.2831853071795860;

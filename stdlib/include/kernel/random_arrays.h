@@ -65,11 +65,15 @@ KERNEL_ALWAYS_INLINE constexpr std::uint64_t wide_block(std::uint64_t b) noexcep
   return ((2 * round + b % 2) << 16) | thread;
 }
 
-/// The Philox block that group `g` of the fill uses.
+/// The Philox block that group `g` of the fill uses, into `w` (by reference: see
+/// random::philox4x32_10_words).
 template <bool InKernel, class T>
-KERNEL_ALWAYS_INLINE std::array<std::uint32_t, 4> group_block(const random_fill_params<T> &p, index_t g) noexcept {
+KERNEL_ALWAYS_INLINE void group_block(const random_fill_params<T> &p, index_t g,
+                                      std::array<std::uint32_t, 4> &w) noexcept {
   const std::uint64_t b = p.first_block + static_cast<std::uint64_t>(g);
-  return random::philox_block<InKernel>(p.seed, draws_per_element<T>(p.dist) == 2 ? wide_block(b) : b);
+  std::uint32_t words[4];
+  random::philox_block_words<InKernel>(p.seed, draws_per_element<T>(p.dist) == 2 ? wide_block(b) : b, words);
+  for (int q = 0; q < 4; ++q) w[q] = words[q];
 }
 
 /// Writes the `count` elements of a group at `first` (those below n). In the fill's kernel a
@@ -154,7 +158,9 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
 
 template <bool InKernel = false, class T>
 KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g) noexcept {
-  fill_group<InKernel>(p, g, group_block<InKernel>(p, g));
+  std::array<std::uint32_t, 4> w;
+  group_block<InKernel>(p, g, w);
+  fill_group<InKernel>(p, g, w);
 }
 
 /// Groups [begin, end) on the host: the Philox blocks of eight groups at a time first, in a
