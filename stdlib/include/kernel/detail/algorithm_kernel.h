@@ -188,6 +188,11 @@ inline constexpr unsigned scan_items = sizeof(T) <= 4    ? 8
                                                          : 1;
 template <class T> inline constexpr index_t scan_tile = index_t{algorithm_block} * scan_items<T>;
 
+/// Where element j of a tile lies in shared memory: one slot left empty after every 32, so
+/// that a warp's threads, each reading its own run of scan_items consecutive elements, read
+/// from 32 different banks (unpadded, 4-byte elements eight apart met in every eighth bank).
+KERNEL_ALWAYS_INLINE constexpr index_t padded(index_t j) noexcept { return j + j / warpsize; }
+
 enum class scan_mode : std::int32_t { reduce_tiles, scan_tiles };
 
 template <class S, class T> struct scan_params {
@@ -204,7 +209,7 @@ template <class S, class T> struct scan_params {
 
 /// One pass of a scan with `Op` over tiles of segments: each block reduces its tile to one
 /// partial value, or scans its tile starting from the carry of the tiles before it. A tile is
-/// loaded through shared memory so that each thread scans consecutive elements.
+/// loaded through shared memory (`padded`) so that each thread scans consecutive elements.
 template <auto Op, class S, class T> struct scan_entry {
   using params = scan_params<S, T>;
   static constexpr ctext make_name() { return entry_name<T, Op>("scan"); }
@@ -215,7 +220,7 @@ template <auto Op, class S, class T> struct scan_entry {
     static_assert(sizeof(T) <= 128, "scan values are at most 128 bytes");
     constexpr unsigned items = scan_items<T>;
     constexpr index_t tile_size = scan_tile<T>;
-    auto tile = shared_array<T, tile_size>();
+    auto tile = shared_array<T, padded(tile_size)>();
     const index_t block = blockIdx.x;
     const index_t seg = block / p.tiles, t = block % p.tiles;
     const index_t start = t * tile_size;
@@ -223,13 +228,13 @@ template <auto Op, class S, class T> struct scan_entry {
     const unsigned tid = threadIdx.x;
     for (unsigned k = 0; k < items; ++k) {
       const index_t j = index_t{k} * algorithm_block + tid;
-      if (j < count) tile[j] = static_cast<T>(p.in[p.in_layout.at(seg, start + j)]);
+      if (j < count) tile[padded(j)] = static_cast<T>(p.in[p.in_layout.at(seg, start + j)]);
     }
     syncthreads();
     const index_t first = index_t{tid} * items;
     maybe<T> mine{T{}, false};
     for (unsigned k = 0; k < items; ++k)
-      if (first + k < count) mine = combine<Op>(mine, maybe<T>{tile[first + k], true});
+      if (first + k < count) mine = combine<Op>(mine, maybe<T>{tile[padded(first + k)], true});
     maybe<T> total;
     maybe<T> running = block_exclusive_scan<Op>(mine, total);
     if (p.mode == scan_mode::reduce_tiles) {
@@ -241,19 +246,19 @@ template <auto Op, class S, class T> struct scan_entry {
     running = combine<Op>(carry, running);
     for (unsigned k = 0; k < items; ++k)
       if (first + k < count) {
-        const T v = tile[first + k];
+        const T v = tile[padded(first + k)];
         if (p.exclusive) {
-          tile[first + k] = running.value;
+          tile[padded(first + k)] = running.value;
           running = combine<Op>(running, maybe<T>{v, true});
         } else {
           running = combine<Op>(running, maybe<T>{v, true});
-          tile[first + k] = running.value;
+          tile[padded(first + k)] = running.value;
         }
       }
     syncthreads();
     for (unsigned k = 0; k < items; ++k) {
       const index_t j = index_t{k} * algorithm_block + tid;
-      if (j < count) p.out[p.out_layout.at(seg, start + j)] = tile[j];
+      if (j < count) p.out[p.out_layout.at(seg, start + j)] = tile[padded(j)];
     }
   }
 };
