@@ -33,7 +33,7 @@ namespace {
 using blas_int = int; // the LP64 interface of Debian's libopenblas0
 
 enum : int { row_major = 101 };
-enum : int { no_trans = 111, trans = 112 };
+enum : int { no_trans = 111, trans = 112, conj_trans = 113 };
 
 /// Lets calls that want the same OpenBLAS thread count run together.
 class thread_gate {
@@ -205,6 +205,22 @@ void copy_matrix(const blas_matrix &from, index_t fb, const blas_matrix &to, ind
                   src + (i * from.row_stride + j * from.col_stride) * s, size);
 }
 
+/// Conjugates matrix `m` (item `b` of its batch) in place: the imaginary part of each element
+/// negated (complex types only).
+void conjugate_matrix(const blas_matrix &m, index_t b, blas_type type) {
+  const std::size_t size = element_size(type);
+  char *base = const_cast<char *>(at(m, b, size));
+  const auto s = static_cast<index_t>(size);
+  for (index_t i = 0; i < m.rows; ++i)
+    for (index_t j = 0; j < m.cols; ++j) {
+      char *e = base + (i * m.row_stride + j * m.col_stride) * s;
+      if (type == blas_type::complex64)
+        reinterpret_cast<float *>(e)[1] = -reinterpret_cast<float *>(e)[1];
+      else if (type == blas_type::complex128)
+        reinterpret_cast<double *>(e)[1] = -reinterpret_cast<double *>(e)[1];
+    }
+}
+
 /// A row-major contiguous matrix of m's shape.
 blas_matrix packed_like(const blas_matrix &m, void *data) {
   blas_matrix p;
@@ -221,11 +237,16 @@ bool same_layout(const blas_matrix &x, const blas_matrix &y) {
          x.batch_stride == y.batch_stride;
 }
 
-/// One product C = alpha A B + beta C in row-major terms; every operand readable by OpenBLAS.
+/// One product C = alpha A B + beta C in row-major terms; every operand readable by OpenBLAS,
+/// A and B conjugated where `conj_a`, `conj_b` (then laid out transposed: BLAS's conjugate
+/// transpose).
 void gemm_one(const char *name, const openblas &lib, blas_type type, const blas_matrix &a, const char *pa,
               const blas_matrix &b, const char *pb, const blas_matrix &c, char *pc, const std::array<double, 2> &alpha,
-              const std::array<double, 2> &beta) {
-  const blas_layout la = layout_for_blas(a), lb = layout_for_blas(b), lc = layout_for_blas(c);
+              const std::array<double, 2> &beta, bool conj_a, bool conj_b) {
+  blas_layout la = layout_for_blas(a), lb = layout_for_blas(b);
+  const blas_layout lc = layout_for_blas(c);
+  if (conj_a) la.op = conj_trans;
+  if (conj_b) lb.op = conj_trans;
   const blas_int m = checked(name, c.rows, "a row count of"), n = checked(name, c.cols, "a column count of"),
                  k = checked(name, a.cols, "an inner dimension of");
   const blas_int lda = checked(name, la.ld, "a leading dimension of"),
@@ -270,7 +291,7 @@ void gemm_one(const char *name, const openblas &lib, blas_type type, const blas_
     auto gemv = single ? lib.cgemv : lib.zgemv;
     if (column)
       la.op == no_trans ? gemv(row_major, no_trans, m, k, al, pa, lda, pb, incb, be, pc, incc)
-                        : gemv(row_major, trans, k, m, al, pa, lda, pb, incb, be, pc, incc);
+                        : gemv(row_major, la.op, k, m, al, pa, lda, pb, incb, be, pc, incc);
     else
       (single ? lib.cgemm : lib.zgemm)(row_major, la.op, lb.op, m, n, k, al, pa, lda, pb, ldb, be, pc, ldc);
     return;
@@ -292,9 +313,13 @@ void gemm_host(const char *name, const gemm_problem &problem) {
   checked(name, p.c.cols, "a column count of");
   checked(name, p.a.cols, "an inner dimension of");
   const openblas &lib = blas(name);
-  // E into C first, unless it is C.
+  // E into C first, unless it is C; conjugated there when E is read conjugated.
   if (p.e.data && !same_layout(p.e, p.c)) {
     for (index_t b = 0; b < p.batch; ++b) copy_matrix(p.e, b, p.c, b, size);
+  }
+  if (p.e.data && p.conj_e) {
+    // A batch stride of 0 shares one C: conjugated once.
+    for (index_t b = 0; b < (p.c.batch_stride == 0 ? 1 : p.batch); ++b) conjugate_matrix(p.c, b, p.type);
   }
   // OpenBLAS writes row-major matrices; a column-major C is written as the transpose of
   // C^T = B^T A^T.
@@ -303,6 +328,7 @@ void gemm_host(const char *name, const gemm_problem &problem) {
     p.a = transpose(p.b);
     p.b = transpose(a);
     p.c = transpose(p.c);
+    std::swap(p.conj_a, p.conj_b);
   }
   // k = 0: C = beta C (OpenBLAS returns early for some such calls without scaling C).
   // Through a product with a zero inner dimension made explicit: one column of zeros.
@@ -320,8 +346,15 @@ void gemm_host(const char *name, const gemm_problem &problem) {
     zb.col_stride = 1;
     p.a = za;
     p.b = zb;
+    p.conj_a = p.conj_b = false;
   }
-  const bool pack_a = layout_for_blas(p.a).op == 0, pack_b = layout_for_blas(p.b).op == 0;
+  // A conjugated operand OpenBLAS cannot read transposed (its conjugate transpose) is copied
+  // conjugated.
+  const auto must_pack = [](const blas_matrix &m, bool conj) {
+    const int op = layout_for_blas(m).op;
+    return op == 0 || (conj && op == no_trans);
+  };
+  const bool pack_a = must_pack(p.a, p.conj_a), pack_b = must_pack(p.b, p.conj_b);
   const bool pack_c = layout_for_blas(p.c).op != no_trans;
   const bool parallel = p.parallel;
   const int threads = parallel ? all_cores() : 1;
@@ -338,12 +371,14 @@ void gemm_host(const char *name, const gemm_problem &problem) {
       ta.resize(size * static_cast<std::size_t>(a.rows * a.cols));
       a = packed_like(p.a, ta.data());
       copy_matrix(p.a, b, a, 0, size);
+      if (p.conj_a) conjugate_matrix(a, 0, p.type);
       pa = ta.data();
     }
     if (pack_b) {
       tb.resize(size * static_cast<std::size_t>(bm.rows * bm.cols));
       bm = packed_like(p.b, tb.data());
       copy_matrix(p.b, b, bm, 0, size);
+      if (p.conj_b) conjugate_matrix(bm, 0, p.type);
       pb = tb.data();
     }
     if (pack_c) {
@@ -352,7 +387,7 @@ void gemm_host(const char *name, const gemm_problem &problem) {
       if (!is_zero(p.beta)) copy_matrix(p.c, b, c, 0, size);
       pc = tc.data();
     }
-    gemm_one(name, lib, p.type, a, pa, bm, pb, c, pc, p.alpha, p.beta);
+    gemm_one(name, lib, p.type, a, pa, bm, pb, c, pc, p.alpha, p.beta, p.conj_a && !pack_a, p.conj_b && !pack_b);
     if (pack_c) copy_matrix(c, 0, p.c, b, size);
   };
   if (across_batch) {

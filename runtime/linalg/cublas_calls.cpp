@@ -117,7 +117,9 @@ cublasComputeType_t compute_type(blas_type t) noexcept {
   return t == blas_type::float32 || t == blas_type::complex64 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F;
 }
 
-cublasOperation_t op(const cublas_operand &o) noexcept { return o.transposed ? CUBLAS_OP_T : CUBLAS_OP_N; }
+cublasOperation_t op(const cublas_operand &o) noexcept {
+  return !o.transposed ? CUBLAS_OP_N : o.conjugated ? CUBLAS_OP_C : CUBLAS_OP_T;
+}
 
 } // namespace
 

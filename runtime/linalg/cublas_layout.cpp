@@ -24,10 +24,13 @@ std::optional<index_t> column_major_ld(const blas_matrix &m) noexcept {
   return m.col_stride;
 }
 
-/// `m` as cuBLAS reads an operand: column-major, or the transpose of a column-major matrix.
-std::optional<cublas_operand> operand_of(const blas_matrix &m) noexcept {
-  if (const auto ld = column_major_ld(m)) return cublas_operand{m.data, false, *ld, m.batch_stride};
-  if (const auto ld = column_major_ld(transposed(m))) return cublas_operand{m.data, true, *ld, m.batch_stride};
+/// `m` as cuBLAS reads an operand: column-major, or the transpose of a column-major matrix
+/// (conjugated too, when `conjugated`: cuBLAS has no conjugation without a transpose).
+std::optional<cublas_operand> operand_of(const blas_matrix &m, bool conjugated) noexcept {
+  if (const auto ld = column_major_ld(m); ld && !conjugated)
+    return cublas_operand{m.data, false, false, *ld, m.batch_stride};
+  if (const auto ld = column_major_ld(transposed(m)))
+    return cublas_operand{m.data, true, conjugated, *ld, m.batch_stride};
   return std::nullopt;
 }
 
@@ -42,16 +45,18 @@ bool fits_int(index_t v) noexcept { return v >= 0 && v <= std::numeric_limits<in
 
 std::optional<cublas_gemm> cublas_gemm_of(const gemm_problem &p) {
   if (p.batch <= 0 || p.c.rows == 0 || p.c.cols == 0 || p.a.cols == 0) return std::nullopt;
-  if (p.e.data && !same_layout(p.e, p.c)) return std::nullopt;
+  if ((p.e.data && !same_layout(p.e, p.c)) || p.conj_e) return std::nullopt;
   blas_matrix a = p.a, b = p.b, c = p.c;
+  bool conj_a = p.conj_a, conj_b = p.conj_b;
   // cuBLAS writes column-major matrices: a row-major C is the transpose of C^T = B^T A^T.
   if (!column_major_ld(c)) {
     c = transposed(p.c);
     a = transposed(p.b);
     b = transposed(p.a);
+    std::swap(conj_a, conj_b);
   }
   const auto ldc = column_major_ld(c);
-  const auto oa = operand_of(a), ob = operand_of(b);
+  const auto oa = operand_of(a, conj_a), ob = operand_of(b, conj_b);
   if (!ldc || !oa || !ob) return std::nullopt;
   if (p.batch > 1) {
     // cuBLAS steps forward through a batch, and its items of C must not overlap.
@@ -65,7 +70,7 @@ std::optional<cublas_gemm> cublas_gemm_of(const gemm_problem &p) {
   g.batch = p.batch;
   g.a = *oa;
   g.b = *ob;
-  g.c = {c.data, false, *ldc, c.batch_stride};
+  g.c = {c.data, false, false, *ldc, c.batch_stride};
   if (p.batch == 1) g.a.batch_stride = g.b.batch_stride = g.c.batch_stride = 0; // never used
   for (index_t v : {g.m, g.n, g.k, g.batch, g.a.ld, g.b.ld, g.c.ld})
     if (!fits_int(v)) return std::nullopt;

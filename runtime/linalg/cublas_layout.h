@@ -5,8 +5,9 @@
 // whose columns are contiguous is taken as it is; one whose rows are is taken as the
 // transpose of a column-major one; C must be column-major, so a row-major C is computed as
 // C^T = B^T A^T. Layouts cuBLAS cannot express (no unit stride, negative or overlapping
-// strides, sizes past its 32-bit integers, an E apart from C) have no mapping: the library's
-// own kernel runs them.
+// strides, sizes past its 32-bit integers, an E apart from C or read conjugated, a conjugated
+// operand that is not transposed: cuBLAS conjugates only with a transpose) have no mapping:
+// the library's own kernel runs them.
 #pragma once
 
 #include <optional>
@@ -17,7 +18,8 @@ namespace kernel::detail {
 
 struct cublas_operand {
   const void *data = nullptr;
-  bool transposed = false; // cuBLAS's op: CUBLAS_OP_T
+  bool transposed = false; // cuBLAS's op: CUBLAS_OP_T, or CUBLAS_OP_C when also `conjugated`
+  bool conjugated = false;
   index_t ld = 1;
   index_t batch_stride = 0;
 };

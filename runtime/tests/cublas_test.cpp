@@ -175,6 +175,45 @@ TEST(CublasLayout, LayoutsCublasCannotTakeAreRefused) {
   EXPECT_FALSE(kernel::detail::cublas_gemm_of(q).has_value());
 }
 
+// cuBLAS conjugates an operand only with a transpose (CUBLAS_OP_C): a conjugated operand is
+// taken where its layout is the transpose of a column-major matrix, after C's own transpose
+// swapped A and B; else, and for an E read conjugated, the library's kernel runs it.
+TEST(CublasLayout, ConjugatedOperandsNeedATranspose) {
+  std::vector<double> ba, bb, bc;
+  gemm_problem p;
+  p.type = kernel::detail::blas_type::complex128;
+  p.a = laid_out(ba, 1, 4, 3, layout::column_major);
+  p.b = laid_out(bb, 1, 3, 5, layout::row_major);
+  p.c = laid_out(bc, 1, 4, 5, layout::column_major);
+  // C column-major: A is read as it is (no transpose), B as a transpose.
+  gemm_problem q = p;
+  q.conj_b = true;
+  auto g = kernel::detail::cublas_gemm_of(q);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_TRUE(g->b.transposed && g->b.conjugated);
+  EXPECT_FALSE(g->a.transposed || g->a.conjugated);
+  q = p;
+  q.conj_a = true;
+  EXPECT_FALSE(kernel::detail::cublas_gemm_of(q).has_value());
+  // C row-major: computed as C^T = B^T A^T, where A^T of a column-major A is row-major, read
+  // as a transpose, so A's conjugation is taken.
+  q = p;
+  q.c = laid_out(bc, 1, 4, 5, layout::row_major);
+  q.conj_a = true;
+  g = kernel::detail::cublas_gemm_of(q);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_TRUE(g->b.transposed && g->b.conjugated); // A^T is cuBLAS's B
+  q.conj_a = false;
+  q.conj_b = true; // B row-major is B^T column-major, read as it is: no transpose to conjugate with
+  EXPECT_FALSE(kernel::detail::cublas_gemm_of(q).has_value());
+  q = p;
+  q.e = q.c;
+  q.beta = {1, 0};
+  ASSERT_TRUE(kernel::detail::cublas_gemm_of(q).has_value());
+  q.conj_e = true;
+  EXPECT_FALSE(kernel::detail::cublas_gemm_of(q).has_value());
+}
+
 TEST(CublasLayout, VectorIncrements) {
   using kernel::detail::blas_vector;
   using kernel::detail::cublas_increment;

@@ -118,6 +118,105 @@ TEST_P(Linalg, ProductsInEveryLayout) {
   every_layout<double>(64, 16, 64);
 }
 
+/// conj of each element of a matrix view, as a new matrix (for the references).
+template <class T, class V> kernel::ndarray<T, 2> conj_of(const V &v) {
+  kernel::ndarray<T, 2> r({v.shape(0), v.shape(1)});
+  for (index_t i = 0; i < v.shape(0); ++i)
+    for (index_t j = 0; j < v.shape(1); ++j) r(i, j) = std::conj(v(i, j));
+  return r;
+}
+
+// conjugated() and conjugate_transposed() (std::linalg's): complex operands read conjugated in
+// every layout (OpenBLAS's and cuBLAS's conjugate transpose for transposed layouts, a
+// conjugated copy or the runtime's kernel otherwise), E too, nested with scaled(); real ones
+// unchanged; dot, add and the norm take them as well.
+template <class T> void check_conjugated(kernel::target t) {
+  const double tol = 64 * epsilon<T>();
+  for (layout la_ : all_layouts)
+    for (layout lb : all_layouts) {
+      SCOPED_TRACE("layouts " + std::to_string(int(la_)) + std::to_string(int(lb)));
+      stored_matrix<T> a(6, 5, la_, 1), ah(5, 6, la_, 4), b(5, 7, lb, 2), e(6, 7, lb, 3);
+      const auto a_conj = conj_of<T>(a.view), ah_conj = conj_of<T>(ah.view), b_conj = conj_of<T>(b.view);
+      kernel::ndarray<T, 2> c({6, 7}), want({6, 7});
+      la::matrix_product.on(t)(la::conjugated(a.view), b.view, c);
+      EXPECT_LT(product_error<T>(a_conj, b.view, c), tol) << "conj(A) B";
+      la::matrix_product.on(t)(a.view, la::conjugated(b.view), c);
+      EXPECT_LT(product_error<T>(a.view, b_conj, c), tol) << "A conj(B)";
+      la::matrix_product.on(t)(la::conjugate_transposed(ah.view), la::conjugated(b.view), c);
+      EXPECT_LT(product_error<T>(la::transposed(ah_conj), b_conj, c), tol) << "A^H conj(B)";
+      // Scaled inside and outside: conj(2i A) = -2i conj(A); 2i conj(A).
+      const T s = T(0, 2);
+      la::matrix_product.on(t)(la::conjugated(la::scaled(s, a.view)), b.view, c);
+      EXPECT_LT(product_error<T>(a_conj, b.view, c, std::conj(s)), tol) << "conj(s A) B";
+      la::matrix_product.on(t)(la::scaled(s, la::conjugated(a.view)), b.view, c);
+      EXPECT_LT(product_error<T>(a_conj, b.view, c, s), tol) << "s conj(A) B";
+      // C = A B + conj(E), E apart from C and E = C itself.
+      la::matrix_product.on(t)(a.view, b.view, want);
+      la::matrix_product.on(t)(a.view, b.view, la::conjugated(e.view), c);
+      for (index_t i = 0; i < 6; ++i)
+        for (index_t j = 0; j < 7; ++j)
+          ASSERT_LT(std::abs(cd(c(i, j)) - cd(want(i, j)) - std::conj(cd(e.view(i, j)))), tol * 8) << i << "," << j;
+      kernel::ndarray<T, 2> acc({6, 7});
+      for (index_t i = 0; i < 6; ++i)
+        for (index_t j = 0; j < 7; ++j) acc(i, j) = e.view(i, j);
+      la::matrix_product.on(t)(a.view, b.view, la::conjugated(acc), acc);
+      for (index_t i = 0; i < 6; ++i)
+        for (index_t j = 0; j < 7; ++j)
+          ASSERT_LT(std::abs(cd(acc(i, j)) - cd(want(i, j)) - std::conj(cd(e.view(i, j)))), tol * 8) << i << "," << j;
+      // y = A^H x, y = A conj(x).
+      std::vector<T> x(6), x5(5);
+      for (index_t i = 0; i < 6; ++i) x[static_cast<std::size_t>(i)] = value<T>(i, 0, 7);
+      for (index_t i = 0; i < 5; ++i) x5[static_cast<std::size_t>(i)] = value<T>(i, 1, 8);
+      const auto y = la::matrix_vector_product.on(t)(la::conjugate_transposed(a.view), x);
+      const auto y2 = la::matrix_vector_product.on(t)(a.view, la::conjugated(x5));
+      for (index_t j = 0; j < 5; ++j) {
+        cd w = 0;
+        for (index_t i = 0; i < 6; ++i) w += std::conj(cd(a.view(i, j))) * cd(x[static_cast<std::size_t>(i)]);
+        ASSERT_LT(std::abs(cd(y(j)) - w), tol * 8) << j;
+      }
+      for (index_t i = 0; i < 6; ++i) {
+        cd w = 0;
+        for (index_t j = 0; j < 5; ++j) w += cd(a.view(i, j)) * std::conj(cd(x5[static_cast<std::size_t>(j)]));
+        ASSERT_LT(std::abs(cd(y2(i)) - w), tol * 8) << i;
+      }
+    }
+  // Vectors: dot(conj(x), y) is dotc(x, y); dot(x, conj(y)) its conjugate's partner; add; norm.
+  std::vector<T> x(40), y(40), z(40);
+  for (index_t i = 0; i < 40; ++i) {
+    x[static_cast<std::size_t>(i)] = value<T>(i, 2, 5);
+    y[static_cast<std::size_t>(i)] = value<T>(i, 3, 6);
+  }
+  cd xy = 0, xcy = 0, xyc = 0, xcyc = 0;
+  for (std::size_t i = 0; i < 40; ++i) {
+    xy += cd(x[i]) * cd(y[i]);
+    xcy += std::conj(cd(x[i])) * cd(y[i]);
+    xyc += cd(x[i]) * std::conj(cd(y[i]));
+    xcyc += std::conj(cd(x[i])) * std::conj(cd(y[i]));
+  }
+  EXPECT_LT(std::abs(cd(la::dot.on(t)(la::conjugated(x), y)) - xcy), tol * 40);
+  EXPECT_LT(std::abs(cd(la::dot.on(t)(x, la::conjugated(y))) - xyc), tol * 40);
+  EXPECT_LT(std::abs(cd(la::dot.on(t)(la::conjugated(x), la::conjugated(y))) - xcyc), tol * 40);
+  EXPECT_LT(std::abs(cd(la::dotc.on(t)(la::conjugated(x), y)) - xy), tol * 40);
+  EXPECT_LT(std::abs(cd(la::dotc.on(t)(x, la::conjugated(y))) - xcyc), tol * 40);
+  la::add.on(t)(la::conjugated(x), la::scaled(T(2), la::conjugated(y)), z);
+  for (std::size_t i = 0; i < 40; ++i)
+    ASSERT_LT(std::abs(cd(z[i]) - std::conj(cd(x[i])) - 2.0 * std::conj(cd(y[i]))), tol) << i;
+  EXPECT_EQ(la::vector_two_norm.on(t)(la::conjugated(x)), la::vector_two_norm.on(t)(x));
+}
+
+TEST_P(Linalg, ConjugatedOperands) {
+  check_conjugated<cf>(t());
+  check_conjugated<cd>(t());
+  // Real operands are their own conjugates.
+  stored_matrix<double> a(4, 3, layout::fortran, 1), b(3, 2, layout::c_order, 2);
+  kernel::ndarray<double, 2> c({4, 2});
+  la::matrix_product.on(t())(la::conjugated(a.view), b.view, c);
+  EXPECT_LT(product_error<double>(a.view, b.view, c), 16 * epsilon<double>());
+  kernel::ndarray<double, 2> gram({2, 2});
+  la::matrix_product.on(t())(la::conjugate_transposed(c), c, gram);
+  EXPECT_LT(product_error<double>(la::transposed(c), c, gram), 16 * epsilon<double>());
+}
+
 TEST_P(Linalg, TransposedScaledAndAccumulated) {
   stored_matrix<double> at(20, 30, layout::c_order, 1), b(20, 10, layout::fortran, 2);
   kernel::ndarray<double, 2> c({30, 10}), e({30, 10});

@@ -5,6 +5,7 @@
 //   la::matrix_product(A, B, C);                      // C = A B
 //   la::matrix_product(la::transposed(A), B, C);      // C = A^T B, no copy
 //   la::matrix_product(la::scaled(2.0f, A), B, C, C); // C = 2 A B + C
+//   la::matrix_product(la::conjugate_transposed(A), B, C); // C = A^H B (conjugated(A): no transpose)
 //   auto D = la::matrix_product(A, B);                // a new array (a device array for device inputs)
 //   la::matrix_product(As, Bs, Cs);                   // batched: rank-3 operands, a rank-2 one is shared
 //   la::matrix_vector_product(A, x, y);               // y = A x
@@ -28,7 +29,9 @@
 // place. The target follows the arrays and `.on(...)`, as for ufuncs.
 //
 // As in std::linalg, C may be E but must not otherwise overlap an input: an overlap is an
-// argument_error.
+// argument_error. conjugated() operands are read conjugated where they are (BLAS's and
+// cuBLAS's conjugate transpose for a transposed layout; the runtime's kernels on a device, and
+// a conjugated copy for OpenBLAS, otherwise); real ones are their own conjugates.
 #pragma once
 
 #include <algorithm>
@@ -69,6 +72,26 @@ template <class T, std::size_t R> inline constexpr bool is_view<array_view<T, R>
 template <class T, std::size_t R> inline constexpr bool is_view<device_view<T, R>> = true;
 } // namespace detail_linalg
 
+/// An operand whose elements are read conjugated (std::linalg::conjugated): no copy is made
+/// where the library can read it so. Views (transposed's, scaled's) are kept by value, so
+/// that conjugated(transposed(A)) may be named; an array must outlive the call.
+template <class A> struct conjugated_operand {
+  std::conditional_t<detail_linalg::is_view<A>, A, const A *> held;
+  const A &operand() const noexcept {
+    if constexpr (detail_linalg::is_view<A>)
+      return held;
+    else
+      return *held;
+  }
+};
+
+template <class A> constexpr auto conjugated(const A &a) noexcept {
+  if constexpr (detail_linalg::is_view<A>)
+    return conjugated_operand<A>{a};
+  else
+    return conjugated_operand<A>{&a};
+}
+
 /// A view of `a` with its last two axes swapped (std::linalg::transposed): a host array_view
 /// or, for device arrays, a device_view of the same memory.
 template <class A> auto transposed(A &&a) {
@@ -89,32 +112,54 @@ template <class A> auto transposed(A &&a) {
     return array_view<E, R>(v.data(), shape, strides);
 }
 
+/// conjugated(transposed(a)) (std::linalg::conjugate_transposed): A^H.
+template <class A> auto conjugate_transposed(A &&a) { return conjugated(transposed(std::forward<A>(a))); }
+
 } // namespace kernel::linalg
 
 namespace kernel::detail {
 
+/// An operand of the linear algebra calls taken apart: the array it reads, the factor it is
+/// scaled by and whether its elements are conjugated, through any nesting of scaled() and
+/// conjugated() (conjugated(scaled(s, A)) is conj(s) conj(A)).
 template <class X> struct linalg_unscaled {
   using type = X;
   static const X &array(const X &x) noexcept { return x; }
-  static constexpr bool scaled = false;
+  template <class T> static T factor(const X &) { return T(1); }
+  static constexpr bool conjugated = false;
 };
 template <class S, class A> struct linalg_unscaled<linalg::scaled_operand<S, A>> {
-  using type = A;
-  static const A &array(const linalg::scaled_operand<S, A> &x) noexcept { return *x.array; }
-  static constexpr bool scaled = true;
+  using inner = linalg_unscaled<A>;
+  using type = typename inner::type;
+  static const type &array(const linalg::scaled_operand<S, A> &x) noexcept { return inner::array(*x.array); }
+  template <class T> static T factor(const linalg::scaled_operand<S, A> &x) {
+    static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, T>,
+                  "a scaling factor is a real number or the matrix's own complex type");
+    return static_cast<T>(x.factor) * inner::template factor<T>(*x.array);
+  }
+  static constexpr bool conjugated = inner::conjugated;
+};
+template <class A> struct linalg_unscaled<linalg::conjugated_operand<A>> {
+  using inner = linalg_unscaled<A>;
+  using type = typename inner::type;
+  static const type &array(const linalg::conjugated_operand<A> &x) noexcept { return inner::array(x.operand()); }
+  template <class T> static T factor(const linalg::conjugated_operand<A> &x) {
+    const T f = inner::template factor<T>(x.operand());
+    if constexpr (std::is_floating_point_v<T>)
+      return f;
+    else
+      return std::conj(f);
+  }
+  static constexpr bool conjugated = !inner::conjugated;
 };
 template <class X> using linalg_array_t = typename linalg_unscaled<std::remove_cvref_t<X>>::type;
 
-template <class T, class X> T factor_of(const X &x) {
-  if constexpr (linalg_unscaled<X>::scaled) {
-    using S = decltype(x.factor);
-    static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, T>,
-                  "a scaling factor is a real number or the matrix's own complex type");
-    return static_cast<T>(x.factor);
-  } else {
-    return T(1);
-  }
-}
+template <class T, class X> T factor_of(const X &x) { return linalg_unscaled<X>::template factor<T>(x); }
+
+/// Whether operand X's elements are read conjugated (never for real elements).
+template <class T, class X>
+inline constexpr bool conjugated_of =
+    linalg_unscaled<std::remove_cvref_t<X>>::conjugated && !std::is_floating_point_v<T>;
 
 template <class T>
 inline constexpr bool blas_element = std::is_same_v<T, float> || std::is_same_v<T, double> ||
@@ -257,10 +302,17 @@ algorithm_site product_site(std::string_view name, const placement &p, const A &
 
 inline std::string dims(index_t a, index_t b) { return std::to_string(a) + "x" + std::to_string(b); }
 
-/// C = alpha A B + beta E, on the call's site, for laid-out operands.
+/// Which operands of a product are read conjugated.
+struct conjugations {
+  bool a = false, b = false, e = false;
+};
+
+/// C = alpha A B + beta E, on the call's site, for laid-out operands (each conjugated as `conj`
+/// says).
 template <class T>
 void run_gemm(std::string_view name, const algorithm_site &site, const linalg_matrix<const T> &a,
-              const linalg_matrix<const T> &b, const linalg_matrix<const T> *e, linalg_matrix<T> &c, T alpha, T beta) {
+              const linalg_matrix<const T> &b, const linalg_matrix<const T> *e, linalg_matrix<T> &c, T alpha, T beta,
+              conjugations conj = {}) {
   const index_t batch = c.batch;
   if (batch == 0 || c.rows == 0 || c.cols == 0) return;
   if (!e) beta = T(0);
@@ -274,6 +326,9 @@ void run_gemm(std::string_view name, const algorithm_site &site, const linalg_ma
   problem.alpha = blas_pair(alpha);
   problem.beta = blas_pair(beta);
   problem.parallel = site.parallel();
+  problem.conj_a = conj.a;
+  problem.conj_b = conj.b;
+  problem.conj_e = conj.e && e && beta != T(0);
   const std::string n(name);
   if (!site.on_device()) {
     gemm_host(n.c_str(), problem);
@@ -306,6 +361,9 @@ void run_gemm(std::string_view name, const algorithm_site &site, const linalg_ma
   if (p.e) p.es = e->strides;
   p.alpha = blas_value_of(alpha);
   p.beta = blas_value_of(beta);
+  p.conj_a = conj.a;
+  p.conj_b = conj.b;
+  p.conj_e = problem.conj_e;
   const index_t tiles = batch * p.tiles_m * p.tiles_n;
   launch_tiles<gemm_entry<T>>(*site.call, std::min<index_t>(tiles, index_t{1} << 16), p);
   keep_until_done(*site.call, std::move(keep));
@@ -453,7 +511,9 @@ private:
     if constexpr (RA == 2) ma.batch = mc.batch;
     if constexpr (RB == 2) mb.batch = mc.batch;
     const T alpha = detail::factor_of<T>(xa) * detail::factor_of<T>(xb);
-    detail::run_gemm<T>(name(), site, ma, mb, std::is_same_v<E, std::nullptr_t> ? nullptr : &me, mc, alpha, beta);
+    detail::conjugations conj{detail::conjugated_of<T, XA>, detail::conjugated_of<T, XB>};
+    if constexpr (!std::is_same_v<E, std::nullptr_t>) conj.e = detail::conjugated_of<T, E>;
+    detail::run_gemm<T>(name(), site, ma, mb, std::is_same_v<E, std::nullptr_t> ? nullptr : &me, mc, alpha, beta, conj);
     out.deliver();
   }
 };
@@ -533,8 +593,10 @@ private:
       beta = detail::factor_of<T>(*xz);
     }
     const T alpha = detail::factor_of<T>(xa) * detail::factor_of<T>(xx);
+    detail::conjugations conj{detail::conjugated_of<T, XA>, detail::conjugated_of<T, XX>};
+    if constexpr (!std::is_same_v<Z, std::nullptr_t>) conj.e = detail::conjugated_of<T, Z>;
     detail::run_gemm<T>(name(), site, ma, mx, std::is_same_v<Z, std::nullptr_t> ? nullptr : &mz, out.matrix, alpha,
-                        beta);
+                        beta, conj);
     out.deliver();
   }
 };
@@ -614,20 +676,24 @@ public:
     if (mx.rows != my.rows)
       throw argument_error(std::string(name()), 2,
                            "has " + std::to_string(my.rows) + " elements but x has " + std::to_string(mx.rows));
+    // conj(x) . y with x or y conjugated(): dotc's conjugation of x toggles, and a conjugated y
+    // is conj(conj(y) . conj-toggled x), the conjugate of a dot of y's own values.
+    constexpr bool conj_x = Conjugate != detail::conjugated_of<T, XX>, conj_y = detail::conjugated_of<T, XY>;
+    constexpr bool conjugate = conj_x != conj_y;
     T fx = detail::factor_of<T>(xx), fy = detail::factor_of<T>(xy);
     if constexpr (Conjugate && !std::is_floating_point_v<T>) fx = std::conj(fx);
     T r;
     if (!site.on_device()) {
       const std::string n(name());
       const auto v = detail::dot_host(n.c_str(), detail::blas_type_of<T>(), {mx.data, mx.rows, mx.strides.row},
-                                      {my.data, my.rows, my.strides.row}, Conjugate, site.parallel());
+                                      {my.data, my.rows, my.strides.row}, conjugate, site.parallel());
       if constexpr (std::is_floating_point_v<T>)
         r = static_cast<T>(v[0]);
       else
         r = T(static_cast<typename T::value_type>(v[0]), static_cast<typename T::value_type>(v[1]));
     } else if (mx.rows == 0) {
       r = T(0);
-    } else if (const auto library = detail_linalg::dot_on_cuda<T>(name(), site, mx, my, Conjugate)) {
+    } else if (const auto library = detail_linalg::dot_on_cuda<T>(name(), site, mx, my, conjugate)) {
       r = *library;
     } else {
       using V = detail::blas_value_t<T>;
@@ -636,13 +702,14 @@ public:
       p.x_stride = mx.strides.row;
       p.y = reinterpret_cast<const V *>(my.data);
       p.y_stride = my.strides.row;
-      p.conjugate = Conjugate;
+      p.conjugate = conjugate;
       const V v = detail_linalg::two_pass_sum<detail::dot_entry<T>, V>(*site.call, p, mx.rows, {mx.keep, my.keep});
       if constexpr (std::is_floating_point_v<T>)
         r = v;
       else
         r = T(v.re, v.im);
     }
+    if constexpr (conj_y) r = std::conj(r);
     return fx * fy * r;
   }
 };
@@ -695,10 +762,11 @@ inline constexpr vector_two_norm_fn vector_two_norm{};
 
 namespace detail_linalg {
 
-/// z = alpha x + beta y (y absent: z = alpha x) over arrays of one shape, where the call runs.
+/// z = alpha x + beta y (y absent: z = alpha x) over arrays of one shape, where the call runs;
+/// x and y read conjugated when `conj_x`, `conj_y`.
 template <class T, class X, class Y, class Z>
 void run_axpby(std::string_view name, const kernel::detail::algorithm_site &site, T alpha, const X &x, T beta,
-               const Y *y, Z &z, int z_argument) {
+               const Y *y, Z &z, int z_argument, bool conj_x = false, bool conj_y = false) {
   using namespace kernel::detail;
   using V = blas_value_t<T>;
   input_elements<T> sx = input_on<T>(site, name, 1, x);
@@ -710,7 +778,9 @@ void run_axpby(std::string_view name, const kernel::detail::algorithm_site &site
                           reinterpret_cast<V *>(dz.data),
                           dz.size,
                           blas_value_of(alpha),
-                          blas_value_of(beta)};
+                          blas_value_of(beta),
+                          conj_x,
+                          conj_y};
   if (site.on_device()) {
     launch_over<axpby_entry<T>>(*site.call, p.n, p);
     keep_until_done(*site.call, {sx.keep, sy.keep});
@@ -765,7 +835,8 @@ public:
     detail::require_apart(name(), 3, z, 1, x, true);
     detail::require_apart(name(), 3, z, 2, y, true);
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, y, z);
-    detail_linalg::run_axpby(name(), site, detail::factor_of<T>(xx), x, detail::factor_of<T>(xy), &y, z, 3);
+    detail_linalg::run_axpby(name(), site, detail::factor_of<T>(xx), x, detail::factor_of<T>(xy), &y, z, 3,
+                             detail::conjugated_of<T, XX>, detail::conjugated_of<T, XY>);
   }
 };
 inline constexpr add_fn add{};
@@ -779,6 +850,8 @@ public:
     using XX = std::remove_cvref_t<X>;
     detail::require_blas_operand<XX>();
     using T = detail::element_of<XX>;
+    static_assert(std::is_same_v<detail::linalg_array_t<XX>, XX>,
+                  "scale scales an array in place: not a scaled() or conjugated() operand");
     static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, T>,
                   "a scaling factor is a real number or the array's own complex type");
     detail::require_distinct_elements(name(), 2, x);

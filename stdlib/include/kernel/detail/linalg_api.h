@@ -22,15 +22,17 @@ struct blas_matrix {
   index_t row_stride = 0, col_stride = 0, batch_stride = 0;
 };
 
-/// C = alpha A B + beta E for each of `batch` matrices; E is C itself when `e.data` is null
-/// (and then ignored when beta is 0), else copied into C first. alpha and beta are (real,
-/// imaginary); the imaginary parts are ignored for real types.
+/// C = alpha A' B' + beta E' for each of `batch` matrices, X' being X or, where conj_x, its
+/// conjugate; E is C itself when `e.data` is null (and then ignored when beta is 0), else
+/// copied into C first. alpha and beta are (real, imaginary); the imaginary parts are ignored
+/// for real types.
 struct gemm_problem {
   blas_type type = blas_type::float32;
   index_t batch = 1;
   blas_matrix a, b, c, e;
   std::array<double, 2> alpha{1, 0}, beta{0, 0};
   bool parallel = false;
+  bool conj_a = false, conj_b = false, conj_e = false; // operands read conjugated (complex types)
 };
 
 /// A strided vector: element i at data + i * stride.

@@ -66,6 +66,7 @@ template <class V> struct gemm_params {
   index_t m, n, k, batch, tiles_m, tiles_n;
   blas_strides as, bs, cs, es;
   V alpha, beta;
+  std::int32_t conj_a, conj_b, conj_e; // read a, b, e conjugated
 };
 
 inline constexpr index_t gemm_tile = 64;       // of C, square
@@ -96,9 +97,11 @@ template <class T> struct gemm_entry {
       for (index_t k0 = 0; k0 < p.k; k0 += gemm_depth) {
         for (index_t q = tid; q < gemm_tile * gemm_depth; q += algorithm_block) {
           const index_t ii = q % gemm_tile, kk = q / gemm_tile, i = i0 + ii, k = k0 + kk;
-          As(kk, ii) = i < p.m && k < p.k ? p.a[p.as.at(b, i, k)] : blas_zero<V>();
+          V av = i < p.m && k < p.k ? p.a[p.as.at(b, i, k)] : blas_zero<V>();
+          As(kk, ii) = p.conj_a ? blas_conj(av) : av;
           const index_t j = j0 + ii;
-          Bs(kk, ii) = j < p.n && k < p.k ? p.b[p.bs.at(b, k, j)] : blas_zero<V>();
+          V bv = j < p.n && k < p.k ? p.b[p.bs.at(b, k, j)] : blas_zero<V>();
+          Bs(kk, ii) = p.conj_b ? blas_conj(bv) : bv;
         }
         syncthreads();
         for (index_t kk = 0; kk < gemm_depth; ++kk) {
@@ -116,7 +119,10 @@ template <class T> struct gemm_entry {
           if (i >= p.m || j >= p.n) continue;
           V v = blas_mul(p.alpha, acc[x][y]);
           // beta 0 reads nothing, as BLAS: E may hold NaNs or be uninitialised.
-          if (p.e) v = blas_add(v, blas_mul(p.beta, p.e[p.es.at(b, i, j)]));
+          if (p.e) {
+            const V e = p.e[p.es.at(b, i, j)];
+            v = blas_add(v, blas_mul(p.beta, p.conj_e ? blas_conj(e) : e));
+          }
           p.c[p.cs.at(b, i, j)] = v;
         }
     }
@@ -242,11 +248,16 @@ template <class V> struct axpby_params {
   V *z;
   index_t n;
   V alpha, beta;
+  std::int32_t conj_x, conj_y; // read x, y conjugated
 };
 
 template <class V> KERNEL_ALWAYS_INLINE void axpby_at(const axpby_params<V> &p, index_t i) noexcept {
-  V v = blas_mul(p.alpha, p.x[i]);
-  if (p.y) v = blas_add(v, blas_mul(p.beta, p.y[i]));
+  const V x = p.x[i];
+  V v = blas_mul(p.alpha, p.conj_x ? blas_conj(x) : x);
+  if (p.y) {
+    const V y = p.y[i];
+    v = blas_add(v, blas_mul(p.beta, p.conj_y ? blas_conj(y) : y));
+  }
   p.z[i] = v;
 }
 
