@@ -80,6 +80,25 @@ TEST(Reduce, StridedAndMultiDimensional) {
   }
 }
 
+// Long vectors of any stride (reversed, every other element, one element repeated): the
+// parallel target's chunks read each element of the view once, not the memory after its
+// first element.
+TEST(Reduce, LongStridedVectors) {
+  std::vector<double> x(200000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i % 1000);
+  const double all = std::accumulate(x.begin(), x.end(), 0.0);
+  double evens = 0;
+  for (std::size_t i = 0; i < x.size(); i += 2) evens += x[i];
+  const kernel::array_view<const double, 1> reversed(x.data() + x.size() - 1, {200000}, {-1});
+  const kernel::array_view<const double, 1> every_other(x.data(), {100000}, {2});
+  const kernel::array_view<const double, 1> repeated(x.data() + 7, {100000}, {0});
+  for (kernel::target t : targets) {
+    EXPECT_EQ(sum.on(t)(reversed), all) << kernel::target_name(t);
+    EXPECT_EQ(sum.on(t)(every_other), evens) << kernel::target_name(t);
+    EXPECT_EQ(sum.on(t)(repeated), 700000.0) << kernel::target_name(t);
+  }
+}
+
 TEST(Reduce, DeviceArrays) {
   std::vector<double> x(4096, 0.25);
   auto dx = kernel::to_device(x, kernel_test::device());

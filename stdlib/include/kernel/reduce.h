@@ -136,6 +136,12 @@ private:
         for (index_t i = begin + 1; i < end; ++i) r = F(r, static_cast<T>(p[i]));
         return r;
       }
+      // Any other stride (negative, zero, past one): the range by index.
+      const S *p = v.data();
+      const index_t stride = v.stride(0);
+      T r = static_cast<T>(p[begin * stride]);
+      for (index_t i = begin + 1; i < end; ++i) r = F(r, static_cast<T>(p[i * stride]));
+      return r;
     }
     // Any other layout: element by element, in row-major order of the flat range.
     std::optional<T> r;
@@ -151,10 +157,11 @@ private:
     const index_t n = v.size();
     if (this->placed_on().where == target::cpu || n < 2 * (index_t{1} << 15) || (R > 1 && !v.is_c_contiguous()))
       return fold(v, 0, n);
-    // Parallel: fixed chunks, each folded by one task, combined in order.
+    // Parallel: fixed chunks, each folded by one task, combined in order, over the elements
+    // as one row: a contiguous array's memory, or a vector with its own stride.
     const index_t chunk = index_t{1} << 15;
     const index_t chunks = (n + chunk - 1) / chunk;
-    const array_view<S, 1> flat(v.data(), {n});
+    const array_view<S, 1> flat(v.data(), {n}, {R == 1 ? v.stride(0) : 1});
     std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
     struct job {
       const array_view<S, 1> *flat;
