@@ -258,6 +258,31 @@ TEST(UfuncDeviceErrors, PartiallyOverlappingHostOperands) {
   EXPECT_EQ(x, (std::vector<float>{3, 5, 7}));
 }
 
+// An output that repeats its own elements (a zero stride) would be written more than once,
+// racing on the parallel target and the GPU: refused on every target, host and device
+// arrays alike, before anything is written.
+TEST(UfuncDeviceErrors, OutputsRepeatingAnElement) {
+  std::vector<float> x(100000, 1.0f), y = {7.0f};
+  kernel::array_view<float> repeated(y.data(), {100000}, {0});
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel, on_dev}) {
+    try {
+      vsaxpy.on(t)(2.0f, x, x, repeated);
+      FAIL() << kernel::target_name(t);
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), 4);
+      EXPECT_NE(std::string(e.what()).find("zero stride"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(kernel::eval(kernel::assign(repeated, vsaxpy.on(t)(2.0f, kernel::lazy(x), x))),
+                 kernel::argument_error);
+  }
+  auto d = kernel::to_device(std::vector<float>{5}, dev);
+  kernel::device_view<float> on_device(dev, d.data(), {8}, {0});
+  EXPECT_THROW(vsaxpy(2.0f, std::vector<float>(8, 1.0f), std::vector<float>(8, 1.0f), on_device),
+               kernel::argument_error);
+  EXPECT_EQ(y[0], 7.0f);
+  EXPECT_EQ(d.copy_to_host().to_vector(), std::vector<float>{5});
+}
+
 TEST(UfuncDeviceErrors, NoGpuHereIsExplained) {
   try {
     kernel::device::cuda();

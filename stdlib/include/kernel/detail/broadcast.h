@@ -204,11 +204,16 @@ inline bool same_elements(const operand_layout &a, const operand_layout &b) {
 /// on the user's arrays before anything is staged or written): an output may share memory
 /// with an input only when both are accessed elementwise (no gufunc core) and are exactly
 /// the same elements in the same order (in-place `f(x, out=x)`); any other overlap would read
-/// values the loop has already overwritten, or write one element twice. Operands in
-/// different memories (the host's, a device's) never overlap.
+/// values the loop has already overwritten, or write one element twice, as an output that
+/// repeats its own elements (a zero stride) would. Operands in different memories (the host's,
+/// a device's) never overlap.
 inline void check_overlap(std::string_view callee, std::span<const operand_layout> ops) {
   for (const operand_layout &out : ops) {
     if (!out.is_output) continue;
+    for (int d = 0; d < out.rank; ++d)
+      if (out.shape[d] > 1 && out.strides[d] == 0)
+        throw argument_error(std::string(callee), out.argument,
+                             "has a zero stride: the results would be written more than once to one element");
     const auto [olo, ohi] = memory_extent(out);
     if (olo == ohi) continue;
     for (const operand_layout &other : ops) {
