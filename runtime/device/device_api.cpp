@@ -37,13 +37,42 @@ device_state &stream_device(const stream_state &s) noexcept { return s.device();
 void stream_synchronize(stream_state &s) { s.synchronize(); }
 bool stream_query(stream_state &s) { return s.query(); }
 void *stream_native(stream_state &s) noexcept { return s.native(); }
-void stream_wait(stream_state &s, event_state &e) { s.wait(e); }
+// Events and streams of different kinds of device (the simulator's, a GPU's) cannot meet: the
+// devices' calls would take one for the other.
+static void require_same_kind(const char *call, int argument, const device_state *event_device,
+                              const device_state &other) {
+  if (event_device && event_device->is_simulator() != other.is_simulator())
+    throw argument_error(call, argument, "is on " + other.name() + " but the event is on " + event_device->name());
+}
 
-std::shared_ptr<event_state> create_event(device_state &d) { return d.create_event(); }
-void event_record(event_state &e, stream_state &s) { e.record(s); }
+void stream_wait(stream_state &s, event_state &e) {
+  require_same_kind("event::wait", 1, e.device, s.device());
+  s.wait(e);
+}
+
+std::shared_ptr<event_state> create_event(device_state &d) {
+  std::shared_ptr<event_state> e = d.create_event();
+  e->device = &d;
+  return e;
+}
+void event_record(event_state &e, stream_state &s) {
+  if (e.device && e.device != &s.device())
+    throw argument_error("event::record", 1,
+                         "is a stream of " + s.device().name() + " but the event is on " + e.device->name());
+  e.record(s);
+  e.recorded = true;
+}
 void event_synchronize(event_state &e) { e.synchronize(); }
 bool event_query(event_state &e) { return e.query(); }
-float event_elapsed_ms(event_state &end, event_state &start) { return end.elapsed_ms(start); }
+float event_elapsed_ms(event_state &end, event_state &start) {
+  if (!end.recorded || !start.recorded)
+    throw argument_error("event::elapsed_ms", end.recorded ? 1 : 0,
+                         std::string(end.recorded ? "the start event" : "this event") +
+                             " was never recorded: record both events on a stream first");
+  if (end.device != start.device)
+    throw argument_error("event::elapsed_ms", 1, "the start event is on another device than this event");
+  return end.elapsed_ms(start);
+}
 
 // The callers check shapes (kernel/detail/shape_check.h); this is the last line of defence
 // against a byte count that wrapped or came from a negative extent.

@@ -60,6 +60,11 @@ public:
   virtual bool query() = 0;
   /// Milliseconds from `start` to this event (both recorded and complete).
   virtual float elapsed_ms(event_state &start) = 0;
+
+  /// The device of a kernel::event (set by detail::create_event; null for the runtime's own),
+  /// and whether it was recorded: what the public calls check before the device's calls.
+  device_state *device = nullptr;
+  bool recorded = false;
 };
 
 class device_state {

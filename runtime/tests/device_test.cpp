@@ -128,6 +128,52 @@ TEST(DeviceArray, EmptyAndMoved) {
   auto d = kernel::to_device(std::vector<float>{1, 2}, sim);
   kernel::device_array<float> moved = std::move(d);
   EXPECT_EQ(moved.copy_to_host()[1], 2.0f);
+  // The moved-from array is empty, on its device; transfers of nothing do nothing.
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(d.copy_to_host().size(), 0);
+  EXPECT_TRUE(d.device() == sim);
+  EXPECT_EQ(d.copy().size(), 0);
+  d.copy_from_host(std::vector<float>{});
+  EXPECT_THROW(d.copy_from_host(std::vector<float>{1, 2}), kernel::argument_error);
+  kernel::device_array<float> reassigned(3, sim);
+  reassigned = std::move(moved);
+  EXPECT_EQ(reassigned.size(), 2);
+  EXPECT_EQ(moved.size(), 0);
+  // A default-constructed array is empty and has no device: transfers of nothing work, and
+  // what needs the device is an argument error, not a crash.
+  kernel::device_array<float> none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none.copy_to_host().size(), 0);
+  EXPECT_EQ(none.copy().size(), 0);
+  std::vector<float> nothing;
+  none.copy_to_host(nothing);
+  none.copy_from_host(nothing);
+  EXPECT_THROW((void)none.device(), kernel::argument_error);
+  EXPECT_THROW((void)none.view(), kernel::argument_error);
+}
+
+// Streams and events are handles: a copy or a move shares the stream, and the moved-from one
+// still works. Events are checked as CUDA checks them, on the simulator too.
+TEST(Stream, HandlesAndEventChecks) {
+  kernel::stream s(sim);
+  kernel::stream t = std::move(s);
+  s.synchronize();
+  EXPECT_TRUE(s.query());
+  EXPECT_TRUE(t.state() == s.state());
+  kernel::event a(sim), b(sim);
+  try {
+    (void)b.elapsed_ms(a);
+    FAIL() << "elapsed time between events never recorded";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("never recorded"), std::string::npos) << e.what();
+  }
+  a.record(s);
+  EXPECT_THROW((void)b.elapsed_ms(a), kernel::argument_error);
+  b.record(t);
+  EXPECT_GE(b.elapsed_ms(a), 0.0f);
+  kernel::event c = std::move(a);
+  a.synchronize();
+  EXPECT_GE(b.elapsed_ms(c), 0.0f);
 }
 
 TEST(Stream, OrderedWorkAndEvents) {

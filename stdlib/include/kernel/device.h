@@ -62,6 +62,14 @@ private:
 class stream {
 public:
   explicit stream(kernel::device d = kernel::device::current()) : state_(detail::create_stream(d.state())) {}
+  // A handle: copies and moves share the stream, and a moved-from one stays usable.
+  stream(const stream &) = default;
+  stream(stream &&o) noexcept : state_(o.state_) {}
+  stream &operator=(const stream &) = default;
+  stream &operator=(stream &&o) noexcept {
+    state_ = o.state_;
+    return *this;
+  }
 
   kernel::device device() const noexcept { return kernel::device(&detail::stream_device(*state_)); }
   void synchronize() const { detail::stream_synchronize(*state_); }
@@ -80,6 +88,15 @@ private:
 class event {
 public:
   explicit event(device d = device::current()) : state_(detail::create_event(d.state())), device_(d) {}
+  // A handle, as stream.
+  event(const event &) = default;
+  event(event &&o) noexcept : state_(o.state_), device_(o.device_) {}
+  event &operator=(const event &) = default;
+  event &operator=(event &&o) noexcept {
+    state_ = o.state_;
+    device_ = o.device_;
+    return *this;
+  }
 
   /// Records the event at the current end of `s`'s work.
   void record(const stream &s) { detail::event_record(*state_, *s.state()); }

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "kernel/array.h"
 #include "kernel/detail/device_api.h"
@@ -144,12 +145,22 @@ public:
     requires(Rank == 1)
       : device_array(extents_type{n}, s) {}
 
-  device_array(device_array &&) noexcept = default;
-  device_array &operator=(device_array &&) noexcept = default;
+  /// A moved-from array is empty, on the same device.
+  device_array(device_array &&o) noexcept
+      : memory_(std::move(o.memory_)), shape_(std::exchange(o.shape_, extents_type{})), device_(o.device_) {}
+  device_array &operator=(device_array &&o) noexcept {
+    if (this != &o) {
+      memory_ = std::move(o.memory_);
+      shape_ = std::exchange(o.shape_, extents_type{});
+      device_ = o.device_;
+    }
+    return *this;
+  }
   device_array(const device_array &) = delete;
   device_array &operator=(const device_array &) = delete;
 
-  kernel::device device() const noexcept { return kernel::device(device_); }
+  /// The array's device; an argument_error for a default-constructed array, which has none.
+  kernel::device device() const { return kernel::device(&state()); }
   const extents_type &shape() const noexcept { return shape_; }
   index_t shape(std::size_t dim) const noexcept { return shape_[dim]; }
   index_t size() const noexcept {
@@ -164,15 +175,16 @@ public:
   /// the simulator).
   T *data() const noexcept { return static_cast<T *>(memory_.get()); }
   /// A view of the device memory, for kernels and ufuncs.
-  device_view<T, Rank> view() const noexcept { return device_view<T, Rank>(device(), data(), shape_); }
-  operator device_view<T, Rank>() const noexcept { return view(); }
+  device_view<T, Rank> view() const { return device_view<T, Rank>(device(), data(), shape_); }
+  operator device_view<T, Rank>() const { return view(); }
   operator array_view<T, Rank>() const noexcept { return array_view<T, Rank>(data(), shape_); }
 
   /// A host copy. Without a stream the host waits for it.
   ndarray<T, Rank> copy_to_host() const {
     ndarray<T, Rank> host(ndarray<T, Rank>::uninitialized, shape_);
-    read(host.data(), *detail::default_stream(*device_));
-    detail::stream_synchronize(*detail::default_stream(*device_));
+    if (bytes() == 0) return host;
+    read(host.data(), *detail::default_stream(state()));
+    detail::stream_synchronize(*detail::default_stream(state()));
     return host;
   }
   /// A host copy, written in order on `s`: valid after s.synchronize().
@@ -188,7 +200,7 @@ public:
   template <class Host>
     requires(!std::is_same_v<std::remove_cvref_t<Host>, stream>)
   void copy_to_host(Host &&dest) const {
-    copy_into(std::forward<Host>(dest), detail::default_stream(*device_), /*wait=*/true);
+    copy_into(std::forward<Host>(dest), device_ ? detail::default_stream(*device_) : nullptr, /*wait=*/true);
   }
   template <class Host>
     requires(!std::is_same_v<std::remove_cvref_t<Host>, stream>)
@@ -197,12 +209,14 @@ public:
   }
 
   /// Copies a host container of the same shape into the device array.
-  template <class Host> void copy_from_host(const Host &src) { copy_from(src, *detail::default_stream(*device_)); }
-  template <class Host> void copy_from_host(const Host &src, const stream &s) { copy_from(src, *s.state()); }
+  template <class Host> void copy_from_host(const Host &src) {
+    copy_from(src, device_ ? detail::default_stream(*device_) : nullptr);
+  }
+  template <class Host> void copy_from_host(const Host &src, const stream &s) { copy_from(src, s.state()); }
 
   /// A second device array with the same contents (a device-to-device copy).
-  device_array copy() const { return copy_on(detail::default_stream(*device_)); }
-  device_array copy(const stream &s) const { return copy_on(s.state()); }
+  device_array copy() const { return device_ ? copy_on(detail::default_stream(*device_)) : device_array(); }
+  device_array copy(const stream &s) const { return device_ ? copy_on(s.state()) : device_array(); }
 
   /// The memory, shared with transfers still in flight.
   const std::shared_ptr<void> &memory() const noexcept { return memory_; }
@@ -214,6 +228,20 @@ public:
   }
 
 private:
+  detail::device_state &state() const {
+    if (!device_)
+      throw argument_error("device_array", 0,
+                           "was default-constructed and has no device: make it with a shape (and a device or stream)");
+    return *device_;
+  }
+  /// Transfers on stream `s` go between memories of one device.
+  void require_stream_here(const char *what, const detail::stream_state &s) const {
+    if (&detail::stream_device(s) != &state())
+      throw argument_error(what, 2,
+                           "is a stream of " + detail::device_name(detail::stream_device(s)) +
+                               " but the device array is on " + detail::device_name(*device_));
+  }
+
   void read(T *host, detail::stream_state &s) const {
     if (bytes() > 0) detail::device_copy(*device_, host, data(), bytes(), detail::copy_direction::device_to_host, s);
   }
@@ -221,6 +249,7 @@ private:
   template <class Host> void copy_into(Host &&dest, const std::shared_ptr<detail::stream_state> &s, bool wait) const {
     using arg = detail::ufunc_arg<Host &>;
     static_assert(arg::supported && !arg::is_scalar && arg::writable, "copy_to_host needs a writable host array");
+    static_assert(!arg::is_device, "copy_to_host copies into a host array; device to device is copy() or a view");
     static_assert(std::is_same_v<typename arg::element_type, T>,
                   "copy_to_host: the host array's element type differs from the device array's");
     static_assert(arg::rank == Rank, "copy_to_host: the host array's rank differs");
@@ -228,6 +257,7 @@ private:
     detail::check_view("copy_to_host", 1, view);
     detail::require_same_shape("copy_to_host", shape_, view.shape());
     if (bytes() == 0) return;
+    require_stream_here("copy_to_host", *s);
     if (view.is_c_contiguous()) {
       read(view.data(), *s);
     } else {
@@ -239,9 +269,10 @@ private:
     if (wait) detail::stream_synchronize(*s);
   }
 
-  template <class Host> void copy_from(const Host &src, detail::stream_state &s) {
+  template <class Host> void copy_from(const Host &src, const std::shared_ptr<detail::stream_state> &stream) {
     using arg = detail::ufunc_arg<const Host &>;
     static_assert(arg::supported && !arg::is_scalar, "copy_from_host needs a host array");
+    static_assert(!arg::is_device, "copy_from_host copies from a host array; device to device is copy() or a view");
     static_assert(std::is_same_v<typename arg::element_type, T>,
                   "copy_from_host: the host array's element type differs from the device array's");
     static_assert(arg::rank == Rank, "copy_from_host: the host array's rank differs");
@@ -249,6 +280,8 @@ private:
     detail::check_view("copy_from_host", 1, view);
     detail::require_same_shape("copy_from_host", shape_, view.shape());
     if (bytes() == 0) return;
+    require_stream_here("copy_from_host", *stream);
+    detail::stream_state &s = *stream;
     if (view.is_c_contiguous()) {
       detail::device_copy(*device_, data(), view.data(), bytes(), detail::copy_direction::host_to_device, s);
     } else {
@@ -260,6 +293,7 @@ private:
   }
 
   device_array copy_on(const std::shared_ptr<detail::stream_state> &s) const {
+    require_stream_here("copy", *s);
     device_array result(shape_, s);
     if (bytes() > 0)
       detail::device_copy(*device_, result.data(), data(), bytes(), detail::copy_direction::device_to_device, *s);
@@ -294,7 +328,7 @@ template <class A> struct ufunc_arg<A, std::enable_if_t<is_device_array<std::rem
 
 template <class A> auto host_view_of(const A &a, std::string_view callee = "to_device") {
   using arg = ufunc_arg<const A &>;
-  static_assert(arg::supported && !arg::is_scalar,
+  static_assert(arg::supported && !arg::is_scalar && !arg::is_device,
                 "to_device takes a host array: std::vector, std::span, std::array, ndarray or array_view");
   auto view = arg::view(a);
   check_view(callee, 1, view);
