@@ -50,8 +50,15 @@ void twice(float x, float &y) {
   y = 2 * x;
 }
 
+// Adds to its output (reads it) and leaves its last element as it was.
+[[kernel::guvectorize("(n)->(n)")]]
+void accumulate_head(kernel::array_view<const float> x, kernel::array_view<float> y) {
+  for (kernel::index_t i = 0; i + 1 < x.size(); ++i) y[i] += x[i];
+}
+
 namespace {
 
+constexpr kernel::gufunc<"(n)->(n)", accumulate_head> vaccumulate_head;
 constexpr kernel::gufunc<"(n)->(n)", reversed> vreversed;
 constexpr kernel::gufunc<"()->()", twice> vtwice;
 constexpr kernel::gufunc<"(n),(n)->()", dot> vdot;
@@ -116,6 +123,19 @@ TEST(Gufunc, ScalarInputAndSeveralOutputs) {
     auto [y, total] = vscale.on(t)(x, 2.0f);
     EXPECT_EQ(y(2, 3), 24.0f);
     EXPECT_EQ(total.to_vector(), (std::vector<float>{20, 52, 84})) << kernel::target_name(t);
+  }
+}
+
+// An output's elements hold what the caller's array held when the function runs, on every
+// target: a host output goes to the device and back.
+TEST(Gufunc, OutputsKeepWhatTheFunctionDoesNotWrite) {
+  kernel::ndarray<float, 2> x({4, 8}, 1.0f);
+  for (kernel::target t : targets) {
+    kernel::ndarray<float, 2> out({4, 8}, 7.0f);
+    vaccumulate_head.on(t)(x, out);
+    for (kernel::index_t r = 0; r < 4; ++r)
+      for (kernel::index_t i = 0; i < 8; ++i)
+        ASSERT_EQ(out(r, i), i + 1 < 8 ? 8.0f : 7.0f) << kernel::target_name(t) << " " << r << "," << i;
   }
 }
 

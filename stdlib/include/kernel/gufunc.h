@@ -412,7 +412,8 @@ private:
   }
 
   // A device-memory stand-in for one argument: scalars as they are, device arrays as views,
-  // host arrays as a contiguous device copy.
+  // host arrays as a contiguous device copy, outputs too (a function may read its output or
+  // leave elements of it as they were, as it would in the host's memory on the CPU).
   template <class A>
   static auto stage(const detail::device_call &c, A &a, int index, std::vector<std::shared_ptr<void>> &keep,
                     std::vector<detail::host_task> &copy_back) {
@@ -437,7 +438,7 @@ private:
       std::shared_ptr<void> memory;
       if (bytes > 0) memory = detail::device_allocate(*c.device, bytes, c.stream);
       const bool output = index >= nin;
-      if (!output && bytes > 0) {
+      if (bytes > 0) {
         auto staging = detail::pinned_allocate(*c.device, bytes);
         detail::gather(host, static_cast<T *>(staging.get()));
         detail::device_copy(*c.device, memory.get(), staging.get(), bytes, detail::copy_direction::host_to_device,
