@@ -172,6 +172,13 @@ TEST(UfuncDevice, ReduceAlongAnAxis) {
   static_assert(std::is_same_v<decltype(rows), kernel::ndarray<double, 1>>);
   EXPECT_EQ(rows.to_vector(), (std::vector<double>{6, 46, 86}));
   EXPECT_EQ(m(2, 3), 23.0); // the input is untouched
+  // Host arrays of another element type are converted as a host call converts them; an axis
+  // of one element takes no step.
+  const std::vector<int> ints = {1, 2, 3, 4};
+  EXPECT_EQ(vadd.on(on_dev).reduce(ints), vadd.reduce(ints));
+  kernel::ndarray<double, 2> one_row({1, 4});
+  for (int j = 0; j < 4; ++j) one_row(0, j) = j + 0.5;
+  EXPECT_EQ(vadd.on(on_dev).reduce(one_row, 0).to_vector(), (std::vector<double>{0.5, 1.5, 2.5, 3.5}));
 }
 
 TEST(UfuncDeviceErrors, ShapesThatDoNotBroadcast) {

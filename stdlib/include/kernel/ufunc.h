@@ -176,13 +176,27 @@ public:
         return result;
     } else {
       ndarray<R, out_rank> result(ndarray<R, out_rank>::uninitialized, shape);
-      if (this->placed_on().runs_on_host()) {
+      if (this->placed_on().runs_on_host() || v.shape(ax) == 1) {
+        // (An axis of one element takes no step: its elements converted, wherever the call
+        // was placed.)
         reduce_on_host<fn>(v, ax, result.data());
       } else {
-        // On a device: the array goes there once, then one call per step along the axis.
+        // On a device: the array goes there once, converted to the loop's parameter type as a
+        // host call converts it, then one call per step along the axis.
         const detail::device_call c = this->call_on(nullptr, unavailable_message);
         const kernel::device dev(c.device);
-        const device_array<T, rank> on_device = kernel::to_device(v, dev);
+        using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
+        using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
+        using S = std::conditional_t<std::is_same_v<P0, P1>, P0, T>;
+        const auto on_device = [&] {
+          if constexpr (std::is_same_v<S, T>) {
+            return kernel::to_device(v, dev);
+          } else {
+            ndarray<S, rank> converted(ndarray<S, rank>::uninitialized, v.shape());
+            detail::gather(v, converted.data());
+            return kernel::to_device(converted, dev);
+          }
+        }();
         device_array<R, out_rank> partial(shape, dev);
         // The copies run on the device's default stream, the calls where the ufunc is placed
         // (perhaps a stream of the user's): the host orders them.
