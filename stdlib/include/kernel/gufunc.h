@@ -425,6 +425,7 @@ private:
         throw argument_error(std::string(name()), index + 1,
                              "is a device array on " + a.device().name() + " but the call runs on " +
                                  detail::device_name(*c.device));
+      if (auto owned = detail::owned_device_memory(a)) keep.push_back(std::move(owned));
       // Read-only operands (const views, const device arrays) stay read-only.
       const auto v = arg::view(a);
       using T = std::remove_pointer_t<decltype(v.data())>;

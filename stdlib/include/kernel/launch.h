@@ -167,6 +167,9 @@ private:
                                    detail::device_name(*call.device));
         auto v = arg::view(a);
         slot = P(v.data(), v.shape(), v.strides());
+        // Held until the kernel is done, should the launch run on another stream than the
+        // one that frees the array.
+        if (auto owned = detail::owned_device_memory(a)) keep.push_back(std::move(owned));
       } else {
         // A host array: a device copy in, and out again if the kernel may write it.
         auto host = arg::view(a);

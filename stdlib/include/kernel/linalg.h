@@ -240,7 +240,7 @@ linalg_matrix<const T> linalg_input(const algorithm_site &site, std::string_view
   if (!keep.empty()) keep_until_done(*site.call, std::move(keep));
   linalg_matrix<const T> m =
       matrix_from<const T, R>(static_cast<const T *>(op.layout.data), op.layout.shape, op.layout.strides, column);
-  m.keep = op.device_memory;
+  m.keep = op.device_memory ? op.device_memory : op.array_memory;
   return m;
 }
 

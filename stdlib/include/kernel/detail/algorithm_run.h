@@ -234,6 +234,7 @@ input_elements<T> device_input(std::string_view name, int argument, const device
     // A strided device view (a transpose, a slice): its elements gathered on the device.
     std::shared_ptr<void> copy = device_temp<T>(c, in.size);
     copy_strided_on_device<T, R>(c, op.layout, contiguous_layout<R>(op.layout, copy.get()), in.size);
+    keep_until_done(*c.stream, std::move(keep)); // the array, until gathered
     in.data = data_of<T>(copy);
     in.keep = std::move(copy);
     return in;
@@ -242,6 +243,8 @@ input_elements<T> device_input(std::string_view name, int argument, const device
   if (op.device_memory) {
     in.keep = op.device_memory;
     keep_until_done(*c.stream, std::move(keep)); // the staging, until copied
+  } else {
+    in.keep = op.array_memory; // the caller's to hold until its work is done
   }
   return in;
 }
@@ -288,6 +291,9 @@ public:
         out.size = arg::view(a).size();
         if (c_contiguous<arg::rank>(l)) {
           out.data = static_cast<T *>(const_cast<void *>(l.data));
+          // The array's memory, held until the call's work is done (owned_device_memory).
+          if (auto owned = owned_device_memory(a))
+            out.deliver_ = [c = *site.call, owned = std::move(owned)] { keep_until_done(c, {owned}); };
         } else {
           // A strided device view: results made contiguous, then scattered into it on the device.
           const device_call c = *site.call;

@@ -68,8 +68,19 @@ device_call device_call_for(const std::shared_ptr<stream_state> *stream, device_
 struct staged_operand {
   operand_layout layout;               // describes device memory
   std::shared_ptr<void> device_memory; // for operands staged from the host
+  std::shared_ptr<void> array_memory;  // a device_array's own memory (null for views)
   bool on_device_already = false;
 };
+
+/// The memory a device argument owns (a device_array's; a view owns none), which work queued
+/// on a stream other than the one that allocated it must hold: freed in the order of its own
+/// stream, it could be reused while that work still reads it (keep_until_done).
+template <class A> std::shared_ptr<void> owned_device_memory(const A &a) {
+  if constexpr (requires { a.memory(); })
+    return a.memory();
+  else
+    return nullptr;
+}
 
 template <class Param, class A>
 staged_operand stage_input(std::string_view callee, int argument, const device_call &call, A &a,
@@ -91,6 +102,8 @@ staged_operand stage_input(std::string_view callee, int argument, const device_c
                                "; convert it on the device first (device arrays are never converted implicitly)");
     op.layout = layout_of(callee, arg::view(a), argument);
     op.on_device_already = true;
+    op.array_memory = owned_device_memory(a);
+    if (op.array_memory) keep_alive.push_back(op.array_memory);
     return op;
   } else {
     auto host = arg::view(a);
@@ -186,6 +199,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
                                " but the selected loop writes " + std::string(dtype_name(dtype_of<R>)));
     ops[nin].layout = layout_of(callee, out_view, int(N), /*is_output=*/true);
     ops[nin].on_device_already = true;
+    if (auto owned = owned_device_memory(out)) keep_alive.push_back(std::move(owned));
   } else {
     const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
     array_view<R, decltype(out_view)::rank> device_view(nullptr, out_view.shape());
