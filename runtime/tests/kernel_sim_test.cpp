@@ -117,6 +117,24 @@ TEST(KernelSim, HostArraysAreCopiedInAndBack) {
   EXPECT_EQ(a, std::vector<float>(1000, 2.0f));
 }
 
+// On a stream a launch returns before the results reach a host array: a temporary container
+// would be gone by then, and is refused; a named one, or a temporary view of it, is fine.
+TEST(KernelSim, TemporaryHostOutputsOnAStream) {
+  kernel::stream s(dev);
+  try {
+    kernel::launch<increment>(1, 32, s)(std::vector<float>(32, 1.0f));
+    FAIL() << "a temporary container on a stream";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 1);
+    EXPECT_NE(std::string(e.what()).find("temporary host array"), std::string::npos) << e.what();
+  }
+  std::vector<float> named(32, 1.0f);
+  kernel::launch<increment>(1, 32, s)(kernel::array_view<float>(named.data(), {32}));
+  s.synchronize();
+  EXPECT_EQ(named, std::vector<float>(32, 2.0f));
+  kernel::launch<increment>(1, 32).on(on_dev)(std::vector<float>(32, 1.0f)); // synchronous: fine
+}
+
 TEST(KernelSim, DeviceArraysStay) {
   auto d = kernel::to_device(std::vector<float>(100, 5.0f), dev);
   kernel::launch<increment>(1, 128)(d);

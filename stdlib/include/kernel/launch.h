@@ -130,9 +130,13 @@ public:
     params_type params{};
     std::vector<std::shared_ptr<void>> keep;
     std::vector<detail::host_task> copy_back;
+    // Which arguments are temporary containers, gone with their elements when the statement
+    // ends (a temporary view's elements are the caller's).
+    constexpr bool temporary[] = {
+        (!std::is_lvalue_reference_v<Args &&> && detail::owns_elements<std::remove_cvref_t<Args>>())..., false};
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       auto refs = std::forward_as_tuple(args...);
-      (pass<K>(call, std::get<K>(refs), detail::get_arg<K>(params), keep, copy_back), ...);
+      (pass<K>(call, std::get<K>(refs), temporary[K], detail::get_arg<K>(params), keep, copy_back), ...);
     }(std::make_index_sequence<traits::arity>{});
 
     const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::jit_kernel<F>), name(),
@@ -152,7 +156,7 @@ private:
   }
 
   template <std::size_t K, class A, class Slot>
-  void pass(const detail::device_call &call, A &a, Slot &slot, std::vector<std::shared_ptr<void>> &keep,
+  void pass(const detail::device_call &call, A &a, bool temporary, Slot &slot, std::vector<std::shared_ptr<void>> &keep,
             std::vector<detail::host_task> &copy_back) const {
     using P = std::remove_cvref_t<typename traits::template arg<K>>;
     if constexpr (!detail::is_array_view<P>::value) {
@@ -172,6 +176,11 @@ private:
         if (auto owned = detail::owned_device_memory(a)) keep.push_back(std::move(owned));
       } else {
         // A host array: a device copy in, and out again if the kernel may write it.
+        if constexpr (!std::is_const_v<T>)
+          if (temporary && call.asynchronous)
+            throw argument_error(std::string(name()), static_cast<int>(K) + 1,
+                                 "is a temporary host array the kernel may write: on a stream its results would be "
+                                 "copied back after it is gone; pass a named array");
         auto host = arg::view(a);
         using E = typename P::value_type;
         const std::size_t bytes = static_cast<std::size_t>(host.size()) * sizeof(E);

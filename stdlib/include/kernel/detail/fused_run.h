@@ -48,18 +48,6 @@ template <class N> struct is_expr<expr<N>> : std::true_type {};
 template <class A>
 concept lazy_operand = is_expr<std::remove_cvref_t<A>>::value;
 
-/// True for arrays that an rvalue argument hands over: they own their elements.
-template <class D> constexpr bool owns_elements() {
-  if constexpr (is_ndarray<D>::value)
-    return true;
-  else if constexpr (is_device_array<D>::value)
-    return requires(const D &d) { d.copy(); }; // device_array, not device_view
-  else if constexpr (is_array_view<D>::value)
-    return false;
-  else
-    return !std::ranges::enable_borrowed_range<std::remove_cvref_t<D>>;
-}
-
 /// The leaf for an array argument: referenced when an lvalue (or a view), owned when an rvalue.
 template <class A> auto make_array_leaf(A &&a) {
   using D = std::remove_cvref_t<A>;

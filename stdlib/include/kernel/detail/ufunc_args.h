@@ -28,6 +28,19 @@ template <class T, std::size_t R> struct is_ndarray<ndarray<T, R>> : std::true_t
 /// Device arrays get their ufunc_arg in kernel/device_array.h.
 template <class T> struct is_device_array : std::false_type {};
 
+/// True for arrays that an rvalue argument hands over: they own their elements (a temporary
+/// of one takes its elements with it; a view's are someone else's).
+template <class D> constexpr bool owns_elements() {
+  if constexpr (is_ndarray<D>::value)
+    return true;
+  else if constexpr (is_device_array<D>::value)
+    return requires(const D &d) { d.copy(); }; // device_array, not device_view
+  else if constexpr (is_array_view<D>::value)
+    return false;
+  else
+    return !std::ranges::enable_borrowed_range<std::remove_cvref_t<D>>;
+}
+
 /// How a ufunc sees one argument of type `A` (as passed, with its reference and const).
 template <class A, class = void> struct ufunc_arg {
   static constexpr bool supported = false;
