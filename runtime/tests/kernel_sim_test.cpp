@@ -105,6 +105,14 @@ struct Affine {
   out[t] = tile[(t + 1) % 32];
 }
 
+// Indexes a thread's local array past its end for threads 4 and up.
+[[kernel::jit]] void local_out_of_bounds(array_view<float> out) {
+  kernel::local_array<float, 4> a{};
+  const unsigned t = kernel::threadIdx.x;
+  a[t] = 1.0f;
+  out[t] = a[0];
+}
+
 namespace {
 
 const kernel::device dev = kernel_test::device();
@@ -203,6 +211,17 @@ TEST(KernelSimChecks, OutOfBounds) {
   } catch (const kernel::simulator_error &e) {
     EXPECT_EQ(std::string(e.what()), "kernel 'out_of_bounds': thread (100,0,0) of block (0,0,0): index 100 is out of "
                                      "bounds for an array of shape (100,)");
+  }
+}
+
+TEST(KernelSimChecks, LocalArrayOutOfBounds) {
+  std::vector<float> a(32);
+  try {
+    kernel::launch<local_out_of_bounds>(1, 32).on(on_sim)(a);
+    FAIL();
+  } catch (const kernel::simulator_error &e) {
+    EXPECT_NE(std::string(e.what()).find("index 4 is out of bounds for an array of shape (4,)"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -63,10 +63,11 @@ template <class T, index_t... D> struct local_array {
   KERNEL_ALWAYS_INLINE T &operator()(I... idx) noexcept {
     return view()(idx...);
   }
+  /// 1-d element access, bounds-checked on the simulator as a(i) is.
   KERNEL_ALWAYS_INLINE T &operator[](index_t i) noexcept
     requires(rank == 1)
   {
-    return data[i];
+    return view()(i);
   }
   static constexpr index_t size() noexcept { return static_cast<index_t>((D * ...)); }
 };
