@@ -298,6 +298,16 @@ TEST(KernelSimChecks, LaunchLimits) {
               "'increment': a block of 2048 threads is more than a GPU can run (1024) on the simulator");
   }
   EXPECT_THROW(kernel::launch<increment>(1, kernel::dim3(1, 1, 65)).on(on_sim)(a), kernel::argument_error);
+  // Counts as integers of any type: past 32 bits or negative, an error, not a wrapped count.
+  try {
+    kernel::launch<increment>((kernel::index_t{1} << 32) + 5, 32).on(on_sim)(a);
+    FAIL() << "2^32 + 5 blocks ran as 5";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("'increment': a launch of 4294967301 blocks"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(kernel::launch<increment>(-1, 32), kernel::argument_error);
+  EXPECT_THROW(kernel::launch<increment>(1, std::int64_t{-32}), kernel::argument_error);
+  EXPECT_EQ(a, std::vector<float>(4, 0.0f));
   EXPECT_THROW(kernel::launch<dynamic_shared>(1, 32, 300 * 1024).on(on_sim)(a), kernel::argument_error);
   EXPECT_THROW(kernel::launch<increment>(0, 32).on(on_sim)(a), kernel::argument_error);
 }

@@ -20,7 +20,10 @@
 // arrays to copy back the launch is asynchronous, as in CUDA; the simulator runs it at once.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -224,6 +227,29 @@ template <auto F> launcher<F> launch(dim3 grid, dim3 block, unsigned shared_byte
 /// The same, asynchronous and ordered on stream `s`.
 template <auto F> launcher<F> launch(dim3 grid, dim3 block, const stream &s, unsigned shared_bytes = 0) noexcept {
   return launcher<F>(grid, block, s, shared_bytes);
+}
+
+namespace detail {
+/// A count of blocks or threads given as an integer of any type, as one dimension: a negative
+/// count, or one past 32 bits, is an error naming the kernel (an implicit dim3 would wrap it).
+template <auto F, std::integral I> dim3 launch_extent(I n, const char *what) {
+  if (std::cmp_less(n, 0) || std::cmp_greater(n, std::numeric_limits<std::uint32_t>::max()))
+    throw argument_error(std::string(launcher<F>::name()), 0,
+                         std::string("a launch of ") + std::to_string(n) + " " + what +
+                             " per dimension: counts are 0 to 2^32 - 1 (see the device's limits)");
+  return dim3(static_cast<std::uint32_t>(n));
+}
+} // namespace detail
+
+/// launch(grid, block) with counts of blocks and threads as integers of any type.
+template <auto F, std::integral G, std::integral B> launcher<F> launch(G grid, B block, unsigned shared_bytes = 0) {
+  return launcher<F>(detail::launch_extent<F>(grid, "blocks"), detail::launch_extent<F>(block, "threads"),
+                     shared_bytes);
+}
+template <auto F, std::integral G, std::integral B>
+launcher<F> launch(G grid, B block, const stream &s, unsigned shared_bytes = 0) {
+  return launcher<F>(detail::launch_extent<F>(grid, "blocks"), detail::launch_extent<F>(block, "threads"), s,
+                     shared_bytes);
 }
 
 } // namespace kernel
