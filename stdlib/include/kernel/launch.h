@@ -105,13 +105,15 @@ public:
   launcher(dim3 grid, dim3 block, const stream &s, unsigned shared_bytes = 0) noexcept
       : config_{grid, block, shared_bytes}, placement_{target::cuda, nullptr, &s} {}
 
-  /// The launch on another target: target::simulator runs it on the simulated device.
+  /// The launch on another target: target::simulator runs it on the simulated device,
+  /// target::cuda on the current GPU. As for ufuncs, choosing a target drops a device or stream
+  /// chosen before.
   launcher on(target t) const {
-    launcher l = *this;
-    if (t == target::simulator)
-      l.placement_.chosen_device = detail::simulator_device();
-    else if (t != target::cuda)
+    if (t != target::simulator && t != target::cuda)
       throw argument_error(std::string(name()), 0, "kernels run on target cuda or simulator");
+    launcher l = *this;
+    l.placement_.chosen_stream = nullptr;
+    l.placement_.chosen_device = t == target::simulator ? detail::simulator_device() : nullptr;
     return l;
   }
   /// The launch on device `d` (a stream given to kernel::launch still decides).
