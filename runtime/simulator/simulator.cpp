@@ -223,70 +223,90 @@ bool block_run::complete_warp_operations() {
       progress = true;
       continue;
     }
-    // The lanes named in a mask that have not exited must be at the operation (CUDA: lanes
-    // a partial warp does not have, or that have exited, do not take part).
-    if ((waiting & mask) != (mask & active_lanes(w))) continue; // some have not arrived yet
-    const sim_thread &lead = threads_[first + static_cast<std::size_t>(std::countr_zero(waiting))];
-    for (std::size_t i = first; i < last; ++i) {
-      const sim_thread &t = threads_[i];
-      if (t.status == thread_status::warp && t.op != lead.op) {
-        fail_block("lanes of warp " + std::to_string(w) + " wait at different warp operations");
-        return false;
+    // Lanes complete in groups: the lanes one lane's mask names (itself included) that have not
+    // exited must all be at the operation (CUDA: lanes a partial warp does not have, or that
+    // have exited, do not take part), and at the same one. Lanes of other branches, with masks
+    // of their own, complete apart (a ballot of lanes 0-15 beside a shuffle of lanes 16-31).
+    std::uint32_t pending = waiting;
+    while (pending) {
+      const sim_thread &lead = threads_[first + static_cast<std::size_t>(std::countr_zero(pending))];
+      const std::uint32_t group = (lead.mask | (1u << lead.lane())) & active_lanes(w);
+      if ((group & waiting) != group) { // some have not arrived yet
+        pending &= ~(1u << lead.lane());
+        continue;
       }
+      for (std::uint32_t lanes = group; lanes; lanes &= lanes - 1) {
+        const sim_thread &t = threads_[first + static_cast<std::size_t>(std::countr_zero(lanes))];
+        if (t.op != lead.op) {
+          fail_block("lanes of warp " + std::to_string(w) + " wait at different warp operations");
+          return false;
+        }
+      }
+      complete_warp_group(first, last, group);
+      pending &= ~group;
+      progress = true;
     }
-    std::uint32_t ballot = 0;
-    for (std::size_t i = first; i < last; ++i)
-      if (threads_[i].status == thread_status::warp && threads_[i].value) ballot |= 1u << threads_[i].lane();
-    for (std::size_t i = first; i < last; ++i) {
-      sim_thread &t = threads_[i];
-      if (t.status != thread_status::warp) continue;
-      const std::uint32_t lane = t.lane();
-      const std::int32_t width = t.width > 0 && t.width <= 32 ? t.width : 32;
-      const std::uint32_t segment = lane / static_cast<std::uint32_t>(width) * static_cast<std::uint32_t>(width);
-      auto value_of = [&](std::int64_t src) -> std::uint32_t {
-        const std::size_t j = first + static_cast<std::size_t>(src);
-        return j < last && threads_[j].status == thread_status::warp ? threads_[j].value : t.value;
-      };
-      const std::uint32_t mine = t.mask & waiting;
-      switch (t.op) {
-      case warp_kind::shfl_idx:
-        t.result = value_of(segment + static_cast<std::uint32_t>(t.arg) % static_cast<std::uint32_t>(width));
-        break;
-      case warp_kind::shfl_up: {
-        const std::int64_t src = static_cast<std::int64_t>(lane) - t.arg;
-        t.result = src >= static_cast<std::int64_t>(segment) ? value_of(src) : t.value;
-        break;
-      }
-      case warp_kind::shfl_down: {
-        const std::int64_t src = static_cast<std::int64_t>(lane) + t.arg;
-        t.result = src < static_cast<std::int64_t>(segment) + width ? value_of(src) : t.value;
-        break;
-      }
-      case warp_kind::shfl_xor: {
-        const std::int64_t src = static_cast<std::int64_t>(lane ^ static_cast<std::uint32_t>(t.arg));
-        t.result = src < static_cast<std::int64_t>(segment) + width ? value_of(src) : t.value;
-        break;
-      }
-      case warp_kind::vote_all: t.result = (ballot & mine) == mine; break;
-      case warp_kind::vote_any: t.result = (ballot & mine) != 0; break;
-      case warp_kind::vote_uni: t.result = (ballot & mine) == 0 || (ballot & mine) == mine; break;
-      case warp_kind::vote_ballot: t.result = ballot & mine; break;
-      case warp_kind::syncwarp:
-        t.result = 0;
-        // Orders this lane's accesses with those of the lanes its mask names.
-        ++seq_;
-        t.sync.last_syncwarp = seq_;
-        for (std::uint32_t lanes = mine; lanes; lanes &= lanes - 1)
-          t.sync.with_lane[static_cast<std::size_t>(std::countr_zero(lanes))] = seq_;
-        break;
-      case warp_kind::activemask: break; // completed above
-      }
-    }
-    for (std::size_t i = first; i < last; ++i)
-      if (threads_[i].status == thread_status::warp) threads_[i].status = thread_status::runnable;
-    progress = true;
   }
   return progress;
+}
+
+// The lanes `group` of the warp at threads_[first, last), all waiting at one warp operation,
+// get its results and run on.
+void block_run::complete_warp_group(std::size_t first, std::size_t last, std::uint32_t group) {
+  const auto in_group = [&](std::size_t j) {
+    return j < last && ((group >> static_cast<std::uint32_t>(j - first)) & 1u) != 0;
+  };
+  std::uint32_t ballot = 0;
+  for (std::size_t i = first; i < last; ++i)
+    if (in_group(i) && threads_[i].value) ballot |= 1u << threads_[i].lane();
+  for (std::size_t i = first; i < last; ++i) {
+    if (!in_group(i)) continue;
+    sim_thread &t = threads_[i];
+    const std::uint32_t lane = t.lane();
+    const std::int32_t width = t.width > 0 && t.width <= 32 ? t.width : 32;
+    const std::uint32_t segment = lane / static_cast<std::uint32_t>(width) * static_cast<std::uint32_t>(width);
+    auto value_of = [&](std::int64_t src) -> std::uint32_t {
+      const std::size_t j = first + static_cast<std::size_t>(src);
+      return j < last && threads_[j].status == thread_status::warp ? threads_[j].value : t.value;
+    };
+    const std::uint32_t mine = t.mask & group;
+    switch (t.op) {
+    case warp_kind::shfl_idx:
+      t.result = value_of(segment + static_cast<std::uint32_t>(t.arg) % static_cast<std::uint32_t>(width));
+      break;
+    case warp_kind::shfl_up: {
+      const std::int64_t src = static_cast<std::int64_t>(lane) - t.arg;
+      t.result = src >= static_cast<std::int64_t>(segment) ? value_of(src) : t.value;
+      break;
+    }
+    case warp_kind::shfl_down: {
+      const std::int64_t src = static_cast<std::int64_t>(lane) + t.arg;
+      t.result = src < static_cast<std::int64_t>(segment) + width ? value_of(src) : t.value;
+      break;
+    }
+    case warp_kind::shfl_xor: {
+      const std::int64_t src = static_cast<std::int64_t>(lane ^ static_cast<std::uint32_t>(t.arg));
+      t.result = src < static_cast<std::int64_t>(segment) + width ? value_of(src) : t.value;
+      break;
+    }
+    case warp_kind::vote_all: t.result = (ballot & mine) == mine; break;
+    case warp_kind::vote_any: t.result = (ballot & mine) != 0; break;
+    case warp_kind::vote_uni: t.result = (ballot & mine) == 0 || (ballot & mine) == mine; break;
+    case warp_kind::vote_ballot: t.result = ballot & mine; break;
+    case warp_kind::syncwarp:
+      t.result = 0;
+      // Orders this lane's accesses with those of the lanes its mask names.
+      ++seq_;
+      t.sync.last_syncwarp = seq_;
+      for (std::uint32_t lanes = mine; lanes; lanes &= lanes - 1)
+        t.sync.with_lane[static_cast<std::size_t>(std::countr_zero(lanes))] = seq_;
+      break;
+    case warp_kind::activemask: break; // completed by complete_activemask
+    }
+  }
+  // Results are all taken before any lane runs on (a shuffle reads the others' values).
+  for (std::size_t i = first; i < last; ++i)
+    if (in_group(i)) threads_[i].status = thread_status::runnable;
 }
 
 // The lanes of a warp waiting at activemask get those of them at the same call: the lanes

@@ -171,6 +171,7 @@ public:
 private:
   bool complete_warp_operations();
   void complete_activemask(std::size_t first, std::size_t last);
+  void complete_warp_group(std::size_t first, std::size_t last, std::uint32_t group);
   bool complete_barrier();
   void fail_block(const std::string &message);
   std::string describe(const std::vector<std::uint32_t> &linear) const;

@@ -36,6 +36,16 @@ using kernel::index_t;
   if (kernel::laneid() == 0) out[i / 32] = v;
 }
 
+// Two branches of a warp at different warp operations, each with a mask of its own lanes:
+// valid on a GPU, each half completing apart.
+[[kernel::jit]] void split_warp(array_view<unsigned> out) {
+  const unsigned lane = kernel::laneid();
+  if (lane < 16)
+    out[lane] = kernel::ballot_sync(0x0000ffffu, lane % 2 == 0);
+  else
+    out[lane] = static_cast<unsigned>(kernel::shfl_sync(0xffff0000u, static_cast<int>(lane), 16));
+}
+
 [[kernel::jit]] void votes(array_view<const int> in, array_view<unsigned> out) {
   const index_t i = kernel::grid<1>();
   const unsigned ballot = kernel::ballot_sync(kernel::full_mask, in[i] > 0);
@@ -167,6 +177,13 @@ TEST(KernelSim, WarpShuffles) {
     for (int i = 0; i < 32; ++i) expected += float(w * 32 + i);
     EXPECT_EQ(out[w], expected);
   }
+}
+
+TEST(KernelSim, WarpBranchesWithMasksOfTheirOwn) {
+  std::vector<unsigned> out(32);
+  kernel::launch<split_warp>(1, 32).on(on_dev)(out);
+  for (unsigned lane = 0; lane < 16; ++lane) EXPECT_EQ(out[lane], 0x5555u) << lane;
+  for (unsigned lane = 16; lane < 32; ++lane) EXPECT_EQ(out[lane], 16u) << lane;
 }
 
 TEST(KernelSim, VotesAndCountingBarrier) {
