@@ -64,7 +64,9 @@ template <class A> auto make_array_leaf(A &&a) {
       auto owned = std::make_shared<D>(std::move(a));
       return array_leaf<V>{V(owned->view()), owned};
     } else if constexpr (is_device_array<D>::value && requires { a.copy(); }) {
-      return array_leaf<V>{V(a.view()), nullptr};
+      // Its memory, held by the expression and then by the launch until its work is done
+      // (owned_device_memory: the array may be freed in another stream's order).
+      return array_leaf<V>{V(a.view()), a.memory()};
     } else {
       return array_leaf<V>{V(a), nullptr};
     }
