@@ -359,6 +359,23 @@ TEST_P(Targets, LongLinesInFourSteps) {
     check_long_line<double>(t, n, 1e-12);
     if (HasFatalFailure()) return;
   }
+  // Several long lines of an array: along the last axis (three lines, each split; nine, eight
+  // side by side and one split), and along the first (strided lines), each as its own line.
+  for (auto [lines, n] : {std::pair<kernel::index_t, kernel::index_t>{3, 4096}, {9, 8192}}) {
+    const std::vector<cd> v = random_complex(static_cast<std::size_t>(lines * n), static_cast<unsigned>(lines));
+    kernel::ndarray<cf, 2> rows({lines, n}), columns({n, lines});
+    for (kernel::index_t l = 0; l < lines; ++l)
+      for (kernel::index_t j = 0; j < n; ++j) rows(l, j) = columns(j, l) = cf(v[static_cast<std::size_t>(l * n + j)]);
+    const auto along_rows = kernel::fft.on(t)(rows), along_columns = kernel::fft.on(t)(columns, {}, 0);
+    for (kernel::index_t l = 0; l < lines; ++l) {
+      const std::vector<cf> line(rows.data() + l * n, rows.data() + (l + 1) * n);
+      const auto want = kernel::fft.on(t)(line);
+      for (kernel::index_t k = 0; k < n; ++k) {
+        ASSERT_LT(std::abs(cd(along_rows(l, k)) - cd(want(k))), 1e-3) << lines << " lines, line " << l << ", " << k;
+        ASSERT_LT(std::abs(cd(along_columns(k, l)) - cd(want(k))), 1e-3) << lines << " columns, " << l << ", " << k;
+      }
+    }
+  }
 }
 
 TEST_P(Targets, ErrorsNameTheCallAndWriteNothing) {
