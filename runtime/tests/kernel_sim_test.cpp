@@ -151,6 +151,13 @@ TEST(KernelSim, TemporaryHostOutputsOnAStream) {
   s.synchronize();
   EXPECT_EQ(named, std::vector<float>(32, 2.0f));
   kernel::launch<increment>(1, 32).on(on_dev)(std::vector<float>(32, 1.0f)); // synchronous: fine
+  // A launch configuration made with a temporary stream keeps it, copies too.
+  const auto later = kernel::launch<increment>(1, 32, kernel::stream(dev));
+  const auto copy = later;
+  copy(named);
+  later(named);
+  dev.synchronize();
+  EXPECT_EQ(named, std::vector<float>(32, 4.0f));
 }
 
 TEST(KernelSim, DeviceArraysStay) {

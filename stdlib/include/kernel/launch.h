@@ -102,8 +102,25 @@ template <auto F> class launcher {
 
 public:
   launcher(dim3 grid, dim3 block, unsigned shared_bytes = 0) noexcept : config_{grid, block, shared_bytes} {}
+  /// The launcher keeps the stream (a shared handle), so that a launch configuration made with
+  /// a temporary stream and called later still has it.
   launcher(dim3 grid, dim3 block, const stream &s, unsigned shared_bytes = 0) noexcept
-      : config_{grid, block, shared_bytes}, placement_{target::cuda, nullptr, &s} {}
+      : config_{grid, block, shared_bytes}, stream_(s) {
+    placement_.chosen_stream = &*stream_;
+  }
+  launcher(const launcher &o) noexcept : config_(o.config_), placement_(o.placement_), stream_(o.stream_) {
+    if (o.stream_ && o.placement_.chosen_stream == &*o.stream_) placement_.chosen_stream = &*stream_;
+  }
+  launcher &operator=(const launcher &o) noexcept {
+    if (this != &o) {
+      const bool own = o.stream_ && o.placement_.chosen_stream == &*o.stream_;
+      config_ = o.config_;
+      placement_ = o.placement_;
+      stream_ = o.stream_;
+      if (own) placement_.chosen_stream = &*stream_;
+    }
+    return *this;
+  }
 
   /// The launch on another target: target::simulator runs it on the simulated device,
   /// target::cuda on the current GPU. As for ufuncs, choosing a target drops a device or stream
@@ -218,6 +235,7 @@ private:
   // A launch keeps target cuda (no fallback to the simulator without a GPU);
   // on(target::simulator) chooses the simulated device instead.
   detail::placement placement_{target::cuda};
+  std::optional<stream> stream_; // the stream given to kernel::launch, which placement_ names
 };
 
 /// Launches kernel `F` over `grid` blocks of `block` threads, with `shared_bytes` of dynamic
