@@ -33,17 +33,6 @@ constexpr index_t largest_direct_radix = 31;
 // against 3.9 ms, 2^18: 7.5 against 8.5).
 template <class T> constexpr index_t split_line_at = index_t{1} << (sizeof(T) == 4 ? 12 : 18);
 
-/// body(begin, end) over `groups` groups of lines, on every core when `parallel`.
-template <class Body> void groups_of(index_t groups, bool parallel, const Body &body) {
-  if (!parallel) {
-    body(0, groups);
-    return;
-  }
-  parallel_for(
-      groups, 1, [](void *context, index_t b, index_t e) { (*static_cast<const Body *>(context))(b, e); },
-      const_cast<void *>(static_cast<const void *>(&body)));
-}
-
 /// Point j of B lines transformed side by side, real and imaginary parts apart: a butterfly's
 /// operations on it are loops over the lines, which vectorize, so that a pass over many lines
 /// runs B transforms for little more than the price of one. B complex values fill a cache
@@ -394,7 +383,7 @@ void fft_plan<T>::forward_split(const lanes<T, 1> *in, lanes<T, 1> *out, lanes<T
   // 2^20 points, and four neighbouring cache lines of a row at once kept more reads in flight
   // than one.
   constexpr index_t together = 4;
-  const auto down_columns = [&](index_t begin, index_t end) {
+  auto down_columns = [&](index_t begin, index_t end) {
     const auto a = buffer<group>(together * n1), b = buffer<group>(together * n1),
                scratch = buffer<group>(s.columns->scratch_size(B));
     for (index_t g0 = begin; g0 < end; g0 += together) {
@@ -413,7 +402,7 @@ void fft_plan<T>::forward_split(const lanes<T, 1> *in, lanes<T, 1> *out, lanes<T
         }
     }
   };
-  const auto along_rows = [&](index_t begin, index_t end) {
+  auto along_rows = [&](index_t begin, index_t end) {
     const auto a = buffer<group>(together * n2), b = buffer<group>(together * n2),
                scratch = buffer<group>(s.rows->scratch_size(B));
     for (index_t g0 = begin; g0 < end; g0 += together) {
@@ -431,8 +420,8 @@ void fft_plan<T>::forward_split(const lanes<T, 1> *in, lanes<T, 1> *out, lanes<T
             out[k1 + c * B + l + n1 * k2] = {{b[c * n2 + k2].re[l]}, {b[c * n2 + k2].im[l]}};
     }
   };
-  groups_of(n2 / B, parallel, down_columns);
-  groups_of(n1 / B, parallel, along_rows);
+  maybe_parallel(parallel, n2 / B, 1, down_columns);
+  maybe_parallel(parallel, n1 / B, 1, along_rows);
 }
 
 // X_k = w_k sum_j (x_j w_j) conj(w_{k-j}): a circular convolution of m points by the power-of-two
@@ -665,14 +654,7 @@ template <class Body> void for_lines(const fft_pass &p, index_t lines, Body &bod
   constexpr index_t group = lane_count<float>;
   const index_t groups = (lines + group - 1) / group;
   const index_t grain = (std::max<index_t>(1, (index_t{1} << 15) / std::max<index_t>(p.n, 1)) + group - 1) / group;
-  if (!p.parallel || groups <= grain) {
-    body(0, lines);
-    return;
-  }
-  auto pieces = [&](index_t b, index_t e) { body(b * group, std::min(e * group, lines)); };
-  parallel_for(
-      groups, grain, [](void *context, index_t b, index_t e) { (*static_cast<decltype(pieces) *>(context))(b, e); },
-      &pieces);
+  maybe_parallel(p.parallel, groups, grain, [&](index_t b, index_t e) { body(b * group, std::min(e * group, lines)); });
 }
 
 template <class T> void run(const fft_pass &p) {

@@ -390,16 +390,9 @@ void gemm_host(const char *name, const gemm_problem &problem) {
     gemm_one(name, lib, p.type, a, pa, bm, pb, c, pc, p.alpha, p.beta, p.conj_a && !pack_a, p.conj_b && !pack_b);
     if (pack_c) copy_matrix(c, 0, p.c, b, size);
   };
-  if (across_batch) {
-    auto body = [&](index_t begin, index_t end) {
-      for (index_t b = begin; b < end; ++b) one(b);
-    };
-    parallel_for(
-        p.batch, 1, [](void *ctx, index_t begin, index_t end) { (*static_cast<decltype(body) *>(ctx))(begin, end); },
-        &body);
-  } else {
-    for (index_t b = 0; b < p.batch; ++b) one(b);
-  }
+  maybe_parallel(across_batch, p.batch, 1, [&](index_t begin, index_t end) {
+    for (index_t b = begin; b < end; ++b) one(b);
+  });
 }
 
 namespace {

@@ -105,22 +105,7 @@ public:
   /// The launcher keeps the stream (a shared handle), so that a launch configuration made with
   /// a temporary stream and called later still has it.
   launcher(dim3 grid, dim3 block, const stream &s, unsigned shared_bytes = 0) noexcept
-      : config_{grid, block, shared_bytes}, stream_(s) {
-    placement_.chosen_stream = &*stream_;
-  }
-  launcher(const launcher &o) noexcept : config_(o.config_), placement_(o.placement_), stream_(o.stream_) {
-    if (o.stream_ && o.placement_.chosen_stream == &*o.stream_) placement_.chosen_stream = &*stream_;
-  }
-  launcher &operator=(const launcher &o) noexcept {
-    if (this != &o) {
-      const bool own = o.stream_ && o.placement_.chosen_stream == &*o.stream_;
-      config_ = o.config_;
-      placement_ = o.placement_;
-      stream_ = o.stream_;
-      if (own) placement_.chosen_stream = &*stream_;
-    }
-    return *this;
-  }
+      : config_{grid, block, shared_bytes}, stream_(s) {}
 
   /// The launch on another target: target::simulator runs it on the simulated device,
   /// target::cuda on the current GPU. As for ufuncs, choosing a target drops a device or stream
@@ -129,7 +114,7 @@ public:
     if (t != target::simulator && t != target::cuda)
       throw argument_error(std::string(name()), 0, "kernels run on target cuda or simulator");
     launcher l = *this;
-    l.placement_.chosen_stream = nullptr;
+    l.stream_.reset();
     l.placement_.chosen_device = t == target::simulator ? detail::simulator_device() : nullptr;
     return l;
   }
@@ -171,7 +156,9 @@ public:
 
 private:
   template <class... Args> detail::device_call call_for(Args &...args) const {
-    return placement_.call_on(detail::first_device(args...), [](const std::string &why) {
+    detail::placement where = placement_;
+    if (stream_) where.chosen_stream = &*stream_;
+    return where.call_on(detail::first_device(args...), [](const std::string &why) {
       return "kernel '" + std::string(name()) + "': " + why +
              "; launch it .on(kernel::target::simulator) to run it on the CPU";
     });
@@ -235,7 +222,7 @@ private:
   // A launch keeps target cuda (no fallback to the simulator without a GPU);
   // on(target::simulator) chooses the simulated device instead.
   detail::placement placement_{target::cuda};
-  std::optional<stream> stream_; // the stream given to kernel::launch, which placement_ names
+  std::optional<stream> stream_; // the stream given to kernel::launch: the call's, when set
 };
 
 /// Launches kernel `F` over `grid` blocks of `block` threads, with `shared_bytes` of dynamic

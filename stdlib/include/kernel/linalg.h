@@ -279,10 +279,6 @@ linalg_output<T> linalg_result(const algorithm_site &site, std::string_view name
   return out;
 }
 
-template <class C> void require_distinct_elements(std::string_view name, int argument, const C &out) {
-  require_distinct_view(name, argument, arg_of<C>::view(out));
-}
-
 /// Where out = a b (+ e) runs, after the checks every target makes on the user's arrays: the
 /// results are written once per element, over no input (but over e exactly, if at all).
 template <class A, class B, class E, class C>
@@ -306,6 +302,12 @@ inline std::string dims(index_t a, index_t b) { return std::to_string(a) + "x" +
 struct conjugations {
   bool a = false, b = false, e = false;
 };
+/// Those of operands XA, XB and E (std::nullptr_t: none) of elements T.
+template <class T, class XA, class XB, class E> constexpr conjugations conjugations_of() {
+  conjugations c{conjugated_of<T, XA>, conjugated_of<T, XB>};
+  if constexpr (!std::is_same_v<E, std::nullptr_t>) c.e = conjugated_of<T, E>;
+  return c;
+}
 
 /// C = alpha A B + beta E, on the call's site, for laid-out operands (each conjugated as `conj`
 /// says).
@@ -511,9 +513,8 @@ private:
     if constexpr (RA == 2) ma.batch = mc.batch;
     if constexpr (RB == 2) mb.batch = mc.batch;
     const T alpha = detail::factor_of<T>(xa) * detail::factor_of<T>(xb);
-    detail::conjugations conj{detail::conjugated_of<T, XA>, detail::conjugated_of<T, XB>};
-    if constexpr (!std::is_same_v<E, std::nullptr_t>) conj.e = detail::conjugated_of<T, E>;
-    detail::run_gemm<T>(name(), site, ma, mb, std::is_same_v<E, std::nullptr_t> ? nullptr : &me, mc, alpha, beta, conj);
+    detail::run_gemm<T>(name(), site, ma, mb, std::is_same_v<E, std::nullptr_t> ? nullptr : &me, mc, alpha, beta,
+                        detail::conjugations_of<T, XA, XB, E>());
     out.deliver();
   }
 };
@@ -593,10 +594,8 @@ private:
       beta = detail::factor_of<T>(*xz);
     }
     const T alpha = detail::factor_of<T>(xa) * detail::factor_of<T>(xx);
-    detail::conjugations conj{detail::conjugated_of<T, XA>, detail::conjugated_of<T, XX>};
-    if constexpr (!std::is_same_v<Z, std::nullptr_t>) conj.e = detail::conjugated_of<T, Z>;
     detail::run_gemm<T>(name(), site, ma, mx, std::is_same_v<Z, std::nullptr_t> ? nullptr : &mz, out.matrix, alpha,
-                        beta, conj);
+                        beta, detail::conjugations_of<T, XA, XX, Z>());
     out.deliver();
   }
 };

@@ -82,24 +82,14 @@ template <class... A> algorithm_site site_of(std::string_view name, const placem
   return {p, p.call_on(d, [&](const std::string &why) { return no_device_message(name, why); })};
 }
 
-/// Runs `body(begin, end)` over pieces of [0, n) on all cores.
-template <class Body> void parallel_over(index_t n, index_t grain, Body &body) {
-  parallel_for(
-      n, grain < 1 ? 1 : grain,
-      [](void *context, index_t begin, index_t end) { (*static_cast<Body *>(context))(begin, end); }, &body);
-}
-
-/// `body(begin, end)` over [0, n): on all cores when `parallel`, else in one piece.
-template <class Body> void maybe_parallel(bool parallel, index_t n, index_t grain, Body &&body) {
-  if (!parallel || n <= grain) {
-    if (n > 0) body(index_t{0}, n);
-    return;
-  }
-  parallel_over(n, grain, body);
-}
-
 template <class A> using arg_of = ufunc_arg<const A &>;
 template <class A> using element_of = typename arg_of<A>::element_type;
+
+/// require_distinct_elements for the user's array `a` that results are written to.
+template <class A> void require_distinct_elements(std::string_view name, int argument, const A &a) {
+  const auto v = arg_of<A>::view(a);
+  require_distinct_elements(name, argument, v.shape().data(), v.strides().data(), static_cast<int>(v.shape().size()));
+}
 template <class A> inline constexpr bool is_device_arg = arg_of<A>::supported && arg_of<A>::is_device;
 
 template <class A> constexpr void require_array() {
@@ -234,7 +224,7 @@ input_elements<T> device_input(std::string_view name, int argument, const device
     // A strided device view (a transpose, a slice): its elements gathered on the device.
     std::shared_ptr<void> copy = device_temp<T>(c, in.size);
     copy_strided_on_device<T, R>(c, op.layout, contiguous_layout<R>(op.layout, copy.get()), in.size);
-    keep_until_done(*c.stream, std::move(keep)); // the array, until gathered
+    keep_until_done(*c.stream, {op.array_memory}); // the array, until gathered
     in.data = data_of<T>(copy);
     in.keep = std::move(copy);
     return in;
@@ -275,7 +265,7 @@ public:
   static output_elements make(const algorithm_site &site, std::string_view name, int argument, A &a) {
     using arg = ufunc_arg<A &>;
     static_assert(arg::supported && !arg::is_scalar && arg::writable, "the results go to a writable array");
-    require_distinct_view(name, argument, arg::view(a));
+    require_distinct_elements(name, argument, a);
     output_elements out;
     if constexpr (arg::is_device) {
       if (!site.on_device() || &a.device().state() != site.call->device)

@@ -210,10 +210,7 @@ inline bool same_elements(const operand_layout &a, const operand_layout &b) {
 inline void check_overlap(std::string_view callee, std::span<const operand_layout> ops) {
   for (const operand_layout &out : ops) {
     if (!out.is_output) continue;
-    for (int d = 0; d < out.rank; ++d)
-      if (out.shape[d] > 1 && out.strides[d] == 0)
-        throw argument_error(std::string(callee), out.argument,
-                             "has a zero stride: the results would be written more than once to one element");
+    require_distinct_elements(callee, out.argument, out.shape, out.strides, out.rank);
     const auto [olo, ohi] = memory_extent(out);
     if (olo == ohi) continue;
     for (const operand_layout &other : ops) {

@@ -13,4 +13,20 @@ namespace kernel::detail {
 /// at least `grain` elements long. Exceptions thrown by `body` reach the caller.
 void parallel_for(index_t n, index_t grain, void (*body)(void *, index_t, index_t), void *context);
 
+/// Runs `body(begin, end)` over pieces of [0, n) on all cores.
+template <class Body> void parallel_over(index_t n, index_t grain, Body &body) {
+  parallel_for(
+      n, grain < 1 ? 1 : grain,
+      [](void *context, index_t begin, index_t end) { (*static_cast<Body *>(context))(begin, end); }, &body);
+}
+
+/// `body(begin, end)` over [0, n): on all cores when `parallel`, else in one piece.
+template <class Body> void maybe_parallel(bool parallel, index_t n, index_t grain, Body &&body) {
+  if (!parallel || n <= grain) {
+    if (n > 0) body(index_t{0}, n);
+    return;
+  }
+  parallel_over(n, grain, body);
+}
+
 } // namespace kernel::detail

@@ -26,12 +26,13 @@ inline std::string shape_string(const index_t *shape, int rank) {
   return s + ")";
 }
 
-/// A view the results are written to: no element of it twice, as far as the strides say (a
-/// zero stride along an extent above 1 would write results more than once to one element, the
-/// last one winning). `View` is any array view (shape(), shape(d), stride(d)).
-template <class View> void require_distinct_view(std::string_view callee, int argument, const View &v) {
-  for (std::size_t d = 0; d < v.shape().size(); ++d)
-    if (v.shape(d) > 1 && v.stride(d) == 0)
+/// An array the results are written to (`shape`, `strides`, rank `rank`): no element of it
+/// twice, as far as the strides say (a zero stride along an extent above 1 would write results
+/// more than once to one element, the last one winning).
+inline void require_distinct_elements(std::string_view callee, int argument, const index_t *shape,
+                                      const index_t *strides, int rank) {
+  for (int d = 0; d < rank; ++d)
+    if (shape[d] > 1 && strides[d] == 0)
       throw argument_error(std::string(callee), argument,
                            "has a zero stride: the results would be written more than once to one element");
 }

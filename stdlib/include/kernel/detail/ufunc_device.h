@@ -68,7 +68,8 @@ device_call device_call_for(const std::shared_ptr<stream_state> *stream, device_
 struct staged_operand {
   operand_layout layout;               // describes device memory
   std::shared_ptr<void> device_memory; // for operands staged from the host
-  std::shared_ptr<void> array_memory;  // a device_array's own memory (null for views)
+  std::shared_ptr<void> array_memory;  // a device_array's own memory (null for views), for the
+                                       // caller to hold until its work is done
   bool on_device_already = false;
 };
 
@@ -103,7 +104,6 @@ staged_operand stage_input(std::string_view callee, int argument, const device_c
     op.layout = layout_of(callee, arg::view(a), argument);
     op.on_device_already = true;
     op.array_memory = owned_device_memory(a);
-    if (op.array_memory) keep_alive.push_back(op.array_memory);
     return op;
   } else {
     auto host = arg::view(a);
@@ -199,7 +199,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
                                " but the selected loop writes " + std::string(dtype_name(dtype_of<R>)));
     ops[nin].layout = layout_of(callee, out_view, int(N), /*is_output=*/true);
     ops[nin].on_device_already = true;
-    if (auto owned = owned_device_memory(out)) keep_alive.push_back(std::move(owned));
+    ops[nin].array_memory = owned_device_memory(out);
   } else {
     const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
     array_view<R, decltype(out_view)::rank> device_view(nullptr, out_view.shape());
@@ -210,6 +210,8 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
     ops[nin].layout = layout_of(callee, device_view, int(N), /*is_output=*/true);
   }
 
+  for (const staged_operand &op : ops)
+    if (op.array_memory) keep_alive.push_back(op.array_memory);
   const std::array<operand_layout, N> layouts = layouts_of(ops);
   const iteration_space space = broadcast_shapes(callee, layouts);
   const loop_plan<N> plan = plan_loop<N>(space, layouts);
