@@ -395,6 +395,9 @@ TEST(RandomGenerators, BadEnginesAndParameters) {
   expect_argument_error([&] { g.lognormal(x, std::nan(""), 1.0); }, "xorwow::lognormal", 2, "finite");
   expect_argument_error([&] { g.normal(x, 1e39, 1.0); }, "xorwow::normal", 2, "within float's range");
   expect_argument_error([&] { g.lognormal(x, 0.0, 1e39); }, "xorwow::lognormal", 3, "within float's range");
+  std::vector<double> xd(8, 42.0);
+  expect_argument_error([&] { g.normal(xd, HUGE_VAL, 1.0); }, "xorwow::normal", 2, "must be finite");
+  EXPECT_EQ(xd, std::vector<double>(8, 42.0));
   std::vector<std::uint64_t> wide_bits(8, 42);
   expect_argument_error([&] { g.bits(wide_bits); }, "xorwow::bits", 1, "makes 32-bit numbers");
   const rnd::generator s(engine::scrambled_sobol64, rnd::dimensions{2});

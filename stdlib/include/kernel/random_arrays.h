@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "kernel/detail/algorithm_run.h"
+#include "kernel/detail/random_parameters.h"
 #include "kernel/detail/sixteen_bytes.h"
 #include "kernel/detail/static_text.h"
 #include "kernel/random.h"
@@ -249,17 +250,20 @@ public:
   }
   /// Uniform in (low, high] (float or double arrays): curandGenerateUniform(Double) for (0, 1].
   template <class A> void uniform(A &&out, double low = 0, double high = 1) const {
-    check_parameters<A>("uniform", low, high, false);
+    require_float<A>();
+    kernel::detail::require_uniform_parameters<float_element<A>>("philox::uniform", low, high);
     fill(out, kernel::detail::distribution::uniform, low, high);
   }
   /// Normal with `mean` and `stddev`: curandGenerateNormal(Double).
   template <class A> void normal(A &&out, double mean = 0, double stddev = 1) const {
-    check_parameters<A>("normal", mean, stddev, true);
+    require_float<A>();
+    kernel::detail::require_normal_parameters<float_element<A>>("philox::normal", mean, stddev);
     fill(out, kernel::detail::distribution::normal, mean, stddev);
   }
   /// exp of a normal with `mean` and `stddev`: curandGenerateLogNormal(Double).
   template <class A> void lognormal(A &&out, double mean = 0, double stddev = 1) const {
-    check_parameters<A>("lognormal", mean, stddev, true);
+    require_float<A>();
+    kernel::detail::require_normal_parameters<float_element<A>>("philox::lognormal", mean, stddev);
     fill(out, kernel::detail::distribution::lognormal, mean, stddev);
   }
   /// Integers uniform in [low, high) (any integer array), from 64 bits each.
@@ -277,32 +281,11 @@ public:
   }
 
 private:
-  /// A uniform's ends (arguments 2 and 3) or a normal's mean and standard deviation: finite
-  /// in the array's element type, the uniform's width too (else every value would be inf), the
-  /// standard deviation not negative.
-  template <class A> static void check_parameters(const char *what, double a, double b, bool normal) {
-    using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+  /// The element type of a float fill, float or double.
+  template <class A> using float_element = kernel::detail::element_of<std::remove_cvref_t<A>>;
+  template <class A> static void require_float() {
+    static_assert(std::is_same_v<float_element<A>, float> || std::is_same_v<float_element<A>, double>,
                   "this distribution fills float or double arrays");
-    constexpr bool single = std::is_same_v<T, float>;
-    const auto fits = [](double v) { return std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max()); };
-    const std::string call = std::string("philox::") + what, in_range = single ? " and within float's range" : "";
-    if (!fits(a))
-      throw argument_error(call, 2,
-                           std::string(normal ? "the mean" : "the low end") + " is " + std::to_string(a) +
-                               "; it must be finite" + in_range);
-    if (normal) {
-      if (!fits(b) || !(b >= 0))
-        throw argument_error(
-            call, 3, "the standard deviation is " + std::to_string(b) + "; it must be finite, not negative" + in_range);
-      return;
-    }
-    if (!fits(b))
-      throw argument_error(call, 3, "the high end is " + std::to_string(b) + "; it must be finite" + in_range);
-    if (!std::isfinite(static_cast<T>(static_cast<T>(b) - static_cast<T>(a))))
-      throw argument_error(call, 3,
-                           "the range from " + std::to_string(a) + " to " + std::to_string(b) + " is wider than " +
-                               (single ? "float" : "double") + " can hold");
   }
 
   template <class A>

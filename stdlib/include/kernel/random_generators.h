@@ -33,6 +33,7 @@
 
 #include "kernel/detail/algorithm_run.h"
 #include "kernel/detail/curand_api.h"
+#include "kernel/detail/random_parameters.h"
 
 namespace kernel::random {
 
@@ -153,16 +154,8 @@ private:
 
   /// Finite, and for float arrays within float's range (cuRAND takes them as floats).
   template <class A> void check_normal(std::string_view what, double mean, double stddev) const {
-    using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
-    const double largest = std::is_same_v<T, float> ? std::numeric_limits<float>::max() : HUGE_VAL;
-    if (!(std::fabs(mean) <= largest))
-      throw argument_error(call_name(what), 2,
-                           "the mean is " + std::to_string(mean) + "; it must be finite" +
-                               (std::is_same_v<T, float> ? " and within float's range" : ""));
-    if (!(stddev >= 0) || !(stddev <= largest) || !std::isfinite(stddev))
-      throw argument_error(call_name(what), 3,
-                           "the standard deviation is " + std::to_string(stddev) + "; it must be finite, not negative" +
-                               (std::is_same_v<T, float> ? " and within float's range" : ""));
+    kernel::detail::require_normal_parameters<kernel::detail::element_of<std::remove_cvref_t<A>>>(call_name(what), mean,
+                                                                                                  stddev);
   }
 
   template <class A>

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The parameters of the random fills (kernel/random_arrays.h's Philox, kernel/random_generators.h's
+// cuRAND generators), checked one way for both: a parameter that would fill an array of T with
+// infinities or NaNs is an argument_error naming it (arguments 2 and 3 of the fill).
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "kernel/errors.h"
+
+namespace kernel::detail {
+
+/// Whether `v` is finite in T (float or double): within its range.
+template <class T> bool fits_in(double v) noexcept {
+  return std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max());
+}
+template <class T> std::string in_range_of() { return std::is_same_v<T, float> ? " and within float's range" : ""; }
+
+/// A normal (or lognormal) fill's mean and standard deviation, for arrays of T.
+template <class T> void require_normal_parameters(const std::string &callee, double mean, double stddev) {
+  if (!fits_in<T>(mean))
+    throw argument_error(callee, 2, "the mean is " + std::to_string(mean) + "; it must be finite" + in_range_of<T>());
+  if (!fits_in<T>(stddev) || !(stddev >= 0))
+    throw argument_error(callee, 3,
+                         "the standard deviation is " + std::to_string(stddev) + "; it must be finite, not negative" +
+                             in_range_of<T>());
+}
+
+/// A uniform fill's ends, for arrays of T: finite, and their distance too (else every value
+/// would be inf).
+template <class T> void require_uniform_parameters(const std::string &callee, double low, double high) {
+  if (!fits_in<T>(low))
+    throw argument_error(callee, 2, "the low end is " + std::to_string(low) + "; it must be finite" + in_range_of<T>());
+  if (!fits_in<T>(high))
+    throw argument_error(callee, 3,
+                         "the high end is " + std::to_string(high) + "; it must be finite" + in_range_of<T>());
+  if (!std::isfinite(static_cast<T>(static_cast<T>(high) - static_cast<T>(low))))
+    throw argument_error(callee, 3,
+                         "the range from " + std::to_string(low) + " to " + std::to_string(high) + " is wider than " +
+                             (std::is_same_v<T, float> ? "float" : "double") + " can hold");
+}
+
+} // namespace kernel::detail
