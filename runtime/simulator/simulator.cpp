@@ -209,13 +209,12 @@ bool block_run::complete_warp_operations() {
   const std::uint32_t warps = static_cast<std::uint32_t>((threads_.size() + 31) / 32);
   for (std::uint32_t w = 0; w < warps; ++w) {
     const std::size_t first = std::size_t{w} * 32, last = std::min(first + 32, threads_.size());
-    std::uint32_t waiting = 0, mask = 0;
+    std::uint32_t waiting = 0;
     bool activemask = false;
     for (std::size_t i = first; i < last; ++i)
       if (threads_[i].status == thread_status::warp) {
         activemask = activemask || threads_[i].op == warp_kind::activemask;
         waiting |= 1u << threads_[i].lane();
-        mask |= threads_[i].mask;
       }
     if (!waiting) continue;
     if (activemask) {
