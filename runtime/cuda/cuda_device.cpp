@@ -258,6 +258,12 @@ void cuda_device::copy(void *dst, const void *src, std::size_t bytes, detail::co
   }
 }
 
+void cuda_device::zero(void *dst, std::size_t bytes, detail::stream_state &s) {
+  make_current();
+  drv_.check(drv_.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(dst), 0, bytes, handle_of(s)), "cuMemsetD8Async",
+             "zeroing " + human_bytes(bytes) + " on " + name_);
+}
+
 void *cuda_device::allocate_pinned(std::size_t bytes) {
   const std::size_t cls = size_class(bytes);
   {

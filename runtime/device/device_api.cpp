@@ -108,6 +108,10 @@ void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes,
   d.copy(dst, src, bytes, direction, s);
 }
 
+void device_zero(device_state &d, void *dst, std::size_t bytes, stream_state &s) {
+  if (bytes > 0) d.zero(dst, bytes, s);
+}
+
 std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes) {
   check_allocation("pinned_allocate", bytes);
   void *p = d.allocate_pinned(bytes);

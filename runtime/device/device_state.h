@@ -95,6 +95,8 @@ public:
   virtual void *allocate(std::size_t bytes, stream_state &s) = 0;
   virtual void release(void *p, stream_state &s) noexcept = 0;
   virtual void copy(void *dst, const void *src, std::size_t bytes, copy_direction kind, stream_state &s) = 0;
+  /// Sets `bytes` of device memory to zero, in order on `s`.
+  virtual void zero(void *dst, std::size_t bytes, stream_state &s) = 0;
 
   /// Page-locked host memory for staging transfers (recycled through a pool).
   virtual void *allocate_pinned(std::size_t bytes) = 0;

@@ -74,6 +74,8 @@ void simulator_device::copy(void *dst, const void *src, std::size_t bytes, detai
   std::memmove(dst, src, bytes);
 }
 
+void simulator_device::zero(void *dst, std::size_t bytes, detail::stream_state &) { std::memset(dst, 0, bytes); }
+
 void *simulator_device::allocate_pinned(std::size_t bytes) { return ::operator new(bytes, device_alignment); }
 
 void simulator_device::release_pinned(void *p, std::size_t) noexcept { ::operator delete(p, device_alignment); }

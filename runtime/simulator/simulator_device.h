@@ -26,6 +26,7 @@ public:
   void release(void *p, detail::stream_state &s) noexcept override;
   void copy(void *dst, const void *src, std::size_t bytes, detail::copy_direction kind,
             detail::stream_state &s) override;
+  void zero(void *dst, std::size_t bytes, detail::stream_state &s) override;
   void *allocate_pinned(std::size_t bytes) override;
   void release_pinned(void *p, std::size_t bytes) noexcept override;
   void host_work(detail::stream_state &s, kernel::detail::host_task work) override;

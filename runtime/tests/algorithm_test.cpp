@@ -31,6 +31,7 @@ namespace {
 
 [[kernel::reduce]] float running_max(float a, float b) { return a > b ? a : b; }
 [[kernel::vectorize("bool_(float32)")]] bool positive(float x) { return x > 0; }
+[[kernel::vectorize("bool_(float32)")]] bool finite(float x) { return x - x == 0; }
 [[kernel::vectorize("float32(float32, float32)")]] float times(float x, float a) { return x * a; }
 
 // A struct-valued, associative, non-commutative operator: the first and last of a range.
@@ -43,6 +44,7 @@ span join(span a, span b) { return {a.first, b.last, a.count + b.count}; }
 constexpr kernel::scan<running_max> prefix_max;
 constexpr kernel::scan<join> spans;
 constexpr kernel::ufunc<positive> is_positive;
+constexpr kernel::ufunc<finite> is_finite;
 constexpr kernel::ufunc<times> vtimes;
 
 std::vector<float> random_floats(std::size_t n, unsigned seed, int distinct = 0) {
@@ -529,6 +531,19 @@ TEST_P(Targets, CompactionUniqueAndRuns) {
     const auto part = kernel::stable_partition.on(t)(x, mask);
     EXPECT_EQ(part.count, static_cast<kernel::index_t>(kept)) << n;
     EXPECT_EQ(to_vector(part.values), both) << n;
+    // A device selects in one pass, each tile looking back over up to 32 tiles at a time.
+    EXPECT_EQ(to_vector(kernel::select_if.on(t)(x, mask)), std::vector<int>(both.begin(), both.begin() + kept)) << n;
+  }
+  // Runs of kept and dropped tiles, so that tiles find their offset past tiles keeping nothing.
+  {
+    const std::size_t n = 4096 * 100 + 17;
+    std::vector<float> x(n), kept;
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = (i / 4096) % 7 < 3 ? static_cast<float>(i % 5) : -1.0f;
+      if (x[i] > 0) kept.push_back(x[i]);
+    }
+    EXPECT_EQ(to_vector(kernel::select_if.on(t)(x, is_positive)), kept);
+    EXPECT_TRUE(to_vector(kernel::select_if.on(t)(std::vector<float>(n, -1.0f), is_positive)).empty());
   }
   const std::vector<float> r = {2, 2, -0.0f, 0.0f, NAN, NAN, 1, 2, 2, 2};
   const auto u = kernel::unique.on(t)(r);
@@ -606,6 +621,32 @@ TEST_P(Targets, DeviceArraysStayOnTheDevice) {
 
 // Strided device views (a transpose, every other element) are read and written in place on the
 // device: gathered into contiguous memory and scattered back by the device.
+TEST_P(Targets, SelectionsOfDeviceArraysStayOnTheDevice) {
+  const kernel::target t = GetParam();
+  if (t == kernel::target::cpu || t == kernel::target::parallel) GTEST_SKIP() << "device arrays";
+  const std::size_t n = 4096 * 40 + 5;
+  // Most kept (the result keeps the pass's memory) and few kept (it gets memory of its size).
+  for (float threshold : {-90.0f, 90.0f}) {
+    const std::vector<float> x = random_floats(n, 5);
+    std::vector<float> kept;
+    kernel::ndarray<bool, 1> mask(kernel::ndarray<bool, 1>::extents_type{static_cast<kernel::index_t>(n)});
+    for (std::size_t i = 0; i < n; ++i) {
+      mask[static_cast<kernel::index_t>(i)] = x[i] > threshold;
+      if (x[i] > threshold) kept.push_back(x[i]);
+    }
+    const auto dx = kernel::to_device(x, kernel_test::device());
+    kernel::device_array<float, 1> r = kernel::select_if(dx, kernel::to_device(mask, kernel_test::device()));
+    ASSERT_EQ(r.size(), static_cast<kernel::index_t>(kept.size())) << threshold;
+    EXPECT_EQ(to_vector(r.copy_to_host()), kept) << threshold;
+    // The result is an array like any other: copied, written, used again.
+    kernel::device_array<float, 1> again = kernel::select_if(r, is_finite);
+    EXPECT_EQ(to_vector(again.copy_to_host()), kept);
+  }
+  const auto none =
+      kernel::select_if(kernel::to_device(std::vector<float>(n, -1.0f), kernel_test::device()), is_positive);
+  EXPECT_EQ(none.size(), 0);
+}
+
 TEST_P(Targets, StridedDeviceViews) {
   const kernel::target t = GetParam();
   if (t == kernel::target::cpu || t == kernel::target::parallel) GTEST_SKIP() << "device arrays";

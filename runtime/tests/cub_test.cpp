@@ -46,6 +46,7 @@ public:
             kernel::detail::stream_state &) override {
     throw unused();
   }
+  void zero(void *, std::size_t, kernel::detail::stream_state &) override { throw unused(); }
   void *allocate_pinned(std::size_t) override { throw unused(); }
   void release_pinned(void *, std::size_t) noexcept override { std::abort(); }
   void host_work(kernel::detail::stream_state &, kernel::detail::host_task) override { throw unused(); }

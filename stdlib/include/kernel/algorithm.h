@@ -775,7 +775,7 @@ flag_positions positions_on_device(const device_call &c, const std::uint8_t *fla
   f.memory = device_temp<index_t>(c, f.tiles + 1);
   f.positions = data_of<index_t>(f.memory);
   if (n == 0) return f;
-  compact_params<V> p{src, flags, n, f.tiles, data_of<index_t>(f.memory), nullptr, 0, compact_mode::count};
+  compact_params<V> p{src, flags, n, f.tiles, data_of<index_t>(f.memory), nullptr, 0, compact_mode::count, nullptr};
   launch_tiles<compact_entry<V, Pred>>(c, f.tiles, p);
   const segment_layout l{1, f.tiles + 1, 1};
   scan_device<plus_op, index_t, index_t>(c, p.offsets, p.offsets, l, l, index_t{0}, true);
@@ -808,7 +808,7 @@ void compact(const algorithm_site &site, const V *src, const input_elements<std:
   if (site.on_device()) {
     launch_tiles<compact_entry<V, Pred>>(*site.call, f.tiles,
                                          {src, flags.data, flags.size, f.tiles, const_cast<index_t *>(f.positions), dst,
-                                          rest_after, compact_mode::scatter});
+                                          rest_after, compact_mode::scatter, nullptr});
     return;
   }
   for (index_t i = 0; i < flags.size; ++i) {
@@ -818,6 +818,48 @@ void compact(const algorithm_site &site, const V *src, const input_elements<std:
     else if (rest_after)
       dst[f.kept + i - f.positions[i]] = v;
   }
+}
+
+/// The flagged elements of `src` on a device, in order, in new device memory with room for
+/// all `n` (written in one pass: compact_mode::select), and how many they are.
+struct selected_elements {
+  std::shared_ptr<void> memory;
+  index_t kept = 0;
+};
+template <class V, auto Pred = nullptr>
+selected_elements select_on_device(const device_call &c, const V *src, const std::uint8_t *flags, index_t n) {
+  selected_elements r;
+  if (n == 0) return r;
+  const index_t tiles = (n + compact_tile - 1) / compact_tile;
+  r.memory = device_temp<V>(c, n);
+  const std::shared_ptr<void> states = device_temp<std::uint64_t>(c, tiles + 2);
+  std::uint64_t *words = data_of<std::uint64_t>(states);
+  zero_on_device(c, words, tiles + 2);
+  launch_tiles<compact_entry<V, Pred>>(
+      c, tiles, {src, flags, n, tiles, nullptr, data_of<V>(r.memory), 0, compact_mode::select, words});
+  r.kept = static_cast<index_t>(read_back(c, words + tiles + 1, 1)[0]); // the stream is done
+  return r;
+}
+
+/// The result of select_on_device as a 1-D array: a device array keeps the memory when at
+/// least half of it is used (so it holds at most twice its size), else gets a copy of its
+/// own; a host array gets a copy.
+template <class V, bool Device>
+result_array<V, 1, Device> selected_result(const algorithm_site &site, index_t n, selected_elements &&s) {
+  const device_call &c = *site.call;
+  if constexpr (Device) {
+    if (s.kept > 0 && 2 * s.kept >= n)
+      return device_array<V>(adopt_memory_t{}, {s.kept}, std::move(s.memory), c.stream);
+  }
+  auto out = make_result<V, 1, Device>(site, {s.kept});
+  if constexpr (Device) {
+    copy_on_device(c, out.data(), data_of<V>(s.memory), s.kept); // s.memory is freed after it, in order
+  } else if (s.kept > 0) {
+    device_copy(*c.device, out.data(), s.memory.get(), static_cast<std::size_t>(s.kept) * sizeof(V),
+                copy_direction::device_to_host, *c.stream);
+    stream_synchronize(*c.stream);
+  }
+  return out;
 }
 
 /// The flags of `pred` over `xs` and where the flagged go, as flags_of and positions_of
@@ -853,6 +895,9 @@ template <class X, class P> struct predicate_positions {
 
 /// The elements of `x` (flattened, in order) for which `pred` holds: `pred` is a ufunc
 /// returning bool (evaluated where the call runs), or a bool mask of x's shape. A 1-D array.
+/// On a device the data are read once, into room for every element: a device-array result
+/// keeps that memory when it fills at least half of it (at most twice its own size), else it
+/// is copied to memory of its size.
 class select_if_fn : public detail::placed<select_if_fn> {
 public:
   constexpr select_if_fn() noexcept = default;
@@ -862,11 +907,22 @@ public:
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+    if (site.on_device()) {
+      // One pass over the data (the count is not needed first); the call waits for it.
+      detail::selected_elements kept;
+      constexpr auto fused = detail::fused_predicate<P, V>;
+      if constexpr (!std::is_same_v<decltype(fused), const std::nullptr_t>) {
+        kept = detail::select_on_device<V, fused>(*site.call, xs.data, nullptr, xs.size);
+      } else {
+        const detail::input_elements<std::uint8_t> flags = detail::flags_of(site, name(), x, xs, pred);
+        kept = detail::select_on_device<V>(*site.call, xs.data, flags.data, xs.size);
+      }
+      return detail::selected_result<V, detail::is_device_arg<X>>(site, xs.size, std::move(kept));
+    }
     const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
     auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.positions.kept});
     detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
     f.compact(site, xs.data, dst.data, false);
-    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
     dst.deliver();
     return out;
   }
@@ -1003,14 +1059,13 @@ public:
       sorted = v;
     }
     const detail::input_elements<std::uint8_t> heads = this->run_heads(site, sorted_data, n);
+    if (site.on_device()) // one pass, as select_if (the call waits for it)
+      return detail::selected_result<V, detail::is_device_arg<X>>(
+          site, n, detail::select_on_device<V>(*site.call, sorted_data, heads.data, n));
     const detail::flag_positions f = detail::positions_of(site, heads);
     auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.kept});
     detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
     detail::compact(site, sorted_data, heads, f, dst.data, false);
-    if (site.on_device()) {
-      keep.insert(keep.end(), {sorted, heads.keep, f.memory});
-      detail::keep_until_done(*site.call, std::move(keep));
-    }
     dst.deliver();
     return out;
   }
@@ -1150,11 +1205,9 @@ private:
     detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, counts);
     if (site.on_device()) {
       const detail::device_call &c = *site.call;
-      std::vector<index_t> zeros(static_cast<std::size_t>(bins), 0);
-      detail::copy_to_device(c, dst.data, zeros.data(), bins);
+      detail::zero_on_device(c, dst.data, bins);
       detail::launch_over<detail::histogram_entry<V, F>>(c, xs.size,
                                                          {xs.data, xs.size, es.data, es.size, lo, hi, bins, dst.data});
-      detail::stream_synchronize(*c.stream); // the zeros are read before they go
       detail::keep_until_done(c, {xs.keep, es.keep});
     } else {
       std::fill(dst.data, dst.data + bins, index_t{0});

@@ -33,6 +33,8 @@
 namespace kernel {
 
 namespace detail {
+/// Selects device_array's constructor that takes memory the runtime allocated.
+struct adopt_memory_t {};
 
 // Visits the elements of a view in row-major order.
 template <class T, std::size_t Rank, class F> void for_each_element(const array_view<T, Rank> &v, F &&f) {
@@ -226,6 +228,12 @@ public:
     detail::checked_size("device_array", 1, shape.data(), static_cast<int>(Rank), sizeof(T));
     if (bytes() > 0) memory_ = detail::device_allocate(*device_, bytes(), s);
   }
+
+  /// Takes `memory`, device memory allocated on `s` with room for at least `shape` (results the
+  /// runtime wrote before their number was known).
+  device_array(detail::adopt_memory_t, const extents_type &shape, std::shared_ptr<void> memory,
+               const std::shared_ptr<detail::stream_state> &s)
+      : memory_(std::move(memory)), shape_(shape), device_(&detail::stream_device(*s)) {}
 
 private:
   detail::device_state &state() const {

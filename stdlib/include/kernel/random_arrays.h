@@ -125,8 +125,11 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
       return;
     }
   }
+  // Unrolled, so that w, v and z stay in registers on a GPU (indexed by a variable, they
+  // would live in local memory).
+#pragma unroll
   for (int q = 0; q < 4; ++q) {
-    if (q >= count || first + q >= p.n) break;
+    if (q >= count || first + q >= p.n) continue;
     T &x = v[q];
     if constexpr (std::is_floating_point_v<T>) {
       if constexpr (std::is_same_v<T, float>) {

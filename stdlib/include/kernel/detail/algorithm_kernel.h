@@ -651,7 +651,7 @@ template <class V, class I> struct index_entry {
 inline constexpr unsigned compact_items = 16; // per thread and tile
 inline constexpr index_t compact_tile = index_t{algorithm_block} * compact_items;
 
-enum class compact_mode : std::int32_t { count, scatter };
+enum class compact_mode : std::int32_t { count, scatter, select };
 
 template <class V> struct compact_params {
   const V *src;              // null: write the kept elements' positions instead
@@ -659,17 +659,65 @@ template <class V> struct compact_params {
   index_t n, tiles;
   index_t *offsets;        // [tiles + 1]: count writes each tile's count (and 0 last); scatter
                            // reads their exclusive scan, the total last
-  V *dst;                  // scatter
+  V *dst;                  // scatter, select (room for n)
   std::int32_t rest_after; // also write the elements not kept, after the kept ones (a stable partition)
   compact_mode mode;
+  std::uint64_t *tile_states; // select: a word per tile (tile_state), the next tile to take, then the
+                              // total kept; all zero before the launch
 };
+
+/// A tile's word in a single-pass compaction: its kept count alone (aggregate), or with all
+/// the tiles' before it (inclusive), in the low 62 bits; zero until the tile publishes. One
+/// word, written and read atomically, so that a reader never sees a status without its count
+/// (no fence between them, which the simulator's race checks could not follow either).
+namespace tile_state {
+inline constexpr unsigned status_shift = 62;
+inline constexpr std::uint64_t aggregate = std::uint64_t{1} << status_shift;
+inline constexpr std::uint64_t inclusive = std::uint64_t{2} << status_shift;
+inline constexpr std::uint64_t count_mask = aggregate - 1;
+} // namespace tile_state
+
+/// The kept elements of the tiles before `tile`, by decoupled look-back (Merrill and Garland,
+/// 2016): the tile publishes its own count at once, then warp 0 reads the words of the 32
+/// tiles before it, waits while any is unpublished, and adds counts back to the nearest
+/// inclusive word (32 more tiles at a time when there is none); the tile then publishes its
+/// inclusive count. Tiles are numbered in the order their blocks start (a ticket, not
+/// blockIdx), so every tile waited for belongs to a block already running, on a GPU as on the
+/// simulator's cores, and the wait ends. Called by every lane of warp 0, which all get it.
+KERNEL_ALWAYS_INLINE index_t kept_before_tile(std::uint64_t *states, index_t tile, std::uint64_t kept) noexcept {
+  using namespace tile_state;
+  const unsigned lane = threadIdx.x % warpsize;
+  if (tile == 0) {
+    if (lane == 0) __atomic_store_n(&states[0], inclusive | kept, __ATOMIC_RELAXED);
+    return 0;
+  }
+  if (lane == 0) __atomic_store_n(&states[tile], aggregate | kept, __ATOMIC_RELAXED);
+  std::uint64_t before = 0;
+  for (index_t last = tile - 1;; last -= warpsize) {
+    const index_t at = last - static_cast<index_t>(lane);
+    std::uint64_t word;
+    do word = at >= 0 ? __atomic_load_n(&states[at], __ATOMIC_RELAXED) : inclusive; // none before tile 0
+    while (any_sync(full_mask, (word >> status_shift) == 0));
+    const std::uint32_t complete = ballot_sync(full_mask, (word & inclusive) != 0);
+    // The lanes up to the nearest inclusive word (lane 0 reads the nearest tile).
+    std::uint64_t share =
+        complete == 0 || lane <= static_cast<unsigned>(__builtin_ctz(complete)) ? word & count_mask : 0;
+    for (unsigned d = warpsize / 2; d > 0; d /= 2) share += shfl_xor_sync(full_mask, share, static_cast<int>(d));
+    before += share;
+    if (complete != 0) break;
+  }
+  if (lane == 0) __atomic_store_n(&states[tile], inclusive | (before + kept), __ATOMIC_RELAXED);
+  return static_cast<index_t>(before);
+}
 
 /// Compaction by tiles of compact_tile elements, thread t of a tile taking elements t,
 /// t + algorithm_block, ... of it (loads of a warp side by side): `count` counts each tile's
 /// kept elements; once those are scanned into offsets, `scatter` writes each kept element
 /// to its tile's offset plus the number kept before it in the tile (ballots per warp and
 /// round, scanned in the block). Reads the data twice and writes only what is kept; no
-/// position per element is stored. `Pred`, a [[kernel::vectorize]] function of a V (or of a
+/// position per element is stored. `select` does both in one pass, where the result's size
+/// need not be known first: each tile finds its offset from the tiles before it
+/// (kept_before_tile) and writes into room for every element. `Pred`, a [[kernel::vectorize]] function of a V (or of a
 /// type a V converts to), decides in place of the flags when given: the predicate evaluated
 /// where the values are read.
 template <class V, auto Pred = nullptr> struct compact_entry {
@@ -683,9 +731,15 @@ template <class V, auto Pred = nullptr> struct compact_entry {
   static constexpr bool values_held = sizeof(V) <= 8;
 
   static void run(const params &p) noexcept {
-    const index_t tile = blockIdx.x, start = tile * compact_tile;
     const unsigned tid = threadIdx.x, lane = tid % warpsize, warp = tid / warpsize;
-    const bool scatter = p.mode == compact_mode::scatter;
+    const bool single_pass = p.mode == compact_mode::select;
+    auto taken = shared_array<index_t, 2>(); // select: the block's tile, then the kept before it
+    if (single_pass) {
+      if (tid == 0) taken[0] = static_cast<index_t>(atomic_add(p.tile_states[p.tiles], std::uint64_t{1}));
+      syncthreads();
+    }
+    const index_t tile = single_pass ? taken[0] : index_t{blockIdx.x}, start = tile * compact_tile;
+    const bool scatter = p.mode != compact_mode::count;
     std::uint32_t mine = 0; // bit j: this thread's element of round j is kept
     V held[compact_items];
     if (start + compact_tile <= p.n) {
@@ -704,16 +758,20 @@ template <class V, auto Pred = nullptr> struct compact_entry {
           if (f[j] != 0) mine |= 1u << j;
       }
     } else {
+      // Unrolled, as every loop over held and ballots: indexed by a variable, they would live
+      // in local memory instead of registers.
+#pragma unroll
       for (unsigned j = 0; j < compact_items; ++j) {
         const index_t i = start + index_t{j} * algorithm_block + tid;
-        if (i >= p.n) break;
-        if (p.src && (by_predicate || (values_held && scatter))) held[j] = p.src[i];
-        bool keep;
-        if constexpr (by_predicate)
-          keep = static_cast<bool>(Pred(held[j]));
-        else
-          keep = p.flags[i] != 0;
-        if (keep) mine |= 1u << j;
+        if (i < p.n) {
+          if (p.src && (by_predicate || (values_held && scatter))) held[j] = p.src[i];
+          bool keep;
+          if constexpr (by_predicate)
+            keep = static_cast<bool>(Pred(held[j]));
+          else
+            keep = p.flags[i] != 0;
+          if (keep) mine |= 1u << j;
+        }
       }
     }
     if (p.mode == compact_mode::count) {
@@ -734,6 +792,7 @@ template <class V, auto Pred = nullptr> struct compact_entry {
     static_assert(compact_items * algorithm_warps == 4 * warpsize, "one warp scans the tile's counts, four a lane");
     auto before = shared_array<std::uint32_t, compact_items * algorithm_warps>();
     std::uint32_t ballots[compact_items];
+#pragma unroll
     for (unsigned j = 0; j < compact_items; ++j) {
       ballots[j] = ballot_sync(full_mask, ((mine >> j) & 1u) != 0);
       if (lane == 0) before[j * algorithm_warps + warp] = static_cast<std::uint32_t>(__builtin_popcount(ballots[j]));
@@ -752,13 +811,32 @@ template <class V, auto Pred = nullptr> struct compact_entry {
         before[4 * lane + k] = run;
         run += c[k];
       }
+      if (single_pass) {
+        const std::uint32_t kept = shfl_sync(full_mask, run, warpsize - 1); // the tile's
+        const index_t kept_before = kept_before_tile(p.tile_states, tile, kept);
+        if (lane == 0) {
+          taken[1] = kept_before;
+          if (tile == p.tiles - 1) p.tile_states[p.tiles + 1] = static_cast<std::uint64_t>(kept_before) + kept;
+        }
+      }
     }
     syncthreads();
-    const index_t base = p.offsets[tile], total = p.offsets[p.tiles];
+    // A single pass writes only below n (dst's room): an element's place is at most its index.
+    // (n is read into a variable first: a choice between the addresses of p.n and of an offset
+    // would take the parameter block out of the parameter space, tests/example_ptx_test.sh.)
+    const index_t n = p.n;
+    index_t base = 0, total = n;
+    if (single_pass) {
+      base = taken[1];
+    } else {
+      base = p.offsets[tile];
+      total = p.offsets[p.tiles];
+    }
     const std::uint32_t lower = lanemask_lt();
+#pragma unroll
     for (unsigned j = 0; j < compact_items; ++j) {
       const index_t i = start + index_t{j} * algorithm_block + tid;
-      if (i >= p.n) break;
+      if (i >= p.n) continue;
       const index_t at = base + before[j * algorithm_warps + warp] +
                          static_cast<std::uint32_t>(__builtin_popcount(ballots[j] & lower));
       const V v = !p.src ? static_cast<V>(i) : by_predicate || values_held ? held[j] : p.src[i];

@@ -117,6 +117,9 @@ template <class T> void copy_to_device(const device_call &c, T *dst, const T *sr
     device_copy(*c.device, dst, src, static_cast<std::size_t>(n) * sizeof(T), copy_direction::host_to_device,
                 *c.stream);
 }
+template <class T> void zero_on_device(const device_call &c, T *dst, index_t n) {
+  if (n > 0) device_zero(*c.device, dst, static_cast<std::size_t>(n) * sizeof(T), *c.stream);
+}
 template <class T> void copy_on_device(const device_call &c, T *dst, const T *src, index_t n) {
   if (n > 0)
     device_copy(*c.device, dst, src, static_cast<std::size_t>(n) * sizeof(T), copy_direction::device_to_device,

@@ -70,6 +70,8 @@ std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes, const 
 bool freed_in_order_on(const std::shared_ptr<void> &memory, const stream_state &s) noexcept;
 void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes, copy_direction direction,
                  stream_state &s);
+/// Sets `bytes` of device memory to zero, in order on `s`.
+void device_zero(device_state &d, void *dst, std::size_t bytes, stream_state &s);
 /// Page-locked host memory for staging transfers.
 std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes);
 /// Runs `work` on the host after everything queued on `s` so far.
