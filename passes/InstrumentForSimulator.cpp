@@ -3,6 +3,8 @@
 
 #include "InstrumentForSimulator.h"
 
+#include <algorithm>
+
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
@@ -13,6 +15,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -45,9 +48,13 @@ public:
   explicit Instrumenter(Module &M) : M(M), Ctx(M.getContext()) {
     Type *Ptr = PointerType::getUnqual(Ctx);
     Access = M.getOrInsertFunction(
-        "__kernel_sim_access",
-        FunctionType::get(Type::getVoidTy(Ctx),
-                          {Ptr, Type::getInt64Ty(Ctx), Type::getInt32Ty(Ctx), Ptr}, false));
+        "__kernel_sim_access", FunctionType::get(Type::getVoidTy(Ctx),
+                                                 {Ptr, Type::getInt64Ty(Ctx), Type::getInt32Ty(Ctx),
+                                                  Type::getInt32Ty(Ctx), Ptr},
+                                                 false));
+    AtomicAccess = M.getOrInsertFunction(
+        "__kernel_sim_atomic_access",
+        FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Type::getInt32Ty(Ctx), Ptr}, false));
     Yield =
         M.getOrInsertFunction("__kernel_sim_yield", FunctionType::get(Type::getVoidTy(Ctx), false));
   }
@@ -75,44 +82,94 @@ public:
 
   // `IsEntry`: F is an entry's copy, whose argument is the launch's parameters: the same for
   // every thread and read-only, as CUDA's parameter space, so its loads cannot race.
+  //
+  // Each access also passes the alignment a GPU needs at its address: the width of the
+  // access the NVPTX backend makes of it, which faults ("misaligned address") where the
+  // address is not a multiple of it, while the host reads it anyway.
   void instrument(Function &F, bool IsEntry) {
-    SmallVector<Instruction *, 32> Accesses;
+    SmallVector<Instruction *, 32> Accesses, Atomics;
     for (Instruction &I : instructions(F)) {
-      if (auto *L = dyn_cast<LoadInst>(&I); L && !L->isAtomic())
-        Accesses.push_back(L);
-      else if (auto *S = dyn_cast<StoreInst>(&I); S && !S->isAtomic())
-        Accesses.push_back(S);
+      if (auto *L = dyn_cast<LoadInst>(&I))
+        (L->isAtomic() ? Atomics : Accesses).push_back(L);
+      else if (auto *S = dyn_cast<StoreInst>(&I))
+        (S->isAtomic() ? Atomics : Accesses).push_back(S);
+      else if (isa<AtomicRMWInst>(&I) || isa<AtomicCmpXchgInst>(&I))
+        Atomics.push_back(&I);
       else if (isa<MemTransferInst>(&I) || isa<MemSetInst>(&I))
         Accesses.push_back(&I);
     }
     const DataLayout &DL = M.getDataLayout();
+    auto Private = [&](Value *Address) {
+      const Value *Object = getUnderlyingObject(Address);
+      // The thread's own stack, and the host's globals: neither is memory threads share
+      // on a GPU (device memory is the simulator's allocations).
+      return isa<AllocaInst>(Object) || isa<GlobalVariable>(Object) ||
+             (IsEntry && isa<Argument>(Object));
+    };
     for (Instruction *I : Accesses) {
       IRBuilder<> B(I);
-      auto Report = [&](Value *Address, Value *Bytes, bool Write) {
-        const Value *Object = getUnderlyingObject(Address);
-        // The thread's own stack, and the host's globals: neither is memory threads share
-        // on a GPU (device memory is the simulator's allocations).
-        if (isa<AllocaInst>(Object) || isa<GlobalVariable>(Object) ||
-            (IsEntry && isa<Argument>(Object)))
+      auto Report = [&](Value *Address, Value *Bytes, uint64_t Needed, bool Write) {
+        if (Private(Address))
           return;
         B.CreateCall(Access, {Address, B.CreateZExtOrTrunc(Bytes, B.getInt64Ty()),
-                              B.getInt32(Write), where(*I)});
+                              B.getInt32(Write), B.getInt32(Needed), where(*I)});
       };
-      if (auto *L = dyn_cast<LoadInst>(I))
-        Report(L->getPointerOperand(), B.getInt64(DL.getTypeStoreSize(L->getType())), false);
-      else if (auto *S = dyn_cast<StoreInst>(I))
-        Report(S->getPointerOperand(),
-               B.getInt64(DL.getTypeStoreSize(S->getValueOperand()->getType())), true);
-      else if (auto *T = dyn_cast<MemTransferInst>(I)) {
-        Report(T->getRawSource(), T->getLength(), false);
-        Report(T->getRawDest(), T->getLength(), true);
+      if (auto *L = dyn_cast<LoadInst>(I)) {
+        const uint64_t Size = DL.getTypeStoreSize(L->getType());
+        Report(L->getPointerOperand(), B.getInt64(Size), widestAccess(L->getAlign(), Size), false);
+      } else if (auto *S = dyn_cast<StoreInst>(I)) {
+        const uint64_t Size = DL.getTypeStoreSize(S->getValueOperand()->getType());
+        Report(S->getPointerOperand(), B.getInt64(Size), widestAccess(S->getAlign(), Size), true);
+      } else if (auto *T = dyn_cast<MemTransferInst>(I)) {
+        Report(T->getRawSource(), T->getLength(), copyAlignment(T->getSourceAlign(), *T), false);
+        Report(T->getRawDest(), T->getLength(), copyAlignment(T->getDestAlign(), *T), true);
       } else if (auto *Set = dyn_cast<MemSetInst>(I)) {
-        Report(Set->getRawDest(), Set->getLength(), true);
+        Report(Set->getRawDest(), Set->getLength(), copyAlignment(Set->getDestAlign(), *Set), true);
       }
+    }
+    // Atomics are not race-checked (they are how threads meet), but a GPU needs them
+    // aligned to their size.
+    for (Instruction *I : Atomics) {
+      Value *Address;
+      Type *Accessed;
+      if (auto *L = dyn_cast<LoadInst>(I)) {
+        Address = L->getPointerOperand();
+        Accessed = L->getType();
+      } else if (auto *S = dyn_cast<StoreInst>(I)) {
+        Address = S->getPointerOperand();
+        Accessed = S->getValueOperand()->getType();
+      } else if (auto *RMW = dyn_cast<AtomicRMWInst>(I)) {
+        Address = RMW->getPointerOperand();
+        Accessed = RMW->getValOperand()->getType();
+      } else {
+        auto *CX = cast<AtomicCmpXchgInst>(I);
+        Address = CX->getPointerOperand();
+        Accessed = CX->getNewValOperand()->getType();
+      }
+      if (isa<AllocaInst>(getUnderlyingObject(Address)))
+        continue;
+      IRBuilder<> B(I);
+      B.CreateCall(AtomicAccess, {Address, B.getInt32(DL.getTypeStoreSize(Accessed)), where(*I)});
     }
   }
 
 private:
+  // The widest access NVPTX makes of `Size` bytes known to be aligned to `A`: both powers of
+  // two, at most a 16-byte vector.
+  static uint64_t widestAccess(Align A, uint64_t Size) {
+    if (Size == 0)
+      return 1;
+    return std::min<uint64_t>({A.value(), uint64_t{1} << Log2_64(Size), 16});
+  }
+  // A copy or fill of a constant length goes in accesses as wide as its alignment allows; one
+  // of a length known only at run time, byte by byte.
+  static uint64_t copyAlignment(MaybeAlign A, const MemIntrinsic &I) {
+    auto *Length = dyn_cast<ConstantInt>(I.getLength());
+    if (!A || !Length)
+      return 1;
+    return widestAccess(*A, Length->getZExtValue());
+  }
+
   static bool mayWaitForOtherThreads(const Loop &L) {
     for (BasicBlock *BB : L.blocks())
       for (Instruction &I : *BB) {
@@ -147,6 +204,7 @@ private:
   Module &M;
   LLVMContext &Ctx;
   FunctionCallee Access;
+  FunctionCallee AtomicAccess;
   FunctionCallee Yield;
   StringMap<Constant *> Locations;
 };

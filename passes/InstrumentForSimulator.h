@@ -4,8 +4,12 @@
 // The simulator runs a kernel's host copy. To find data races it must see every memory
 // access the kernel makes, so for each GPU entry this pass adds to the host module an
 // instrumented copy of the entry and of everything it calls: before each plain load and
-// store (and memcpy/memset) it calls __kernel_sim_access(address, bytes, is_write, where).
-// Atomic operations are not instrumented: they are how threads synchronise. Accesses to a
+// store (and memcpy/memset) it calls __kernel_sim_access(address, bytes, is_write, needed,
+// where), `needed` being the alignment the GPU's access needs (the width NVPTX gives it:
+// the IR's alignment, at most the size and 16 bytes), so that an access that faults on a GPU
+// for its address fails in the simulator too. Atomic operations are not race-checked: they
+// are how threads synchronise; __kernel_sim_atomic_access(address, bytes, where) checks only
+// that they are aligned to their size. Accesses to a
 // function's own stack are not either: they are private to its thread; nor are those to
 // the host's global variables, which are not device memory, nor an entry's reads of its
 // parameters, which are the same for every thread and read-only. At the back-edges of loops

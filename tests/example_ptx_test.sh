@@ -4,6 +4,11 @@
 # architecture it was generated for (sm_75 and sm_90 each), and reads its kernels'
 # parameter blocks in the parameter space: a generic pointer to a block (cvta.param) makes
 # every thread read it through memory, which cost the GPU ufuncs a third of their bandwidth.
+# The runtime's array-algorithm kernels over plain numbers (compaction, radix sort passes,
+# permutations, gathers and scatters, histograms, run heads, random fills, strided copies)
+# keep their per-thread arrays in registers: a stack frame means an array indexed by a
+# variable went to local memory, which cost the compaction a round trip of 128 bytes a thread.
+# (top_k's per-thread candidates, of a length known at run time, live there by design.)
 set -euo pipefail
 kernel_ptx=$1
 shift
@@ -22,8 +27,16 @@ for binary in "$@"; do
     [[ -e $ptx ]] || { echo "FAIL: no PTX embedded in $binary" >&2; exit 1; }
     arch=${ptx%.ptx}
     arch=${arch##*.}
-    "$ptxas" -arch="$arch" -c "$ptx" -o "$tmp/out.cubin" ||
-      { echo "FAIL: $(basename "$ptx") of $binary does not assemble for $arch" >&2; exit 1; }
+    "$ptxas" -arch="$arch" -v -c "$ptx" -o "$tmp/out.cubin" 2>"$tmp/ptxas.log" ||
+      { cat "$tmp/ptxas.log" >&2; echo "FAIL: $(basename "$ptx") of $binary does not assemble for $arch" >&2; exit 1; }
+    framed=$(awk '/Function properties for/ {name = $NF}
+                  /bytes stack frame/ && $1 + 0 > 0 && name ~ /(13compact_entry|11radix_entry|14radix_io_entry|13permute_entry|11index_entry|15histogram_entry|15run_heads_entry|17random_fill_entry|18strided_copy_entry|17segment_key_entry)/ {print name ": " $1 " bytes"}' \
+      "$tmp/ptxas.log")
+    if [[ -n $framed ]]; then
+      echo "FAIL: $(basename "$ptx") of $binary: runtime kernels keep arrays in local memory:" >&2
+      echo "$framed" >&2
+      exit 1
+    fi
     if grep -q "cvta.param" "$ptx"; then
       echo "FAIL: $(basename "$ptx") of $binary takes a generic pointer to a kernel's parameter block:" >&2
       grep -n "cvta.param" "$ptx" >&2

@@ -4,6 +4,7 @@
 // outside one (a kernel's host copy called directly) they describe a launch of one thread.
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -34,6 +35,19 @@ int barrier(barrier_kind kind, int predicate, const char *file, std::uint32_t li
   t->status = thread_status::barrier;
   t->wait();
   return t->barrier_result;
+}
+
+// An access a GPU would fault on ("misaligned address"): the simulator's memory is the host's,
+// which reads it anyway.
+[[noreturn]] void fail_misaligned(sim_thread &t, std::uintptr_t address, std::uint64_t bytes, std::int32_t needed,
+                                  const char *what, const char *where) {
+  t.fail([&] {
+    char at[32];
+    std::snprintf(at, sizeof at, "%#llx", static_cast<unsigned long long>(address));
+    return "misaligned " + std::string(what) + " of " + std::to_string(bytes) + " bytes at " + at +
+           (where ? " (" + std::string(where) + ")" : std::string()) + ": a GPU needs it aligned to " +
+           std::to_string(needed) + " bytes, and faults (misaligned address)";
+  });
 }
 
 std::uint32_t warp_op(warp_kind op, std::uint32_t mask, std::uint32_t value, std::int32_t arg, std::int32_t width) {
@@ -181,11 +195,14 @@ std::uint32_t __kernel_shared_dynamic_bytes() noexcept {
   return t ? static_cast<std::uint32_t>(t->block->shared_dynamic_bytes()) : 0;
 }
 
-void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t write, const char *where) noexcept {
+void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t write, std::int32_t needed,
+                         const char *where) noexcept {
   sim_thread *t = current_sim_thread();
   if (!t) return;
-  kernel::runtime::sim::race_detector *races = t->races;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
+  if (a % static_cast<std::uint32_t>(needed) != 0)
+    fail_misaligned(*t, a, bytes, needed, write ? "write" : "read", where);
+  kernel::runtime::sim::race_detector *races = t->races;
   // The thread's own stack, reached through a pointer the instrumentation could not follow
   // (an object a called function gets by address): private to the thread.
   if (!races || a - t->stack_low < t->stack_size) return;
@@ -194,6 +211,13 @@ void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t 
                                                           &t->sync};
   if (!b.shadow().access(*races, who, a, bytes, write != 0, where))
     races->global_access(who, a, bytes, write != 0, where);
+}
+
+void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, const char *where) noexcept {
+  sim_thread *t = current_sim_thread();
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  if (t && a % static_cast<std::uint32_t>(bytes) != 0)
+    fail_misaligned(*t, a, static_cast<std::uint64_t>(bytes), bytes, "atomic", where);
 }
 
 // At each loop back-edge of the instrumented copy: every so often the thread gives way to

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The simulator on faulty and unusual kernels: a thread overflowing its stack and bad stack
-// settings are errors, not a dead process; threads spinning on each other's flags finish;
+// settings are errors, not a dead process; so are accesses a GPU would fault on for their
+// alignment; threads spinning on each other's flags finish;
 // the race checks are exact to the byte, know syncwarp, and say why an access races; warp
 // operations follow CUDA in partial warps and divergent branches.
 #include <gtest/gtest.h>
@@ -116,6 +117,30 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   buf[t] = static_cast<int>(t);
   kernel::syncwarp(t < 16 ? 0x0000ffffu : 0xffff0000u);
   out[t] = buf[t ^ 16];
+}
+
+// Accesses a GPU faults on for their address ("misaligned address"), which the host would
+// make anyway: an int read one byte into a buffer, an atomic two bytes in, doubles of
+// dynamic shared memory taken four bytes in. Bytes copied from anywhere are fine.
+[[kernel::jit]] void misaligned_read(array_view<const std::uint8_t> bytes, array_view<int> out) {
+  const unsigned t = kernel::threadIdx.x;
+  out[t] = *reinterpret_cast<const int *>(bytes.data() + 1 + 4 * t);
+}
+[[kernel::jit]] void misaligned_atomic(array_view<std::uint8_t> bytes) {
+  kernel::atomic_add(*reinterpret_cast<unsigned *>(bytes.data() + 2), 1u);
+}
+[[kernel::jit]] void misaligned_shared(array_view<double> out) {
+  auto values = kernel::dynamic_shared_array<double>(4);
+  const unsigned t = kernel::threadIdx.x;
+  values[t] = t;
+  kernel::syncthreads();
+  out[t] = values[(t + 1) % kernel::blockDim.x];
+}
+[[kernel::jit]] void unaligned_copy(array_view<const std::uint8_t> bytes, array_view<int> out) {
+  const unsigned t = kernel::threadIdx.x;
+  int v;
+  __builtin_memcpy(&v, bytes.data() + 1 + 4 * t, sizeof v);
+  out[t] = v;
 }
 
 // A block of 10 threads: warp operations on the full mask take the lanes there are.
@@ -262,6 +287,33 @@ TEST(SimulatorFaults, SpinningThreadsFinish) {
       kernel::launch<handshake>(1, threads).on(on_sim)(flags, out);
       for (unsigned t = 0; t < threads; ++t) EXPECT_EQ(out[t], static_cast<int>(threads - 1 - t)) << races;
     }
+  }
+}
+
+// With the race checks on and off: the alignment is checked either way. (Built with debug
+// information, the message also names the line, as race reports do.)
+TEST(SimulatorFaults, MisalignedAccessesFailAsOnAGpu) {
+  for (const char *races : {"1", "0"}) {
+    scoped_env setting("KERNEL_SIMULATOR_RACES", races);
+    std::vector<std::uint8_t> bytes(64, 1);
+    std::vector<int> out(8, -1);
+    std::string what = simulator_error_of([&] { kernel::launch<misaligned_read>(1, 8).on(on_sim)(bytes, out); });
+    EXPECT_NE(what.find("kernel 'misaligned_read': thread (0,0,0) of block (0,0,0): misaligned read of 4 bytes at 0x"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("a GPU needs it aligned to 4 bytes"), std::string::npos) << what;
+
+    what = simulator_error_of([&] { kernel::launch<misaligned_atomic>(1, 4).on(on_sim)(bytes); });
+    EXPECT_NE(what.find("misaligned atomic of 4 bytes"), std::string::npos) << what;
+    EXPECT_EQ(bytes, std::vector<std::uint8_t>(64, 1)) << "the atomic is not made";
+
+    std::vector<double> doubles(4);
+    what = simulator_error_of(
+        [&] { kernel::launch<misaligned_shared>(1, 4, 4 + 4 * sizeof(double)).on(on_sim)(doubles); });
+    EXPECT_NE(what.find("misaligned write of 8 bytes"), std::string::npos) << what;
+
+    kernel::launch<unaligned_copy>(1, 8).on(on_sim)(bytes, out);
+    EXPECT_EQ(out, std::vector<int>(8, 0x01010101));
   }
 }
 

@@ -1,6 +1,8 @@
 ; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; For the simulator's race checks, each entry gets an instrumented copy of itself and what it
-; calls: plain loads, stores and memcpy/memset report their address first. Atomics, the
+; calls: plain loads, stores and memcpy/memset report their address first, with the alignment
+; a GPU's access needs there (the IR's, at most the size and 16; 1 for a copy of a length known
+; only at run time); atomics report only their address and size, for their alignment. The
 ; thread's own stack, the host's globals and the entry's parameters are not reported; the
 ; back-edges of loops that may wait for another thread give way to the block's other threads
 ; (__kernel_sim_yield); the original functions are not changed, but for stack probes (which
@@ -31,6 +33,11 @@ define void @_Z6kernelRK6Params(ptr %params) {
   %old = atomicrmw add ptr %data, i64 1 monotonic
   call void @_Z6helperPl(ptr %data)
   call void @llvm.memcpy.p0.p0.i64(ptr %data, ptr %local, i64 8, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr align 4 %data, ptr align 8 %local, i64 12, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr align 8 %data, ptr %local, i64 %x, i1 false)
+  %v = load <4 x float>, ptr %data, align 16
+  %w = load <4 x float>, ptr %data, align 8
+  %h = load i16, ptr %data, align 1
   call void @_Z4spinPi(ptr %data)
   call void @_Z3sumPl(ptr %data)
   ret void
@@ -83,23 +90,35 @@ define void @_Z6helperPl(ptr %p) {
 ; CHECK-SAME: #[[PROBE]] {
 ; CHECK-NEXT: %local = alloca i64
 ; CHECK-NEXT: %data = load ptr, ptr %0
-; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 0, ptr @__kernel_sim_where)
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 0, i32 8, ptr @__kernel_sim_where)
 ; CHECK-NEXT: %x = load i64, ptr %data
 ; CHECK-NEXT: store i64 %x, ptr %local
+; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %data, i32 8, ptr null)
 ; CHECK-NEXT: %old = atomicrmw add ptr %data, i64 1 monotonic
 ; CHECK-NEXT: call void @_Z6helperPl.kernel_sim(ptr %data)
-; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 1, ptr null)
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 1, i32 1, ptr null)
 ; CHECK-NEXT: call void @llvm.memcpy.p0.p0.i64(ptr %data, ptr %local, i64 8, i1 false)
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 12, i32 1, i32 4, ptr null)
+; CHECK-NEXT: call void @llvm.memcpy.p0.p0.i64(ptr align 4 %data, ptr align 8 %local, i64 12, i1 false)
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 %x, i32 1, i32 1, ptr null)
+; CHECK-NEXT: call void @llvm.memcpy.p0.p0.i64(ptr align 8 %data, ptr %local, i64 %x, i1 false)
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 16, i32 0, i32 16, ptr null)
+; CHECK-NEXT: %v = load <4 x float>, ptr %data, align 16
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 16, i32 0, i32 8, ptr null)
+; CHECK-NEXT: %w = load <4 x float>, ptr %data, align 8
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 2, i32 0, i32 1, ptr null)
+; CHECK-NEXT: %h = load i16, ptr %data, align 1
 
 ; CHECK-LABEL: define internal void @_Z3sumPl.kernel_sim(ptr %0)
 ; CHECK-SAME: #[[PROBE]] {
-; CHECK: call void @__kernel_sim_access(ptr %at, i64 8, i32 0, ptr null)
+; CHECK: call void @__kernel_sim_access(ptr %at, i64 8, i32 0, i32 8, ptr null)
 ; CHECK-NOT: __kernel_sim_yield
 ; CHECK: ret void
 
 ; CHECK-LABEL: define internal void @_Z4spinPi.kernel_sim(ptr %0)
 ; CHECK-SAME: #[[PROBE]] {
 ; CHECK: loop:
+; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %0, i32 4, ptr null)
 ; CHECK-NEXT: %v = load atomic i32, ptr %0 monotonic, align 4
 ; CHECK-NEXT: %g = load i32, ptr @global_flag
 ; CHECK-NEXT: %sum = add i32 %v, %g
@@ -111,10 +130,11 @@ define void @_Z6helperPl(ptr %p) {
 
 ; CHECK-LABEL: define internal void @_Z6helperPl.kernel_sim(ptr %0)
 ; CHECK-SAME: #[[PROBE]] {
-; CHECK-NEXT: call void @__kernel_sim_access(ptr %0, i64 8, i32 1, ptr null)
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %0, i64 8, i32 1, i32 8, ptr null)
 ; CHECK-NEXT: store i64 0, ptr %0
 
-; CHECK: declare void @__kernel_sim_access(ptr, i64, i32, ptr)
+; CHECK: declare void @__kernel_sim_access(ptr, i64, i32, i32, ptr)
+; CHECK: declare void @__kernel_sim_atomic_access(ptr, i32, ptr)
 ; CHECK: declare void @__kernel_sim_yield()
 ; CHECK: attributes #[[PROBE]] = { "probe-stack"="inline-asm" }
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)

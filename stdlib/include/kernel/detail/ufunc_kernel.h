@@ -98,8 +98,13 @@ template <auto F, std::size_t... I> struct ufunc_operands {
   KERNEL_ALWAYS_INLINE explicit ufunc_operands(const params &p) noexcept
       : out(p.out.data), data(get_operand<I>(p.in).data...), value(get_operand<I>(p.in).value...) {}
 
+  /// Operand J's element at `offset`, or its scalar. Two values, not `data ? data[offset] :
+  /// value`: that chooses between two addresses, which for a struct (std::complex) kept the
+  /// scalar in local memory and made every load of the array a generic one.
   template <std::size_t J> KERNEL_ALWAYS_INLINE auto load(index_t offset) const noexcept {
-    return std::get<J>(data) ? std::get<J>(data)[offset] : std::get<J>(value);
+    using V = std::remove_cvref_t<decltype(std::get<J>(value))>;
+    if (const auto *d = std::get<J>(data)) return V(d[offset]);
+    return V(std::get<J>(value));
   }
 };
 
