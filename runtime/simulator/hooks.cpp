@@ -126,9 +126,17 @@ int __kernel_syncthreads_or(int predicate, const char *file, std::uint32_t line)
   return barrier(barrier_kind::any, predicate, file, line);
 }
 void __kernel_syncwarp(std::uint32_t mask) noexcept { warp_op(warp_kind::syncwarp, mask, 0, 0, 32); }
-void __kernel_threadfence() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+// A device or system fence orders the thread's accesses before it for other blocks, through
+// its later atomics (race_detector); a block's fence has no such effect there.
+void __kernel_threadfence() noexcept {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (sim_thread *t = current_sim_thread(); t && t->races) {
+    t->sync.fence = t->block->fence();
+    t->sync.barrier_at_fence = t->block->last_barrier();
+  }
+}
 void __kernel_threadfence_block() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
-void __kernel_threadfence_system() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void __kernel_threadfence_system() noexcept { __kernel_threadfence(); }
 
 std::uint32_t __kernel_laneid() noexcept {
   sim_thread *t = current_sim_thread();
@@ -207,17 +215,23 @@ void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t 
   // (an object a called function gets by address): private to the thread.
   if (!races || a - t->stack_low < t->stack_size) return;
   kernel::runtime::sim::block_run &b = *t->block;
-  const kernel::runtime::sim::race_detector::accessor who{b.linear_index(), t->linear, b.seq(), b.last_barrier(),
-                                                          &t->sync};
+  const kernel::runtime::sim::race_detector::accessor who{b.linear_index(), t->linear, b.seq(),
+                                                          b.last_barrier(), &t->sync,  &b.acquired()};
   if (!b.shadow().access(*races, who, a, bytes, write != 0, where))
     races->global_access(who, a, bytes, write != 0, where);
 }
 
 void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, const char *where) noexcept {
   sim_thread *t = current_sim_thread();
+  if (!t) return;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
-  if (t && a % static_cast<std::uint32_t>(bytes) != 0)
+  if (a % static_cast<std::uint32_t>(bytes) != 0)
     fail_misaligned(*t, a, static_cast<std::uint64_t>(bytes), bytes, "atomic", where);
+  if (kernel::runtime::sim::race_detector *races = t->races) {
+    kernel::runtime::sim::block_run &b = *t->block;
+    races->atomic_access({b.linear_index(), t->linear, b.seq(), b.last_barrier(), &t->sync, &b.acquired()}, a,
+                         b.acquired());
+  }
 }
 
 // At each loop back-edge of the instrumented copy: every so often the thread gives way to

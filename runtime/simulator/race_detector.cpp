@@ -92,13 +92,13 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
   // An earlier access of thread `other` (+ 1) of `block` at `seq` is ordered before this one
   // by a barrier since, or by a syncwarp since that both took part in.
   auto ordered = [&](std::uint64_t block, std::uint32_t other, std::uint64_t seq) {
-    if (block != who.block) return false;
+    if (block != who.block) return acquired_before(who, block, other, seq);
     if (other == me || who.last_barrier > seq) return true;
     return (other - 1) / 32 == my_warp && who.sync->with_lane[(other - 1) % 32] > seq;
   };
   auto readers_ordered = [&] {
     if (c.reader != several) return ordered(c.reader_block, c.reader, c.reader_seq);
-    if (c.reader_block != who.block) return false;
+    if (c.reader_block != who.block) return acquired_before(who, c.reader_block, several, c.reader_seq);
     if (who.last_barrier > c.reader_seq) return true;
     if (c.reader_warp != my_warp) return false;
     for (std::uint32_t lanes = c.reader_lanes & ~(1u << who.thread % 32); lanes; lanes &= lanes - 1)
@@ -137,6 +137,46 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
     else
       c.reader_warp = several;
     c.reader_seq = std::max(c.reader_seq, who.seq);
+  }
+}
+
+bool race_detector::acquired_before(const accessor &who, std::uint64_t block, std::uint32_t other, std::uint64_t seq) {
+  if (!who.acquired || who.acquired->empty()) return false;
+  std::lock_guard lock(releases_mutex_);
+  for (const acquisition &a : *who.acquired) {
+    if (a.thread != who.thread && who.last_barrier <= a.seq) continue; // not seen by this thread yet
+    const auto at = releases_.find(a.address);
+    if (at == releases_.end()) continue;
+    const auto from = at->second.by_block.find(block);
+    if (from == at->second.by_block.end()) continue;
+    for (const release &r : from->second)
+      if (r.index < a.count && (seq < r.barrier || (other == r.thread + 1 && seq < r.fence))) return true;
+  }
+  return false;
+}
+
+void race_detector::atomic_access(const accessor &who, std::uintptr_t address, std::vector<acquisition> &acquired) {
+  // Device memory only: shared arrays' atomics order nothing between blocks (and the memory
+  // of one may be another block's later).
+  if (address < global_begin_ || address >= global_end_) return;
+  const bool releases = who.sync->fence != 0;
+  if (!releases && !any_release_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(releases_mutex_);
+  address_releases &here = releases_[address];
+  if (here.count > 0) {
+    // The same thread acquiring again before its block synchronises: one entry, updated.
+    if (!acquired.empty() && acquired.back().address == address && acquired.back().thread == who.thread &&
+        acquired.back().seq == who.seq)
+      acquired.back().count = here.count;
+    else
+      acquired.push_back({address, here.count, who.thread, who.seq});
+  }
+  if (releases) {
+    std::vector<release> &mine = here.by_block[who.block];
+    // A thread repeating its atomics after one fence releases the same once.
+    if (mine.empty() || mine.back().thread != who.thread || mine.back().fence != who.sync->fence)
+      mine.push_back({here.count++, who.thread, who.sync->fence, who.sync->barrier_at_fence});
+    any_release_.store(true, std::memory_order_release);
   }
 }
 

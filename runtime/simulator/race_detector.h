@@ -2,8 +2,16 @@
 // Data races between the threads of a simulated launch: two threads touch the same bytes,
 // at least one of them writing, with nothing that orders them: a syncthreads (threads of
 // one block), a syncwarp naming both (lanes of one warp), or nothing at all (threads of
-// different blocks, which cannot synchronise within a launch). Atomic operations are not
-// seen (the instrumentation leaves them out): they are the way threads share data safely.
+// different blocks, which cannot synchronise within a launch, but through memory: see
+// below). Atomic operations are not checked: they are the way threads share data safely.
+//
+// Threads of different blocks are ordered as CUDA's memory model orders them through a
+// fence and an atomic: a thread that made a threadfence and then an atomic operation on an
+// address releases what it did before the fence, and what its block did before the last
+// barrier before it; a thread that makes an atomic operation on that address afterwards
+// acquires that, and so do the threads of its block after their next barrier. This is the
+// "last block" of CUDA's threadfence reduction, and a flag raised after a fence and
+// awaited with an atomic.
 //
 // Shared and global memory are shadowed byte by byte, with the last writer and the last
 // reader(s) of each byte and where in their block's order of synchronisations they were.
@@ -23,6 +31,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "kernel/intrinsics.h"
@@ -45,6 +54,9 @@ struct sync_state {
   std::array<std::uint64_t, 32> with_lane{};
   /// The last syncwarp this thread took part in (for the report).
   std::uint64_t last_syncwarp = 0;
+  /// The number of the thread's last threadfence (0: none), and of its block's last barrier
+  /// then: what its atomic operations release.
+  std::uint64_t fence = 0, barrier_at_fence = 0;
 };
 
 class race_detector {
@@ -54,18 +66,33 @@ public:
   race_detector(const race_detector &) = delete;
   race_detector &operator=(const race_detector &) = delete;
 
+  /// What a block acquired with an atomic operation of its thread `thread` on `address`: the
+  /// first `count` releases there, visible to that thread at once and to the others after a
+  /// barrier numbered above `seq`.
+  struct acquisition {
+    std::uintptr_t address;
+    std::size_t count;
+    std::uint32_t thread;
+    std::uint64_t seq;
+  };
+
   /// Who makes an access, and what it is ordered after.
   struct accessor {
-    std::uint64_t block;        // the block's linear index in the grid
-    std::uint32_t thread;       // the thread's linear index in its block
-    std::uint64_t seq;          // the block's synchronisation number now
-    std::uint64_t last_barrier; // the number of the block's last barrier
-    const sync_state *sync;     // the thread's syncwarps
+    std::uint64_t block;                                // the block's linear index in the grid
+    std::uint32_t thread;                               // the thread's linear index in its block
+    std::uint64_t seq;                                  // the block's synchronisation number now
+    std::uint64_t last_barrier;                         // the number of the block's last barrier
+    const sync_state *sync;                             // the thread's syncwarps and fence
+    const std::vector<acquisition> *acquired = nullptr; // by the thread's block
   };
 
   /// An access by `who` to [address, address + bytes) of global memory; accesses elsewhere
   /// (host memory, the thread's stack) are ignored.
   void global_access(const accessor &who, std::uintptr_t address, std::size_t bytes, bool write, const char *where);
+
+  /// An atomic operation of `who` on `address`: releases what its fence covers, if it made
+  /// one, and adds to `acquired` (its block's) what was released there before.
+  void atomic_access(const accessor &who, std::uintptr_t address, std::vector<acquisition> &acquired);
 
   /// The shadow of one byte.
   struct cell {
@@ -153,6 +180,24 @@ private:
                                  bool other_wrote, std::uint64_t other_block, std::uint32_t other_thread,
                                  std::uint64_t other_seq);
   std::string thread_name(std::uint64_t block, std::uint32_t thread) const;
+  // Whether an access of thread `other` (+ 1, or `several`) of another block `block`, stamped
+  // `seq` there, is ordered before `who` by what who's block acquired.
+  bool acquired_before(const accessor &who, std::uint64_t block, std::uint32_t other, std::uint64_t seq);
+
+  // The releases made on each address, in order; by_block: each releasing block's, with
+  // their place in that order.
+  struct release {
+    std::size_t index;
+    std::uint32_t thread;
+    std::uint64_t fence, barrier;
+  };
+  struct address_releases {
+    std::size_t count = 0;
+    std::unordered_map<std::uint64_t, std::vector<release>> by_block;
+  };
+  std::mutex releases_mutex_;
+  std::unordered_map<std::uintptr_t, address_releases> releases_;
+  std::atomic<bool> any_release_{false}; // until then atomics cost no lock
 
   std::string kernel_;
   dim3 grid_, block_;

@@ -164,6 +164,10 @@ public:
   std::uint64_t last_barrier() const noexcept { return last_barrier_; }
   std::uint64_t linear_index() const noexcept { return linear_; }
   race_detector::shared_shadow &shadow() noexcept { return shadow_; }
+  /// A threadfence of one of the block's threads: takes the next number of the sequence.
+  std::uint64_t fence() noexcept { return ++seq_; }
+  /// What the block's atomics acquired (race_detector::atomic_access).
+  std::vector<race_detector::acquisition> &acquired() noexcept { return acquired_; }
   std::size_t stack_size() const noexcept { return stacks_.size(); }
   /// The launch's race detector, or null when races are not checked.
   race_detector *launch_races() const noexcept { return races_; }
@@ -189,6 +193,7 @@ private:
   std::uint64_t seq_ = 0;
   std::uint64_t last_barrier_ = 0;
   race_detector::shared_shadow shadow_;
+  std::vector<race_detector::acquisition> acquired_;
 };
 
 } // namespace kernel::runtime::sim

@@ -143,6 +143,24 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   out[t] = v;
 }
 
+// CUDA's threadfence reduction: each block's thread 0 writes its block's sum, makes a fence
+// and takes a ticket; the block that takes the last ticket reads every block's sum (each of
+// its threads one, after a barrier). Without the fence the reads race with the writes.
+[[kernel::jit]] void last_block_reads(array_view<const int> in, array_view<int> partial, array_view<unsigned> ticket,
+                                      array_view<int> out, int fence) {
+  auto is_last = kernel::shared_array<int, 1>();
+  const unsigned t = kernel::threadIdx.x, b = kernel::blockIdx.x;
+  if (t == 0) {
+    int sum = 0;
+    for (unsigned i = 0; i < kernel::blockDim.x; ++i) sum += in[b * kernel::blockDim.x + i];
+    partial[b] = sum;
+    if (fence) kernel::threadfence();
+    is_last[0] = kernel::atomic_add(ticket[0], 1u) == kernel::gridDim.x - 1;
+  }
+  kernel::syncthreads();
+  if (is_last[0] && t < kernel::gridDim.x) out[t] = partial[t];
+}
+
 // A block of 10 threads: warp operations on the full mask take the lanes there are.
 [[kernel::jit]] void partial_warp(array_view<unsigned> out) {
   const unsigned t = kernel::threadIdx.x;
@@ -315,6 +333,27 @@ TEST(SimulatorFaults, MisalignedAccessesFailAsOnAGpu) {
     kernel::launch<unaligned_copy>(1, 8).on(on_sim)(bytes, out);
     EXPECT_EQ(out, std::vector<int>(8, 0x01010101));
   }
+}
+
+TEST(SimulatorRaces, AFenceAndAnAtomicOrderBlocks) {
+  const unsigned blocks = 8, threads = 32;
+  std::vector<int> in(blocks * threads);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i % 7);
+  std::vector<int> expected(blocks);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned i = 0; i < threads; ++i) expected[b] += in[b * threads + i];
+  for (int run = 0; run < 3; ++run) {
+    std::vector<int> partial(blocks), out(blocks, -1);
+    std::vector<unsigned> ticket(1, 0);
+    kernel::launch<last_block_reads>(blocks, threads).on(on_sim)(in, partial, ticket, out, 1);
+    EXPECT_EQ(out, expected);
+  }
+  std::vector<int> partial(blocks), out(blocks, -1);
+  std::vector<unsigned> ticket(1, 0);
+  const std::string what = simulator_error_of(
+      [&] { kernel::launch<last_block_reads>(blocks, threads).on(on_sim)(in, partial, ticket, out, 0); });
+  EXPECT_NE(what.find("data race"), std::string::npos) << what;
+  EXPECT_NE(what.find("(threads of different blocks"), std::string::npos) << what;
 }
 
 TEST(SimulatorRaces, NeighbouringBytesDoNotRace) {

@@ -26,6 +26,8 @@ namespace {
 const kernel::device dev = kernel_test::device();
 constexpr kernel::ufunc<saxpy> vsaxpy;
 constexpr kernel::ufunc<add> vadd;
+
+template <class S> constexpr bool placeable_on = requires(S &&s) { vsaxpy.on(std::forward<S>(s)); };
 const auto on_dev = kernel_test::target();
 
 std::vector<float> iota(std::size_t n, float start) {
@@ -120,6 +122,10 @@ TEST(UfuncDevice, StreamsAreAsynchronous) {
   s.synchronize();
   EXPECT_EQ(dout.copy_to_host().to_vector(), out);
   EXPECT_EQ(out[10], 30.0f);
+  // A placed copy refers to its stream: a temporary one, gone before a later call, is refused
+  // at compile time (for every callable placed with on(); kernel::launch keeps the stream).
+  static_assert(placeable_on<kernel::stream &> && placeable_on<const kernel::stream &>);
+  static_assert(!placeable_on<kernel::stream> && !placeable_on<const kernel::stream>);
 }
 
 TEST(UfuncDevice, InPlaceOnTheDevice) {

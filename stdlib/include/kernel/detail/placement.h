@@ -60,6 +60,9 @@ public:
   /// The same callable running asynchronously, in order on stream `s` (which must outlive
   /// the call's work).
   Derived on(const stream &s) const noexcept { return placed_at(placement::of(s)); }
+  /// Not on a temporary stream: the placed copy keeps a reference to the stream, which would
+  /// be gone before a call made later (keep the stream in a variable).
+  Derived on(const stream &&) const = delete;
 
 protected:
   constexpr placed() noexcept = default;
