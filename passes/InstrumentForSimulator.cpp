@@ -54,7 +54,10 @@ public:
                                                  false));
     AtomicAccess = M.getOrInsertFunction(
         "__kernel_sim_atomic_access",
-        FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Type::getInt32Ty(Ctx), Ptr}, false));
+        FunctionType::get(Type::getVoidTy(Ctx),
+                          {Ptr, Type::getInt32Ty(Ctx), Type::getInt32Ty(Ctx), Ptr}, false));
+    AtomicDone = M.getOrInsertFunction("__kernel_sim_atomic_done",
+                                       FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false));
     Yield =
         M.getOrInsertFunction("__kernel_sim_yield", FunctionType::get(Type::getVoidTy(Ctx), false));
   }
@@ -128,16 +131,22 @@ public:
       }
     }
     // Atomics are not race-checked (they are how threads meet), but a GPU needs them
-    // aligned to their size.
+    // aligned to their size. They also order threads of different blocks (a fence, then an
+    // atomic that writes, releases; an atomic that reads acquires): the hook before one
+    // says whether it reads (1), writes (2) or both (3), and an atomic that reads is followed
+    // by __kernel_sim_atomic_done, where it acquires what was released before it.
     for (Instruction *I : Atomics) {
       Value *Address;
       Type *Accessed;
+      int Kind = 3;
       if (auto *L = dyn_cast<LoadInst>(I)) {
         Address = L->getPointerOperand();
         Accessed = L->getType();
+        Kind = 1;
       } else if (auto *S = dyn_cast<StoreInst>(I)) {
         Address = S->getPointerOperand();
         Accessed = S->getValueOperand()->getType();
+        Kind = 2;
       } else if (auto *RMW = dyn_cast<AtomicRMWInst>(I)) {
         Address = RMW->getPointerOperand();
         Accessed = RMW->getValOperand()->getType();
@@ -149,7 +158,12 @@ public:
       if (isa<AllocaInst>(getUnderlyingObject(Address)))
         continue;
       IRBuilder<> B(I);
-      B.CreateCall(AtomicAccess, {Address, B.getInt32(DL.getTypeStoreSize(Accessed)), where(*I)});
+      B.CreateCall(AtomicAccess, {Address, B.getInt32(DL.getTypeStoreSize(Accessed)),
+                                  B.getInt32(Kind), where(*I)});
+      if (Kind & 1) {
+        B.SetInsertPoint(I->getNextNode());
+        B.CreateCall(AtomicDone, {Address});
+      }
     }
   }
 
@@ -205,6 +219,7 @@ private:
   LLVMContext &Ctx;
   FunctionCallee Access;
   FunctionCallee AtomicAccess;
+  FunctionCallee AtomicDone;
   FunctionCallee Yield;
   StringMap<Constant *> Locations;
 };

@@ -8,8 +8,11 @@
 // where), `needed` being the alignment the GPU's access needs (the width NVPTX gives it:
 // the IR's alignment, at most the size and 16 bytes), so that an access that faults on a GPU
 // for its address fails in the simulator too. Atomic operations are not race-checked: they
-// are how threads synchronise; __kernel_sim_atomic_access(address, bytes, where) checks only
-// that they are aligned to their size. Accesses to a
+// are how threads synchronise; __kernel_sim_atomic_access(address, bytes, kind, where)
+// checks that they are aligned to their size and tells the simulator whether they read (1),
+// write (2) or both (3), and __kernel_sim_atomic_done(address) follows those that read: a
+// fence then an atomic that writes orders what came before for a thread whose atomic reads
+// it after (the simulator's race checks follow this across blocks). Accesses to a
 // function's own stack are not either: they are private to its thread; nor are those to
 // the host's global variables, which are not device memory, nor an entry's reads of its
 // parameters, which are the same for every thread and read-only. At the back-edges of loops

@@ -221,17 +221,26 @@ void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t 
     races->global_access(who, a, bytes, write != 0, where);
 }
 
-void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, const char *where) noexcept {
+void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, std::int32_t kind,
+                                const char *where) noexcept {
   sim_thread *t = current_sim_thread();
   if (!t) return;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   if (a % static_cast<std::uint32_t>(bytes) != 0)
     fail_misaligned(*t, a, static_cast<std::uint64_t>(bytes), bytes, "atomic", where);
-  if (kernel::runtime::sim::race_detector *races = t->races) {
+  // A write releases before it is made, so that an atomic reading it after sees the release.
+  if (kernel::runtime::sim::race_detector *races = t->races; races && (kind & 2) != 0 && t->sync.fence != 0) {
     kernel::runtime::sim::block_run &b = *t->block;
-    races->atomic_access({b.linear_index(), t->linear, b.seq(), b.last_barrier(), &t->sync, &b.acquired()}, a,
-                         b.acquired());
+    races->release({b.linear_index(), t->linear, b.seq(), b.last_barrier(), &t->sync, &b.acquired()}, a);
   }
+}
+
+void __kernel_sim_atomic_done(const void *address) noexcept {
+  sim_thread *t = current_sim_thread();
+  if (!t || !t->races) return;
+  kernel::runtime::sim::block_run &b = *t->block;
+  t->races->acquire({b.linear_index(), t->linear, b.seq(), b.last_barrier(), &t->sync, &b.acquired()},
+                    reinterpret_cast<std::uintptr_t>(address), b.acquired());
 }
 
 // At each loop back-edge of the instrumented copy: every so often the thread gives way to

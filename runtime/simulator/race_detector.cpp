@@ -149,34 +149,58 @@ bool race_detector::acquired_before(const accessor &who, std::uint64_t block, st
     if (at == releases_.end()) continue;
     const auto from = at->second.by_block.find(block);
     if (from == at->second.by_block.end()) continue;
-    for (const release &r : from->second)
+    for (const release_at &r : from->second)
       if (r.index < a.count && (seq < r.barrier || (other == r.thread + 1 && seq < r.fence))) return true;
   }
   return false;
 }
 
-void race_detector::atomic_access(const accessor &who, std::uintptr_t address, std::vector<acquisition> &acquired) {
+void race_detector::release(const accessor &who, std::uintptr_t address) {
   // Device memory only: shared arrays' atomics order nothing between blocks (and the memory
   // of one may be another block's later).
   if (address < global_begin_ || address >= global_end_) return;
-  const bool releases = who.sync->fence != 0;
-  if (!releases && !any_release_.load(std::memory_order_acquire)) return;
   std::lock_guard lock(releases_mutex_);
+  any_release_.store(true, std::memory_order_release);
   address_releases &here = releases_[address];
-  if (here.count > 0) {
-    // The same thread acquiring again before its block synchronises: one entry, updated.
-    if (!acquired.empty() && acquired.back().address == address && acquired.back().thread == who.thread &&
-        acquired.back().seq == who.seq)
-      acquired.back().count = here.count;
-    else
-      acquired.push_back({address, here.count, who.thread, who.seq});
+  std::vector<release_at> &mine = here.by_block[who.block];
+  // A thread repeating its atomics after one fence releases the same once.
+  if (mine.empty() || mine.back().thread != who.thread || mine.back().fence != who.sync->fence)
+    mine.push_back({here.count++, who.thread, who.sync->fence, who.sync->barrier_at_fence});
+}
+
+void race_detector::acquire(const accessor &who, std::uintptr_t address, std::vector<acquisition> &acquired) {
+  if (!any_release_.load(std::memory_order_acquire) || address < global_begin_ || address >= global_end_) return;
+  std::size_t count;
+  {
+    std::lock_guard lock(releases_mutex_);
+    const auto here = releases_.find(address);
+    if (here == releases_.end() || here->second.count == 0) return;
+    count = here->second.count;
   }
-  if (releases) {
-    std::vector<release> &mine = here.by_block[who.block];
-    // A thread repeating its atomics after one fence releases the same once.
-    if (mine.empty() || mine.back().thread != who.thread || mine.back().fence != who.sync->fence)
-      mine.push_back({here.count++, who.thread, who.sync->fence, who.sync->barrier_at_fence});
-    any_release_.store(true, std::memory_order_release);
+  // One entry per address and thread (a thread polling a flag acquires again and again), and
+  // one for the whole block: an entry older than the block's last barrier is seen by all its
+  // threads, and goes there.
+  constexpr std::uint32_t whole_block = 0xffffffffu;
+  acquisition *own = nullptr, *block = nullptr;
+  for (acquisition &a : acquired) {
+    if (a.address != address) continue;
+    if (a.thread == who.thread) own = &a;
+    if (a.thread == whole_block) block = &a;
+  }
+  if (own && own->seq < who.last_barrier) {
+    if (block)
+      block->count = std::max(block->count, own->count);
+    else
+      acquired.push_back({address, own->count, whole_block, 0});
+    // push_back may have moved the entries: find this thread's again.
+    for (acquisition &a : acquired)
+      if (a.address == address && a.thread == who.thread) own = &a;
+  }
+  if (own) {
+    own->count = count;
+    own->seq = who.seq;
+  } else {
+    acquired.push_back({address, count, who.thread, who.seq});
   }
 }
 

@@ -6,10 +6,10 @@
 // below). Atomic operations are not checked: they are the way threads share data safely.
 //
 // Threads of different blocks are ordered as CUDA's memory model orders them through a
-// fence and an atomic: a thread that made a threadfence and then an atomic operation on an
-// address releases what it did before the fence, and what its block did before the last
-// barrier before it; a thread that makes an atomic operation on that address afterwards
-// acquires that, and so do the threads of its block after their next barrier. This is the
+// fence and an atomic: a thread that made a threadfence and then an atomic write (or
+// read-modify-write) of an address releases what it did before the fence, and what its
+// block did before the last barrier before it; a thread whose atomic reads that address
+// afterwards acquires that, and so do the threads of its block after their next barrier. This is the
 // "last block" of CUDA's threadfence reduction, and a flag raised after a fence and
 // awaited with an atomic.
 //
@@ -90,9 +90,12 @@ public:
   /// (host memory, the thread's stack) are ignored.
   void global_access(const accessor &who, std::uintptr_t address, std::size_t bytes, bool write, const char *where);
 
-  /// An atomic operation of `who` on `address`: releases what its fence covers, if it made
-  /// one, and adds to `acquired` (its block's) what was released there before.
-  void atomic_access(const accessor &who, std::uintptr_t address, std::vector<acquisition> &acquired);
+  /// An atomic write of `who` to `address`, after a fence of its: releases what the fence
+  /// covers. Called before the write is made.
+  void release(const accessor &who, std::uintptr_t address);
+  /// An atomic read of `who` from `address`, made: adds to `acquired` (its block's) what was
+  /// released there before.
+  void acquire(const accessor &who, std::uintptr_t address, std::vector<acquisition> &acquired);
 
   /// The shadow of one byte.
   struct cell {
@@ -186,14 +189,14 @@ private:
 
   // The releases made on each address, in order; by_block: each releasing block's, with
   // their place in that order.
-  struct release {
+  struct release_at {
     std::size_t index;
     std::uint32_t thread;
     std::uint64_t fence, barrier;
   };
   struct address_releases {
     std::size_t count = 0;
-    std::unordered_map<std::uint64_t, std::vector<release>> by_block;
+    std::unordered_map<std::uint64_t, std::vector<release_at>> by_block;
   };
   std::mutex releases_mutex_;
   std::unordered_map<std::uintptr_t, address_releases> releases_;

@@ -161,6 +161,19 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   if (is_last[0] && t < kernel::gridDim.x) out[t] = partial[t];
 }
 
+// A fence followed by an atomic that only reads releases nothing: block 1's read of what
+// block 0 wrote still races, whichever block runs first.
+[[kernel::jit]] void fence_then_atomic_read(array_view<int> data, array_view<unsigned> flag) {
+  if (kernel::blockIdx.x == 0) {
+    data[0] = 1;
+    kernel::threadfence();
+    (void)__atomic_load_n(&flag[0], __ATOMIC_RELAXED);
+  } else {
+    kernel::atomic_add(flag[0], 1u);
+    data[1] = data[0];
+  }
+}
+
 // A block of 10 threads: warp operations on the full mask take the lanes there are.
 [[kernel::jit]] void partial_warp(array_view<unsigned> out) {
   const unsigned t = kernel::threadIdx.x;
@@ -354,6 +367,12 @@ TEST(SimulatorRaces, AFenceAndAnAtomicOrderBlocks) {
       [&] { kernel::launch<last_block_reads>(blocks, threads).on(on_sim)(in, partial, ticket, out, 0); });
   EXPECT_NE(what.find("data race"), std::string::npos) << what;
   EXPECT_NE(what.find("(threads of different blocks"), std::string::npos) << what;
+
+  std::vector<int> data(2);
+  std::vector<unsigned> flag(1);
+  const std::string read_only =
+      simulator_error_of([&] { kernel::launch<fence_then_atomic_read>(2, 1).on(on_sim)(data, flag); });
+  EXPECT_NE(read_only.find("data race"), std::string::npos) << read_only;
 }
 
 TEST(SimulatorRaces, NeighbouringBytesDoNotRace) {

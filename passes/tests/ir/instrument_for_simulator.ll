@@ -2,8 +2,9 @@
 ; For the simulator's race checks, each entry gets an instrumented copy of itself and what it
 ; calls: plain loads, stores and memcpy/memset report their address first, with the alignment
 ; a GPU's access needs there (the IR's, at most the size and 16; 1 for a copy of a length known
-; only at run time); atomics report only their address and size, for their alignment. The
-; thread's own stack, the host's globals and the entry's parameters are not reported; the
+; only at run time); atomics report their address, size and whether they read, write or both
+; (for their alignment, and the ordering a fence and an atomic make between blocks), and those
+; that read report again after (where they acquire). The thread's own stack, the host's globals and the entry's parameters are not reported; the
 ; back-edges of loops that may wait for another thread give way to the block's other threads
 ; (__kernel_sim_yield); the original functions are not changed, but for stack probes (which
 ; the copies share), so that a frame larger than a simulated thread's guard faults in it.
@@ -93,8 +94,9 @@ define void @_Z6helperPl(ptr %p) {
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 0, i32 8, ptr @__kernel_sim_where)
 ; CHECK-NEXT: %x = load i64, ptr %data
 ; CHECK-NEXT: store i64 %x, ptr %local
-; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %data, i32 8, ptr null)
+; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %data, i32 8, i32 3, ptr null)
 ; CHECK-NEXT: %old = atomicrmw add ptr %data, i64 1 monotonic
+; CHECK-NEXT: call void @__kernel_sim_atomic_done(ptr %data)
 ; CHECK-NEXT: call void @_Z6helperPl.kernel_sim(ptr %data)
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 8, i32 1, i32 1, ptr null)
 ; CHECK-NEXT: call void @llvm.memcpy.p0.p0.i64(ptr %data, ptr %local, i64 8, i1 false)
@@ -118,8 +120,9 @@ define void @_Z6helperPl(ptr %p) {
 ; CHECK-LABEL: define internal void @_Z4spinPi.kernel_sim(ptr %0)
 ; CHECK-SAME: #[[PROBE]] {
 ; CHECK: loop:
-; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %0, i32 4, ptr null)
+; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %0, i32 4, i32 1, ptr null)
 ; CHECK-NEXT: %v = load atomic i32, ptr %0 monotonic, align 4
+; CHECK-NEXT: call void @__kernel_sim_atomic_done(ptr %0)
 ; CHECK-NEXT: %g = load i32, ptr @global_flag
 ; CHECK-NEXT: %sum = add i32 %v, %g
 ; CHECK-NEXT: %done = icmp ne i32 %sum, 0
@@ -134,7 +137,8 @@ define void @_Z6helperPl(ptr %p) {
 ; CHECK-NEXT: store i64 0, ptr %0
 
 ; CHECK: declare void @__kernel_sim_access(ptr, i64, i32, i32, ptr)
-; CHECK: declare void @__kernel_sim_atomic_access(ptr, i32, ptr)
+; CHECK: declare void @__kernel_sim_atomic_access(ptr, i32, i32, ptr)
+; CHECK: declare void @__kernel_sim_atomic_done(ptr)
 ; CHECK: declare void @__kernel_sim_yield()
 ; CHECK: attributes #[[PROBE]] = { "probe-stack"="inline-asm" }
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
