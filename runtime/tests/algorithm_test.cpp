@@ -23,6 +23,7 @@
 #include "kernel/algorithm.h"
 #include "kernel/detail/cub_api.h"
 #include "kernel/fuse.h"
+#include "kernel/launch.h"
 #include "kernel/random_arrays.h"
 #include "kernel/ufunc.h"
 #include "test_device.h"
@@ -1005,6 +1006,44 @@ cub_results sort_and_sum_on_the_device(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) small[i] = static_cast<float>(i % 8) * 0.25f; // exact sums
   r.float_sums = to_vector(kernel::cumsum(kernel::to_device(small, d)).copy_to_host());
   return r;
+}
+
+// The look-back of a single-pass compaction, on words already published (a GPU or the
+// simulator's cores rarely leave a whole window of 32 tiles without an inclusive word): every
+// lane of warp 0 gets the kept elements before `tile`, and the tile's word becomes inclusive.
+[[kernel::jit]] void look_back(kernel::array_view<std::uint64_t> states, std::int64_t tile, std::uint32_t kept,
+                               kernel::array_view<std::int64_t> before) {
+  before[kernel::threadIdx.x] = kernel::detail::kept_before_tile(states.data(), tile, kept);
+}
+
+TEST(SinglePassCompaction, LooksBackToTheNearestInclusiveTile) {
+  namespace ts = kernel::detail::tile_state;
+  const auto run = [](std::vector<std::uint64_t> &states, std::int64_t tile, std::uint32_t kept) {
+    std::vector<std::int64_t> before(32, -1);
+    kernel::launch<look_back>(1, 32).on(kernel_test::device())(states, tile, kept, before);
+    for (std::int64_t b : before) EXPECT_EQ(b, before[0]) << "every lane gets the same";
+    EXPECT_EQ(states[static_cast<std::size_t>(tile)], ts::inclusive | static_cast<std::uint64_t>(before[0] + kept));
+    return before[0];
+  };
+  // Only tile 0 holds everything before it: three windows back (69..38, 37..6, 5..0).
+  std::vector<std::uint64_t> states(71, 0);
+  states[0] = ts::inclusive | 5;
+  for (std::uint64_t t = 1; t < 70; ++t) states[t] = ts::aggregate | t;
+  EXPECT_EQ(run(states, 70, 3), 5 + 69 * 70 / 2);
+  // An inclusive tile inside the first window: nothing before it is read.
+  for (std::uint64_t t = 0; t < 50; ++t) states[t] = ts::aggregate | 999999;
+  states[50] = ts::inclusive | 1000;
+  for (std::uint64_t t = 51; t < 70; ++t) states[t] = ts::aggregate | 1;
+  states[70] = 0;
+  EXPECT_EQ(run(states, 70, 0), 1000 + 19);
+  // The nearest tile inclusive; a window reaching exactly to tile 0; tile 0 itself.
+  states.assign(71, ts::aggregate | 2);
+  states[0] = ts::inclusive | 7;
+  states[40] = ts::inclusive | 123;
+  states[41] = ts::inclusive | 456;
+  EXPECT_EQ(run(states, 42, 1), 456);
+  EXPECT_EQ(run(states, 32, 1), 7 + 31 * 2);
+  EXPECT_EQ(run(states, 0, 9), 0);
 }
 
 TEST(Cub, SameResultsAsTheLibrarysKernels) {
