@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "simulator/simulator_device.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
+#include <string>
 
+#include "kernel/errors.h"
 #include "registry/registry.h"
 #include "simulator/simulator.h"
 
@@ -54,17 +59,42 @@ std::shared_ptr<detail::stream_state> simulator_device::create_stream() {
 
 std::shared_ptr<detail::event_state> simulator_device::create_event() { return std::make_shared<simulator_event>(); }
 
+namespace {
+// KERNEL_SIMULATOR_MEMORY_MB: the simulated device's memory, so that a program's handling of a
+// full GPU can be tried without one; unset, the host's.
+std::optional<std::size_t> memory_limit() {
+  const char *v = std::getenv("KERNEL_SIMULATOR_MEMORY_MB");
+  if (!v || !*v) return std::nullopt;
+  char *end = nullptr;
+  const unsigned long long mb = std::strtoull(v, &end, 10);
+  if (*end != '\0' || v[0] == '-')
+    throw kernel::simulator_error("KERNEL_SIMULATOR_MEMORY_MB is '" + std::string(v) + "': expected a number of MiB");
+  return static_cast<std::size_t>(mb) << 20;
+}
+} // namespace
+
 void *simulator_device::allocate(std::size_t bytes, detail::stream_state &) {
-  void *p = ::operator new(bytes, device_alignment);
+  const std::optional<std::size_t> limit = memory_limit();
   std::lock_guard lock(allocations_mutex_);
+  if (limit && bytes > *limit - std::min(*limit, allocated_bytes_))
+    // As CUDA says it (CUDA_ERROR_OUT_OF_MEMORY), so that callers handle both alike.
+    throw kernel::cuda_error("allocating " + std::to_string(bytes) + " bytes on the simulator: out of memory (" +
+                                 std::to_string(allocated_bytes_) +
+                                 " bytes in use of KERNEL_SIMULATOR_MEMORY_MB=" + std::to_string(*limit >> 20) + ")",
+                             kernel::cuda_error::out_of_memory_code);
+  void *p = ::operator new(bytes, device_alignment);
   allocations_.emplace(p, bytes);
+  allocated_bytes_ += bytes;
   return p;
 }
 
 void simulator_device::release(void *p, detail::stream_state &) noexcept {
   {
     std::lock_guard lock(allocations_mutex_);
-    allocations_.erase(p);
+    if (auto it = allocations_.find(p); it != allocations_.end()) {
+      allocated_bytes_ -= it->second;
+      allocations_.erase(it);
+    }
   }
   ::operator delete(p, device_alignment);
 }

@@ -44,6 +44,7 @@ private:
   // Device memory, for telling it from other host memory in the race checks.
   std::mutex allocations_mutex_;
   std::map<const void *, std::size_t> allocations_;
+  std::size_t allocated_bytes_ = 0; // the sum of allocations_
 };
 
 } // namespace kernel::runtime::sim

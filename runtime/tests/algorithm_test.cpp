@@ -1046,6 +1046,44 @@ TEST(SinglePassCompaction, LooksBackToTheNearestInclusiveTile) {
   EXPECT_EQ(run(states, 0, 9), 0);
 }
 
+// With no room on the device for a copy of the input, select_if takes the two passes, which
+// need room for what it keeps only (KERNEL_SIMULATOR_MEMORY_MB gives the simulated device
+// 5 MiB: the 3 MiB input fits, a second 3 MiB does not). unique falls back alike.
+TEST(SinglePassCompaction, TwoPassesWhenTheDeviceIsFull) {
+  if (kernel_test::on_gpu()) GTEST_SKIP() << "the simulator's memory limit";
+  const std::size_t n = 3 << 18; // 3 MiB of float32
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = i % 10 == 0 ? static_cast<float>(i % 1000) : -1.0f;
+  std::vector<float> kept;
+  for (float v : x)
+    if (v > 0) kept.push_back(v);
+  const auto dx = kernel::to_device(x, kernel::device::simulator());
+  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "5", 1);
+  std::vector<float> got;
+  try {
+    got = to_vector(kernel::select_if(dx, is_positive).copy_to_host());
+    const auto fill = [&] {
+      kernel::device_array<float, 1> second(static_cast<kernel::index_t>(n), kernel::device::simulator());
+    };
+    try {
+      fill();
+      ADD_FAILURE() << "a second copy of the input fitted";
+    } catch (const kernel::cuda_error &e) {
+      EXPECT_TRUE(e.out_of_memory()) << e.what();
+      EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("KERNEL_SIMULATOR_MEMORY_MB=5"), std::string::npos) << e.what();
+    }
+  } catch (...) {
+    ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+    throw;
+  }
+  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+  EXPECT_EQ(got, kept);
+  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "not a size", 1);
+  EXPECT_THROW((kernel::device_array<float, 1>(4, kernel::device::simulator())), kernel::simulator_error);
+  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+}
+
 TEST(Cub, SameResultsAsTheLibrarysKernels) {
   // Where CUB runs: on the GPU of the GPU suite, with the library as this build packs it.
   if (kernel_test::on_gpu()) EXPECT_EQ(kernel::detail::cub_unavailable(kernel_test::device().state()), "");

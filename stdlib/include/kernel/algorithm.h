@@ -821,17 +821,25 @@ void compact(const algorithm_site &site, const V *src, const input_elements<std:
 }
 
 /// The flagged elements of `src` on a device, in order, in new device memory with room for
-/// all `n` (written in one pass: compact_mode::select), and how many they are.
+/// all `n` (written in one pass: compact_mode::select), and how many they are; nothing when
+/// the device has no room for n more elements (the caller then takes the two passes, which
+/// need room for the kept ones only).
 struct selected_elements {
   std::shared_ptr<void> memory;
   index_t kept = 0;
 };
 template <class V, auto Pred = nullptr>
-selected_elements select_on_device(const device_call &c, const V *src, const std::uint8_t *flags, index_t n) {
+std::optional<selected_elements> select_on_device(const device_call &c, const V *src, const std::uint8_t *flags,
+                                                  index_t n) {
   selected_elements r;
   if (n == 0) return r;
   const index_t tiles = (n + compact_tile - 1) / compact_tile;
-  r.memory = device_temp<V>(c, n);
+  try {
+    r.memory = device_temp<V>(c, n);
+  } catch (const cuda_error &e) {
+    if (!e.out_of_memory()) throw;
+    return std::nullopt;
+  }
   const std::shared_ptr<void> states = device_temp<std::uint64_t>(c, tiles + 2);
   std::uint64_t *words = data_of<std::uint64_t>(states);
   zero_on_device(c, words, tiles + 2);
@@ -897,7 +905,8 @@ template <class X, class P> struct predicate_positions {
 /// returning bool (evaluated where the call runs), or a bool mask of x's shape. A 1-D array.
 /// On a device the data are read once, into room for every element: a device-array result
 /// keeps that memory when it fills at least half of it (at most twice its own size), else it
-/// is copied to memory of its size.
+/// is copied to memory of its size. Where the device has no room for every element, it counts
+/// first and then reads the data again into memory of the result's size.
 class select_if_fn : public detail::placed<select_if_fn> {
 public:
   constexpr select_if_fn() noexcept = default;
@@ -909,7 +918,7 @@ public:
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
     if (site.on_device()) {
       // One pass over the data (the count is not needed first); the call waits for it.
-      detail::selected_elements kept;
+      std::optional<detail::selected_elements> kept;
       constexpr auto fused = detail::fused_predicate<P, V>;
       if constexpr (!std::is_same_v<decltype(fused), const std::nullptr_t>) {
         kept = detail::select_on_device<V, fused>(*site.call, xs.data, nullptr, xs.size);
@@ -917,12 +926,13 @@ public:
         const detail::input_elements<std::uint8_t> flags = detail::flags_of(site, name(), x, xs, pred);
         kept = detail::select_on_device<V>(*site.call, xs.data, flags.data, xs.size);
       }
-      return detail::selected_result<V, detail::is_device_arg<X>>(site, xs.size, std::move(kept));
+      if (kept) return detail::selected_result<V, detail::is_device_arg<X>>(site, xs.size, std::move(*kept));
     }
     const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
     auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.positions.kept});
     detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
     f.compact(site, xs.data, dst.data, false);
+    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
     dst.deliver();
     return out;
   }
@@ -1060,12 +1070,16 @@ public:
     }
     const detail::input_elements<std::uint8_t> heads = this->run_heads(site, sorted_data, n);
     if (site.on_device()) // one pass, as select_if (the call waits for it)
-      return detail::selected_result<V, detail::is_device_arg<X>>(
-          site, n, detail::select_on_device<V>(*site.call, sorted_data, heads.data, n));
+      if (auto kept = detail::select_on_device<V>(*site.call, sorted_data, heads.data, n))
+        return detail::selected_result<V, detail::is_device_arg<X>>(site, n, std::move(*kept));
     const detail::flag_positions f = detail::positions_of(site, heads);
     auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.kept});
     detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
     detail::compact(site, sorted_data, heads, f, dst.data, false);
+    if (site.on_device()) {
+      keep.insert(keep.end(), {sorted, heads.keep, f.memory});
+      detail::keep_until_done(*site.call, std::move(keep));
+    }
     dst.deliver();
     return out;
   }

@@ -75,8 +75,13 @@ private:
 
 class cuda_error : public error {
 public:
+  /// The driver's CUDA_ERROR_OUT_OF_MEMORY: an allocation found no room on the device (on the
+  /// simulator, within KERNEL_SIMULATOR_MEMORY_MB when that is set).
+  static constexpr int out_of_memory_code = 2;
+
   cuda_error(const std::string &what, int code) : error(what), code_(code) {}
   int code() const noexcept { return code_; }
+  bool out_of_memory() const noexcept { return code_ == out_of_memory_code; }
 
 private:
   int code_;
