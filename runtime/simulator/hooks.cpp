@@ -50,6 +50,12 @@ int barrier(barrier_kind kind, int predicate, const char *file, std::uint32_t li
   });
 }
 
+// Who the thread is for the race checks, and what it and its block are ordered after.
+kernel::runtime::sim::race_detector::accessor accessor_of(sim_thread &t) noexcept {
+  kernel::runtime::sim::block_run &b = *t.block;
+  return {b.linear_index(), t.linear, b.seq(), b.last_barrier(), &t.sync, &b.acquired()};
+}
+
 std::uint32_t warp_op(warp_kind op, std::uint32_t mask, std::uint32_t value, std::int32_t arg, std::int32_t width) {
   sim_thread *t = current_sim_thread();
   if (!t) {
@@ -214,10 +220,8 @@ void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t 
   // The thread's own stack, reached through a pointer the instrumentation could not follow
   // (an object a called function gets by address): private to the thread.
   if (!races || a - t->stack_low < t->stack_size) return;
-  kernel::runtime::sim::block_run &b = *t->block;
-  const kernel::runtime::sim::race_detector::accessor who{b.linear_index(), t->linear, b.seq(),
-                                                          b.last_barrier(), &t->sync,  &b.acquired()};
-  if (!b.shadow().access(*races, who, a, bytes, write != 0, where))
+  const kernel::runtime::sim::race_detector::accessor who = accessor_of(*t);
+  if (!t->block->shadow().access(*races, who, a, bytes, write != 0, where))
     races->global_access(who, a, bytes, write != 0, where);
 }
 
@@ -229,18 +233,13 @@ void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, std::in
   if (a % static_cast<std::uint32_t>(bytes) != 0)
     fail_misaligned(*t, a, static_cast<std::uint64_t>(bytes), bytes, "atomic", where);
   // A write releases before it is made, so that an atomic reading it after sees the release.
-  if (kernel::runtime::sim::race_detector *races = t->races; races && (kind & 2) != 0 && t->sync.fence != 0) {
-    kernel::runtime::sim::block_run &b = *t->block;
-    races->release({b.linear_index(), t->linear, b.seq(), b.last_barrier(), &t->sync, &b.acquired()}, a);
-  }
+  if (t->races && (kind & 2) != 0 && t->sync.fence != 0) t->races->release(accessor_of(*t), a);
 }
 
 void __kernel_sim_atomic_done(const void *address) noexcept {
   sim_thread *t = current_sim_thread();
   if (!t || !t->races) return;
-  kernel::runtime::sim::block_run &b = *t->block;
-  t->races->acquire({b.linear_index(), t->linear, b.seq(), b.last_barrier(), &t->sync, &b.acquired()},
-                    reinterpret_cast<std::uintptr_t>(address), b.acquired());
+  t->races->acquire(accessor_of(*t), reinterpret_cast<std::uintptr_t>(address), t->block->acquired());
 }
 
 // At each loop back-edge of the instrumented copy: every so often the thread gives way to

@@ -181,27 +181,25 @@ void race_detector::acquire(const accessor &who, std::uintptr_t address, std::ve
   // one for the whole block: an entry older than the block's last barrier is seen by all its
   // threads, and goes there.
   constexpr std::uint32_t whole_block = 0xffffffffu;
-  acquisition *own = nullptr, *block = nullptr;
-  for (acquisition &a : acquired) {
-    if (a.address != address) continue;
-    if (a.thread == who.thread) own = &a;
-    if (a.thread == whole_block) block = &a;
-  }
-  if (own && own->seq < who.last_barrier) {
-    if (block)
-      block->count = std::max(block->count, own->count);
-    else
-      acquired.push_back({address, own->count, whole_block, 0});
-    // push_back may have moved the entries: find this thread's again.
-    for (acquisition &a : acquired)
-      if (a.address == address && a.thread == who.thread) own = &a;
-  }
-  if (own) {
-    own->count = count;
-    own->seq = who.seq;
-  } else {
+  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::size_t own = none, block = none;
+  for (std::size_t i = 0; i < acquired.size(); ++i)
+    if (acquired[i].address == address) {
+      if (acquired[i].thread == who.thread) own = i;
+      if (acquired[i].thread == whole_block) block = i;
+    }
+  if (own == none) {
     acquired.push_back({address, count, who.thread, who.seq});
+    return;
   }
+  if (acquired[own].seq < who.last_barrier) {
+    if (block != none)
+      acquired[block].count = std::max(acquired[block].count, acquired[own].count);
+    else
+      acquired.push_back({address, acquired[own].count, whole_block, 0});
+  }
+  acquired[own].count = count;
+  acquired[own].seq = who.seq;
 }
 
 void race_detector::report_race(const accessor &who, bool write, const place &at, std::size_t bytes, const char *where,

@@ -166,7 +166,7 @@ public:
   race_detector::shared_shadow &shadow() noexcept { return shadow_; }
   /// A threadfence of one of the block's threads: takes the next number of the sequence.
   std::uint64_t fence() noexcept { return ++seq_; }
-  /// What the block's atomics acquired (race_detector::atomic_access).
+  /// What the block's atomics acquired (race_detector::acquire).
   std::vector<race_detector::acquisition> &acquired() noexcept { return acquired_; }
   std::size_t stack_size() const noexcept { return stacks_.size(); }
   /// The launch's race detector, or null when races are not checked.

@@ -870,6 +870,9 @@ result_array<V, 1, Device> selected_result(const algorithm_site &site, index_t n
   return out;
 }
 
+/// Selects predicate_positions' constructor that makes the flags alone.
+struct flags_alone_t {};
+
 /// The flags of `pred` over `xs` and where the flagged go, as flags_of and positions_of
 /// make them, except that on a device a predicate that compact_entry can call itself
 /// (fused_predicate) makes no flags: `flags` then has the size alone.
@@ -877,23 +880,44 @@ template <class X, class P> struct predicate_positions {
   input_elements<std::uint8_t> flags;
   flag_positions positions;
   static constexpr auto fused = fused_predicate<P, element_of<X>>;
+  static constexpr bool is_fused = !std::is_same_v<decltype(fused), const std::nullptr_t>;
 
   predicate_positions(const algorithm_site &site, std::string_view name, const X &x,
-                      const input_elements<element_of<X>> &xs, const P &pred) {
-    if constexpr (!std::is_same_v<decltype(fused), const std::nullptr_t>) {
+                      const input_elements<element_of<X>> &xs, const P &pred)
+      : predicate_positions(site, name, x, xs, pred, flags_alone_t{}) {
+    count(site, xs);
+  }
+  /// The flags alone: then either select_on_device, or count and compact.
+  predicate_positions(const algorithm_site &site, std::string_view name, const X &x,
+                      const input_elements<element_of<X>> &xs, const P &pred, flags_alone_t) {
+    if (is_fused && site.on_device())
+      flags.size = xs.size;
+    else
+      flags = flags_of(site, name, x, xs, pred);
+  }
+
+  /// Where the flagged go.
+  void count(const algorithm_site &site, const input_elements<element_of<X>> &xs) {
+    if constexpr (is_fused)
       if (site.on_device()) {
-        flags.size = xs.size;
         positions = positions_on_device<element_of<X>, fused>(*site.call, nullptr, xs.data, xs.size);
         return;
       }
-    }
-    flags = flags_of(site, name, x, xs, pred);
     positions = positions_of(site, flags);
   }
 
-  /// compact() with this predicate.
+  /// detail::select_on_device with this predicate (the call runs on a device).
+  std::optional<selected_elements> select_on_device(const algorithm_site &site,
+                                                    const input_elements<element_of<X>> &xs) const {
+    if constexpr (is_fused)
+      return detail::select_on_device<element_of<X>, fused>(*site.call, xs.data, nullptr, xs.size);
+    else
+      return detail::select_on_device<element_of<X>>(*site.call, xs.data, flags.data, xs.size);
+  }
+
+  /// compact() with this predicate, once counted.
   void compact(const algorithm_site &site, const element_of<X> *src, element_of<X> *dst, bool rest_after) const {
-    if constexpr (!std::is_same_v<decltype(fused), const std::nullptr_t>)
+    if constexpr (is_fused)
       if (site.on_device()) return detail::compact<element_of<X>, fused>(site, src, flags, positions, dst, rest_after);
     detail::compact(site, src, flags, positions, dst, rest_after);
   }
@@ -916,19 +940,12 @@ public:
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
-    if (site.on_device()) {
-      // One pass over the data (the count is not needed first); the call waits for it.
-      std::optional<detail::selected_elements> kept;
-      constexpr auto fused = detail::fused_predicate<P, V>;
-      if constexpr (!std::is_same_v<decltype(fused), const std::nullptr_t>) {
-        kept = detail::select_on_device<V, fused>(*site.call, xs.data, nullptr, xs.size);
-      } else {
-        const detail::input_elements<std::uint8_t> flags = detail::flags_of(site, name(), x, xs, pred);
-        kept = detail::select_on_device<V>(*site.call, xs.data, flags.data, xs.size);
-      }
-      if (kept) return detail::selected_result<V, detail::is_device_arg<X>>(site, xs.size, std::move(*kept));
-    }
-    const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
+    detail::predicate_positions<X, P> f(site, name(), x, xs, pred, detail::flags_alone_t{});
+    // On a device one pass over the data (the count is not needed first); the call waits for it.
+    if (site.on_device())
+      if (auto kept = f.select_on_device(site, xs))
+        return detail::selected_result<V, detail::is_device_arg<X>>(site, xs.size, std::move(*kept));
+    f.count(site, xs);
     auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.positions.kept});
     detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
     f.compact(site, xs.data, dst.data, false);
