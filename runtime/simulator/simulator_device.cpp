@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <optional>
 #include <string>
@@ -65,11 +66,27 @@ namespace {
 std::optional<std::size_t> memory_limit() {
   const char *v = std::getenv("KERNEL_SIMULATOR_MEMORY_MB");
   if (!v || !*v) return std::nullopt;
-  char *end = nullptr;
-  const unsigned long long mb = std::strtoull(v, &end, 10);
-  if (*end != '\0' || v[0] == '-')
-    throw kernel::simulator_error("KERNEL_SIMULATOR_MEMORY_MB is '" + std::string(v) + "': expected a number of MiB");
-  return static_cast<std::size_t>(mb) << 20;
+  // Digits only (strtoull would take spaces, a sign and "0x"), and no more MiB than bytes
+  // can count: a size that wrapped would make a huge limit a tiny one.
+  constexpr std::size_t max_mb = std::numeric_limits<std::size_t>::max() >> 20;
+  std::size_t mb = 0;
+  bool valid = true;
+  for (const char *c = v; *c && valid; ++c) {
+    valid = *c >= '0' && *c <= '9' && mb <= (max_mb - static_cast<std::size_t>(*c - '0')) / 10;
+    if (valid) mb = mb * 10 + static_cast<std::size_t>(*c - '0');
+  }
+  if (!valid)
+    throw kernel::simulator_error("KERNEL_SIMULATOR_MEMORY_MB is '" + std::string(v) +
+                                  "': expected the simulated device's memory as a whole number of MiB, at most " +
+                                  std::to_string(max_mb));
+  return mb << 20;
+}
+
+kernel::cuda_error out_of_memory(std::size_t bytes, const std::string &why) {
+  // As CUDA says it (CUDA_ERROR_OUT_OF_MEMORY), so that callers handle both alike.
+  return kernel::cuda_error("allocating " + std::to_string(bytes) + " bytes on the simulator: out of memory (" + why +
+                                ")",
+                            kernel::cuda_error::out_of_memory_code);
 }
 } // namespace
 
@@ -77,12 +94,17 @@ void *simulator_device::allocate(std::size_t bytes, detail::stream_state &) {
   const std::optional<std::size_t> limit = memory_limit();
   std::lock_guard lock(allocations_mutex_);
   if (limit && bytes > *limit - std::min(*limit, allocated_bytes_))
-    // As CUDA says it (CUDA_ERROR_OUT_OF_MEMORY), so that callers handle both alike.
-    throw kernel::cuda_error("allocating " + std::to_string(bytes) + " bytes on the simulator: out of memory (" +
-                                 std::to_string(allocated_bytes_) +
-                                 " bytes in use of KERNEL_SIMULATOR_MEMORY_MB=" + std::to_string(*limit >> 20) + ")",
-                             kernel::cuda_error::out_of_memory_code);
-  void *p = ::operator new(bytes, device_alignment);
+    throw out_of_memory(bytes, std::to_string(allocated_bytes_) +
+                                   " bytes in use of KERNEL_SIMULATOR_MEMORY_MB=" + std::to_string(*limit >> 20));
+  void *p = nullptr;
+  try {
+    p = ::operator new(bytes, device_alignment);
+  } catch (const std::bad_alloc &) {
+    // The simulated device's memory is the host's: when that is full the program sees what a
+    // full GPU gives it, not a std::bad_alloc it would never get from one.
+    throw out_of_memory(bytes, std::to_string(allocated_bytes_) +
+                                   " bytes in use; the simulated device's memory is the host's, which is full");
+  }
   allocations_.emplace(p, bytes);
   allocated_bytes_ += bytes;
   return p;
@@ -106,7 +128,13 @@ void simulator_device::copy(void *dst, const void *src, std::size_t bytes, detai
 
 void simulator_device::zero(void *dst, std::size_t bytes, detail::stream_state &) { std::memset(dst, 0, bytes); }
 
-void *simulator_device::allocate_pinned(std::size_t bytes) { return ::operator new(bytes, device_alignment); }
+void *simulator_device::allocate_pinned(std::size_t bytes) {
+  try {
+    return ::operator new(bytes, device_alignment);
+  } catch (const std::bad_alloc &) {
+    throw out_of_memory(bytes, "pinned host memory: the host's memory is full");
+  }
+}
 
 void simulator_device::release_pinned(void *p, std::size_t) noexcept { ::operator delete(p, device_alignment); }
 

@@ -22,6 +22,17 @@ using kernel::index_t;
 namespace {
 const auto on_sim = kernel::target::simulator;
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KERNEL_TEST_UNDER_ASAN 1
+#endif
+#endif
+#if defined(KERNEL_TEST_UNDER_ASAN) || defined(__SANITIZE_ADDRESS__)
+constexpr bool under_asan = true;
+#else
+constexpr bool under_asan = false;
+#endif
+
 // Sets an environment variable for the scope.
 class scoped_env {
 public:
@@ -306,6 +317,43 @@ TEST(SimulatorFaults, StackSettingIsChecked) {
     EXPECT_EQ(what.rfind("KERNEL_SIMULATOR_STACK_KB is '" + std::string(bad) + "'; it must be", 0), 0u) << what;
   }
   EXPECT_EQ(a, std::vector<int>(4, 0));
+}
+
+// A memory size that is not a plain number of MiB is refused, including one too large to count
+// in bytes (it used to wrap around to a small limit). A full device, by the setting or by the
+// host the simulator allocates from, is CUDA's out-of-memory error, not std::bad_alloc.
+TEST(SimulatorFaults, MemorySettingIsChecked) {
+  const kernel::device sim = kernel::device::simulator();
+  for (const char *bad :
+       {"12x", " 5", "+5", "-1", "0x10", "5.5", "17592186044416", "18446744073709551615", "99999999999999999999999"}) {
+    scoped_env memory("KERNEL_SIMULATOR_MEMORY_MB", bad);
+    try {
+      kernel::device_array<float, 1> a(4, sim);
+      ADD_FAILURE() << "KERNEL_SIMULATOR_MEMORY_MB=" << bad << " was taken";
+    } catch (const kernel::simulator_error &e) {
+      EXPECT_EQ(std::string(e.what()).rfind("KERNEL_SIMULATOR_MEMORY_MB is '" + std::string(bad) + "'", 0), 0u)
+          << e.what();
+    }
+  }
+  {
+    scoped_env memory("KERNEL_SIMULATOR_MEMORY_MB", "17592186044415"); // the largest: 2^64 - 2^20 bytes
+    kernel::device_array<float, 1> a(4, sim);
+  }
+  const auto out_of_memory = [&](index_t n) {
+    try {
+      kernel::device_array<std::uint8_t, 1> a(n, sim);
+    } catch (const kernel::cuda_error &e) {
+      EXPECT_TRUE(e.out_of_memory()) << e.what();
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  {
+    scoped_env memory("KERNEL_SIMULATOR_MEMORY_MB", "0");
+    EXPECT_NE(out_of_memory(1).find("of KERNEL_SIMULATOR_MEMORY_MB=0"), std::string::npos);
+  }
+  // (ASan's allocator stops the program instead of failing an allocation this large.)
+  if (!under_asan) EXPECT_NE(out_of_memory(index_t{1} << 50).find("the host's, which is full"), std::string::npos);
 }
 
 // Also with the race checks off: the simulator still runs the copy that gives way at loop
