@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "kernel/kernel.h"
@@ -44,6 +45,16 @@ using kernel::index_t;
     out[lane] = kernel::ballot_sync(0x0000ffffu, lane % 2 == 0);
   else
     out[lane] = static_cast<unsigned>(kernel::shfl_sync(0xffff0000u, static_cast<int>(lane), 16));
+}
+
+[[kernel::jit]] void twice_into(array_view<int> out, array_view<int> in) {
+  const index_t i = kernel::grid<1>();
+  if (i < out.size()) out[i] = in[i] * 2;
+}
+
+[[kernel::jit]] void twice_from_const(array_view<const int> in, array_view<int> out) {
+  const index_t i = kernel::grid<1>();
+  if (i < out.size()) out[i] = in[i] * 2;
 }
 
 [[kernel::jit]] void votes(array_view<const int> in, array_view<unsigned> out) {
@@ -133,6 +144,42 @@ TEST(KernelSim, HostArraysAreCopiedInAndBack) {
   std::vector<float> a(1000, 1.0f);
   kernel::launch<increment>(4, 256).on(on_dev)(a);
   EXPECT_EQ(a, std::vector<float>(1000, 2.0f));
+}
+
+// Host arrays are copied one by one: the same array given twice shares one copy (the kernel
+// sees one memory, as with a device array), in either order of const and writable parameters;
+// host arrays that overlap otherwise are refused before anything is copied, since the copy back
+// of one would undo the kernel's writes through the other.
+TEST(KernelSim, HostArraysSharingMemory) {
+  std::vector<int> v{1, 2, 3, 4};
+  kernel::launch<twice_into>(1, 4).on(on_dev)(v, v);
+  EXPECT_EQ(v, (std::vector<int>{2, 4, 6, 8}));
+  kernel::launch<twice_from_const>(1, 4).on(on_dev)(v, v);
+  EXPECT_EQ(v, (std::vector<int>{4, 8, 12, 16}));
+  std::vector<int> w{1, 2, 3, 4, 5, 6};
+  const auto reversed = kernel::array_view<int>(w.data() + 5, {4}, {-1});
+  kernel::launch<twice_into>(1, 4).on(on_dev)(reversed, kernel::array_view<int>(w.data() + 5, {4}, {-1}));
+  EXPECT_EQ(w, (std::vector<int>{1, 2, 6, 8, 10, 12}));
+  for (const auto &[out, in] : {std::pair{kernel::view(w.data(), 4), kernel::view(w.data() + 2, 4)},
+                                std::pair{kernel::view(w.data(), 4), kernel::view(w.data(), 3)},
+                                std::pair{reversed, kernel::view(w.data() + 2, 4)}}) {
+    const std::vector<int> before = w;
+    try {
+      kernel::launch<twice_into>(1, 4).on(on_dev)(out, in);
+      ADD_FAILURE() << "overlapping host arrays were copied apart";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), 2);
+      EXPECT_NE(std::string(e.what()).find("'twice_into': argument 2: is a host array that overlaps argument 1"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(w, before);
+  }
+  // Neighbours that do not overlap are copied apart.
+  std::vector<int> x{1, 2, 3, 4, 5, 6, 7, 8};
+  kernel::launch<twice_from_const>(1, 4).on(on_dev)(kernel::view(std::as_const(x).data(), 4),
+                                                    kernel::view(x.data() + 4, 4));
+  EXPECT_EQ(x, (std::vector<int>{1, 2, 3, 4, 2, 4, 6, 8}));
 }
 
 // On a stream a launch returns before the results reach a host array: a temporary container

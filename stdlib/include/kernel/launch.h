@@ -15,17 +15,22 @@
 //
 // Array parameters (array_view<T, N>) take device arrays, used in place, or host arrays of
 // the same element type and rank, which are copied to the device before the kernel and, when
-// the parameter is writable (array_view<T>, not array_view<const T>), back afterwards.
+// the parameter is writable (array_view<T>, not array_view<const T>), back afterwards. The
+// same host array given twice shares one copy; other overlaps of host arrays, one of them
+// written, are an argument_error (their copies would not share the kernel's writes).
 // Scalars and trivially copyable structs are passed by value. Without a stream and host
 // arrays to copy back the launch is asynchronous, as in CUDA; the simulator runs it at once.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -85,6 +90,67 @@ template <class P, class A> constexpr void check_kernel_argument() {
   }
 }
 
+/// A host array a launch copies to the device: where its elements are, to find arguments that
+/// share memory (the copies would not).
+struct host_argument {
+  bool is_host_array = false;
+  bool writable = false;                   // the parameter it feeds may be written
+  const char *lo = nullptr, *hi = nullptr; // its lowest byte and one past its highest
+  const void *data = nullptr;
+  std::size_t rank = 0;
+  index_t shape[8] = {}, strides[8] = {};
+  int same_as = -1; // an earlier argument with exactly these elements, whose copy it shares
+};
+
+template <class P, class A> host_argument describe_host_argument(const A &a) {
+  host_argument h;
+  if constexpr (kernel_param<P>::is_array && !ufunc_arg<const A &>::is_device) {
+    const auto v = ufunc_arg<const A &>::view(a);
+    h.is_host_array = true;
+    h.writable = !std::is_const_v<typename kernel_param<P>::type::element_type>;
+    h.data = v.data();
+    h.rank = v.shape().size();
+    const auto size = static_cast<index_t>(sizeof(*v.data()));
+    index_t lo = 0, hi = 0;
+    bool empty = false;
+    for (std::size_t d = 0; d < h.rank; ++d) {
+      if (d < 8) h.shape[d] = v.shape(d), h.strides[d] = v.stride(d);
+      empty = empty || v.shape(d) == 0;
+      (v.stride(d) < 0 ? lo : hi) += (v.shape(d) - 1) * v.stride(d);
+    }
+    const char *p = reinterpret_cast<const char *>(v.data());
+    h.lo = empty ? p : p + lo * size;
+    h.hi = empty ? p : p + (hi + 1) * size;
+  }
+  return h;
+}
+
+/// Host arrays are copied to the device one by one, and writable ones back in order: two that
+/// share memory would become two copies, and the later copy back would undo the kernel's writes
+/// through the other. An argument with exactly the elements of an earlier one (the same array
+/// twice) shares its copy, as it shares its memory; any other overlap involving a writable one is
+/// an error, raised before anything is copied.
+inline void pair_shared_host_arguments(std::string_view kernel, std::span<host_argument> args) {
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    host_argument &b = args[k];
+    if (!b.is_host_array || b.lo == b.hi) continue;
+    for (std::size_t j = 0; j < k && b.same_as < 0; ++j) {
+      const host_argument &a = args[j];
+      if (!a.is_host_array || a.lo == a.hi || !(a.lo < b.hi && b.lo < a.hi)) continue;
+      if (a.data == b.data && a.lo == b.lo && a.hi == b.hi && a.rank == b.rank && a.rank <= 8 &&
+          std::equal(a.shape, a.shape + a.rank, b.shape) && std::equal(a.strides, a.strides + a.rank, b.strides)) {
+        b.same_as = a.same_as >= 0 ? a.same_as : static_cast<int>(j);
+      } else if (a.writable || b.writable) {
+        throw argument_error(std::string(kernel), static_cast<int>(k) + 1,
+                             "is a host array that overlaps argument " + std::to_string(j + 1) +
+                                 " in memory but holds other elements: the launch copies each host array to the "
+                                 "device on its own, so the kernel's writes through one would not reach the other; "
+                                 "pass the same array, arrays apart, or device arrays");
+      }
+    }
+  }
+}
+
 } // namespace detail
 
 /// The kernel compiled for `F` (a [[kernel::jit]] function), if its translation unit was
@@ -141,9 +207,13 @@ public:
     // ends (a temporary view's elements are the caller's).
     constexpr bool temporary[] = {
         (!std::is_lvalue_reference_v<Args &&> && detail::owns_elements<std::remove_cvref_t<Args>>())..., false};
+    std::array<detail::host_argument, traits::arity + 1> hosts{};
+    std::array<std::shared_ptr<void>, traits::arity + 1> copies{};
     [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((hosts[K] = detail::describe_host_argument<typename traits::template arg<K>>(args)), ...);
+      detail::pair_shared_host_arguments(name(), std::span(hosts.data(), traits::arity));
       auto refs = std::forward_as_tuple(args...);
-      (pass<K>(call, std::get<K>(refs), temporary[K], detail::get_arg<K>(params), keep, copy_back), ...);
+      (pass<K>(call, std::get<K>(refs), temporary[K], detail::get_arg<K>(params), keep, copy_back, hosts, copies), ...);
     }(std::make_index_sequence<traits::arity>{});
 
     const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::jit_kernel<F>), name(),
@@ -164,9 +234,10 @@ private:
     });
   }
 
-  template <std::size_t K, class A, class Slot>
+  template <std::size_t K, class A, class Slot, std::size_t H>
   void pass(const detail::device_call &call, A &a, bool temporary, Slot &slot, std::vector<std::shared_ptr<void>> &keep,
-            std::vector<detail::host_task> &copy_back) const {
+            std::vector<detail::host_task> &copy_back, std::array<detail::host_argument, H> &hosts,
+            std::array<std::shared_ptr<void>, H> &copies) const {
     using P = std::remove_cvref_t<typename traits::template arg<K>>;
     if constexpr (!detail::is_array_view<P>::value) {
       slot = static_cast<P>(a);
@@ -194,7 +265,14 @@ private:
         using E = typename P::value_type;
         const std::size_t bytes = static_cast<std::size_t>(host.size()) * sizeof(E);
         std::shared_ptr<void> memory;
-        if (bytes > 0) {
+        bool copies_back = !std::is_const_v<T>;
+        if (const int first = hosts[K].same_as; first >= 0) {
+          // The same elements as an earlier argument: its copy, copied back once.
+          memory = copies[static_cast<std::size_t>(first)];
+          copies_back = copies_back && !hosts[static_cast<std::size_t>(first)].writable;
+          hosts[static_cast<std::size_t>(first)].writable =
+              hosts[static_cast<std::size_t>(first)].writable || copies_back;
+        } else if (bytes > 0) {
           memory = detail::device_allocate(*call.device, bytes, call.stream);
           auto staging = detail::pinned_allocate(*call.device, bytes);
           detail::gather(host, static_cast<E *>(staging.get()));
@@ -202,10 +280,11 @@ private:
                               *call.stream);
           keep.push_back(std::move(staging));
           keep.push_back(memory);
+          copies[K] = memory;
         }
         slot = P(static_cast<T *>(memory.get()), host.shape());
         if constexpr (!std::is_const_v<T>) {
-          if (bytes > 0)
+          if (bytes > 0 && copies_back)
             copy_back.push_back([&call, memory, host, bytes] {
               auto staging = detail::pinned_allocate(*call.device, bytes);
               detail::device_copy(*call.device, staging.get(), memory.get(), bytes,
