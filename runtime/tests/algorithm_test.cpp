@@ -598,6 +598,28 @@ TEST_P(Targets, HistogramsAsNumPy) {
             (std::vector<kernel::index_t>{1, 4, 4}));
 }
 
+// Arrays with an empty dimension after a non-empty one ((4, 0): C-contiguous strides (0, 1)) have
+// no elements written twice: their empty results come back, with the shapes NumPy gives.
+TEST_P(Targets, EmptyAfterANonEmptyDimension) {
+  const kernel::target t = GetParam();
+  kernel::ndarray<float, 2> a({4, 0}), m({3, 5});
+  std::fill(m.data(), m.data() + m.size(), 1.0f);
+  const auto order = kernel::argsort.on(t)(a);
+  EXPECT_EQ(order.shape(0), 4);
+  EXPECT_EQ(order.shape(1), 0);
+  const auto sums = kernel::cumsum.on(t)(a, 0);
+  EXPECT_EQ(sums.shape(0), 4);
+  EXPECT_EQ(sums.size(), 0);
+  kernel::sort.on(t)(a);
+  const auto [top, where] = kernel::top_k.on(t)(m, 0);
+  EXPECT_EQ(top.shape(0), 3); // along the last axis
+  EXPECT_EQ(top.shape(1), 0);
+  EXPECT_EQ(where.size(), 0);
+  const auto doubled = vtimes.on(t)(a, 2.0f);
+  EXPECT_EQ(doubled.shape(0), 4);
+  EXPECT_EQ(doubled.size(), 0);
+}
+
 TEST_P(Targets, DeviceArraysStayOnTheDevice) {
   const kernel::target t = GetParam();
   if (t == kernel::target::cpu || t == kernel::target::parallel) GTEST_SKIP() << "device arrays";

@@ -321,6 +321,9 @@ TEST_P(Linalg, EmptyShapes) {
     for (index_t j = 0; j < 3; ++j) EXPECT_EQ(c(i, j), 2.0 * double(i - j));
   kernel::ndarray<double, 2> m0({0, 5}), b5({5, 3}), c0({0, 3});
   la::matrix_product.on(t())(m0, b5, c0);
+  // An empty dimension after a non-empty one: C-contiguous strides (0, 1), no element twice.
+  kernel::ndarray<double, 2> a43({4, 3}), b30({3, 0}), c40({4, 0});
+  la::matrix_product.on(t())(a43, b30, c40);
   std::vector<double> none;
   EXPECT_EQ(la::dot.on(t())(none, none), 0.0);
   EXPECT_EQ(la::vector_two_norm.on(t())(none), 0.0);

@@ -28,9 +28,12 @@ inline std::string shape_string(const index_t *shape, int rank) {
 
 /// An array the results are written to (`shape`, `strides`, rank `rank`): no element of it
 /// twice, as far as the strides say (a zero stride along an extent above 1 would write results
-/// more than once to one element, the last one winning).
+/// more than once to one element, the last one winning). An empty array has no elements to
+/// write twice, whatever its strides (C-contiguous strides of a (4, 0) array are (0, 1)).
 inline void require_distinct_elements(std::string_view callee, int argument, const index_t *shape,
                                       const index_t *strides, int rank) {
+  for (int d = 0; d < rank; ++d)
+    if (shape[d] == 0) return;
   for (int d = 0; d < rank; ++d)
     if (shape[d] > 1 && strides[d] == 0)
       throw argument_error(std::string(callee), argument,
