@@ -4,6 +4,8 @@
 // KERNEL_TEST_DEVICE=cuda); and the simulator reports what a GPU would not (KernelSimChecks).
 #include <gtest/gtest.h>
 
+#include <complex>
+#include <cstdint>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -55,6 +57,25 @@ using kernel::index_t;
 [[kernel::jit]] void twice_from_const(array_view<const int> in, array_view<int> out) {
   const index_t i = kernel::grid<1>();
   if (i < out.size()) out[i] = in[i] * 2;
+}
+
+// Shuffles of values other than 32 and 64 bits, and shared memory of std::complex: a warp's
+// values rotated by one lane, and a block's reversed through shared memory.
+struct three_shorts {
+  std::int16_t a, b, c;
+};
+[[kernel::jit]] void rotate_odd_sizes(array_view<std::int8_t> bytes, array_view<std::complex<double>> pairs,
+                                      array_view<three_shorts> triples) {
+  const unsigned lane = kernel::laneid();
+  const int from = static_cast<int>((lane + 1) % 32);
+  bytes[lane] = kernel::shfl_sync(kernel::full_mask, bytes[lane], from);
+  const std::complex<double> p = kernel::shfl_sync(kernel::full_mask, pairs[lane], from);
+  const three_shorts t = kernel::shfl_down_sync(kernel::full_mask, triples[lane], 1);
+  auto reversed = kernel::shared_array<std::complex<double>, 32>();
+  reversed[31 - lane] = p;
+  kernel::syncthreads();
+  pairs[lane] = reversed[lane];
+  triples[lane] = t;
 }
 
 [[kernel::jit]] void votes(array_view<const int> in, array_view<unsigned> out) {
@@ -180,6 +201,30 @@ TEST(KernelSim, HostArraysSharingMemory) {
   kernel::launch<twice_from_const>(1, 4).on(on_dev)(kernel::view(std::as_const(x).data(), 4),
                                                     kernel::view(x.data() + 4, 4));
   EXPECT_EQ(x, (std::vector<int>{1, 2, 3, 4, 2, 4, 6, 8}));
+}
+
+TEST(KernelSim, ShufflesOfAnyTriviallyCopyableValue) {
+  std::vector<std::int8_t> bytes(32);
+  std::vector<std::complex<double>> pairs(32);
+  std::vector<three_shorts> triples(32);
+  for (int i = 0; i < 32; ++i) {
+    bytes[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(-i);
+    pairs[static_cast<std::size_t>(i)] = {double(i), -0.5 * i};
+    triples[static_cast<std::size_t>(i)] = {static_cast<std::int16_t>(i), static_cast<std::int16_t>(-i),
+                                            static_cast<std::int16_t>(1000 + i)};
+  }
+  kernel::launch<rotate_odd_sizes>(1, 32).on(on_dev)(bytes, pairs, triples);
+  for (int i = 0; i < 32; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    EXPECT_EQ(bytes[k], static_cast<std::int8_t>(-((i + 1) % 32)));
+    // lane i holds the value lane i + 1 had, reversed: lane i has that of lane 31 - i + 1
+    const int from = (31 - i + 1) % 32;
+    EXPECT_EQ(pairs[k], std::complex<double>(from, -0.5 * from)) << i;
+    const int down = i < 31 ? i + 1 : 31; // the last lane keeps its own
+    EXPECT_EQ(triples[k].a, down);
+    EXPECT_EQ(triples[k].b, -down);
+    EXPECT_EQ(triples[k].c, 1000 + down);
+  }
 }
 
 // On a stream a launch returns before the results reach a host array: a temporary container

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -17,6 +19,11 @@
 [[kernel::reduce]] long long count_sum(long long a, long long b) { return a + b; }
 [[kernel::reduce]] float product(float a, float b) { return a * b; }
 [[kernel::reduce]] double min_of(double a, double b) { return a < b ? a : b; }
+// Values a warp shuffle does not move in one or two registers: narrow integers and complex.
+[[kernel::reduce]] std::int8_t add_i8(std::int8_t a, std::int8_t b) { return static_cast<std::int8_t>(a + b); }
+[[kernel::reduce]] std::uint16_t max_u16(std::uint16_t a, std::uint16_t b) { return a > b ? a : b; }
+[[kernel::reduce]] std::complex<float> add_c64(std::complex<float> a, std::complex<float> b) { return a + b; }
+[[kernel::reduce]] std::complex<double> mul_c128(std::complex<double> a, std::complex<double> b) { return a * b; }
 
 namespace {
 
@@ -61,6 +68,36 @@ TEST(Reduce, OnlyElementsContribute) {
       EXPECT_EQ(maximum.on(t)(negative), -1.0f) << kernel::target_name(t) << " n=" << n;
       EXPECT_EQ(multiply.on(t)(ones), 2.0f) << kernel::target_name(t) << " n=" << n;
       EXPECT_EQ(minimum.on(t)(positive), 2.0) << kernel::target_name(t) << " n=" << n;
+    }
+  }
+}
+
+TEST(Reduce, NarrowIntegersAndComplexValues) {
+  constexpr kernel::reduce<add_i8> sum_i8;
+  constexpr kernel::reduce<max_u16> max_u16s;
+  constexpr kernel::reduce<add_c64> sum_c64;
+  constexpr kernel::reduce<mul_c128> product_c128;
+  for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1000}, std::size_t{70001}}) {
+    std::vector<std::int8_t> small(n);
+    std::vector<std::uint16_t> wide(n);
+    std::vector<std::complex<float>> c(n);
+    std::vector<std::complex<double>> turns(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      small[i] = static_cast<std::int8_t>(static_cast<int>(i % 11) - 5);
+      wide[i] = static_cast<std::uint16_t>((i * 7919) % 65521);
+      c[i] = {static_cast<float>(i % 5), -static_cast<float>(i % 3)};
+      turns[i] = i % 2 ? std::complex<double>(0, 1) : std::complex<double>(1, 0); // products of i
+    }
+    std::int8_t want_small = 0;
+    for (std::int8_t v : small) want_small = static_cast<std::int8_t>(want_small + v); // wraps as the loop does
+    std::complex<float> want_c = 0;
+    for (auto v : c) want_c += v;
+    const std::complex<double> i_to[] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+    for (kernel::target t : targets) {
+      EXPECT_EQ(sum_i8.on(t)(small), want_small) << kernel::target_name(t) << " n=" << n;
+      EXPECT_EQ(max_u16s.on(t)(wide), *std::max_element(wide.begin(), wide.end())) << kernel::target_name(t);
+      EXPECT_EQ(sum_c64.on(t)(c), want_c) << kernel::target_name(t) << " n=" << n; // small integers: exact
+      EXPECT_EQ(product_c128.on(t)(turns), i_to[(n / 2) % 4]) << kernel::target_name(t) << " n=" << n;
     }
   }
 }

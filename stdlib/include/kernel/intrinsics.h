@@ -173,18 +173,32 @@ KERNEL_ALWAYS_INLINE std::uint32_t laneid() noexcept { return detail::__kernel_l
 KERNEL_ALWAYS_INLINE std::uint32_t activemask() noexcept { return detail::__kernel_activemask(); }
 
 namespace detail {
+/// What a shuffle moves: any trivially copyable value, as cooperative groups' shfl takes
+/// (`int8_t`, `std::complex<float>`, a struct of a few fields).
 template <class T>
-concept shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+concept shuffleable = std::is_trivially_copyable_v<T>;
+/// What match_any_sync and match_all_sync compare: 32- or 64-bit values, as in CUDA.
+template <class T>
+concept matchable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
 
-// Shuffles move 32-bit registers; 64-bit values go as two halves.
+// Shuffles move 32-bit registers: 64-bit values go as two halves, other sizes as the 32-bit
+// words that hold them (the last one padded with zeros).
 template <shuffleable T, class Op> KERNEL_ALWAYS_INLINE T shuffle(T value, Op op) noexcept {
   if constexpr (sizeof(T) == 4) {
     return std::bit_cast<T>(op(std::bit_cast<std::uint32_t>(value)));
-  } else {
+  } else if constexpr (sizeof(T) == 8) {
     const auto bits = std::bit_cast<std::uint64_t>(value);
     const std::uint32_t lo = op(static_cast<std::uint32_t>(bits));
     const std::uint32_t hi = op(static_cast<std::uint32_t>(bits >> 32));
     return std::bit_cast<T>((std::uint64_t{hi} << 32) | lo);
+  } else {
+    constexpr std::size_t words = (sizeof(T) + 3) / 4;
+    std::uint32_t w[words] = {};
+    __builtin_memcpy(w, &value, sizeof(T));
+#pragma unroll
+    for (std::size_t i = 0; i < words; ++i) w[i] = op(w[i]);
+    __builtin_memcpy(&value, w, sizeof(T));
+    return value;
   }
 }
 } // namespace detail
@@ -235,7 +249,7 @@ KERNEL_ALWAYS_INLINE std::uint32_t lanemask_lt() noexcept { return detail::__ker
 
 /// The lanes in `mask` whose `value` equals this lane's (compared bit for bit): CUDA's
 /// __match_any_sync, Numba's cuda.match_any_sync. Every lane in `mask` must call it.
-template <detail::shuffleable T>
+template <detail::matchable T>
 KERNEL_ALWAYS_INLINE std::uint32_t match_any_sync(std::uint32_t mask, T value) noexcept {
   if constexpr (sizeof(T) == 4)
     return detail::__kernel_match_any_32(mask, std::bit_cast<std::uint32_t>(value));
@@ -244,7 +258,7 @@ KERNEL_ALWAYS_INLINE std::uint32_t match_any_sync(std::uint32_t mask, T value) n
 }
 /// `mask` when every lane in it has the same `value` (bit for bit), else 0; `all_equal`
 /// says which: CUDA's __match_all_sync, Numba's cuda.match_all_sync.
-template <detail::shuffleable T>
+template <detail::matchable T>
 KERNEL_ALWAYS_INLINE std::uint32_t match_all_sync(std::uint32_t mask, T value, bool &all_equal) noexcept {
   int equal = 0;
   std::uint32_t lanes;

@@ -35,8 +35,10 @@ std::uint32_t __kernel_shared_dynamic_bytes() noexcept;
 template <class T, index_t... D, auto Site = [] {}>
 KERNEL_ALWAYS_INLINE array_view<T, sizeof...(D)> shared_array() noexcept {
   static_assert(sizeof...(D) >= 1 && ((D > 0) && ...), "shared_array needs a positive extent per dimension");
-  static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_destructible_v<T>,
-                "shared memory holds trivial types: it is neither constructed nor destroyed");
+  // Types whose objects may begin life in memory that was never constructed (trivially copyable
+  // and destructible): plain structs, and std::complex, whose default constructor zeroes.
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "shared memory holds trivially copyable types: it is neither constructed nor destroyed");
   static constexpr char site = 0;
   void *p = detail::__kernel_shared_static(&site, sizeof(T) * static_cast<std::size_t>((D * ...)), alignof(T));
   return array_view<T, sizeof...(D)>(static_cast<T *>(p), {D...});
