@@ -579,15 +579,25 @@ namespace detail_sparse {
 using kernel::detail::linalg_array_t;
 using kernel::detail::linalg_unscaled;
 
+// Neither cuSPARSE's non-transposed products nor the loops here read an operand conjugated, so
+// conjugated() of complex operands is refused rather than ignored (of real ones it changes
+// nothing and is taken).
 template <class X> constexpr void require_matrix_operand() {
   static_assert(kernel::detail::is_sparse<linalg_array_t<X>>,
                 "this argument is a sparse matrix (csr_matrix, coo_matrix or their device forms), or scaled() one");
+  if constexpr (kernel::detail::is_sparse<linalg_array_t<X>>)
+    static_assert(!kernel::detail::conjugated_of<typename linalg_array_t<X>::value_type, X>,
+                  "sparse products do not take conjugated() complex operands: conjugate the values first (a ufunc "
+                  "of std::conj, on the matrix's values() or the dense array)");
 }
 
 template <class M, class X> constexpr void require_dense_operand() {
   kernel::detail::require_blas_operand<X>();
   static_assert(std::is_same_v<kernel::detail::element_of<linalg_array_t<X>>, typename M::value_type>,
                 "the dense operands have the matrix's value type (convert one first)");
+  static_assert(!kernel::detail::conjugated_of<typename M::value_type, X>,
+                "sparse products do not take conjugated() complex operands: conjugate the values first (a ufunc "
+                "of std::conj, on the matrix's values() or the dense array)");
 }
 
 /// A dense result written once per element and over none of the inputs (nor the matrix's
