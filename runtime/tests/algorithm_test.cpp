@@ -138,6 +138,13 @@ TEST_P(Targets, CumsumWidensNarrowIntegers) {
   EXPECT_EQ(to_vector(kernel::cumsum.on(t)(flags)), (std::vector<std::int64_t>{1, 1, 2, 3}));
   EXPECT_EQ(to_vector(kernel::cumsum.on(t).exclusive(shorts, -5)), (std::vector<std::int64_t>{-5, -30005, -60005}));
   static_assert(std::is_same_v<decltype(kernel::cumsum(std::vector<float>{}))::value_type, float>);
+  std::vector<std::int64_t> short_out(2);
+  try { // errors name the function called
+    kernel::cumsum.on(t)(shorts, short_out);
+    ADD_FAILURE() << "an output of another shape was taken";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("'cumsum': argument 2:", 0), 0u) << e.what();
+  }
   if (t == kernel::target::cpu || t == kernel::target::parallel) return;
   const auto dbytes = kernel::to_device(bytes, kernel_test::device());
   const kernel::device_array<std::uint64_t, 1> dsums = kernel::cumsum(dbytes);
@@ -317,6 +324,21 @@ TEST_P(Targets, SortByKeyIsStable) {
   for (std::size_t i = 0; i < keys.size(); ++i) {
     ASSERT_EQ(values[i], ref[i]);
     ASSERT_EQ(keys[i], original[static_cast<std::size_t>(ref[i])]);
+  }
+  // Keys and values are both written: values in the keys' memory are refused, nothing written.
+  std::vector<int> both{5, 4, 3, 2, 1, 0, 9};
+  const std::vector<int> before = both;
+  for (const auto &[k, v] : {std::pair{kernel::view(both.data(), 5), kernel::view(both.data() + 2, 5)},
+                             std::pair{kernel::view(both.data(), 5), kernel::view(both.data(), 5)}}) {
+    try {
+      kernel::sort_by_key.on(t)(k, v);
+      ADD_FAILURE() << "values overlapping the keys were taken";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), 2);
+      EXPECT_NE(std::string(e.what()).find("'sort_by_key': argument 2: overlaps argument 1"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(both, before);
   }
 }
 
@@ -583,6 +605,12 @@ TEST_P(Targets, HistogramsAsNumPy) {
   EXPECT_THROW(kernel::histogram.on(t)(x, std::vector<float>{0, 1, 1}), kernel::argument_error);
   EXPECT_THROW(kernel::histogram.on(t)(x, 0, 0.0, 1.0), kernel::argument_error);
   EXPECT_THROW(kernel::histogram.on(t)(x, 3, 1.0, 1.0), kernel::argument_error);
+  try { // finite ends, but a width past double's range: every bin's edge would be NaN
+    (void)kernel::histogram.on(t)(x, 4, -1.7e308, 1.7e308);
+    ADD_FAILURE() << "a range wider than a double was taken";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("wider than a double can hold"), std::string::npos) << e.what();
+  }
   // 64-bit integers are binned as integers: 2^53 lies below the edge 2^53 + 1, which a double
   // would round to 2^53 (NumPy gives {1, 0}); unsigned against signed edges too.
   const std::int64_t big = std::int64_t{1} << 53;

@@ -118,7 +118,8 @@ template <auto Op = plus> class scan : public detail::placed<scan<Op>> {
 
 public:
   constexpr scan() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "scan"; }
+  // Errors name the function the user called: cumsum is the scan of plus.
+  static constexpr std::string_view name() noexcept { return detail::is_plus<Op> ? "cumsum" : "scan"; }
 
   /// The inclusive scan of `in` as a new array.
   template <class A> auto operator()(const A &in, int axis = -1) const {
@@ -347,6 +348,8 @@ public:
     const auto shape = detail::shape_of(keys);
     if (shape != detail::shape_of(values))
       throw argument_error(std::string(name()), 2, "has a shape other than the keys'");
+    // Both are written: values sharing memory with the keys would be written over them.
+    detail::require_apart(name(), 2, values, 1, keys);
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), keys, values);
     const detail::segment_layout l = detail::segments_along(shape, static_cast<int>(R) - 1);
     detail::input_elements<T> key_in = detail::input_on<T>(site, name(), 1, keys);
@@ -1184,6 +1187,10 @@ public:
       throw argument_error(std::string(name()), 3,
                            "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
                                "] must be finite and not empty");
+    if (!std::isfinite(hi - lo)) // the bins' width and edges would be inf and NaN
+      throw argument_error(std::string(name()), 4,
+                           "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                               "] is wider than a double can hold");
     return run<double>(x, static_cast<const std::nullptr_t *>(nullptr), bins, lo, hi);
   }
 
