@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -14,6 +15,11 @@
 
 [[kernel::vectorize]] float saxpy(float a, float x, float y) { return a * x + y; }
 [[kernel::vectorize]] double add(double a, double b) { return a + b; }
+// An accumulator loop (a double sum of int32 elements), and one returning a narrower type.
+[[kernel::vectorize("float64(float64, int32)")]] double add_to(double acc, std::int32_t x) { return acc + x; }
+[[kernel::vectorize("float32(float64, float64)")]] float add_narrowing(double a, double b) {
+  return static_cast<float>(a + b);
+}
 [[kernel::vectorize]] std::complex<float> cmul(std::complex<float> a, std::complex<float> b) { return a * b; }
 template <class T>
 [[kernel::vectorize("float32(float32, float32)", "float64(float64, float64)")]]
@@ -185,6 +191,27 @@ TEST(UfuncDevice, ReduceAlongAnAxis) {
   kernel::ndarray<double, 2> one_row({1, 4});
   for (int j = 0; j < 4; ++j) one_row(0, j) = j + 0.5;
   EXPECT_EQ(vadd.on(on_dev).reduce(one_row, 0).to_vector(), (std::vector<double>{0.5, 1.5, 2.5, 3.5}));
+  // Views and spans of writable elements; a loop whose parameters differ (the accumulator the
+  // first, the elements the second), as on the host.
+  std::vector<double> w = {5, 1, 2};
+  EXPECT_EQ(vadd.on(on_dev).reduce(kernel::view(w.data(), 3)), 8.0);
+  EXPECT_EQ(vadd.on(on_dev).reduce(std::span<double>(w)), 8.0);
+  constexpr kernel::ufunc<add_to> vadd_to;
+  kernel::ndarray<std::int32_t, 2> im({2, 3});
+  for (int i = 0; i < 6; ++i) im.data()[i] = 1000000000 + i; // sums past int32
+  const auto by_rows = vadd_to.on(on_dev).reduce(im, 1);
+  EXPECT_EQ(by_rows.to_vector(), vadd_to.reduce(im, 1).to_vector());
+  EXPECT_EQ(by_rows[1], 3000000012.0);
+  // A result the accumulator's parameter does not take as it is: the host only, said so.
+  constexpr kernel::ufunc<add_narrowing> vnarrow;
+  EXPECT_EQ(vnarrow.reduce(w), 8.0f);
+  try {
+    (void)vnarrow.on(on_dev).reduce(w);
+    ADD_FAILURE() << "a narrowing accumulator on a device";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("returns float32 and takes float64; reduce on the host"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(UfuncDeviceErrors, ShapesThatDoNotBroadcast) {

@@ -147,7 +147,7 @@ public:
     using R = typename traits::result_type;
     static_assert(can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>),
                   "reduce needs a loop whose result casts safely back to its first parameter");
-    const auto v = arg::view(array);
+    const in_view v = arg::view(array); // (views and spans of writable elements too)
     detail::check_view(name(), 1, v);
     const int rank_i = static_cast<int>(rank);
     if (axis < -rank_i || axis >= rank_i)
@@ -181,29 +181,44 @@ public:
         // was placed.)
         reduce_on_host<fn>(v, ax, result.data());
       } else {
-        // On a device: the array goes there once, converted to the loop's parameter type as a
-        // host call converts it, then one call per step along the axis.
-        const detail::device_call c = this->call_on(nullptr, unavailable_message);
-        const kernel::device dev(c.device);
+        // On a device: the array goes there once, converted to the type of the loop's second
+        // parameter as a host call converts it; the first slice, converted to the result type as
+        // the host's fold converts it, is the accumulator; then one call per step along the axis,
+        // acc = f(acc, slice k). The accumulator feeds the first parameter, which a device array
+        // must match exactly.
         using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
         using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
-        using S = std::conditional_t<std::is_same_v<P0, P1>, P0, T>;
-        const auto on_device = [&] {
-          if constexpr (std::is_same_v<S, T>) {
-            return kernel::to_device(v, dev);
-          } else {
-            ndarray<S, rank> converted(ndarray<S, rank>::uninitialized, v.shape());
-            detail::gather(v, converted.data());
-            return kernel::to_device(converted, dev);
-          }
-        }();
-        device_array<R, out_rank> partial(shape, dev);
-        // The copies run on the device's default stream, the calls where the ufunc is placed
-        // (perhaps a stream of the user's): the host orders them.
-        detail::stream_synchronize(*detail::default_stream(*c.device));
-        reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial);
-        detail::stream_synchronize(*c.stream);
-        partial.copy_to_host(result);
+        if constexpr (!std::is_same_v<R, P0>) {
+          throw argument_error(std::string(name()), 1,
+                               std::string("reducing on a device takes a loop whose result type is its first "
+                                           "parameter's (the accumulator's); this loop returns ") +
+                                   std::string(dtype_name(dtype_of<R>)) + " and takes " +
+                                   std::string(dtype_name(dtype_of<P0>)) + "; reduce on the host");
+        } else {
+          const detail::device_call c = this->call_on(nullptr, unavailable_message);
+          const kernel::device dev(c.device);
+          const auto on_device = [&] {
+            if constexpr (std::is_same_v<P1, T>) {
+              return kernel::to_device(v, dev);
+            } else {
+              ndarray<P1, rank> converted(ndarray<P1, rank>::uninitialized, v.shape());
+              detail::gather(v, converted.data());
+              return kernel::to_device(converted, dev);
+            }
+          }();
+          std::array<index_t, rank> first_shape = v.shape();
+          first_shape[ax] = 1;
+          ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape);
+          detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
+          device_array<R, out_rank> partial(shape, dev);
+          partial.copy_from_host(array_view<const R, out_rank>(first.data(), shape));
+          // The copies run on the device's default stream, the calls where the ufunc is placed
+          // (perhaps a stream of the user's): the host orders them.
+          detail::stream_synchronize(*detail::default_stream(*c.device));
+          reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, /*from_first=*/true);
+          detail::stream_synchronize(*c.stream);
+          partial.copy_to_host(result);
+        }
       }
       if constexpr (rank == 1)
         return result[0];
@@ -258,7 +273,7 @@ private:
   // (extent 1, stride 0) so that it lines up with the slices.
   template <auto Fn, class Placed, class T, std::size_t Rank, class R, std::size_t OutRank>
   static void reduce_by_calls(const Placed &f, const array_view<T, Rank> &v, std::size_t ax, kernel::device dev,
-                              device_array<R, OutRank> &result) {
+                              device_array<R, OutRank> &result, bool from_first = false) {
     std::array<index_t, Rank> slice_shape = v.shape(), kept_strides{};
     slice_shape[ax] = 1;
     const auto contiguous = array_view<R, Rank>::contiguous_strides(slice_shape);
@@ -268,6 +283,10 @@ private:
       return device_view<const T, Rank>(dev, v.data() + k * v.stride(ax), slice_shape, v.strides());
     };
     const index_t n = v.shape(ax);
+    if (from_first) { // `result` holds slice 0 already
+      for (index_t k = 1; k < n; ++k) f(acc, slice(k), acc);
+      return;
+    }
     if (n == 1) {
       // No step to take: the result is the one slice, converted by the loop's first parameter.
       throw argument_error(std::string(name()), 1,
