@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernel/algorithm.h"
 #include "kernel/kernel.h"
 #include "test_device.h"
 
@@ -211,6 +212,28 @@ TEST(UfuncDevice, ReduceAlongAnAxis) {
   } catch (const kernel::argument_error &e) {
     EXPECT_NE(std::string(e.what()).find("returns float32 and takes float64; reduce on the host"), std::string::npos)
         << e.what();
+  }
+}
+
+// A default-constructed device array has no device: the call names itself and the argument.
+TEST(UfuncDeviceErrors, DefaultConstructedDeviceArray) {
+  const kernel::device_array<float, 1> none;
+  EXPECT_FALSE(none.has_device());
+  const auto dx = kernel::to_device(std::vector<float>(4, 1.0f), dev);
+  try {
+    (void)vsaxpy(2.0f, dx, none);
+    FAIL() << "a default-constructed device array was taken";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.callee(), "saxpy");
+    EXPECT_EQ(e.argument(), 3);
+    EXPECT_NE(std::string(e.what()).find("default-constructed device_array"), std::string::npos) << e.what();
+  }
+  try {
+    (void)kernel::cumsum(none);
+    FAIL() << "a default-constructed device array was taken";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.callee(), "cumsum");
+    EXPECT_EQ(e.argument(), 1);
   }
 }
 

@@ -163,6 +163,8 @@ public:
 
   /// The array's device; an argument_error for a default-constructed array, which has none.
   kernel::device device() const { return kernel::device(&state()); }
+  /// False only for a default-constructed array (or one moved from).
+  bool has_device() const noexcept { return device_ != nullptr; }
   const extents_type &shape() const noexcept { return shape_; }
   index_t shape(std::size_t dim) const noexcept { return shape_[dim]; }
   index_t size() const noexcept {

@@ -207,7 +207,7 @@ private:
       }
       detail::checked_size(name(), op + 1, shape.data(), static_cast<int>(rank), sizeof(T));
       if constexpr (on_device_arrays) {
-        const detail::device_call c = this->call_on(detail::first_device(in...));
+        const detail::device_call c = this->call_on(detail::first_device(name(), in...));
         return device_array<T, rank>(shape, c.stream);
       } else {
         return ndarray<T, rank>(ndarray<T, rank>::uninitialized, shape);
@@ -308,7 +308,7 @@ private:
       run_host<fn>(all...);
       return;
     }
-    run_device<fn>(this->call_on(on_host ? detail::first_device(all...) : nullptr), all...);
+    run_device<fn>(this->call_on(on_host ? detail::first_device(name(), all...) : nullptr), all...);
   }
 
   // The overlap rule of ufuncs (detail::check_overlap), on the user's arrays with their core

@@ -333,7 +333,7 @@ private:
       if constexpr ((detail::ufunc_arg<In &>::is_device || ...)) {
         // Device inputs give a device result, on the call's device and stream.
         const detail::device_call call = this->call_on(
-            this->placed_on().runs_on_host() ? detail::first_device(in...) : nullptr, unavailable_message);
+            this->placed_on().runs_on_host() ? detail::first_device(name(), in...) : nullptr, unavailable_message);
         device_array<R, rank> result(shape, call.stream);
         call_into(result, in...);
         return result;
@@ -362,6 +362,7 @@ private:
       l.argument = int(I) + 1;
       return l;
     } else {
+      if constexpr (arg::is_device) detail::require_device_of(name(), int(I) + 1, a);
       return detail::layout_of(name(), arg::view(a), int(I) + 1);
     }
   }
@@ -393,7 +394,7 @@ private:
       if constexpr (any_device) {
         // Device arrays given to a host target: run where the arrays are, as NumPy would
         // run a ufunc where its operands live, rather than copying behind the user's back.
-        const detail::device_call call = this->call_on(detail::first_device(in..., out), unavailable_message);
+        const detail::device_call call = this->call_on(detail::first_device(name(), in..., out), unavailable_message);
         detail::run_ufunc_on_device<fn>(name(), call, out, in...);
       } else {
         run<fn>(out_arg::view(out), std::index_sequence_for<In...>{}, in...);

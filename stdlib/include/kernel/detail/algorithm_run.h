@@ -77,7 +77,7 @@ struct algorithm_site {
 
 /// Device arrays decide the device; else the placement does.
 template <class... A> algorithm_site site_of(std::string_view name, const placement &p, const A &...arrays) {
-  device_state *d = first_device(arrays...);
+  device_state *d = first_device(name, arrays...);
   if (!d && p.runs_on_host()) return {p, std::nullopt};
   return {p, p.call_on(d, [&](const std::string &why) { return no_device_message(name, why); })};
 }

@@ -33,12 +33,26 @@ struct device_call {
   bool asynchronous; // a stream was given: do not wait for host results
 };
 
+/// A default-constructed device_array (no device, no elements) is an error of `callee` naming
+/// the argument, before anything asks for its device.
+template <class A> void require_device_of(std::string_view callee, int argument, const A &a) {
+  if constexpr (requires { a.has_device(); })
+    if (!a.has_device())
+      throw argument_error(std::string(callee), argument,
+                           "is a default-constructed device_array, with no device and no elements: make it with a "
+                           "shape (and a device or stream)");
+}
+
 /// The device of the first device array among `args`, or null.
-template <class... A> device_state *first_device(A &...args) {
+template <class... A> device_state *first_device(std::string_view callee, A &...args) {
   device_state *found = nullptr;
+  int position = 0;
   auto visit = [&](auto &a) {
-    if constexpr (ufunc_arg<decltype(a)>::supported && ufunc_arg<decltype(a)>::is_device)
+    ++position;
+    if constexpr (ufunc_arg<decltype(a)>::supported && ufunc_arg<decltype(a)>::is_device) {
+      require_device_of(callee, position, a);
       if (!found) found = &a.device().state();
+    }
   };
   (visit(args), ...);
   return found;
@@ -131,6 +145,7 @@ template <class A> operand_layout user_layout(std::string_view callee, A &a, int
   l.argument = argument;
   l.is_output = is_output;
   if constexpr (!arg::is_scalar) {
+    if constexpr (arg::is_device) require_device_of(callee, argument, a);
     l = layout_of(callee, arg::view(a), argument, is_output);
     if constexpr (arg::is_device) l.memory = &a.device().state();
   }
