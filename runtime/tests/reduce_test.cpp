@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -114,6 +115,28 @@ TEST(Reduce, StridedAndMultiDimensional) {
   for (kernel::target tg : targets) {
     EXPECT_EQ(sum.on(tg)(m), 600.0);
     EXPECT_EQ(sum.on(tg)(t), 600.0);
+  }
+  // More dimensions than a device kernel walks (8): their strides merge them when they can
+  // (contiguous: one); when they cannot, a device says so and the host still reduces.
+  std::array<kernel::index_t, 9> shape{}, strides{};
+  shape.fill(2);
+  kernel::ndarray<double, 9> cube(shape, 1.0);
+  std::vector<double> spread(std::size_t{1} << 18, 1.0);
+  for (std::size_t d = 0; d < 9; ++d) strides[d] = kernel::index_t{2} << (2 * (8 - d)); // every other element
+  const kernel::array_view<const double, 9> sparse(spread.data(), shape, strides);
+  for (kernel::target tg : targets) {
+    EXPECT_EQ(sum.on(tg)(cube), 512.0) << kernel::target_name(tg);
+    EXPECT_EQ(sum.on(tg)(sparse), 512.0) << kernel::target_name(tg); // copied to a device contiguous
+  }
+  const kernel::device dev = kernel_test::device();
+  const auto dspread = kernel::to_device(spread, dev);
+  EXPECT_EQ(sum(kernel::to_device(cube, dev)), 512.0);
+  try {
+    (void)sum(kernel::device_view<const double, 9>(dev, dspread.data(), shape, strides));
+    ADD_FAILURE() << "nine dimensions on a device";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("has 9 dimensions that its strides do not merge"), std::string::npos)
+        << e.what();
   }
 }
 

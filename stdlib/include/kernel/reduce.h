@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "kernel/array.h"
+#include "kernel/detail/broadcast.h"
 #include "kernel/detail/device_api.h"
 #include "kernel/detail/function_traits.h"
 #include "kernel/detail/placement.h"
@@ -188,19 +190,28 @@ private:
     const detail::staged_operand in = detail::stage_input<T>(name(), 1, c, array, keep);
     const index_t n = layout_size(in.layout);
     if (n == 0) return std::nullopt;
-    if (in.layout.rank > detail::max_device_dims)
+    // The elements in their order, in as few dimensions as their strides allow (a contiguous
+    // array in one, whatever its rank): the kernel walks at most max_device_dims.
+    detail::iteration_space space;
+    space.rank = in.layout.rank;
+    std::copy_n(in.layout.shape, in.layout.rank, space.shape);
+    const detail::loop_plan<1> plan = detail::plan_loop<1>(space, std::array<detail::operand_layout, 1>{in.layout});
+    if (plan.ndim > detail::max_device_dims)
       throw argument_error(std::string(name()), 1,
-                           "has more than " + std::to_string(detail::max_device_dims) + " dimensions");
+                           "has " + std::to_string(plan.ndim) +
+                               " dimensions that its strides do not merge; on a "
+                               "device a reduction walks at most " +
+                               std::to_string(detail::max_device_dims) + " (copy it to a contiguous array first)");
 
     const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::reduce_kernel<F>), name(),
                                [](const void *p) { detail::reduce_kernel<F>(*static_cast<const params_type *>(p)); }};
     params_type p{};
     p.data = static_cast<const T *>(in.layout.data);
     p.size = n;
-    p.ndim = in.layout.rank;
-    for (int d = 0; d < in.layout.rank; ++d) {
-      p.shape[d] = in.layout.shape[d];
-      p.strides[d] = in.layout.strides[d];
+    p.ndim = plan.ndim;
+    for (int d = 0; d < plan.ndim; ++d) {
+      p.shape[d] = plan.shape[d];
+      p.strides[d] = plan.strides[0][d];
     }
     return detail::reduce_in_two_launches<T>(
         c, k, n, p, [](params_type &q, T *out) { q.out = out; },
