@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <new>
 #include <system_error>
@@ -163,6 +164,11 @@ bool fiber::overflowed(std::uintptr_t address, std::uintptr_t sp) const noexcept
   return (address >= guard && address < bottom) || (sp < bottom && bottom - sp < (std::uintptr_t{1} << 32));
 }
 
+bool fiber::runs_on(std::uintptr_t sp) const noexcept {
+  const auto top = reinterpret_cast<std::uintptr_t>(stack_);
+  return sp < top && sp >= top - pool_.size() - stack_pool::guard_bytes;
+}
+
 void fiber::suspend() {
   ctx::transfer_t t = jump_to_scheduler(false);
   arrived_on_fiber();
@@ -171,8 +177,16 @@ void fiber::suspend() {
 
 namespace {
 
-struct sigaction previous_segv;
-fiber *(*overflow_callback)(std::uintptr_t, std::uintptr_t) = nullptr;
+// The signals a kernel's code can raise by itself, and the actions that were there before.
+constexpr int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE};
+struct sigaction previous_actions[std::size(fault_signals)];
+fiber *(*fault_callback)(const fault &) = nullptr;
+
+struct sigaction &previous_action(int signal) {
+  std::size_t i = 0;
+  while (fault_signals[i] != signal) ++i;
+  return previous_actions[i];
+}
 
 std::uintptr_t stack_pointer(void *context) {
   const auto *uc = static_cast<const ucontext_t *>(context);
@@ -186,22 +200,24 @@ std::uintptr_t stack_pointer(void *context) {
 #endif
 }
 
-void on_segv(int signal, siginfo_t *info, void *context) {
-  if (fiber *f = overflow_callback(reinterpret_cast<std::uintptr_t>(info->si_addr), stack_pointer(context))) {
+void on_fault(int signal, siginfo_t *info, void *context) {
+  if (fiber *f = fault_callback(
+          {signal, info->si_code, reinterpret_cast<std::uintptr_t>(info->si_addr), stack_pointer(context)})) {
     // The handler never returns, so nothing restores the signal mask the kernel set for it:
     // the handler's sa_mask, which is every signal where another handler is installed in
-    // front of this one and calls it (TSan does). Left so, SIGSEGV stays blocked on this
+    // front of this one and calls it (TSan does). Left so, the signal stays blocked on this
     // thread, and its next fault kills the process.
     ::pthread_sigmask(SIG_SETMASK, &static_cast<const ucontext_t *>(context)->uc_sigmask, nullptr);
     f->abandon();
   }
-  if (previous_segv.sa_flags & SA_SIGINFO) {
-    previous_segv.sa_sigaction(signal, info, context);
-  } else if (previous_segv.sa_handler != SIG_IGN && previous_segv.sa_handler != SIG_DFL) {
-    previous_segv.sa_handler(signal);
+  const struct sigaction &previous = previous_action(signal);
+  if (previous.sa_flags & SA_SIGINFO) {
+    previous.sa_sigaction(signal, info, context);
+  } else if (previous.sa_handler != SIG_IGN && previous.sa_handler != SIG_DFL) {
+    previous.sa_handler(signal);
   } else {
     // Fault again, with the default action.
-    ::sigaction(SIGSEGV, &previous_segv, nullptr);
+    ::sigaction(signal, &previous, nullptr);
   }
 }
 
@@ -236,18 +252,19 @@ struct signal_stack {
 
 } // namespace
 
-void install_overflow_handler(fiber *(*on_overflow)(std::uintptr_t address, std::uintptr_t sp)) {
+void install_fault_handler(fiber *(*on_fault_of_fiber)(const fault &)) {
   static std::once_flag once;
   std::call_once(once, [&] {
-    overflow_callback = on_overflow;
+    fault_callback = on_fault_of_fiber;
     struct sigaction action{};
-    action.sa_sigaction = &on_segv;
-    // SA_NODEFER: the handler leaves by switching to the scheduler, never returning, so
-    // SIGSEGV must not stay blocked.
+    action.sa_sigaction = &on_fault;
+    // SA_NODEFER: the handler leaves by switching to the scheduler, never returning, so the
+    // signal must not stay blocked.
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&action.sa_mask);
-    if (::sigaction(SIGSEGV, &action, &previous_segv) != 0)
-      throw std::system_error(errno, std::generic_category(), "SIGSEGV handler for the simulator");
+    for (std::size_t i = 0; i < std::size(fault_signals); ++i)
+      if (::sigaction(fault_signals[i], &action, &previous_actions[i]) != 0)
+        throw std::system_error(errno, std::generic_category(), "fault handlers for the simulator");
   });
   thread_local signal_stack stack;
 }

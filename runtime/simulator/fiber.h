@@ -16,7 +16,7 @@ namespace kernel::runtime::sim {
 
 /// Stacks for fibers, recycled across blocks; each has a guard region below it, so that a
 /// kernel overflowing its stack faults instead of corrupting the next one (the simulator
-/// turns that fault into an error: install_overflow_handler).
+/// turns that fault into an error: install_fault_handler).
 class stack_pool {
 public:
   /// The guard below each stack: large, so that a big frame (a local array) that jumps over
@@ -64,6 +64,9 @@ public:
   /// Whether a fault at `address`, with the stack pointer at `sp`, is this fiber running off
   /// the end of its stack.
   bool overflowed(std::uintptr_t address, std::uintptr_t sp) const noexcept;
+  /// Whether the stack pointer `sp` is in this fiber's stack (or its guard): code of the
+  /// fiber's was running.
+  bool runs_on(std::uintptr_t sp) const noexcept;
 
 private:
   static void trampoline(boost::context::detail::transfer_t t);
@@ -90,10 +93,19 @@ private:
   void *tsan_scheduler_ = nullptr;       // TSan: the scheduler's state
 };
 
-/// Makes a fault in a fiber's stack guard on this host thread call `on_overflow` (on a
-/// signal stack of its own) instead of killing the process: it returns the fiber that ran
-/// off its stack, which is then abandoned, or null for a fault that is not an overflow,
+/// A hardware fault: SIGSEGV, SIGBUS or SIGFPE, its si_code, the address it names (the
+/// access's, or the faulting instruction's for SIGFPE) and the stack pointer at the fault.
+struct fault {
+  int signal;
+  int code;
+  std::uintptr_t address;
+  std::uintptr_t sp;
+};
+
+/// Makes a hardware fault on this host thread call `on_fault` (on a signal stack of its own,
+/// so that a stack overflow can be handled) instead of killing the process: it returns the
+/// fiber that faulted, which is then abandoned, or null for a fault that is not a fiber's,
 /// which goes to the handler that was there before. Idempotent per host thread.
-void install_overflow_handler(fiber *(*on_overflow)(std::uintptr_t address, std::uintptr_t sp));
+void install_fault_handler(fiber *(*on_fault)(const fault &));
 
 } // namespace kernel::runtime::sim

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "simulator/simulator.h"
 
+#include <signal.h>
+
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <new>
 #include <set>
+#include <sstream>
 #include <string_view>
 
 #include "kernel/errors.h"
@@ -67,12 +70,21 @@ bool serial() {
 
 constexpr std::size_t default_stack_kb = 64, min_stack_kb = 16, max_stack_kb = 1024 * 1024;
 
-// A fault on a simulated thread's stack guard: the thread is abandoned, and the block's
-// scheduler reports it (run_threads). Runs in the SIGSEGV handler, so it only sets flags.
-fiber *on_stack_overflow(std::uintptr_t address, std::uintptr_t sp) {
+// A fault of a simulated thread: its stack guard (an overflow), or a wild access or an integer
+// division its own code made. The thread is abandoned, and the block's scheduler reports it
+// (run_threads). Runs in the signal handler, so it only sets flags.
+fiber *on_thread_fault(const fault &f) {
   sim_thread *t = current_sim_thread();
-  if (!t || !t->body || !t->body->overflowed(address, sp)) return nullptr;
-  t->overflowed = true;
+  if (!t || !t->body) return nullptr;
+  if (f.signal == SIGSEGV && t->body->overflowed(f.address, f.sp)) {
+    t->overflowed = true;
+  } else if (t->body->runs_on(f.sp)) {
+    t->fault_signal = f.signal;
+    t->fault_code = f.code;
+    t->fault_address = f.address;
+  } else {
+    return nullptr;
+  }
   t->status = thread_status::done;
   return t->body.get();
 }
@@ -108,6 +120,21 @@ void sim_thread::fail_overflow() {
                      ": the thread overflowed its stack of " + std::to_string(block->stack_size() / 1024) +
                      " KiB (a large local_array, or deep recursion); KERNEL_SIMULATOR_STACK_KB sets the size of "
                      "each simulated thread's stack");
+}
+
+void sim_thread::fail_fault() {
+  std::ostringstream what;
+  if (fault_signal == SIGFPE) {
+    // (x86 reports both as FPE_INTDIV.)
+    what << (fault_code == FPE_INTOVF ? "an integer division overflowed (the most negative value divided by -1)"
+                                      : "an integer division by zero (or of the most negative value by -1)")
+         << "; a GPU does not trap on it but gives an undefined result";
+  } else {
+    what << "an access to address 0x" << std::hex << fault_address << std::dec
+         << ", which is no memory of the program's: on a GPU an illegal memory access, after which the context is "
+            "unusable (index arrays through array_view, whose checks name the index)";
+  }
+  record_failure(what.str());
 }
 
 void sim_thread::record_failure(const std::string &message) {
@@ -416,6 +443,10 @@ void block_run::run() {
           t.fail_overflow();
           return;
         }
+        if (t.fault_signal) {
+          t.fail_fault();
+          return;
+        }
         if (launch.failed.load(std::memory_order_relaxed)) return;
         gave_way = gave_way || t.status == thread_status::runnable;
       }
@@ -476,7 +507,7 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
   const std::uint64_t blocks = grid.count();
   auto run_block = [&](std::uint64_t b) {
     if (launch.failed.load(std::memory_order_relaxed)) return;
-    install_overflow_handler(&on_stack_overflow);
+    install_fault_handler(&on_thread_fault);
     thread_local std::unique_ptr<stack_pool> stacks;
     if (!stacks || stacks->size() != stack_pool::rounded(stack)) stacks = std::make_unique<stack_pool>(stack);
     const dim3 idx(static_cast<std::uint32_t>(b % grid.x), static_cast<std::uint32_t>(b / grid.x % grid.y),

@@ -113,12 +113,18 @@ public:
 
   // What the thread has synchronised with (for the race checks).
   sync_state sync;
-  // Set when the thread ran off the end of its stack.
+  // Set when the thread ran off the end of its stack, or faulted otherwise (a wild access,
+  // an integer division by zero): the signal, its si_code and the address.
   bool overflowed = false;
+  int fault_signal = 0;
+  int fault_code = 0;
+  std::uintptr_t fault_address = 0;
 
   std::uint32_t lane() const noexcept { return linear % 32; }
   std::uint32_t warp() const noexcept { return linear / 32; }
 
+  /// Fails the launch for the fault the thread was abandoned at (fault_signal).
+  void fail_fault();
   /// Waits (suspends the fiber) until the scheduler completes what it waits for.
   void wait();
   /// Fails the launch with the message `describe()` returns (prefixed by the kernel, block

@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/kernel.h"
@@ -23,14 +25,14 @@ namespace {
 const auto on_sim = kernel::target::simulator;
 
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KERNEL_TEST_UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define KERNEL_TEST_UNDER_SANITIZER 1
 #endif
 #endif
-#if defined(KERNEL_TEST_UNDER_ASAN) || defined(__SANITIZE_ADDRESS__)
-constexpr bool under_asan = true;
+#if defined(KERNEL_TEST_UNDER_SANITIZER) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool under_sanitizer = true;
 #else
-constexpr bool under_asan = false;
+constexpr bool under_sanitizer = false;
 #endif
 
 // Sets an environment variable for the scope.
@@ -86,6 +88,19 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
 [[kernel::jit]] void local_beyond_guard(array_view<const int> in, array_view<int> out) {
   const unsigned t = kernel::threadIdx.x;
   out[t] = in[t] >= 0 ? with_far_scratch<1100 * 1024>(in, t) : 0;
+}
+
+// A write through a pointer that points nowhere (the page at address 16), and integer
+// divisions a CPU traps on: the thread's own faults.
+[[kernel::jit]] void wild_write(array_view<int> a) {
+  int *p = a.data();
+  p -= reinterpret_cast<std::uintptr_t>(p) / sizeof(int);
+  if (kernel::threadIdx.x == 1) p[4] = 3;
+  a[kernel::threadIdx.x] = 1;
+}
+[[kernel::jit]] void divide(array_view<const int> num, array_view<const int> den, array_view<int> out) {
+  const unsigned i = kernel::threadIdx.x;
+  out[i] = num[i] / den[i];
 }
 
 [[kernel::jit]] void increment(array_view<int> a) {
@@ -309,6 +324,34 @@ TEST(SimulatorFaults, FramesLargerThanTheGuardFaultInIt) {
   EXPECT_EQ(out[0], 5);
 }
 
+// A thread's own hardware faults fail the launch with the kernel, the block and the thread,
+// as a GPU fails it (an illegal address), or as it does not trap (an integer division by
+// zero: undefined there); the process goes on, and so does the simulator.
+TEST(SimulatorFaults, WildAccessesAndDivisionsByZeroAreErrors) {
+  for (unsigned threads : {1u, 2u, 64u}) {
+    std::vector<int> a(threads, 0);
+    const std::string wild = simulator_error_of([&] { kernel::launch<wild_write>(1, threads).on(on_sim)(a); });
+    if (threads == 1) {
+      EXPECT_EQ(wild, "no simulator_error"); // thread 0 does not write there
+      continue;
+    }
+    EXPECT_EQ(wild.rfind("kernel 'wild_write': thread (1,0,0) of block (0,0,0): an access to address 0x10,", 0), 0u)
+        << wild;
+    EXPECT_NE(wild.find("illegal memory access"), std::string::npos) << wild;
+  }
+  const std::vector<int> num = {7, std::numeric_limits<int>::min(), 9}, ok = {1, 1, 3};
+  std::vector<int> out(3, -1);
+  for (const auto &[den, what] : {std::pair{std::vector<int>{1, 1, 0}, "an integer division by zero"},
+                                  std::pair{std::vector<int>{1, -1, 1}, "the most negative value"}}) {
+    const std::string e = simulator_error_of([&] { kernel::launch<divide>(1, 3).on(on_sim)(num, den, out); });
+    EXPECT_EQ(e.rfind("kernel 'divide': thread (", 0), 0u) << e;
+    EXPECT_NE(e.find(what), std::string::npos) << e;
+    EXPECT_EQ(out, std::vector<int>(3, -1)); // nothing copied back from a failed launch
+  }
+  kernel::launch<divide>(1, 3).on(on_sim)(num, ok, out);
+  EXPECT_EQ(out, (std::vector<int>{7, std::numeric_limits<int>::min(), 3}));
+}
+
 TEST(SimulatorFaults, StackSettingIsChecked) {
   std::vector<int> a(4, 0);
   for (const char *bad : {"18446744073709551617", "9223372036854775807", "0", "-64", "64k", "8", "2000000"}) {
@@ -352,8 +395,8 @@ TEST(SimulatorFaults, MemorySettingIsChecked) {
     scoped_env memory("KERNEL_SIMULATOR_MEMORY_MB", "0");
     EXPECT_NE(out_of_memory(1).find("of KERNEL_SIMULATOR_MEMORY_MB=0"), std::string::npos);
   }
-  // (ASan's allocator stops the program instead of failing an allocation this large.)
-  if (!under_asan) EXPECT_NE(out_of_memory(index_t{1} << 50).find("the host's, which is full"), std::string::npos);
+  // (The sanitizers' allocators stop the program instead of failing an allocation this large.)
+  if (!under_sanitizer) EXPECT_NE(out_of_memory(index_t{1} << 50).find("the host's, which is full"), std::string::npos);
 }
 
 // Also with the race checks off: the simulator still runs the copy that gives way at loop
