@@ -97,6 +97,10 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
     return (other - 1) / 32 == my_warp && who.sync->with_lane[(other - 1) % 32] > seq;
   };
   auto readers_ordered = [&] {
+    // Readers of several blocks: which they were is not kept, so only a writer that acquired
+    // something (an atomic after another block's fence) may be ordered after them; one that
+    // acquired nothing is ordered after no other block at all.
+    if (c.reader_block == several_blocks) return who.acquired && !who.acquired->empty();
     if (c.reader != several) return ordered(c.reader_block, c.reader, c.reader_seq);
     if (c.reader_block != who.block) return acquired_before(who, c.reader_block, several, c.reader_seq);
     if (who.last_barrier > c.reader_seq) return true;
@@ -120,7 +124,16 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
     c.writer_block = who.block;
     c.writer_seq = who.seq;
     c.reader = 0;
-  } else if (!c.reader || c.reader_block != who.block || who.last_barrier > c.reader_seq) {
+  } else if (c.reader_block == several_blocks) {
+    c.reader_seq = std::max(c.reader_seq, who.seq);
+  } else if (c.reader && c.reader_block != who.block) {
+    // A second block's read: both stay readers until the next write (replacing the first
+    // hid its race with a later write of the second block).
+    c.reader = several;
+    c.reader_block = several_blocks;
+    c.reader_warp = several;
+    c.reader_seq = std::max(c.reader_seq, who.seq);
+  } else if (!c.reader || who.last_barrier > c.reader_seq) {
     c.reader = me;
     c.reader_block = who.block;
     c.reader_seq = who.seq;
@@ -215,8 +228,9 @@ void race_detector::report_race(const accessor &who, bool write, const place &at
   seen_.push_back(key);
   std::string what = thread_name(who.block, who.thread) + (write ? " writes " : " reads ") + std::to_string(bytes) +
                      " bytes at offset " + std::to_string(at.offset) + " of " + memory + " that ";
-  what += other_thread == several ? "other threads read"
-                                  : thread_name(other_block, other_thread) + (other_wrote ? " wrote" : " read");
+  what += other_block == several_blocks ? "threads of several blocks read"
+          : other_thread == several     ? "other threads read"
+                                        : thread_name(other_block, other_thread) + (other_wrote ? " wrote" : " read");
   if (other_block != who.block) {
     what += " (threads of different blocks cannot synchronise within a launch; use atomics)";
   } else {

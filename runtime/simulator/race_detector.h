@@ -142,6 +142,9 @@ private:
   };
 
   static constexpr std::uint32_t several = 0xffffffffu;
+  // reader_block of a cell read by threads of more than one block since its last write (one
+  // of them, at least, of another block than any later writer's).
+  static constexpr std::uint64_t several_blocks = ~std::uint64_t{0};
   static constexpr std::size_t chunk_bytes = 4096, word_bytes = 4, chunk_words = chunk_bytes / word_bytes;
 
   // Global memory's shadow, made a chunk at a time as the kernel touches it.

@@ -103,6 +103,14 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   out[i] = num[i] / den[i];
 }
 
+[[kernel::jit]] void read_then_last_writes(array_view<int> g, array_view<int> out) {
+  if (kernel::threadIdx.x == 0) {
+    const int v = g[0];
+    out[kernel::blockIdx.x] = v;
+    if (kernel::blockIdx.x == kernel::gridDim.x - 1) g[0] = v + 1;
+  }
+}
+
 [[kernel::jit]] void increment(array_view<int> a) {
   const index_t i = kernel::grid<1>();
   if (i < a.size()) a[i] += 1;
@@ -507,6 +515,37 @@ TEST(SimulatorRaces, ThreadsOfFarApartBlocks) {
   races.global_access({0, 0, 0, 0, &sync}, begin + 8, 1, false, nullptr);
   EXPECT_NE(races.report().find("that thread (1023,0,0) of block (2147483646,65534,0) wrote"), std::string::npos)
       << races.report();
+}
+
+// A word read by threads of two blocks and then written by one of them, with nothing ordering
+// the blocks: the write races with the other block's read, whichever block writes (the
+// detector kept only the last reader, so the writer's own earlier read hid the other's).
+TEST(SimulatorRaces, ReadersOfSeveralBlocksThenAWrite) {
+  using kernel::runtime::sim::race_detector;
+  std::vector<int> memory(16);
+  const auto begin = reinterpret_cast<std::uintptr_t>(memory.data());
+  const kernel::runtime::sim::sync_state sync;
+  for (std::uint64_t writer : {0u, 1u}) {
+    race_detector races("readers", kernel::dim3(2), kernel::dim3(32), {{begin, 64}});
+    races.global_access({0, 0, 1, 0, &sync}, begin, 4, false, nullptr);
+    races.global_access({1, 0, 1, 0, &sync}, begin, 4, false, nullptr);
+    races.global_access({1, 5, 1, 0, &sync}, begin, 4, false, nullptr); // more readers change nothing
+    EXPECT_FALSE(races.any());
+    races.global_access({writer, 0, 2, 0, &sync}, begin, 4, true, nullptr);
+    EXPECT_NE(races.report().find("writes 4 bytes at offset 0 of a 64-byte device allocation that threads of several "
+                                  "blocks read (threads of different blocks cannot synchronise"),
+              std::string::npos)
+        << writer << ": " << races.report();
+  }
+}
+
+// The same in a kernel: each block's thread 0 reads a word, the last block then writes it.
+TEST(SimulatorRaces, ALastBlockWritingWhatAllRead) {
+  for (int run = 0; run < 5; ++run) {
+    std::vector<int> g{5}, out(4);
+    const std::string e = simulator_error_of([&] { kernel::launch<read_then_last_writes>(4, 32).on(on_sim)(g, out); });
+    EXPECT_NE(e.find("race"), std::string::npos) << e;
+  }
 }
 
 // Global memory's shadow keeps a word's bytes together until an access covers some of them,
