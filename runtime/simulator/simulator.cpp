@@ -3,17 +3,21 @@
 
 #include <signal.h>
 
-#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "kernel/errors.h"
 
@@ -47,10 +51,53 @@ struct launch_state {
   std::mutex mutex;
   std::string error;
 
+  // Blocks are claimed in order by whoever runs them: the host threads the launch starts with
+  // and those started for blocks that stall (see block_stalled).
+  std::uint64_t blocks = 0;
+  std::atomic<std::uint64_t> next_block{0};
+  std::function<void()> run_blocks; // claims and runs blocks until none are left
+  std::vector<std::thread> extra_threads;
+  // On a GPU every block of a modest grid is resident at once, so a block may spin until a
+  // later one sets a flag (a grid-wide barrier through atomics). The simulator runs as many
+  // blocks as it has host threads; a block that stalls gets one more thread, up to this many,
+  // so that the blocks it waits for start.
+  static constexpr std::size_t max_extra_threads = 256;
+
   void fail(const std::string &message) {
     std::lock_guard lock(mutex);
     if (error.empty()) error = message;
     failed.store(true, std::memory_order_relaxed);
+  }
+
+  /// A block whose threads have only spun for a while (no thread finished, no barrier or warp
+  /// operation completed): if blocks are left to start, another host thread runs them.
+  void block_stalled() {
+    if (next_block.load(std::memory_order_relaxed) >= blocks || failed.load(std::memory_order_relaxed)) return;
+    std::lock_guard lock(mutex);
+    if (extra_threads.size() >= max_extra_threads) return;
+    extra_threads.emplace_back([this] {
+      try {
+        run_blocks();
+      } catch (const std::exception &e) {
+        fail("kernel '" + std::string(kernel.name) + "': " + e.what());
+      } catch (...) {
+        fail("kernel '" + std::string(kernel.name) + "': a block failed on a host thread of its own");
+      }
+    });
+  }
+
+  /// Waits for the threads block_stalled started (and any they started).
+  void join_extra_threads() {
+    while (true) {
+      std::thread t;
+      {
+        std::lock_guard lock(mutex);
+        if (extra_threads.empty()) return;
+        t = std::move(extra_threads.back());
+        extra_threads.pop_back();
+      }
+      t.join();
+    }
   }
 };
 
@@ -432,8 +479,19 @@ void block_run::run() {
     t.stack_low = t.body->stack_low();
     t.stack_size = stacks_.size();
   }
+  // Rounds in which the threads only gave way (spinning, or computing in long loops), and
+  // since when: after a while the launch is told, in case they wait for a block not started.
+  std::uint64_t idle_rounds = 0;
+  auto idle_since = std::chrono::steady_clock::now();
+  bool stall_told = false;
+  std::size_t done_before = 0;
+  const auto progressed = [&] {
+    idle_rounds = 0;
+    stall_told = false;
+  };
   while (!launch.failed.load(std::memory_order_relaxed)) {
     bool all_done = true, gave_way = false;
+    std::size_t done = 0;
     for (sim_thread &t : threads_) {
       if (t.status == thread_status::runnable) {
         set_current_thread(&t.ctx);
@@ -451,13 +509,32 @@ void block_run::run() {
         gave_way = gave_way || t.status == thread_status::runnable;
       }
       all_done = all_done && t.status == thread_status::done;
+      done += t.status == thread_status::done;
     }
     if (all_done) return;
-    if (complete_warp_operations()) continue;
+    if (done != done_before) {
+      done_before = done;
+      progressed();
+    }
+    if (complete_warp_operations()) {
+      progressed();
+      continue;
+    }
     if (launch.failed.load(std::memory_order_relaxed)) return;
-    if (complete_barrier()) continue;
+    if (complete_barrier()) {
+      progressed();
+      continue;
+    }
     if (launch.failed.load(std::memory_order_relaxed)) return;
-    if (gave_way) continue;
+    if (gave_way) {
+      if (idle_rounds++ == 0) idle_since = std::chrono::steady_clock::now();
+      if (!stall_told && idle_rounds % 64 == 0 &&
+          std::chrono::steady_clock::now() - idle_since > std::chrono::milliseconds(20)) {
+        stall_told = true;
+        launch.block_stalled();
+      }
+      continue;
+    }
     std::vector<std::uint32_t> stuck;
     for (const sim_thread &t : threads_)
       if (t.status == thread_status::warp) stuck.push_back(t.linear);
@@ -505,6 +582,7 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
 
   const dim3 grid = config.grid;
   const std::uint64_t blocks = grid.count();
+  launch.blocks = blocks;
   auto run_block = [&](std::uint64_t b) {
     if (launch.failed.load(std::memory_order_relaxed)) return;
     install_fault_handler(&on_thread_fault);
@@ -521,25 +599,35 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
     block_run block(launch, idx, *stacks);
     block.run();
   };
+  launch.run_blocks = [&] {
+    for (std::uint64_t b; (b = launch.next_block.fetch_add(1, std::memory_order_relaxed)) < blocks;) run_block(b);
+  };
+  // Extra threads (block_stalled) are joined however the launch ends.
+  struct joined {
+    launch_state &l;
+    ~joined() { l.join_extra_threads(); }
+  } join_extras{launch};
   if (blocks == 1 || serial()) {
-    for (std::uint64_t b = 0; b < blocks; ++b) run_block(b);
+    launch.run_blocks();
   } else {
+    const std::uint64_t workers =
+        std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(oneapi::tbb::this_task_arena::max_concurrency()));
 #ifdef KERNEL_SIM_TSAN
     // oneTBB is not instrumented: its hand-over and join are told to TSan as release and
     // acquire on one token.
     int handover = 0;
     __tsan_release(&handover);
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, blocks),
-                              [&](const oneapi::tbb::blocked_range<std::uint64_t> &r) {
-                                __tsan_acquire(&handover);
-                                for (std::uint64_t b = r.begin(); b != r.end(); ++b) run_block(b);
-                                __tsan_release(&handover);
-                              });
+    oneapi::tbb::parallel_for(std::uint64_t{0}, workers, [&](std::uint64_t) {
+      __tsan_acquire(&handover);
+      launch.run_blocks();
+      __tsan_release(&handover);
+    });
     __tsan_acquire(&handover);
 #else
-    oneapi::tbb::parallel_for(std::uint64_t{0}, blocks, run_block);
+    oneapi::tbb::parallel_for(std::uint64_t{0}, workers, [&](std::uint64_t) { launch.run_blocks(); });
 #endif
   }
+  launch.join_extra_threads();
   if (launch.failed.load()) throw simulator_error(launch.error);
   if (races && races->any()) throw simulator_error(races->report());
 }

@@ -111,6 +111,22 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   }
 }
 
+// A grid-wide barrier through an atomic counter: each block's thread 0 arrives and spins until
+// every block has; then the block writes what the counter says, and the neighbours' values it
+// wrote before the barrier.
+[[kernel::jit]] void grid_barrier(array_view<unsigned> count, array_view<unsigned> before, array_view<unsigned> out) {
+  const unsigned b = kernel::blockIdx.x;
+  if (kernel::threadIdx.x == 0) {
+    before[b] = b + 1;
+    kernel::threadfence();
+    kernel::atomic_add(count[0], 1u);
+    while (kernel::atomic_add(count[0], 0u) < kernel::gridDim.x) {
+    }
+  }
+  kernel::syncthreads();
+  if (kernel::threadIdx.x == 0) out[b] = kernel::atomic_add(count[0], 0u) * 1000 + before[(b + 1) % kernel::gridDim.x];
+}
+
 [[kernel::jit]] void increment(array_view<int> a) {
   const index_t i = kernel::grid<1>();
   if (i < a.size()) a[i] += 1;
@@ -358,6 +374,17 @@ TEST(SimulatorFaults, WildAccessesAndDivisionsByZeroAreErrors) {
   }
   kernel::launch<divide>(1, 3).on(on_sim)(num, ok, out);
   EXPECT_EQ(out, (std::vector<int>{7, std::numeric_limits<int>::min(), 3}));
+}
+
+// Blocks spinning until later blocks arrive finish, as on a GPU where all of a modest grid is
+// resident at once: a block that stalls gets a host thread more, so the blocks it waits for
+// start (the simulator runs as many blocks at once as it has host threads, fewer than these).
+TEST(SimulatorFaults, BlocksWaitingForLaterBlocksFinish) {
+  for (unsigned blocks : {4u, 24u}) {
+    std::vector<unsigned> count{0}, before(blocks, 0), out(blocks, 0);
+    kernel::launch<grid_barrier>(blocks, 32).on(on_sim)(count, before, out);
+    for (unsigned b = 0; b < blocks; ++b) EXPECT_EQ(out[b], blocks * 1000 + (b + 1) % blocks + 1) << b;
+  }
 }
 
 TEST(SimulatorFaults, StackSettingIsChecked) {
