@@ -14,6 +14,7 @@
 #include "LinkDeviceLibraries.h"
 #include "LinkDeviceRuntime.h"
 #include "LinkLibdevice.h"
+#include "LowerAtomicOrderings.h"
 #include "LowerKernelIntrinsics.h"
 #include "LowerNumbaDeviceCalls.h"
 #include "LowerPrintf.h"
@@ -174,6 +175,7 @@ ModulePassManager buildDevicePipeline(const OffloadOptions &Options,
   MPM.addPass(Layout ? RetargetToNVPTXPass(std::move(*Layout)) : RetargetToNVPTXPass());
   MPM.addPass(LinkDeviceRuntimePass(Diags));
   MPM.addPass(LowerKernelIntrinsicsPass(Diags));
+  MPM.addPass(LowerAtomicOrderingsPass());
   MPM.addPass(LowerPrintfPass());
   MPM.addPass(MapMathToLibdevicePass(Libdevice, Diags));
   MPM.addPass(LinkLibdevicePass(Libdevice, Diags));

@@ -32,6 +32,7 @@
 #include "KernelOffload.h"
 #include "LinkDeviceRuntime.h"
 #include "LinkLibdevice.h"
+#include "LowerAtomicOrderings.h"
 #include "LowerKernelIntrinsics.h"
 #include "LowerNumbaDeviceCalls.h"
 #include "LowerPrintf.h"
@@ -77,6 +78,8 @@ static bool addPassNamed(StringRef Name, ModulePassManager &MPM) {
     MPM.addPass(LinkDeviceRuntimePass());
   else if (Name == "kernel-lower-intrinsics")
     MPM.addPass(LowerKernelIntrinsicsPass());
+  else if (Name == "kernel-lower-atomic-orderings")
+    MPM.addPass(LowerAtomicOrderingsPass());
   else if (Name == "kernel-lower-printf")
     MPM.addPass(LowerPrintfPass());
   else if (Name == "kernel-map-math")

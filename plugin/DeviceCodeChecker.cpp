@@ -198,6 +198,9 @@ public:
   bool VisitVarDecl(VarDecl *VD) {
     if (VD->isStaticLocal() && !isConstantGlobal(VD))
       report(VD->getLocation(), diag::GpuStaticLocal, [&](const DiagnosticBuilder &B) { B << VD; });
+    if (Ctx.getAsVariableArrayType(VD->getType()))
+      report(VD->getLocation(), diag::GpuVariableLengthArray,
+             [&](const DiagnosticBuilder &B) { B << VD; });
     checkType(VD->getType(), VD->getLocation());
     return true;
   }
@@ -246,6 +249,24 @@ private:
 
   void handleCallee(const FunctionDecl *Callee, SourceLocation Loc) {
     if (unsigned ID = Callee->getBuiltinID()) {
+      // Builtins of every target that NVPTX cannot select: stack memory sized at run time,
+      // the thread pointer, frames and return addresses.
+      switch (ID) {
+      case Builtin::BIalloca:
+      case Builtin::BI__builtin_alloca:
+      case Builtin::BI__builtin_alloca_uninitialized:
+      case Builtin::BI__builtin_alloca_with_align:
+      case Builtin::BI__builtin_alloca_with_align_uninitialized:
+      case Builtin::BI__builtin_thread_pointer:
+      case Builtin::BI__builtin_frame_address:
+      case Builtin::BI__builtin_return_address:
+      case Builtin::BI__builtin_extract_return_addr:
+      case Builtin::BI__builtin_setjmp:
+      case Builtin::BI__builtin_longjmp:
+        report(Loc, diag::GpuUnsupportedBuiltin, [&](const DiagnosticBuilder &B) { B << Callee; });
+        return;
+      default: break;
+      }
       if (Ctx.BuiltinInfo.isTSBuiltin(ID)) {
         report(Loc, diag::GpuHostOnlyBuiltin, [&](const DiagnosticBuilder &B) { B << Callee; });
         return;

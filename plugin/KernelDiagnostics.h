@@ -149,6 +149,11 @@ inline constexpr const char GpuThreadLocal[] =
     "GPU code cannot access the thread-local variable %0";
 inline constexpr const char GpuStaticLocal[] =
     "GPU code cannot have the non-constant static variable %0";
+inline constexpr const char GpuVariableLengthArray[] =
+    "GPU code cannot have the variable-length array %0 (its size is known only at run time); "
+    "use kernel::local_array<T, N> with a constant size";
+inline constexpr const char GpuUnsupportedBuiltin[] =
+    "GPU code cannot call %0: the GPU has no such operation";
 inline constexpr const char GpuLongDouble[] =
     "GPU code cannot use 'long double' (no GPU has it); use double";
 inline constexpr const char GpuHostOnlyType[] =

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every atomic on every type it takes, compiled for the GPU: the offload test assembles the
 // PTX (floats' max and min and 64-bit inc and dec are compare-and-swap loops).
+#include <atomic>
 #include <cstdint>
 #include <kernel/kernel.h>
 
@@ -59,4 +60,24 @@ template <class T> void bitwise(array_view<T> a) {
     out[0] = s[0];
     out[1] = s[1];
   }
+}
+
+// C++'s own atomics, with every memory order, and fences (LLVM 19's NVPTX backend selects
+// neither ordered loads and stores nor fences: LowerAtomicOrderings makes them membars
+// around relaxed accesses).
+[[kernel::jit]] void standard_atomics(array_view<int> a, array_view<unsigned long long> b) {
+  std::atomic_ref<int> x(a[0]);
+  x.store(1);
+  x.store(2, std::memory_order_release);
+  const int seen = x.load() + x.load(std::memory_order_acquire) + x.load(std::memory_order_relaxed);
+  x.fetch_add(seen);
+  x.fetch_sub(1, std::memory_order_acq_rel);
+  int expected = 0;
+  x.compare_exchange_strong(expected, 3);
+  std::atomic_ref<unsigned long long>(b[0]).fetch_or(1ull << kernel::laneid(),
+                                                     std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  __sync_synchronize();
+  a[1] = static_cast<int>(std::atomic_ref<unsigned long long>(b[0]).exchange(0));
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda/cuda_device.h"
+#include "device/immortal.h"
 
 #include <algorithm>
 #include <bit>
@@ -120,13 +121,13 @@ cuda_device &cuda_device::get(int ordinal) {
   if (ordinal < 0 || ordinal >= drv.device_count())
     throw target_unavailable_error("there is no CUDA device " + std::to_string(ordinal) + ": this machine has " +
                                    std::to_string(drv.device_count()));
-  // Devices are created once and live for the process: kernels and memory refer to them.
+  // Devices are created once and never destroyed: kernels and memory refer to them, also
+  // device arrays in static objects, which free their memory while the program exits.
   static std::mutex mutex;
-  static std::map<int, std::unique_ptr<cuda_device>> devices;
+  static immortal<std::map<int, immortal<cuda_device>>> devices;
   std::lock_guard lock(mutex);
-  std::unique_ptr<cuda_device> &d = devices[ordinal];
-  if (!d) d.reset(new cuda_device(ordinal));
-  return *d;
+  auto [at, made] = devices.get().try_emplace(ordinal, ordinal);
+  return at->second.get();
 }
 
 cuda_device::cuda_device(int ordinal) : drv_(driver::get()), ordinal_(ordinal) {

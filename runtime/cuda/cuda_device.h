@@ -18,6 +18,7 @@
 
 #include "cuda/driver.h"
 #include "device/device_state.h"
+#include "device/immortal.h"
 #include "device/launch_limits.h"
 #include "kernel/detail/module_abi.h"
 
@@ -57,6 +58,7 @@ public:
   const driver &api() const noexcept { return drv_; }
 
 private:
+  friend class immortal<cuda_device>;
   explicit cuda_device(int ordinal);
 
   struct loaded_kernel {

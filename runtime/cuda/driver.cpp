@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda/driver.h"
+#include "device/immortal.h"
 
 #include "kernel/errors.h"
 
 namespace kernel::runtime::cuda {
 
 const driver &driver::get() {
-  static const driver d;
-  return d;
+  // Never unloaded: device memory in static objects is freed through it while the program exits.
+  static immortal<const driver> d;
+  return d.get();
 }
 
 #define KERNEL_STRINGIFY_EXPANDED(x) KERNEL_STRINGIFY(x)

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "cuda/shared_library.h"
+#include "device/immortal.h"
 
 namespace kernel::runtime::cuda {
 
@@ -85,6 +86,7 @@ public:
 #undef KERNEL_CUDA_DRIVER_MEMBER
 
 private:
+  friend class immortal<const driver>;
   driver();
   bool bind_all(std::string &missing);
 

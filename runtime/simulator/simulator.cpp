@@ -555,6 +555,15 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
          const kernel_entry *registered, std::vector<allocation> global) {
   check_launch(k.name, config, gpu_limits, "the simulator");
   const std::size_t stack = stack_pool::rounded(stack_bytes()); // what each thread gets
+  // A GPU thread has at most 512 KiB of local memory (CUDA's limit on every architecture):
+  // a kernel whose local arrays need more fails to launch there, so it does here too,
+  // whatever stack the simulator could give.
+  constexpr std::uint32_t gpu_local_bytes = 512 * 1024;
+  if (registered && registered->simulator_min_stack > gpu_local_bytes)
+    throw simulator_error("kernel '" + std::string(k.name) + "': its threads need more than " +
+                          std::to_string(registered->simulator_min_stack / 1024) +
+                          " KiB of local memory each (their local arrays), more than the 512 KiB a GPU thread may "
+                          "have: the launch would fail on a GPU (use global memory, or shared memory for the block)");
   // Refused before any thread runs (and writes): a thread could only overflow.
   if (registered && registered->simulator_min_stack > stack) {
     const std::uint32_t need = registered->simulator_min_stack;

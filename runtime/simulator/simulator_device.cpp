@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "device/immortal.h"
 #include "kernel/errors.h"
 #include "registry/registry.h"
 #include "simulator/simulator.h"
@@ -48,8 +49,8 @@ constexpr std::align_val_t device_alignment{256};
 } // namespace
 
 simulator_device &simulator_device::get() {
-  static simulator_device d;
-  return d;
+  static immortal<simulator_device> d; // device arrays in static objects free into it at exit
+  return d.get();
 }
 
 simulator_device::simulator_device() { default_stream_ = std::make_shared<simulator_stream>(*this); }

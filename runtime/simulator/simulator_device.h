@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "device/device_state.h"
+#include "device/immortal.h"
 
 namespace kernel::runtime::sim {
 
@@ -40,6 +41,7 @@ public:
   void synchronize() override {}
 
 private:
+  friend class immortal<simulator_device>;
   simulator_device();
   // Device memory, for telling it from other host memory in the race checks.
   std::mutex allocations_mutex_;

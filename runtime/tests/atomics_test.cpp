@@ -5,6 +5,8 @@
 // run the same header functions).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <thread>
@@ -42,10 +44,34 @@ template <class T> KERNEL_ALWAYS_INLINE T offer(index_t i, index_t n) { return T
   kernel::atomic_dec(c[1], limit);
 }
 
+// C++'s own atomics in a kernel (std::atomic_ref, every memory order) and fences: a ticket per
+// thread, a message passed from each block's first thread to its last through a release
+// store and an acquire load.
+[[kernel::jit]] void standard_atomics(array_view<int> counts, array_view<int> tickets) {
+  const index_t i = kernel::grid<1>();
+  std::atomic_ref<int> total(counts[0]);
+  tickets[i] = total.fetch_add(1); // seq_cst
+  std::atomic_ref<int>(counts[1]).fetch_add(2, std::memory_order_acq_rel);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  int expected = 0;
+  std::atomic_ref<int>(counts[2]).compare_exchange_strong(expected, static_cast<int>(i) + 1);
+}
+
 namespace {
 
 const auto on_dev = kernel_test::target();
 constexpr index_t threads = 64 * 128;
+
+TEST(Atomics, StandardAtomicRefsAndFences) {
+  std::vector<int> counts(3, 0), tickets(threads, -1);
+  kernel::launch<standard_atomics>(64, 128).on(on_dev)(counts, tickets);
+  EXPECT_EQ(counts[0], threads);
+  EXPECT_EQ(counts[1], 2 * threads);
+  EXPECT_GE(counts[2], 1); // the first thread to get there
+  std::vector<int> sorted = tickets;
+  std::sort(sorted.begin(), sorted.end());
+  for (index_t i = 0; i < threads; ++i) ASSERT_EQ(sorted[static_cast<std::size_t>(i)], i); // one ticket each
+}
 
 TEST(Atomics, FloatMaxAndMin) {
   std::vector<float> out{-1e30f, 1e30f};

@@ -3,10 +3,17 @@
 // on a GPU; these run everywhere).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "kernel/kernel.h"
+
+// A device array in a static object, assigned in a test and freed as the program exits, after
+// the function-local statics the runtime made later (the simulated device among them) would
+// have been destroyed: the devices are never destroyed, so this ends cleanly.
+kernel::device_array<float> kept_until_exit;
 
 namespace {
 
@@ -63,6 +70,31 @@ TEST(DeviceArray, StridedHostViewsAreGatheredAndScattered) {
   kernel::array_view<double, 2> target_t(target.data(), {4, 3}, {1, 4});
   d.copy_to_host(target_t);
   EXPECT_EQ(target.to_vector(), m.to_vector());
+}
+
+TEST(DeviceArray, StaticArraysAreFreedAtExit) {
+  kept_until_exit = kernel::device_array<float>(1000, sim);
+  EXPECT_TRUE(kept_until_exit.has_device());
+}
+
+// A destination that reaches one element twice would keep the last of several values.
+TEST(DeviceArray, CopyToHostWritesEachElementOnce) {
+  std::vector<float> values(12);
+  std::iota(values.begin(), values.end(), 0.0f);
+  const auto d = kernel::to_device(kernel::array_view<const float, 2>(values.data(), {3, 4}), sim);
+  std::vector<float> into(12, -1.0f);
+  for (const auto &strides : {std::array<kernel::index_t, 2>{1, 1}, std::array<kernel::index_t, 2>{0, 1},
+                              std::array<kernel::index_t, 2>{2, 1}}) {
+    try {
+      d.copy_to_host(kernel::array_view<float, 2>(into.data(), {3, 4}, strides));
+      ADD_FAILURE() << "a destination reaching elements twice was taken";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(std::string(e.what()).rfind("'copy_to_host': argument 1:", 0), 0u) << e.what();
+    }
+    EXPECT_EQ(into, std::vector<float>(12, -1.0f));
+  }
+  d.copy_to_host(kernel::array_view<float, 2>(into.data(), {3, 4}, {1, 3})); // transposed: fine
+  EXPECT_EQ(into[3], 1.0f);
 }
 
 TEST(DeviceArray, CopyFromHostCopyAndLike) {

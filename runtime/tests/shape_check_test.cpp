@@ -2,6 +2,7 @@
 // Shapes are checked where they enter (kernel/detail/shape_check.h): negative extents and
 // element counts or byte sizes that overflow are argument_errors naming the call and the
 // dimension, on every target, before anything is allocated or written.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -150,4 +151,25 @@ TEST(ShapeCheck, ViewCopiesKeepTheirStrides) {
   const std::vector<float> in = {10, 11, 12, 13};
   kernel::cumsum(in, out_view);
   EXPECT_EQ(out, (std::vector<float>{10, -1, 21, -1, 33, -1, 46, -1}));
+}
+
+// Outputs whose strides reach an element twice are refused wherever results are written (a
+// ufunc's output here), not only those with a zero stride; every view layout is taken.
+[[kernel::vectorize("float32(float32)")]] float twice_of(float x) { return 2 * x; }
+
+TEST(ShapeCheck, OutputsReachingAnElementTwice) {
+  constexpr kernel::ufunc<twice_of> twice;
+  std::vector<float> in(12, 1.0f), out(24, 0.0f);
+  const kernel::array_view<const float, 2> x(in.data(), {3, 4});
+  for (const auto &strides : {std::array<kernel::index_t, 2>{1, 1}, std::array<kernel::index_t, 2>{3, 1},
+                              std::array<kernel::index_t, 2>{1, 2}, std::array<kernel::index_t, 2>{-2, 1}}) {
+    EXPECT_THROW(twice(x, kernel::array_view<float, 2>(out.data() + 12, {3, 4}, strides)), kernel::argument_error);
+    EXPECT_EQ(out, std::vector<float>(24, 0.0f));
+  }
+  for (const auto &strides : {std::array<kernel::index_t, 2>{4, 1}, std::array<kernel::index_t, 2>{1, 3},
+                              std::array<kernel::index_t, 2>{-4, -1}, std::array<kernel::index_t, 2>{8, 2}}) {
+    std::fill(out.begin(), out.end(), 0.0f);
+    twice(x, kernel::array_view<float, 2>(out.data() + (strides[0] < 0 ? 11 : 0), {3, 4}, strides));
+    EXPECT_EQ(std::count(out.begin(), out.end(), 2.0f), 12);
+  }
 }

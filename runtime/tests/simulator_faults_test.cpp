@@ -63,6 +63,13 @@ std::string simulator_error_of(auto &&launch) {
   out[t] = scratch[in[t] % scratch.size()];
 }
 
+// 1 MiB of local array: more than a GPU thread may have (512 KiB).
+[[kernel::jit]] void beyond_gpu_local(array_view<const int> in, array_view<int> out) {
+  kernel::local_array<double, 128 * 1024> scratch;
+  for (index_t i = 0; i < scratch.size(); ++i) scratch[i] = in[i % in.size()];
+  out[kernel::threadIdx.x] = static_cast<int>(scratch[in[0] % scratch.size()]);
+}
+
 template <index_t N> [[gnu::noinline]] int with_scratch(array_view<const int> in, unsigned t) {
   kernel::local_array<char, N> scratch;
   for (index_t i = 0; i < N; i += 4096) scratch[i] = static_cast<char>(in[(i / 4096) % in.size()] + t);
@@ -271,6 +278,13 @@ TEST(SimulatorFaults, LocalArraysLargerThanTheStackAreRefusedUpFront) {
   scoped_env larger("KERNEL_SIMULATOR_STACK_KB", "1024");
   kernel::launch<big_local>(1, 2).on(on_sim)(in, out);
   EXPECT_EQ(out, std::vector<int>(2, 2));
+  // Beyond a GPU's 512 KiB of local memory per thread: refused whatever the stack setting.
+  scoped_env largest("KERNEL_SIMULATOR_STACK_KB", "4096");
+  const std::string what = simulator_error_of([&] { kernel::launch<beyond_gpu_local>(1, 2).on(on_sim)(in, out); });
+  EXPECT_NE(what.find("kernel 'beyond_gpu_local': its threads need more than 1024 KiB of local memory each"),
+            std::string::npos)
+      << what;
+  EXPECT_NE(what.find("more than the 512 KiB a GPU thread may have"), std::string::npos) << what;
 }
 
 TEST(SimulatorFaults, StackOverflowIsAnError) {

@@ -143,3 +143,18 @@ T template_body(T x) {
 // expected-note@+2 {{'template_body<float>' is called from 'from_template<float>' here}}
 // expected-note@+1 {{'from_template<float>' is compiled for the GPU because of this kernel::vectorize attribute}}
 template <class T> [[kernel::vectorize("float32(float32)")]] T from_template(T x) { return template_body(x); }
+
+// Stack memory sized at run time, and builtins of every target that a GPU has no operation
+// for (the backend used to stop with "Cannot select").
+// expected-note@+1 3 {{'run_time_sizes' is compiled for the GPU because of this kernel::jit attribute}}
+[[kernel::jit]] void run_time_sizes(kernel::array_view<int> out) {
+  const unsigned n = (kernel::threadIdx.x & 7) + 1;
+  int buffer[n]; // expected-error {{GPU code cannot have the variable-length array 'buffer' (its size is known only at run time); use kernel::local_array<T, N> with a constant size}}
+  // expected-warning@-1 {{variable length arrays in C++ are a Clang extension}}
+  // expected-note@-2 {{initializer of 'n' is not a constant expression}}
+  // expected-note@-4 {{declared here}}
+  buffer[0] = 1;
+  int *more = static_cast<int *>(__builtin_alloca(n * sizeof(int))); // expected-error {{GPU code cannot call '__builtin_alloca': the GPU has no such operation}}
+  out[0] = buffer[0] + more[0];
+  out[1] = __builtin_thread_pointer() != nullptr; // expected-error {{GPU code cannot call '__builtin_thread_pointer': the GPU has no such operation}}
+}

@@ -194,6 +194,8 @@ public:
   /// A host copy, written in order on `s`: valid after s.synchronize().
   ndarray<T, Rank> copy_to_host(const stream &s) const {
     ndarray<T, Rank> host(ndarray<T, Rank>::uninitialized, shape_);
+    if (bytes() == 0) return host;
+    require_stream_here("copy_to_host", *s.state());
     read(host.data(), *s.state());
     return host;
   }
@@ -266,6 +268,10 @@ private:
     auto view = arg::view(dest);
     detail::check_view("copy_to_host", 1, view);
     detail::require_same_shape("copy_to_host", shape_, view.shape());
+    // Each element once: a destination whose strides reach one element twice (a zero stride,
+    // rows that overlap) would keep the last of several values.
+    detail::require_distinct_elements("copy_to_host", 1, view.shape().data(), view.strides().data(),
+                                      static_cast<int>(Rank));
     if (bytes() == 0) return;
     require_stream_here("copy_to_host", *s);
     if (view.is_c_contiguous()) {

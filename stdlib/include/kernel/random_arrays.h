@@ -154,7 +154,9 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
       x = static_cast<T>(w[q]);
     } else {
       const std::uint64_t r = std::uint64_t{w[2 * q]} | (std::uint64_t{w[2 * q + 1]} << 32);
-      x = static_cast<T>(p.low + static_cast<std::int64_t>(mulhi64(r, p.range)));
+      // In unsigned arithmetic: over the whole int64 range low + draw passes through values
+      // a signed sum would overflow at, though the result fits.
+      x = static_cast<T>(static_cast<std::uint64_t>(p.low) + mulhi64(r, p.range));
     }
   }
   store_group<InKernel>(p, first, count, v);
@@ -238,11 +240,19 @@ public:
   explicit philox(std::uint64_t seed, std::uint64_t offset = 0)
       : seed_(seed), next_block_(std::make_shared<std::atomic<std::uint64_t>>(offset / 4 + (offset % 4 != 0))) {}
 
+  // Copies share the sequence: each fill through any of them takes the next draws. A move
+  // copies too, so that no generator is ever left without its sequence.
+  philox(const philox &) = default;
+  philox(philox &&other) noexcept : philox(other) {}
+  philox &operator=(const philox &) = default;
+  philox &operator=(philox &&other) noexcept { return *this = other; }
+
   static constexpr std::string_view name() noexcept { return "philox"; }
   std::uint64_t seed() const noexcept { return seed_; }
-  /// The draws taken so far, with the offset, in 32-bit draws and whole blocks of four: the
-  /// offset at which cuRAND's Philox goes on after the same fills of 32-bit numbers (cuRAND
-  /// counts a double as one, this generator as two draws).
+  /// The draws taken so far, with the offset, in 32-bit draws, each fill's rounded up to a
+  /// whole block of four. After fills of 32-bit numbers whose lengths are multiples of four,
+  /// the offset at which cuRAND's Philox goes on after the same fills (cuRAND counts a double
+  /// as one draw, this generator as two; and it goes on within a block, this one at the next).
   std::uint64_t offset() const noexcept { return 4 * next_block_->load(); }
 
   /// 32 random bits per element (uint32 arrays): curandGenerate.

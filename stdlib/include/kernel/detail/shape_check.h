@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "kernel/errors.h"
 #include "kernel/types.h"
@@ -27,9 +28,13 @@ inline std::string shape_string(const index_t *shape, int rank) {
 }
 
 /// An array the results are written to (`shape`, `strides`, rank `rank`): no element of it
-/// twice, as far as the strides say (a zero stride along an extent above 1 would write results
-/// more than once to one element, the last one winning). An empty array has no elements to
-/// write twice, whatever its strides (C-contiguous strides of a (4, 0) array are (0, 1)).
+/// twice, as far as the strides say (a zero stride along an extent above 1, or rows that
+/// overlap, would write results more than once to one element, the last one winning). An
+/// empty array has no elements to write twice, whatever its strides (C-contiguous strides of
+/// a (4, 0) array are (0, 1)). The strides are taken as distinct when, ordered by size, each
+/// steps over everything the smaller ones reach: every layout of views (transposed, reversed,
+/// sliced, with a step) is; a few exotic interleavings that happen to be distinct are refused
+/// too.
 inline void require_distinct_elements(std::string_view callee, int argument, const index_t *shape,
                                       const index_t *strides, int rank) {
   for (int d = 0; d < rank; ++d)
@@ -38,6 +43,28 @@ inline void require_distinct_elements(std::string_view callee, int argument, con
     if (shape[d] > 1 && strides[d] == 0)
       throw argument_error(std::string(callee), argument,
                            "has a zero stride: the results would be written more than once to one element");
+  constexpr int max_rank = 64;
+  index_t step[max_rank], extent[max_rank];
+  int n = 0;
+  for (int d = 0; d < rank && n < max_rank; ++d)
+    if (shape[d] > 1) {
+      step[n] = strides[d] < 0 ? -strides[d] : strides[d];
+      extent[n++] = shape[d];
+    }
+  for (int i = 1; i < n; ++i) // insertion sort by step: ranks are small
+    for (int j = i; j > 0 && step[j] < step[j - 1]; --j) {
+      std::swap(step[j], step[j - 1]);
+      std::swap(extent[j], extent[j - 1]);
+    }
+  index_t reach = 0; // the farthest offset the smaller steps reach
+  for (int i = 0; i < n; ++i) {
+    if (step[i] <= reach)
+      throw argument_error(std::string(callee), argument,
+                           "has strides under which some elements are reached more than once (a step of " +
+                               std::to_string(step[i]) + " elements within the " + std::to_string(reach + 1) +
+                               " the smaller strides span): the results would be written over each other");
+    reach += step[i] * (extent[i] - 1);
+  }
 }
 
 /// Largest byte size of one object (what operator new and the device allocators accept).
