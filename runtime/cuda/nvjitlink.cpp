@@ -142,11 +142,22 @@ std::vector<char> nvjitlink::link(int arch, std::span<const link_input> inputs, 
     if (!log.empty()) message += ":\n" + log;
     throw cuda_error(message, static_cast<int>(r));
   };
-  for (const link_input &in : inputs)
+  for (const link_input &in : inputs) {
+    // nvJitLink reads PTX as a C string: text without its terminating NUL (a .ptx file's
+    // bytes embedded by the compiler) runs on into whatever follows it.
+    std::string terminated;
+    std::string_view bytes = in.bytes;
+    if (in.kind == kernel::detail::link_format::ptx && (bytes.empty() || bytes.back() != '\0')) {
+      terminated.reserve(bytes.size() + 1);
+      terminated.assign(bytes);
+      terminated.push_back('\0');
+      bytes = terminated;
+    }
     if (nvJitLinkResult r =
-            api_->add_data(handle.get(), input_type(in.kind), in.bytes.data(), in.bytes.size(), in.name.c_str());
+            api_->add_data(handle.get(), input_type(in.kind), bytes.data(), bytes.size(), in.name.c_str());
         r != NVJITLINK_SUCCESS)
       fail(("adding '" + in.name + "'").c_str(), r);
+  }
   if (nvJitLinkResult r = api_->complete(handle.get()); r != NVJITLINK_SUCCESS) fail("linking", r);
   size_t size = 0;
   if (nvJitLinkResult r = api_->cubin_size(handle.get(), &size); r != NVJITLINK_SUCCESS) fail("reading the cubin", r);

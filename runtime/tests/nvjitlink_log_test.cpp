@@ -48,4 +48,23 @@ TEST(NvJitLinkLog, UndefinedFunctionsAreNamedAfterTheMarker) {
   }
 }
 
+// PTX given without its terminating NUL (as a .ptx file's bytes are embedded in a program),
+// followed in memory by other bytes: nvJitLink reads PTX as a C string, so the runtime passes
+// a terminated copy.
+TEST(NvJitLinkLog, PtxWithoutATerminatingNul) {
+  const cuda::nvjitlink &linker = cuda::nvjitlink::get();
+  if (!linker.available()) GTEST_SKIP() << linker.unavailable_reason();
+  const std::string defines = R"(.version 7.8
+.target sm_75
+.address_size 64
+.visible .entry does_nothing() {
+  ret;
+}
+)";
+  std::string memory = defines + "garbage after the text, as the next embedded input would be";
+  const std::vector<cuda::link_input> inputs{
+      {kernel::detail::link_format::ptx, "does_nothing.ptx", std::string_view(memory.data(), defines.size())}};
+  EXPECT_FALSE(linker.link(75, inputs, "does_nothing", {}).empty());
+}
+
 } // namespace
