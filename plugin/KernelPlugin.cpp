@@ -133,6 +133,18 @@ public:
                 << A;
             return false;
           }
+          // What LLVM 19's NVPTX backend emits PTX 7.8 for. Newer GPUs run the sm_90 PTX,
+          // which their driver compiles for them; PTX for them would not assemble.
+          if (Number != 75 && Number != 80 && Number != 86 && Number != 87 && Number != 89 &&
+              Number != 90) {
+            D.Report(D.getCustomDiagID(
+                DiagnosticsEngine::Error,
+                "kernel plugin: '%0' is not an architecture this compiler emits PTX for (sm_75, "
+                "sm_80, sm_86, sm_87, sm_89 and sm_90, PTX ISA 7.8); GPUs newer than sm_90 run "
+                "the sm_90 PTX, which the driver compiles for them"))
+                << A;
+            return false;
+          }
           Options.Archs.push_back(A.str());
         }
       } else if (Name == "libdevice" && !Value.empty()) {

@@ -23,6 +23,15 @@ ls "$tmp"/inspect/hypot.cpp.*.sm_80.ll >/dev/null || fail "no LLVM IR written"
 grep -q "^cu_hypot<float>	float32(float32, float32)	ufunc	hypot.cpp:" "$tmp"/inspect/*.kernels ||
   fail "kernel list"
 
+# Architectures the compiler cannot emit PTX for are refused at once, not left to fail when
+# the PTX is assembled on the GPU.
+for arch in sm_100 sm_70 sm_91; do
+  if "$driver" -O2 --kernel-arch=sm_90,$arch -c examples/hypot.cpp -o "$tmp/bad.o" 2>"$tmp/err"; then
+    fail "--kernel-arch=$arch was taken"
+  fi
+  grep -q "'$arch' is not" "$tmp/err" || fail "--kernel-arch=$arch: $(cat "$tmp/err")"
+done
+
 "$driver" -O2 --kernel-no-plugin examples/saxpy.cpp -o "$tmp/plain"
 out=$("$tmp/plain")
 grep -q "^GPU kernel" <<<"$out" && fail "built without the plugin but has GPU kernels"
