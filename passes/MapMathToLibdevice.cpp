@@ -60,6 +60,34 @@ std::optional<Intrinsic::ID> nativeIntrinsicOf(StringRef Name) {
 
 bool isFloatOrDouble(Type *T) { return T->isFloatTy() || T->isDoubleTy(); }
 
+/// Rounding to a 64-bit integer (std::lround, std::llrint ...: `long` is 64 bits on the host
+/// and the GPU alike), whose intrinsics return an integer: libdevice's llround and llrint.
+std::optional<std::string> roundToIntegerOf(Intrinsic::ID ID, FunctionType *FT) {
+  if (FT->getNumParams() != 1 || !isFloatOrDouble(FT->getParamType(0)) ||
+      !FT->getReturnType()->isIntegerTy(64))
+    return std::nullopt;
+  const char *Base = nullptr;
+  switch (ID) {
+  case Intrinsic::lround:
+  case Intrinsic::llround: Base = "__nv_llround"; break;
+  case Intrinsic::lrint:
+  case Intrinsic::llrint: Base = "__nv_llrint"; break;
+  default: return std::nullopt;
+  }
+  return std::string(Base) + (FT->getParamType(0)->isFloatTy() ? "f" : "");
+}
+
+/// The libdevice function for a C library name where the names differ: the `long` roundings
+/// are libdevice's `long long` ones.
+std::string libdeviceNameOf(StringRef Name) {
+  return StringSwitch<std::string>(Name)
+      .Case("lround", "__nv_llround")
+      .Case("lroundf", "__nv_llroundf")
+      .Case("lrint", "__nv_llrint")
+      .Case("lrintf", "__nv_llrintf")
+      .Default("__nv_" + Name.str());
+}
+
 // 'a', 'b', each name once.
 std::string quotedNames(ArrayRef<std::string> Names) {
   std::string S;
@@ -88,10 +116,14 @@ PreservedAnalyses MapMathToLibdevicePass::run(Module &M, ModuleAnalysisManager &
     std::string Wanted;
 
     if (F.isIntrinsic()) {
-      std::optional<StringRef> Base = libmNameOfIntrinsic(F.getIntrinsicID());
-      if (!Base || !isFloatOrDouble(FT->getReturnType()))
-        continue;
-      Wanted = "__nv_" + Base->str() + (FT->getReturnType()->isFloatTy() ? "f" : "");
+      if (std::optional<std::string> Rounding = roundToIntegerOf(F.getIntrinsicID(), FT)) {
+        Wanted = *Rounding;
+      } else {
+        std::optional<StringRef> Base = libmNameOfIntrinsic(F.getIntrinsicID());
+        if (!Base || !isFloatOrDouble(FT->getReturnType()))
+          continue;
+        Wanted = "__nv_" + Base->str() + (FT->getReturnType()->isFloatTy() ? "f" : "");
+      }
     } else {
       // A declaration with C linkage named like a libm function: C++ functions have
       // mangled names, so this is the C library's, and the type check below confirms it.
@@ -102,7 +134,7 @@ PreservedAnalyses MapMathToLibdevicePass::run(Module &M, ModuleAnalysisManager &
           Native && isFloatOrDouble(FT->getReturnType())) {
         Replacement = Intrinsic::getDeclaration(&M, *Native, {FT->getReturnType()});
       } else {
-        Wanted = "__nv_" + Name.str();
+        Wanted = libdeviceNameOf(Name);
       }
     }
 

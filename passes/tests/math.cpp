@@ -2,6 +2,7 @@
 // C and C++ math in GPU code: every call must end up in libdevice or a PTX instruction.
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <kernel/kernel.h>
 
 [[kernel::vectorize]] float float_math(float x, float y) {
@@ -21,4 +22,9 @@
 [[kernel::vectorize]] std::complex<float> complex_math(std::complex<float> a,
                                                        std::complex<float> b) {
   return a * b + a / b + std::exp(a) + std::sqrt(b) + std::abs(a) + std::log(b) + std::pow(a, b);
+}
+
+// Rounding to integers (LLVM's lround/llrint intrinsics): libdevice's llround and llrint.
+[[kernel::vectorize]] std::int64_t to_integers(float x, double y) {
+  return std::lround(x) + std::llround(y) + std::lrint(x) + std::llrint(y) + lroundf(x) + llrint(y);
 }

@@ -9,7 +9,7 @@
 ; RUN: not opt -load-pass-plugin=%plugin -kernel-libdevice=%libdevice -passes=kernel-map-math \
 ; RUN:     %t/wrong_type.ll -disable-output 2>&1 | FileCheck %s --check-prefix=WRONG-TYPE
 
-; NO-LIBDEVICE: error: kernel: no GPU version of the math functions 'llvm.exp.f32'; the GPU math functions come from libdevice, which was not found (looked for {{.*}}missing.bc): install the CUDA toolkit or pass -fplugin-arg-kernel-libdevice=PATH
+; NO-LIBDEVICE: error: kernel: no GPU version of the math functions 'llvm.exp.f32', 'llvm.lround.i64.f32'{{.*}}; the GPU math functions come from libdevice, which was not found (looked for {{.*}}missing.bc): install the CUDA toolkit or pass -fplugin-arg-kernel-libdevice=PATH
 ; WRONG-TYPE: error: kernel: no GPU version of the math functions 'exp'{{$}}
 
 ;--- math.ll
@@ -42,6 +42,24 @@ define double @double(double %x, double %y) {
   ret double %a
 }
 
+; Rounding to a 64-bit integer: libdevice's llround and llrint, for intrinsics and libm names.
+; CHECK-LABEL: define i64 @to_integers(
+; CHECK-NEXT: call i64 @__nv_llroundf(float %x)
+; CHECK-NEXT: call i64 @__nv_llround(double %y)
+; CHECK-NEXT: call i64 @__nv_llrintf(float %x)
+; CHECK-NEXT: call i64 @__nv_llrint(double %y)
+; CHECK-NEXT: call i64 @__nv_llround(double %y)
+; CHECK-NEXT: call i64 @__nv_llrintf(float %x)
+define i64 @to_integers(float %x, double %y) {
+  %a = call i64 @llvm.lround.i64.f32(float %x)
+  %b = call i64 @llvm.llround.i64.f64(double %y)
+  %c = call i64 @llvm.lrint.i64.f32(float %x)
+  %d = call i64 @llvm.llrint.i64.f64(double %y)
+  %e = call i64 @lround(double %y)
+  %f = call i64 @lrintf(float %x)
+  ret i64 %a
+}
+
 ; CHECK-DAG: declare float @__nv_expf(float)
 ; CHECK-DAG: declare double @__nv_hypot(double, double)
 declare float @expf(float)
@@ -52,6 +70,12 @@ declare float @_Z4userf(float)
 declare double @hypot(double, double)
 declare double @fabs(double)
 declare double @fmax(double, double)
+declare i64 @llvm.lround.i64.f32(float)
+declare i64 @llvm.llround.i64.f64(double)
+declare i64 @llvm.lrint.i64.f32(float)
+declare i64 @llvm.llrint.i64.f64(double)
+declare i64 @lround(double)
+declare i64 @lrintf(float)
 
 ;--- wrong_type.ll
 target triple = "nvptx64-nvidia-cuda"
