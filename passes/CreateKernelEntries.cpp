@@ -3,6 +3,7 @@
 
 #include "CreateKernelEntries.h"
 #include "DeviceCodeAnalysis.h"
+#include "DeviceEntries.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
@@ -38,7 +39,7 @@ PreservedAnalyses CreateKernelEntriesPass::run(Module &M, ModuleAnalysisManager 
 
     Type *Ptr = PointerType::getUnqual(Ctx);
     auto *Kernel = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false),
-                                    GlobalValue::ExternalLinkage, Symbol, M);
+                                    GlobalValue::ExternalLinkage, ptxSymbolName(Symbol), M);
     Kernel->setCallingConv(CallingConv::PTX_Kernel);
     Kernel->addFnAttr(Attribute::NoUnwind);
     Kernel->addFnAttr(Attribute::MustProgress);
@@ -61,7 +62,7 @@ PreservedAnalyses CreateKernelEntriesPass::run(Module &M, ModuleAnalysisManager 
     IRBuilder<> B(BasicBlock::Create(Ctx, "entry", Kernel));
     B.CreateCall(Body, {Block});
     B.CreateRetVoid();
-    Exported.insert(Symbol);
+    Exported.insert(Kernel->getName());
   }
   for (const std::string &F : Code.DeviceFunctions)
     Exported.insert(F);
@@ -72,6 +73,11 @@ PreservedAnalyses CreateKernelEntriesPass::run(Module &M, ModuleAnalysisManager 
   for (GlobalVariable &GV : M.globals())
     if (!GV.isDeclaration())
       GV.setLinkage(GlobalValue::InternalLinkage);
+  // Every other definition with a name PTX cannot hold (a function or constant named in
+  // UTF-8), as its entries: the backend stops at such a symbol.
+  for (GlobalValue &G : M.global_values())
+    if (!G.isDeclaration() && !G.getName().empty() && G.getName() != ptxSymbolName(G.getName()))
+      G.setName(ptxSymbolName(G.getName()));
 
   // What only host exception handling used (__clang_call_terminate after the invokes that
   // reached it became calls) is dead now; drop it before it is checked or compiled.

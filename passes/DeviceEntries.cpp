@@ -38,6 +38,22 @@ void forEachFunctionAnnotation(Module &M, function_ref<void(Function &, StringRe
   }
 }
 
+std::string ptxSymbolName(StringRef HostName) {
+  static constexpr char Hex[] = "0123456789abcdef";
+  std::string Name;
+  Name.reserve(HostName.size());
+  for (const unsigned char C : HostName) {
+    if (C < 0x80) {
+      Name += static_cast<char>(C);
+    } else {
+      Name += '$';
+      Name += Hex[C >> 4];
+      Name += Hex[C & 15];
+    }
+  }
+  return Name;
+}
+
 DeviceCode collectDeviceCode(Module &M) {
   DeviceCode Code;
   forEachFunctionAnnotation(M, [&](Function &F, StringRef Text) {

@@ -17,6 +17,8 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 
+#include <string>
+
 namespace kernel {
 namespace passes {
 
@@ -30,6 +32,12 @@ struct DeviceCode {
   llvm::SmallVector<llvm::Function *, 4> DeviceFunctions;
   bool empty() const { return Entries.empty() && DeviceFunctions.empty(); }
 };
+
+/// The name a host symbol has in PTX: itself, with every byte outside ASCII (a mangled name
+/// keeps the UTF-8 of identifiers such as `µscale`, which PTX identifiers cannot hold) written
+/// as `$` and two hex digits. The GPU module's entries are named so, and the registry looks
+/// them up by the same name.
+std::string ptxSymbolName(llvm::StringRef HostName);
 
 /// The entries and device functions defined in `M`, in a stable order (by symbol name).
 DeviceCode collectDeviceCode(llvm::Module &M);

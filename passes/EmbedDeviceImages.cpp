@@ -103,7 +103,8 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
     Function *Simulated = SimulatorEntries.lookup(E.HostFunction);
     En.set(offsetof(kernel_entry, simulator_entry),
            Simulated ? static_cast<Constant *>(Simulated) : Null);
-    En.set(offsetof(kernel_entry, symbol), B.string(E.HostFunction->getName(), N + "symbol"));
+    En.set(offsetof(kernel_entry, symbol),
+           B.string(ptxSymbolName(E.HostFunction->getName()), N + "symbol"));
     En.set(offsetof(kernel_entry, name), B.string(E.Info.Name, N + "name"));
     En.set(offsetof(kernel_entry, signature), B.string(E.Info.Signature, N + "signature"));
     En.set(offsetof(kernel_entry, location), B.string(E.Info.Location, N + "location"));

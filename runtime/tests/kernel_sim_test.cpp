@@ -4,9 +4,12 @@
 // KERNEL_TEST_DEVICE=cuda); and the simulator reports what a GPU would not (KernelSimChecks).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -76,6 +79,14 @@ struct three_shorts {
   kernel::syncthreads();
   pairs[lane] = reversed[lane];
   triples[lane] = t;
+}
+
+// Identifiers in UTF-8 (C++ allows them): their mangled names are not PTX identifiers, and the
+// backend stopped at them. The PTX names escape the bytes outside ASCII.
+[[kernel::device]] float µscale(float x) { return 2 * x; }
+[[kernel::jit]] void удвоить(array_view<float> a) {
+  const index_t i = kernel::grid<1>();
+  if (i < a.size()) a[i] = µscale(a[i]);
 }
 
 [[kernel::jit]] void votes(array_view<const int> in, array_view<unsigned> out) {
@@ -224,6 +235,25 @@ TEST(KernelSim, ShufflesOfAnyTriviallyCopyableValue) {
     EXPECT_EQ(triples[k].a, down);
     EXPECT_EQ(triples[k].b, -down);
     EXPECT_EQ(triples[k].c, 1000 + down);
+  }
+}
+
+TEST(KernelSim, KernelsNamedInUnicode) {
+  std::vector<float> a = {1, 2, 3};
+  kernel::launch<удвоить>(1, 32).on(on_dev)(a);
+  EXPECT_EQ(a, (std::vector<float>{2, 4, 6}));
+  const std::optional<kernel::kernel_info> info = kernel::inspect_kernel<удвоить>();
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(info->symbol.find_first_of("\x80\xff"), std::string::npos) << info->symbol;
+  EXPECT_NE(info->symbol.find("$d1$83"), std::string::npos) << info->symbol; // у
+  try {
+    bool found = false;
+    for (const kernel::linked_module &m : kernel::link_modules(90))
+      if (m.module_hash == info->module_hash)
+        found = std::find(m.symbols.begin(), m.symbols.end(), info->symbol) != m.symbols.end();
+    EXPECT_TRUE(found) << "the entry " << info->symbol << " is not in the linked module";
+  } catch (const kernel::target_unavailable_error &e) {
+    std::printf("not linked: %s\n", e.what()); // no nvJitLink
   }
 }
 
