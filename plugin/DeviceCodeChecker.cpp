@@ -51,6 +51,47 @@ bool isConstantGlobal(const VarDecl *VD) {
   return VD->getType().isConstQualified() && VD->hasConstantInitialization();
 }
 
+const VarDecl *mutableGlobalIn(const APValue &V, unsigned Depth);
+
+/// A non-constant global that the constant `VD` (a reference, a pointer, a struct holding
+/// one) leads to: the GPU has its own copy of that global, which the host never sees, so
+/// reaching it through a constant is as wrong as naming it.
+const VarDecl *mutableGlobalReachedFrom(const VarDecl *VD, unsigned Depth = 0) {
+  if (Depth > 8 || !VD->hasGlobalStorage() || !VD->getInit() || VD->getInit()->isValueDependent())
+    return nullptr;
+  const APValue *V = VD->evaluateValue();
+  return V ? mutableGlobalIn(*V, Depth) : nullptr;
+}
+
+const VarDecl *mutableGlobalIn(const APValue &V, unsigned Depth) {
+  switch (V.getKind()) {
+  case APValue::LValue:
+    if (const auto *Target =
+            dyn_cast_or_null<VarDecl>(V.getLValueBase().dyn_cast<const ValueDecl *>())) {
+      if (Target->hasGlobalStorage() && !isConstantGlobal(Target) &&
+          Target->getTLSKind() == VarDecl::TLS_None)
+        return Target;
+      return mutableGlobalReachedFrom(Target, Depth + 1);
+    }
+    return nullptr;
+  case APValue::Struct:
+    for (unsigned I = 0; I < V.getStructNumBases(); ++I)
+      if (const VarDecl *Found = mutableGlobalIn(V.getStructBase(I), Depth))
+        return Found;
+    for (unsigned I = 0; I < V.getStructNumFields(); ++I)
+      if (const VarDecl *Found = mutableGlobalIn(V.getStructField(I), Depth))
+        return Found;
+    return nullptr;
+  case APValue::Union: return mutableGlobalIn(V.getUnionValue(), Depth);
+  case APValue::Array:
+    for (unsigned I = 0; I < V.getArrayInitializedElts(); ++I)
+      if (const VarDecl *Found = mutableGlobalIn(V.getArrayInitializedElt(I), Depth))
+        return Found;
+    return V.hasArrayFiller() ? mutableGlobalIn(V.getArrayFiller(), Depth) : nullptr;
+  default: return nullptr;
+  }
+}
+
 /// Types no GPU has: x87 `long double` and the 128-bit float formats.
 const char *hostOnlyType(QualType T) {
   if (const auto *BT = T->getAs<BuiltinType>()) {
@@ -180,9 +221,19 @@ public:
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     const auto *VD = dyn_cast<VarDecl>(E->getDecl());
+    if (!VD || E->isNonOdrUse() == NOUR_Unevaluated)
+      return true;
+    // A constant reference or pointer to a non-constant global reaches that global, also where
+    // the access is folded (a reference usable in constant expressions is not odr-used).
+    if (VD->hasGlobalStorage() && (isConstantGlobal(VD) || VD->getType()->isReferenceType()))
+      if (const VarDecl *Target = mutableGlobalReachedFrom(VD)) {
+        report(E->getLocation(), diag::GpuMutableGlobalThrough,
+               [&](const DiagnosticBuilder &B) { B << Target << VD; });
+        return true;
+      }
     // Unevaluated operands (sizeof, decltype) and constants folded at compile time do not
     // touch the variable at run time.
-    if (!VD || E->isNonOdrUse() != NOUR_None || VD->isStaticLocal())
+    if (E->isNonOdrUse() != NOUR_None || VD->isStaticLocal())
       return true;
     // The kernel headers' own hooks (__kernel_simulating) are replaced by the pass.
     if (VD->isExternC() && VD->getIdentifier() && VD->getName().starts_with("__kernel_"))

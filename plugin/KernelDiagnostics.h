@@ -145,6 +145,9 @@ inline constexpr const char GpuInlineAsm[] = "GPU code cannot contain inline ass
 inline constexpr const char GpuMutableGlobal[] =
     "GPU code cannot access the non-constant global variable %0; make it constexpr or pass "
     "its value as an argument";
+inline constexpr const char GpuMutableGlobalThrough[] =
+    "GPU code cannot access the non-constant global variable %0 (reached through %1): the GPU "
+    "has its own copy of it, which the host never sees; pass the value or an array as an argument";
 inline constexpr const char GpuThreadLocal[] =
     "GPU code cannot access the thread-local variable %0";
 inline constexpr const char GpuStaticLocal[] =

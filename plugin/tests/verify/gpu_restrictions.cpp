@@ -158,3 +158,20 @@ template <class T> [[kernel::vectorize("float32(float32)")]] T from_template(T x
   out[0] = buffer[0] + more[0];
   out[1] = __builtin_thread_pointer() != nullptr; // expected-error {{GPU code cannot call '__builtin_thread_pointer': the GPU has no such operation}}
 }
+
+// A non-constant global reached through a constant: a pointer, a reference, a struct holding a
+// pointer. The GPU would use a copy of its own that the host never sees.
+int mutable_setting = 5;
+int *const to_setting = &mutable_setting;
+int &setting_ref = mutable_setting;
+struct holds_pointer {
+  int *p;
+};
+constexpr holds_pointer holder{&mutable_setting};
+constexpr const float *to_table = table; // a constant reaching a constant: fine
+// expected-note@+1 4 {{'through_constants' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] int through_constants(int a) {
+  *holder.p = a; // expected-error {{GPU code cannot access the non-constant global variable 'mutable_setting' (reached through 'holder')}}
+  return *to_setting + setting_ref + static_cast<int>(to_table[1]) + // expected-error {{GPU code cannot access the non-constant global variable 'mutable_setting' (reached through 'to_setting')}} expected-error {{GPU code cannot access the non-constant global variable 'mutable_setting' (reached through 'setting_ref')}}
+         computed_at_startup; // expected-error {{GPU code cannot access the non-constant global variable 'computed_at_startup'}}
+}
