@@ -42,7 +42,12 @@ bool isProvidedOnDevice(const FunctionDecl *FD) {
   if (!FD->isExternC() || !FD->getIdentifier())
     return false;
   StringRef Name = FD->getName();
-  return Name.starts_with("__kernel_") || Name == "__assert_fail";
+  // GNU math functions (declared by glibc's math.h, not compiler builtins) that libdevice
+  // implements: the pass maps them as it maps the standard ones.
+  static constexpr StringRef GnuMath[] = {"sincos",    "sincosf", "sincospi",
+                                          "sincospif", "exp10",   "exp10f"};
+  return Name.starts_with("__kernel_") || Name == "__assert_fail" ||
+         llvm::is_contained(GnuMath, Name);
 }
 
 bool isConstantGlobal(const VarDecl *VD) {

@@ -23,5 +23,15 @@ for h in stdlib/include/kernel/*.h; do
     failed=1
   fi
 done
+# Under an older standard the first error says what is needed.
+printf '#include <kernel/kernel.h>\nint main() {}\n' >"$tmp/old.cpp"
+if clang++-19 -std=c++17 -fsyntax-only -isystem stdlib/include "$tmp/old.cpp" 2>"$tmp/log"; then
+  echo "FAIL: <kernel/kernel.h> compiled as C++17" >&2
+  failed=1
+elif ! grep -m1 "error:" "$tmp/log" | grep -q "the kernel headers need C++20"; then
+  echo "FAIL: the first error under C++17 is not the C++20 requirement:" >&2
+  grep -m3 "error:" "$tmp/log" >&2
+  failed=1
+fi
 ((failed == 0)) && echo PASS
 exit $failed

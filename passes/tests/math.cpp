@@ -28,3 +28,12 @@
 [[kernel::vectorize]] std::int64_t to_integers(float x, double y) {
   return std::lround(x) + std::llround(y) + std::lrint(x) + std::llrint(y) + lroundf(x) + llrint(y);
 }
+
+// GNU math functions libdevice implements.
+[[kernel::vectorize]] double gnu_math(double x) {
+  double s = 0, c = 0;
+  sincos(x, &s, &c);
+  float sf = 0, cf = 0;
+  sincosf(static_cast<float>(x), &sf, &cf);
+  return s + c + sf + cf + exp10(x) + exp10f(static_cast<float>(x));
+}

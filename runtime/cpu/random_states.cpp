@@ -2,10 +2,17 @@
 // The host side of kernel/random.h: seeding the per-thread xoroshiro128+ generators.
 #include "kernel/random.h"
 
+#include <string>
+
+#include "kernel/errors.h"
+
 namespace kernel::random {
 
 ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(index_t n, std::uint64_t seed,
                                                             std::uint64_t subsequence_start) {
+  if (n < 0)
+    throw argument_error("create_xoroshiro128p_states", 1,
+                         "asks for " + std::to_string(n) + " states; the number of threads must not be negative");
   ndarray<xoroshiro128p_state, 1> states(ndarray<xoroshiro128p_state, 1>::uninitialized, {n});
   std::uint64_t sm = seed;
   xoroshiro128p_state s{detail::splitmix64(sm), detail::splitmix64(sm)};

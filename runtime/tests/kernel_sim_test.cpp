@@ -89,6 +89,12 @@ struct three_shorts {
   if (i < a.size()) a[i] = µscale(a[i]);
 }
 
+// One draw per thread from its own xoroshiro128+ generator (Numba's cuda.random).
+[[kernel::jit]] void draw_once(array_view<kernel::random::xoroshiro128p_state> states, array_view<float> out) {
+  const index_t i = kernel::grid<1>();
+  if (i < out.size()) out[i] = kernel::random::uniform_float32(states, i);
+}
+
 [[kernel::jit]] void votes(array_view<const int> in, array_view<unsigned> out) {
   const index_t i = kernel::grid<1>();
   const unsigned ballot = kernel::ballot_sync(kernel::full_mask, in[i] > 0);
@@ -254,6 +260,23 @@ TEST(KernelSim, KernelsNamedInUnicode) {
     EXPECT_TRUE(found) << "the entry " << info->symbol << " is not in the linked module";
   } catch (const kernel::target_unavailable_error &e) {
     std::printf("not linked: %s\n", e.what()); // no nvJitLink
+  }
+}
+
+TEST(KernelSim, PerThreadGeneratorsDrawApart) {
+  auto states = kernel::random::create_xoroshiro128p_states(256, /*seed=*/7);
+  std::vector<float> out(256, -1.0f);
+  kernel::launch<draw_once>(2, 128).on(on_dev)(states, out);
+  std::vector<float> sorted = out;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()); // no two threads alike
+  EXPECT_GE(sorted.front(), 0.0f);
+  EXPECT_LT(sorted.back(), 1.0f);
+  try {
+    (void)kernel::random::create_xoroshiro128p_states(-1, 7);
+    ADD_FAILURE() << "a negative number of states";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("'create_xoroshiro128p_states': argument 1:", 0), 0u) << e.what();
   }
 }
 

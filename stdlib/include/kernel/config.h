@@ -6,6 +6,11 @@
 // on the CPU targets, so the unknown-attribute warnings they cause are silenced here.
 #pragma once
 
+// One clear error instead of dozens from the first concept or requires-clause.
+#if __cplusplus < 202002L
+#error "the kernel headers need C++20: compile with -std=c++20 (or later)"
+#endif
+
 #if defined(__clang__)
 #if !defined(__KERNEL_PLUGIN__)
 #pragma clang diagnostic ignored "-Wunknown-attributes"
