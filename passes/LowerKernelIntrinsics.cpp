@@ -101,9 +101,11 @@ sharedVariablesOf(const Function &F,
 /// Kernels (functions nothing in the module calls) whose static shared memory exceeds PTX's
 /// limit: ptxas would reject them only when the module is linked at run time.
 void checkStaticSharedSize(Module &M, const DeviceSymbols &Code, DeviceDiagnostics &D) {
-  StringMap<std::string> UserNames; // entry symbol -> the annotated function's name
+  // entry symbol -> the annotated function's name, and "file:line: " where it is
+  StringMap<std::pair<std::string, std::string>> UserNames;
   for (const DeviceSymbols::Entry &E : Code.Entries)
-    UserNames[E.Symbol] = E.Info.Name;
+    UserNames[E.Symbol] = {E.Info.Name,
+                           E.Info.Location.empty() ? std::string() : E.Info.Location + ": "};
   DenseMap<const Function *, SetVector<const GlobalVariable *>> Memo;
   const DataLayout &DL = M.getDataLayout();
   for (const Function &F : M) {
@@ -114,11 +116,15 @@ void checkStaticSharedSize(Module &M, const DeviceSymbols &Code, DeviceDiagnosti
       Bytes = alignTo(Bytes, G->getAlign().valueOrOne()) + DL.getTypeAllocSize(G->getValueType());
     if (Bytes <= MaxStaticSharedBytes)
       continue;
+    // Reported from the compiled module, after the source is gone: the message names where
+    // the kernel is.
     auto Name = UserNames.find(F.getName());
-    D.error(
-        "the kernel '" + (Name != UserNames.end() ? Name->second : demangle(F.getName())) +
-        "' uses " + Twine(Bytes) + " bytes of static shared memory (shared_array), more than the " +
-        Twine(MaxStaticSharedBytes) + " a GPU kernel may have; use dynamic_shared_array for more");
+    const bool Known = Name != UserNames.end();
+    D.error(Twine(Known ? Name->second.second : std::string()) + "the kernel '" +
+            (Known ? Name->second.first : demangle(F.getName())) + "' uses " + Twine(Bytes) +
+            " bytes of static shared memory (shared_array), more than the " +
+            Twine(MaxStaticSharedBytes) +
+            " a GPU kernel may have; use dynamic_shared_array for more");
   }
 }
 

@@ -32,6 +32,23 @@ for arch in sm_100 sm_70 sm_91; do
   grep -q "'$arch' is not" "$tmp/err" || fail "--kernel-arch=$arch: $(cat "$tmp/err")"
 done
 
+# Too much static shared memory is found in the compiled module; the message says where the
+# kernel is.
+cat >"$tmp/shared.cpp" <<'CPP'
+#include <kernel/kernel.h>
+[[kernel::jit]] void too_much_shared(kernel::array_view<float> out) {
+  auto tile = kernel::shared_array<float, 13000>();
+  tile[kernel::threadIdx.x] = 1;
+  kernel::syncthreads();
+  out[kernel::threadIdx.x] = tile[0];
+}
+CPP
+if "$driver" -O2 -c "$tmp/shared.cpp" -o "$tmp/shared.o" 2>"$tmp/err"; then
+  fail "52000 bytes of static shared memory were taken"
+fi
+grep -q "shared.cpp:2: the kernel 'too_much_shared' uses 52000 bytes of static shared memory" "$tmp/err" ||
+  fail "shared memory message: $(cat "$tmp/err")"
+
 "$driver" -O2 --kernel-no-plugin examples/saxpy.cpp -o "$tmp/plain"
 out=$("$tmp/plain")
 grep -q "^GPU kernel" <<<"$out" && fail "built without the plugin but has GPU kernels"
