@@ -249,8 +249,7 @@ KERNEL_ALWAYS_INLINE std::uint32_t lanemask_lt() noexcept { return detail::__ker
 
 /// The lanes in `mask` whose `value` equals this lane's (compared bit for bit): CUDA's
 /// __match_any_sync, Numba's cuda.match_any_sync. Every lane in `mask` must call it.
-template <detail::matchable T>
-KERNEL_ALWAYS_INLINE std::uint32_t match_any_sync(std::uint32_t mask, T value) noexcept {
+template <detail::matchable T> KERNEL_ALWAYS_INLINE std::uint32_t match_any_sync(std::uint32_t mask, T value) noexcept {
   if constexpr (sizeof(T) == 4)
     return detail::__kernel_match_any_32(mask, std::bit_cast<std::uint32_t>(value));
   else
