@@ -12,6 +12,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/Builtins.h"
 #include "clang/Sema/Sema.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 
@@ -56,19 +57,26 @@ bool isConstantGlobal(const VarDecl *VD) {
   return VD->getType().isConstQualified() && VD->hasConstantInitialization();
 }
 
-const VarDecl *mutableGlobalIn(const APValue &V, unsigned Depth);
+using VisitedGlobals = llvm::SmallPtrSet<const VarDecl *, 8>;
+const VarDecl *mutableGlobalIn(const APValue &V, VisitedGlobals &Visited);
 
 /// A non-constant global that the constant `VD` (a reference, a pointer, a struct holding
 /// one) leads to: the GPU has its own copy of that global, which the host never sees, so
-/// reaching it through a constant is as wrong as naming it.
-const VarDecl *mutableGlobalReachedFrom(const VarDecl *VD, unsigned Depth = 0) {
-  if (Depth > 8 || !VD->hasGlobalStorage() || !VD->getInit() || VD->getInit()->isValueDependent())
+/// reaching it through a constant is as wrong as naming it. Each constant is looked into once
+/// (tables of pointers into themselves would otherwise be walked again and again).
+const VarDecl *mutableGlobalReachedFrom(const VarDecl *VD, VisitedGlobals &Visited) {
+  if (!Visited.insert(VD).second || !VD->hasGlobalStorage() || !VD->getInit() ||
+      VD->getInit()->isValueDependent())
     return nullptr;
   const APValue *V = VD->evaluateValue();
-  return V ? mutableGlobalIn(*V, Depth) : nullptr;
+  return V ? mutableGlobalIn(*V, Visited) : nullptr;
+}
+const VarDecl *mutableGlobalReachedFrom(const VarDecl *VD) {
+  VisitedGlobals Visited;
+  return mutableGlobalReachedFrom(VD, Visited);
 }
 
-const VarDecl *mutableGlobalIn(const APValue &V, unsigned Depth) {
+const VarDecl *mutableGlobalIn(const APValue &V, VisitedGlobals &Visited) {
   switch (V.getKind()) {
   case APValue::LValue:
     if (const auto *Target =
@@ -76,23 +84,23 @@ const VarDecl *mutableGlobalIn(const APValue &V, unsigned Depth) {
       if (Target->hasGlobalStorage() && !isConstantGlobal(Target) &&
           Target->getTLSKind() == VarDecl::TLS_None)
         return Target;
-      return mutableGlobalReachedFrom(Target, Depth + 1);
+      return mutableGlobalReachedFrom(Target, Visited);
     }
     return nullptr;
   case APValue::Struct:
     for (unsigned I = 0; I < V.getStructNumBases(); ++I)
-      if (const VarDecl *Found = mutableGlobalIn(V.getStructBase(I), Depth))
+      if (const VarDecl *Found = mutableGlobalIn(V.getStructBase(I), Visited))
         return Found;
     for (unsigned I = 0; I < V.getStructNumFields(); ++I)
-      if (const VarDecl *Found = mutableGlobalIn(V.getStructField(I), Depth))
+      if (const VarDecl *Found = mutableGlobalIn(V.getStructField(I), Visited))
         return Found;
     return nullptr;
-  case APValue::Union: return mutableGlobalIn(V.getUnionValue(), Depth);
+  case APValue::Union: return mutableGlobalIn(V.getUnionValue(), Visited);
   case APValue::Array:
     for (unsigned I = 0; I < V.getArrayInitializedElts(); ++I)
-      if (const VarDecl *Found = mutableGlobalIn(V.getArrayInitializedElt(I), Depth))
+      if (const VarDecl *Found = mutableGlobalIn(V.getArrayInitializedElt(I), Visited))
         return Found;
-    return V.hasArrayFiller() ? mutableGlobalIn(V.getArrayFiller(), Depth) : nullptr;
+    return V.hasArrayFiller() ? mutableGlobalIn(V.getArrayFiller(), Visited) : nullptr;
   default: return nullptr;
   }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "simulator/fiber.h"
 
+#include <link.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -8,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <mutex>
 #include <new>
@@ -200,9 +202,58 @@ std::uintptr_t stack_pointer(void *context) {
 #endif
 }
 
+std::uintptr_t program_counter(void *context) {
+  const auto *uc = static_cast<const ucontext_t *>(context);
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.pc);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+// The C library's code. A fault there (printf given a bad pointer) may hold one of its
+// locks (stdout's), which abandoning the fiber would never release: such faults are left
+// to the handler before ours, as they were.
+struct code_range {
+  std::uintptr_t lo = 0, hi = 0;
+  bool contains(std::uintptr_t pc) const noexcept { return pc >= lo && pc < hi; }
+};
+code_range c_library;
+
+// The executable segment of the loaded object whose file name contains `name` (found by name:
+// the sanitizers interpose the C library's functions, so their addresses are not its own).
+code_range executable_segment_of(const char *name) {
+  struct query {
+    const char *name;
+    code_range found;
+  } q{name, {}};
+  ::dl_iterate_phdr(
+      [](dl_phdr_info *info, std::size_t, void *data) {
+        auto &q = *static_cast<query *>(data);
+        if (!info->dlpi_name || !std::strstr(info->dlpi_name, q.name)) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+            const std::uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+            q.found = {lo, lo + ph.p_memsz};
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &q);
+  return q.found;
+}
+
 void on_fault(int signal, siginfo_t *info, void *context) {
-  if (fiber *f = fault_callback(
-          {signal, info->si_code, reinterpret_cast<std::uintptr_t>(info->si_addr), stack_pointer(context)})) {
+  // Faults only (si_code > 0): not a signal someone sent with kill or raise.
+  const bool recoverable = info->si_code > 0 && !c_library.contains(program_counter(context));
+  if (fiber *f = recoverable ? fault_callback({signal, info->si_code, reinterpret_cast<std::uintptr_t>(info->si_addr),
+                                               stack_pointer(context)})
+                             : nullptr) {
     // The handler never returns, so nothing restores the signal mask the kernel set for it:
     // the handler's sa_mask, which is every signal where another handler is installed in
     // front of this one and calls it (TSan does). Left so, the signal stays blocked on this
@@ -256,6 +307,7 @@ void install_fault_handler(fiber *(*on_fault_of_fiber)(const fault &)) {
   static std::once_flag once;
   std::call_once(once, [&] {
     fault_callback = on_fault_of_fiber;
+    c_library = executable_segment_of("/libc.so");
     struct sigaction action{};
     action.sa_sigaction = &on_fault;
     // SA_NODEFER: the handler leaves by switching to the scheduler, never returning, so the

@@ -124,7 +124,8 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
     c.writer_block = who.block;
     c.writer_seq = who.seq;
     c.reader = 0;
-  } else if (c.reader_block == several_blocks) {
+    c.reader_block = 0;
+  } else if (c.reader && c.reader_block == several_blocks) {
     c.reader_seq = std::max(c.reader_seq, who.seq);
   } else if (c.reader && c.reader_block != who.block) {
     // A second block's read: both stay readers until the next write (replacing the first

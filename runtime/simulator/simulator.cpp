@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <new>
 #include <set>
@@ -55,35 +56,43 @@ struct launch_state {
   // and those started for blocks that stall (see block_stalled).
   std::uint64_t blocks = 0;
   std::atomic<std::uint64_t> next_block{0};
-  std::function<void()> run_blocks; // claims and runs blocks until none are left
+  std::function<void()> run_blocks; // claims and runs blocks until none are left (or one fails)
+  std::exception_ptr exception;     // the first a block threw, rethrown by run()
   std::vector<std::thread> extra_threads;
-  // On a GPU every block of a modest grid is resident at once, so a block may spin until a
-  // later one sets a flag (a grid-wide barrier through atomics). The simulator runs as many
-  // blocks as it has host threads; a block that stalls gets one more thread, up to this many,
-  // so that the blocks it waits for start.
-  static constexpr std::size_t max_extra_threads = 256;
 
   void fail(const std::string &message) {
     std::lock_guard lock(mutex);
     if (error.empty()) error = message;
     failed.store(true, std::memory_order_relaxed);
   }
+  void fail(std::exception_ptr e) {
+    std::lock_guard lock(mutex);
+    if (!exception && error.empty()) exception = std::move(e);
+    failed.store(true, std::memory_order_relaxed);
+  }
 
-  /// A block whose threads have only spun for a while (no thread finished, no barrier or warp
-  /// operation completed): if blocks are left to start, another host thread runs them.
+  // On a GPU every block of a modest grid is resident at once, so a block may spin until a
+  // later one sets a flag (a grid-wide barrier through atomics). The simulator runs as many
+  // blocks as it has host threads; a block that stalls gets one more thread, so that the
+  // blocks it waits for start. Each host thread keeps a stack (two mappings) per thread of a
+  // block, so their number is bounded by the stacks the process may map: 256 for blocks of
+  // 32 threads, 8 for blocks of 1024.
+  std::size_t max_extra_threads() const {
+    const std::uint64_t per_block = std::max<std::uint64_t>(1, config.block.count());
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>(8192 / per_block, 2, 256));
+  }
+
+  /// A block whose threads have only given way for a while (no thread finished, no barrier
+  /// or warp operation completed): if blocks are left to start, another host thread runs them.
   void block_stalled() {
     if (next_block.load(std::memory_order_relaxed) >= blocks || failed.load(std::memory_order_relaxed)) return;
     std::lock_guard lock(mutex);
-    if (extra_threads.size() >= max_extra_threads) return;
-    extra_threads.emplace_back([this] {
-      try {
-        run_blocks();
-      } catch (const std::exception &e) {
-        fail("kernel '" + std::string(kernel.name) + "': " + e.what());
-      } catch (...) {
-        fail("kernel '" + std::string(kernel.name) + "': a block failed on a host thread of its own");
-      }
-    });
+    if (extra_threads.size() >= max_extra_threads()) return;
+    try {
+      extra_threads.emplace_back([this] { run_blocks(); });
+    } catch (...) {
+      // No thread to be had (a limit of the system): the launch goes on with those it has.
+    }
   }
 
   /// Waits for the threads block_stalled started (and any they started).
@@ -609,7 +618,15 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
     block.run();
   };
   launch.run_blocks = [&] {
-    for (std::uint64_t b; (b = launch.next_block.fetch_add(1, std::memory_order_relaxed)) < blocks;) run_block(b);
+    for (std::uint64_t b; !launch.failed.load(std::memory_order_relaxed) &&
+                          (b = launch.next_block.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
+      try {
+        run_block(b);
+      } catch (...) {
+        // Failing the launch stops the other blocks (the ones waiting for this one too).
+        launch.fail(std::current_exception());
+      }
+    }
   };
   // Extra threads (block_stalled) are joined however the launch ends.
   struct joined {
@@ -637,6 +654,7 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
 #endif
   }
   launch.join_extra_threads();
+  if (launch.exception) std::rethrow_exception(launch.exception);
   if (launch.failed.load()) throw simulator_error(launch.error);
   if (races && races->any()) throw simulator_error(races->report());
 }

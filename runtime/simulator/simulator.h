@@ -16,7 +16,8 @@
 // scheduling.
 //
 // Environment: KERNEL_SIMULATOR_SERIAL=1 runs blocks one at a time on the calling thread
-// (deterministic, for a debugger); KERNEL_SIMULATOR_STACK_KB sets each simulated thread's
+// (deterministic, for a debugger; a block stalled for 20 ms still lets another host thread
+// start the blocks after it, which it may be waiting for); KERNEL_SIMULATOR_STACK_KB sets each simulated thread's
 // stack (default 64, at most 1048576).
 #pragma once
 

@@ -580,6 +580,30 @@ TEST(SimulatorRaces, ReadersOfSeveralBlocksThenAWrite) {
   }
 }
 
+// After a write that ends the several blocks' reads (a writer that acquired something is taken
+// as ordered after them), the word's reads are recorded again: a race of two threads of one
+// block after it is still found.
+TEST(SimulatorRaces, ReadsAreRecordedAgainAfterTheWrite) {
+  using kernel::runtime::sim::race_detector;
+  std::vector<int> memory(16);
+  const auto begin = reinterpret_cast<std::uintptr_t>(memory.data());
+  const kernel::runtime::sim::sync_state sync;
+  const std::vector<race_detector::acquisition> acquired{{begin + 32, 1, 0, 0}};
+  race_detector races("again", kernel::dim3(2), kernel::dim3(32), {{begin, 64}});
+  races.global_access({0, 0, 1, 0, &sync}, begin, 4, false, nullptr);
+  races.global_access({1, 0, 1, 0, &sync}, begin, 4, false, nullptr);
+  races.global_access({1, 0, 2, 0, &sync, &acquired}, begin, 4, true, nullptr);
+  EXPECT_FALSE(races.any()) << races.report();
+  // After a barrier (number 3) that orders the write: thread 3 reads, thread 4 writes.
+  races.global_access({1, 3, 4, 3, &sync}, begin, 4, false, nullptr);
+  EXPECT_FALSE(races.any()) << races.report();
+  races.global_access({1, 4, 4, 3, &sync}, begin, 4, true, nullptr);
+  EXPECT_NE(races.report().find("thread (4,0,0) of block (1,0,0) writes 4 bytes at offset 0 of a 64-byte device "
+                                "allocation that thread (3,0,0) of block (1,0,0) read"),
+            std::string::npos)
+      << races.report();
+}
+
 // The same in a kernel: each block's thread 0 reads a word, the last block then writes it.
 TEST(SimulatorRaces, ALastBlockWritingWhatAllRead) {
   for (int run = 0; run < 5; ++run) {

@@ -43,27 +43,31 @@ inline void require_distinct_elements(std::string_view callee, int argument, con
     if (shape[d] > 1 && strides[d] == 0)
       throw argument_error(std::string(callee), argument,
                            "has a zero stride: the results would be written more than once to one element");
+  // In unsigned arithmetic, saturating: strides a user gave may be as large as index_t holds.
   constexpr int max_rank = 64;
-  index_t step[max_rank], extent[max_rank];
+  std::uint64_t step[max_rank], extent[max_rank];
   int n = 0;
   for (int d = 0; d < rank && n < max_rank; ++d)
     if (shape[d] > 1) {
-      step[n] = strides[d] < 0 ? -strides[d] : strides[d];
-      extent[n++] = shape[d];
+      step[n] = strides[d] < 0 ? 0 - static_cast<std::uint64_t>(strides[d]) : static_cast<std::uint64_t>(strides[d]);
+      extent[n++] = static_cast<std::uint64_t>(shape[d]);
     }
   for (int i = 1; i < n; ++i) // insertion sort by step: ranks are small
     for (int j = i; j > 0 && step[j] < step[j - 1]; --j) {
       std::swap(step[j], step[j - 1]);
       std::swap(extent[j], extent[j - 1]);
     }
-  index_t reach = 0; // the farthest offset the smaller steps reach
+  constexpr std::uint64_t saturated = ~std::uint64_t{0};
+  std::uint64_t reach = 0; // the farthest offset the smaller steps reach
   for (int i = 0; i < n; ++i) {
     if (step[i] <= reach)
       throw argument_error(std::string(callee), argument,
                            "has strides under which some elements are reached more than once (a step of " +
-                               std::to_string(step[i]) + " elements within the " + std::to_string(reach + 1) +
+                               std::to_string(step[i]) + " elements within the " +
+                               (reach == saturated ? std::string("many") : std::to_string(reach + 1)) +
                                " the smaller strides span): the results would be written over each other");
-    reach += step[i] * (extent[i] - 1);
+    const std::uint64_t span = step[i] > saturated / (extent[i] - 1) ? saturated : step[i] * (extent[i] - 1);
+    reach = span > saturated - reach ? saturated : reach + span;
   }
 }
 
