@@ -3,12 +3,14 @@
 
 #include "LowerAtomicOrderings.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/AtomicOrdering.h"
 
 using namespace llvm;
 
@@ -41,70 +43,51 @@ void insertMembar(Module &M, Instruction *Before, SyncScope::ID Scope) {
   }
 }
 
-bool acquires(AtomicOrdering O) {
-  return O == AtomicOrdering::Acquire || O == AtomicOrdering::AcquireRelease ||
-         O == AtomicOrdering::SequentiallyConsistent;
-}
-bool releases(AtomicOrdering O) {
-  return O == AtomicOrdering::Release || O == AtomicOrdering::AcquireRelease ||
-         O == AtomicOrdering::SequentiallyConsistent;
-}
-
 /// Fences on the sides `O` needs around `I`: before it to release, after it to acquire
 /// (a seq_cst access both, which also orders it with other seq_cst accesses).
 void fenceAround(Module &M, Instruction *I, AtomicOrdering O, SyncScope::ID Scope) {
-  if (releases(O))
+  if (isReleaseOrStronger(O))
     insertMembar(M, I, Scope);
-  if (acquires(O))
+  if (isAcquireOrStronger(O))
     insertMembar(M, I->getNextNode(), Scope);
+}
+
+/// A load, store or read-modify-write stronger than relaxed becomes a relaxed one between
+/// fences; false when it was relaxed (or no atomic) already.
+template <class Access> bool relax(Module &M, Access *A) {
+  if (!isStrongerThanMonotonic(A->getOrdering()))
+    return false;
+  fenceAround(M, A, A->getOrdering(), A->getSyncScopeID());
+  A->setOrdering(AtomicOrdering::Monotonic);
+  return true;
 }
 
 } // namespace
 
 PreservedAnalyses LowerAtomicOrderingsPass::run(Module &M, ModuleAnalysisManager &) {
-  SmallVector<Instruction *, 16> Work;
-  for (Function &F : M)
-    for (Instruction &I : instructions(F))
-      if (isa<FenceInst>(I) || isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) ||
-          (isa<LoadInst>(I) && cast<LoadInst>(I).isAtomic()) ||
-          (isa<StoreInst>(I) && cast<StoreInst>(I).isAtomic()))
-        Work.push_back(&I);
   bool Changed = false;
-  for (Instruction *I : Work) {
-    if (auto *Fence = dyn_cast<FenceInst>(I)) {
-      insertMembar(M, Fence, Fence->getSyncScopeID());
-      Fence->eraseFromParent();
-      Changed = true;
-    } else if (auto *L = dyn_cast<LoadInst>(I)) {
-      if (L->getOrdering() == AtomicOrdering::Monotonic ||
-          L->getOrdering() == AtomicOrdering::Unordered)
-        continue;
-      fenceAround(M, L, L->getOrdering(), L->getSyncScopeID());
-      L->setOrdering(AtomicOrdering::Monotonic);
-      Changed = true;
-    } else if (auto *S = dyn_cast<StoreInst>(I)) {
-      if (S->getOrdering() == AtomicOrdering::Monotonic ||
-          S->getOrdering() == AtomicOrdering::Unordered)
-        continue;
-      fenceAround(M, S, S->getOrdering(), S->getSyncScopeID());
-      S->setOrdering(AtomicOrdering::Monotonic);
-      Changed = true;
-    } else if (auto *RMW = dyn_cast<AtomicRMWInst>(I)) {
-      if (RMW->getOrdering() == AtomicOrdering::Monotonic)
-        continue;
-      fenceAround(M, RMW, RMW->getOrdering(), RMW->getSyncScopeID());
-      RMW->setOrdering(AtomicOrdering::Monotonic);
-      Changed = true;
-    } else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(I)) {
-      if (CX->getSuccessOrdering() == AtomicOrdering::Monotonic &&
-          CX->getFailureOrdering() == AtomicOrdering::Monotonic)
-        continue;
-      fenceAround(M, CX, CX->getMergedOrdering(), CX->getSyncScopeID());
-      CX->setSuccessOrdering(AtomicOrdering::Monotonic);
-      CX->setFailureOrdering(AtomicOrdering::Monotonic);
-      Changed = true;
+  for (Function &F : M)
+    // (The membars inserted around an access are no atomics: visiting them changes nothing.)
+    for (Instruction &I : make_early_inc_range(instructions(F))) {
+      if (auto *Fence = dyn_cast<FenceInst>(&I)) {
+        insertMembar(M, Fence, Fence->getSyncScopeID());
+        Fence->eraseFromParent();
+        Changed = true;
+      } else if (auto *L = dyn_cast<LoadInst>(&I)) {
+        Changed |= relax(M, L);
+      } else if (auto *S = dyn_cast<StoreInst>(&I)) {
+        Changed |= relax(M, S);
+      } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
+        Changed |= relax(M, RMW);
+      } else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I)) {
+        if (!isStrongerThanMonotonic(CX->getMergedOrdering()))
+          continue;
+        fenceAround(M, CX, CX->getMergedOrdering(), CX->getSyncScopeID());
+        CX->setSuccessOrdering(AtomicOrdering::Monotonic);
+        CX->setFailureOrdering(AtomicOrdering::Monotonic);
+        Changed = true;
+      }
     }
-  }
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 

@@ -190,27 +190,20 @@ struct sigaction &previous_action(int signal) {
   return previous_actions[i];
 }
 
-std::uintptr_t stack_pointer(void *context) {
+// The stack pointer and the program counter where a signal interrupted the thread.
+struct interrupted_at {
+  std::uintptr_t sp = 0, pc = 0;
+};
+interrupted_at registers_of(void *context) {
   const auto *uc = static_cast<const ucontext_t *>(context);
 #if defined(__x86_64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  return {static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
+          static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP])};
 #elif defined(__aarch64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
+  return {static_cast<std::uintptr_t>(uc->uc_mcontext.sp), static_cast<std::uintptr_t>(uc->uc_mcontext.pc)};
 #else
   (void)uc;
-  return 0;
-#endif
-}
-
-std::uintptr_t program_counter(void *context) {
-  const auto *uc = static_cast<const ucontext_t *>(context);
-#if defined(__x86_64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-#elif defined(__aarch64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.pc);
-#else
-  (void)uc;
-  return 0;
+  return {};
 #endif
 }
 
@@ -250,10 +243,11 @@ code_range executable_segment_of(const char *name) {
 
 void on_fault(int signal, siginfo_t *info, void *context) {
   // Faults only (si_code > 0): not a signal someone sent with kill or raise.
-  const bool recoverable = info->si_code > 0 && !c_library.contains(program_counter(context));
-  if (fiber *f = recoverable ? fault_callback({signal, info->si_code, reinterpret_cast<std::uintptr_t>(info->si_addr),
-                                               stack_pointer(context)})
-                             : nullptr) {
+  const interrupted_at at = registers_of(context);
+  const bool recoverable = info->si_code > 0 && !c_library.contains(at.pc);
+  if (fiber *f = recoverable
+                     ? fault_callback({signal, info->si_code, reinterpret_cast<std::uintptr_t>(info->si_addr), at.sp})
+                     : nullptr) {
     // The handler never returns, so nothing restores the signal mask the kernel set for it:
     // the handler's sa_mask, which is every signal where another handler is installed in
     // front of this one and calls it (TSan does). Left so, the signal stays blocked on this

@@ -499,7 +499,7 @@ void block_run::run() {
     stall_told = false;
   };
   while (!launch.failed.load(std::memory_order_relaxed)) {
-    bool all_done = true, gave_way = false;
+    bool gave_way = false;
     std::size_t done = 0;
     for (sim_thread &t : threads_) {
       if (t.status == thread_status::runnable) {
@@ -517,10 +517,9 @@ void block_run::run() {
         if (launch.failed.load(std::memory_order_relaxed)) return;
         gave_way = gave_way || t.status == thread_status::runnable;
       }
-      all_done = all_done && t.status == thread_status::done;
       done += t.status == thread_status::done;
     }
-    if (all_done) return;
+    if (done == threads_.size()) return;
     if (done != done_before) {
       done_before = done;
       progressed();

@@ -94,33 +94,23 @@ template <class P, class A> constexpr void check_kernel_argument() {
 /// share memory (the copies would not).
 struct host_argument {
   bool is_host_array = false;
-  bool writable = false;                   // the parameter it feeds may be written
-  const char *lo = nullptr, *hi = nullptr; // its lowest byte and one past its highest
-  const void *data = nullptr;
-  std::size_t rank = 0;
-  index_t shape[8] = {}, strides[8] = {};
-  int same_as = -1; // an earlier argument with exactly these elements, whose copy it shares
+  bool writable = false; // the parameter it feeds may be written
+  operand_layout layout; // where its elements are (the user's view)
+  int same_as = -1;      // an earlier argument with exactly these elements, whose copy it shares
 };
 
 template <class P, class A> host_argument describe_host_argument(const A &a) {
   host_argument h;
   if constexpr (kernel_param<P>::is_array && !ufunc_arg<const A &>::is_device) {
     const auto v = ufunc_arg<const A &>::view(a);
+    static_assert(ufunc_arg<const A &>::rank <= max_dims, "arrays have at most 32 dimensions");
     h.is_host_array = true;
     h.writable = !std::is_const_v<typename kernel_param<P>::type::element_type>;
-    h.data = v.data();
-    h.rank = v.shape().size();
-    const auto size = static_cast<index_t>(sizeof(*v.data()));
-    index_t lo = 0, hi = 0;
-    bool empty = false;
-    for (std::size_t d = 0; d < h.rank; ++d) {
-      if (d < 8) h.shape[d] = v.shape(d), h.strides[d] = v.stride(d);
-      empty = empty || v.shape(d) == 0;
-      (v.stride(d) < 0 ? lo : hi) += (v.shape(d) - 1) * v.stride(d);
-    }
-    const char *p = reinterpret_cast<const char *>(v.data());
-    h.lo = empty ? p : p + lo * size;
-    h.hi = empty ? p : p + (hi + 1) * size;
+    h.layout.data = v.data();
+    h.layout.elem_size = sizeof(*v.data());
+    h.layout.rank = static_cast<int>(v.shape().size());
+    std::copy(v.shape().begin(), v.shape().end(), h.layout.shape);
+    std::copy(v.strides().begin(), v.strides().end(), h.layout.strides);
   }
   return h;
 }
@@ -133,12 +123,15 @@ template <class P, class A> host_argument describe_host_argument(const A &a) {
 inline void pair_shared_host_arguments(std::string_view kernel, std::span<host_argument> args) {
   for (std::size_t k = 0; k < args.size(); ++k) {
     host_argument &b = args[k];
-    if (!b.is_host_array || b.lo == b.hi) continue;
+    const auto [blo, bhi] = memory_extent(b.layout);
+    if (!b.is_host_array || blo == bhi) continue;
     for (std::size_t j = 0; j < k && b.same_as < 0; ++j) {
       const host_argument &a = args[j];
-      if (!a.is_host_array || a.lo == a.hi || !(a.lo < b.hi && b.lo < a.hi)) continue;
-      if (a.data == b.data && a.lo == b.lo && a.hi == b.hi && a.rank == b.rank && a.rank <= 8 &&
-          std::equal(a.shape, a.shape + a.rank, b.shape) && std::equal(a.strides, a.strides + a.rank, b.strides)) {
+      const auto [alo, ahi] = memory_extent(a.layout);
+      if (!a.is_host_array || alo == ahi || !(alo < bhi && blo < ahi)) continue;
+      const operand_layout &x = a.layout, &y = b.layout;
+      if (x.data == y.data && alo == blo && ahi == bhi && x.rank == y.rank &&
+          std::equal(x.shape, x.shape + x.rank, y.shape) && std::equal(x.strides, x.strides + x.rank, y.strides)) {
         b.same_as = a.same_as >= 0 ? a.same_as : static_cast<int>(j);
       } else if (a.writable || b.writable) {
         throw argument_error(std::string(kernel), static_cast<int>(k) + 1,

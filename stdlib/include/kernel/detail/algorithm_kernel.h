@@ -118,19 +118,8 @@ template <auto Op, class T> KERNEL_ALWAYS_INLINE maybe<T> combine(const maybe<T>
   return {static_cast<T>(Op(a.value, b.value)), true};
 }
 
-// Shuffles a value of any trivially copyable type, word by word.
-template <class T, class Move> KERNEL_ALWAYS_INLINE T shuffle_words(const T &v, Move move) noexcept {
-  constexpr std::size_t words = (sizeof(T) + 3) / 4;
-  std::uint32_t w[words] = {};
-  __builtin_memcpy(w, &v, sizeof(T));
-  for (std::size_t i = 0; i < words; ++i) w[i] = move(w[i]);
-  T r;
-  __builtin_memcpy(&r, w, sizeof(T));
-  return r;
-}
-
 template <class T> KERNEL_ALWAYS_INLINE maybe<T> shuffle_up(const maybe<T> &x, unsigned delta) noexcept {
-  return {shuffle_words(x.value, [&](std::uint32_t w) { return shfl_up_sync(full_mask, w, delta); }),
+  return {shfl_up_sync(full_mask, x.value, delta),
           shfl_up_sync(full_mask, static_cast<std::uint32_t>(x.have), delta) != 0};
 }
 

@@ -83,8 +83,7 @@ template <class T, class I> struct spmv_entry {
       const index_t r = first + lane / p.lanes;
       V sum = r < p.a.rows ? spmv_partial(p, r, sub, p.lanes) : blas_zero<V>();
       for (unsigned d = p.lanes / 2; d > 0; d /= 2) {
-        const V other = shuffle_words(
-            sum, [&](std::uint32_t w) { return shfl_down_sync(full_mask, w, d, static_cast<int>(p.lanes)); });
+        const V other = shfl_down_sync(full_mask, sum, d, static_cast<int>(p.lanes));
         sum = blas_add(sum, other);
       }
       if (r < p.a.rows && sub == 0) spmv_store(p, r, sum);
