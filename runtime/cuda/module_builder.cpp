@@ -93,19 +93,52 @@ std::string names_of(const std::vector<user_code> &code) {
   return s;
 }
 
-// nvJitLink's "Undefined reference to 'bar' in ..." as a message about the user's code.
+bool is_named(const std::vector<user_code> &code, const std::string &name) {
+  for (const user_code &c : code)
+    if (c.name == name) return true;
+  return false;
+}
+
+// The quoted name after `marker` in nvJitLink's log, or "".
+std::string quoted_after(const std::string &log, std::string_view marker) {
+  const std::size_t at = log.find(marker);
+  if (at == std::string::npos) return "";
+  const std::size_t begin = at + marker.size(), end = log.find('\'', begin);
+  return log.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+const kernel_external *external_named(const kernel_module &m, const std::string &symbol) {
+  for (uint32_t i = 0; i < m.num_externals; ++i)
+    if (symbol == m.externals[i].symbol) return &m.externals[i];
+  return nullptr;
+}
+
+// A function the module calls, as the user declared it.
+std::string declared_function(const kernel_module &m, const std::string &symbol) {
+  const kernel_external *e = external_named(m, symbol);
+  return e ? "'" + std::string(e->signature) + "' (declared at " + e->location + ")" : "'" + symbol + "'";
+}
+
+// nvJitLink's "Undefined reference to 'bar' in ..." and "Prototype doesn't match for 'bar'"
+// as messages about the user's code.
 [[noreturn]] void explain_link_failure(const cuda_error &e, const kernel_module &m, const std::vector<user_code> &code,
                                        const std::string &what) {
   const std::string log = e.what();
-  const std::string_view marker = undefined_reference_marker;
-  const std::size_t at = log.find(marker);
-  if (at == std::string::npos) throw link_error(log);
-  const std::size_t begin = at + marker.size(), end = log.find('\'', begin);
-  const std::string symbol = log.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-  std::string function = "'" + symbol + "'";
-  for (uint32_t i = 0; i < m.num_externals; ++i)
-    if (symbol == m.externals[i].symbol)
-      function = "'" + std::string(m.externals[i].signature) + "' (declared at " + m.externals[i].location + ")";
+  if (const std::string symbol = quoted_after(log, prototype_mismatch_marker); !symbol.empty()) {
+    const std::string defined_in = quoted_after(log, prototype_definition_marker);
+    const kernel_external *external = external_named(m, symbol);
+    const bool numba = external && std::string_view(external->abi) == "numba";
+    throw link_error(what + ": the device function " + declared_function(m, symbol) + " does not match its definition" +
+                     (is_named(code, defined_in) ? " in '" + defined_in + "'" : "") +
+                     ": the number or the sizes of the parameters or of the result differ, so a call would pass "
+                     "its arguments in the wrong places" +
+                     (numba ? "; with the \"numba\" convention the definition returns an int status and takes a "
+                              "pointer to the result first"
+                            : ""));
+  }
+  const std::string symbol = quoted_after(log, undefined_reference_marker);
+  if (symbol.empty()) throw link_error(log);
+  const std::string function = declared_function(m, symbol);
   throw link_error(what + ": the device function " + function + " is not defined in the device code linked with it" +
                    (code.empty() ? std::string(" (no device code was linked: name the file with [[kernel::link(...)]], "
                                                "-fplugin-arg-kernel-link, a cuda_device_library in device_deps, or "

@@ -3,11 +3,17 @@
 
 #include <nvJitLink.h>
 
+#include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <utility>
 
+#include "cuda/standard_error_capture.h"
 #include "cuda/toolkit.h"
 #include "kernel/errors.h"
 
@@ -115,6 +121,28 @@ nvjitlink::nvjitlink() {
 
 std::vector<char> nvjitlink::link(int arch, std::span<const link_input> inputs, std::string_view what,
                                   std::span<const std::string> options) const {
+  // nvJitLink (CUDA 13.0) keeps state per thread from a link with -lto that makes a later link
+  // on the same thread crash when it reports a differing prototype. Each link runs on a
+  // thread of its own, so that no link sees what another left.
+  std::vector<char> cubin;
+  std::exception_ptr failure;
+  try {
+    std::thread([&] {
+      try {
+        cubin = link_on_this_thread(arch, inputs, what, options);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }).join();
+  } catch (const std::system_error &) {
+    return link_on_this_thread(arch, inputs, what, options); // no thread to be had
+  }
+  if (failure) std::rethrow_exception(failure);
+  return cubin;
+}
+
+std::vector<char> nvjitlink::link_on_this_thread(int arch, std::span<const link_input> inputs, std::string_view what,
+                                                 std::span<const std::string> options) const {
   if (!available_) throw cuda_error(std::string(what) + ": " + reason_, -1);
   std::vector<std::string> opts = {"-arch=sm_" + std::to_string(arch)};
   opts.insert(opts.end(), options.begin(), options.end());
@@ -129,7 +157,13 @@ std::vector<char> nvjitlink::link(int arch, std::span<const link_input> inputs, 
   auto destroy = [this](nvJitLinkHandle h) { api_->destroy(&h); };
   std::unique_ptr<std::remove_pointer_t<nvJitLinkHandle>, decltype(destroy)> handle(raw, destroy);
 
-  auto fail = [&](const char *step, nvJitLinkResult r) {
+  // Linking the user's code with the module, nvJitLink (CUDA 13.0) reports a prototype that
+  // differs between a declaration and its definition and then succeeds: on standard error
+  // where it links machine code, in its error log where it links LTO-IR. Both are read after
+  // a link that succeeded. The generated module alone has nothing to disagree with.
+  std::optional<standard_error_capture> capture;
+  if (inputs.size() > 1) capture.emplace(std::string(linker_error_prefix));
+  auto error_log = [&] {
     std::string log;
     size_t size = 0;
     if (api_->error_log_size(handle.get(), &size) == NVJITLINK_SUCCESS && size > 1) {
@@ -137,6 +171,13 @@ std::vector<char> nvjitlink::link(int arch, std::span<const link_input> inputs, 
       api_->error_log(handle.get(), log.data());
       while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     }
+    return log;
+  };
+  auto fail = [&](const char *step, nvJitLinkResult r) {
+    std::string log = error_log();
+    if (capture)
+      for (const std::string &e : capture->finish())
+        if (log.find(e) == std::string::npos) log += (log.empty() ? "" : "\n") + e;
     std::string message = std::string(what) + ": nvJitLink " + step + " failed for sm_" + std::to_string(arch) +
                           " with " + result_name(r);
     if (!log.empty()) message += ":\n" + log;
@@ -159,6 +200,22 @@ std::vector<char> nvjitlink::link(int arch, std::span<const link_input> inputs, 
       fail(("adding '" + in.name + "'").c_str(), r);
   }
   if (nvJitLinkResult r = api_->complete(handle.get()); r != NVJITLINK_SUCCESS) fail("linking", r);
+  if (capture) {
+    std::vector<std::string> errors = capture->finish();
+    const std::string log = error_log();
+    for (std::size_t begin = 0; begin < log.size();) {
+      const std::size_t end = std::min(log.find('\n', begin), log.size());
+      if (std::string_view(log).substr(begin, end - begin).starts_with("error"))
+        errors.push_back(log.substr(begin, end - begin));
+      begin = end + 1;
+    }
+    if (!errors.empty()) {
+      std::string message = std::string(what) + ": nvJitLink linking for sm_" + std::to_string(arch) +
+                            " reported errors and returned success:";
+      for (const std::string &e : errors) message += "\n" + e;
+      throw cuda_error(message, static_cast<int>(NVJITLINK_ERROR_INVALID_INPUT));
+    }
+  }
   size_t size = 0;
   if (nvJitLinkResult r = api_->cubin_size(handle.get(), &size); r != NVJITLINK_SUCCESS) fail("reading the cubin", r);
   std::vector<char> cubin(size);

@@ -20,6 +20,14 @@ namespace kernel::runtime::cuda {
 /// explain the failure. Pinned by runtime/tests:nvjitlink_log_test.
 inline constexpr std::string_view undefined_reference_marker = "Undefined reference to '";
 
+/// How nvJitLink's device linker marks the errors it prints on standard error, and how it
+/// words a declaration that differs from its definition ("Prototype doesn't match for 'bar'
+/// in 'a.ptx', first defined in 'lib.ptx'", the last input the definition's). Pinned by
+/// runtime/tests:nvjitlink_log_test.
+inline constexpr std::string_view linker_error_prefix = "@E@";
+inline constexpr std::string_view prototype_mismatch_marker = "Prototype doesn't match for '";
+inline constexpr std::string_view prototype_definition_marker = "first defined in '";
+
 struct link_input {
   /// Anything but link_format::cuda, which NVRTC compiles to PTX first.
   kernel::detail::link_format kind;
@@ -45,7 +53,8 @@ public:
   static const std::string &identity();
 
   /// Links `inputs` into a cubin for sm_<arch>. Throws cuda_error with nvJitLink's log,
-  /// prefixed by `what` (the kernel or module being built), when linking fails.
+  /// prefixed by `what` (the kernel or module being built), when linking fails, and when
+  /// it succeeds but printed errors (see standard_error_capture.h).
   std::vector<char> link(int arch, std::span<const link_input> inputs, std::string_view what,
                          std::span<const std::string> options = {}) const;
 
@@ -55,6 +64,8 @@ public:
 
 private:
   nvjitlink();
+  std::vector<char> link_on_this_thread(int arch, std::span<const link_input> inputs, std::string_view what,
+                                        std::span<const std::string> options) const;
 
   shared_library lib_;
   bool available_ = false;

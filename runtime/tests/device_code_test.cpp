@@ -94,6 +94,31 @@ TEST_F(DeviceCode, MissingFunctionNamesKernelFunctionAndInputs) {
                                   data + "empty.ptx)");
 }
 
+// nvJitLink prints this on standard error (machine code) or puts it in its log (LTO-IR) and
+// then succeeds: the kernel would read its argument from the wrong place. LTO-IR first: a link
+// of machine code reporting the difference on the thread of an earlier LTO link crashed.
+TEST_F(DeviceCode, DefinitionDifferingFromTheDeclaration) {
+  for (const std::string file : {"twice_wide.ltoir", "twice_wide.cu", "libtwice_wide.a"}) {
+    kernel::runtime::device_code::clear_runtime_inputs();
+    kernel::link_device_code(data + file);
+    const std::string message = link_message(90);
+    EXPECT_EQ(message.rfind("'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) does "
+                            "not match its definition",
+                            0),
+              0u)
+        << file << ": " << message;
+    EXPECT_NE(message.find("the number or the sizes of the parameters or of the result differ"), std::string::npos)
+        << file << ": " << message;
+  }
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_code(data + "libtwice_wide.a");
+  EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) "
+                              "does not match its definition in '" +
+                                  data +
+                                  "libtwice_wide.a': the number or the sizes of the parameters or of the result "
+                                  "differ, so a call would pass its arguments in the wrong places");
+}
+
 TEST_F(DeviceCode, CubinForAnotherArchitecture) {
   kernel::link_device_code(data + "twice_sm75.cubin");
   EXPECT_EQ(link_message(90), "'double_all': '" + data +

@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the runtime reads from nvJitLink's error log, checked against the nvJitLink installed:
 // a PTX module calling a function no input defines fails with a log naming it after
-// undefined_reference_marker. If an nvJitLink release rewords it, this fails, not the
+// undefined_reference_marker; one declaring a function its definition does not match fails
+// with prototype_mismatch_marker (which nvJitLink prints on standard error, see
+// standard_error_capture.h). If an nvJitLink release rewords them, this fails, not the
 // explanation users get. Needs no GPU.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
 #include "cuda/nvjitlink.h"
+#include "cuda/standard_error_capture.h"
 
 namespace {
 
@@ -65,6 +74,74 @@ TEST(NvJitLinkLog, PtxWithoutATerminatingNul) {
   const std::vector<cuda::link_input> inputs{
       {kernel::detail::link_format::ptx, "does_nothing.ptx", std::string_view(memory.data(), defines.size())}};
   EXPECT_FALSE(linker.link(75, inputs, "does_nothing", {}).empty());
+}
+
+// A PTX definition of bar_undefined with two parameters where calls_undefined declares one.
+constexpr const char *defines_wider = R"(.version 7.8
+.target sm_75
+.address_size 64
+.visible .func (.param .b32 result) bar_undefined(.param .b32 a, .param .b64 b) {
+  .reg .b32 %r<2>;
+  ld.param.b32 %r1, [a];
+  st.param.b32 [result], %r1;
+  ret;
+}
+)";
+
+// nvJitLink (CUDA 13.0) prints this on standard error with the error prefix and succeeds;
+// the runtime fails the link, naming the function and the input with the definition.
+TEST(NvJitLinkLog, DifferingPrototypesFailTheLink) {
+  const cuda::nvjitlink &linker = cuda::nvjitlink::get();
+  if (!linker.available()) GTEST_SKIP() << linker.unavailable_reason();
+  const std::vector<cuda::link_input> inputs{{kernel::detail::link_format::ptx, "calls_bar", calls_undefined},
+                                             {kernel::detail::link_format::ptx, "wider.ptx", defines_wider}};
+  try {
+    linker.link(90, inputs, "calls_bar", {});
+    FAIL() << "linked a call through a declaration its definition does not match";
+  } catch (const std::exception &e) {
+    const std::string log = e.what();
+    EXPECT_NE(log.find(std::string(cuda::prototype_mismatch_marker) + "bar_undefined'"), std::string::npos) << log;
+    EXPECT_NE(log.find(std::string(cuda::prototype_definition_marker) + "wider.ptx'"), std::string::npos) << log;
+  }
+}
+
+// What the capture takes from standard error, and what it passes on.
+TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
+  // This test's own standard error is a file, to read what the capture passed on.
+  std::FILE *file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  std::fflush(stderr);
+  const int real = ::dup(2);
+  ASSERT_GE(real, 0);
+  ::dup2(::fileno(file), 2);
+  std::vector<std::string> errors;
+  {
+    cuda::standard_error_capture capture("@E@");
+    std::fputs("ptxas info: kept\n@E@error   : first\nno newline at the end @E@ not an error\n@E@second", stderr);
+    errors = capture.finish();
+    std::fputs("after the capture\n", stderr);
+  }
+  std::fflush(stderr);
+  ::dup2(real, 2);
+  ::close(real);
+  std::rewind(file);
+  std::string passed_on(4096, '\0');
+  passed_on.resize(std::fread(passed_on.data(), 1, passed_on.size(), file));
+  std::fclose(file);
+  EXPECT_EQ(errors, (std::vector<std::string>{"error   : first", "second"}));
+  EXPECT_EQ(passed_on, "ptxas info: kept\nno newline at the end @E@ not an error\nafter the capture\n");
+}
+
+// Leaving the scope without finish() (an exception on the way) puts standard error back.
+TEST(StandardErrorCapture, RestoresStandardErrorOnDestruction) {
+  const int before = ::fcntl(2, F_GETFD);
+  {
+    cuda::standard_error_capture capture("@E@");
+  }
+  EXPECT_EQ(::fcntl(2, F_GETFD), before);
+  // A second capture gets the lock the first released.
+  cuda::standard_error_capture again("@E@");
+  EXPECT_TRUE(again.finish().empty());
 }
 
 } // namespace

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "cuda/standard_error_capture.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <string_view>
+
+namespace kernel::runtime::cuda {
+
+namespace {
+
+std::mutex &capture_lock() {
+  static std::mutex m;
+  return m;
+}
+
+void write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return; // standard error is gone: nothing better to do with the text
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  if (::lseek(fd, 0, SEEK_SET) != 0) return text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+} // namespace
+
+standard_error_capture::standard_error_capture(std::string error_prefix)
+    : prefix_(std::move(error_prefix)), lock_(capture_lock()) {
+  std::fflush(stderr);
+  file_ = ::memfd_create("kernel-standard-error", MFD_CLOEXEC);
+  if (file_ < 0) return;
+  saved_ = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
+  if (saved_ < 0 || ::dup2(file_, 2) < 0) {
+    if (saved_ >= 0) ::close(saved_);
+    ::close(file_);
+    saved_ = file_ = -1;
+  }
+}
+
+standard_error_capture::~standard_error_capture() { finish(); }
+
+std::vector<std::string> standard_error_capture::finish() {
+  std::vector<std::string> errors;
+  if (saved_ < 0) {
+    if (lock_.owns_lock()) lock_.unlock();
+    return errors;
+  }
+  std::fflush(stderr);
+  ::dup2(saved_, 2);
+  ::close(saved_);
+  saved_ = -1;
+  const std::string text = read_all(file_);
+  ::close(file_);
+  file_ = -1;
+  std::string passed_on;
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = text.find('\n', begin);
+    end = end == std::string::npos ? text.size() : end + 1;
+    const std::string_view line(text.data() + begin, end - begin);
+    if (line.starts_with(prefix_)) {
+      std::string_view message = line.substr(prefix_.size());
+      while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.remove_suffix(1);
+      errors.emplace_back(message);
+    } else {
+      passed_on.append(line);
+    }
+    begin = end;
+  }
+  write_all(2, passed_on);
+  lock_.unlock();
+  return errors;
+}
+
+} // namespace kernel::runtime::cuda

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The process's standard error, captured while a library call runs that reports some of its
+// failures only there. nvJitLink's device linker is one: a declaration whose parameters differ
+// from its definition's ("@E@error   : Prototype doesn't match for 'f' in ...") is printed
+// and the link still succeeds, making a program that reads its arguments from the wrong
+// places.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kernel::runtime::cuda {
+
+/// While alive, file descriptor 2 is an anonymous temporary file. finish() (or the
+/// destructor) puts the real standard error back, writes to it everything captured except
+/// the lines starting with `error_prefix`, and returns those lines without the prefix.
+/// Output other threads wrote meanwhile is delayed, never lost. Captures are serialized by a
+/// lock of their own; where the file cannot be made, or standard error is closed, nothing is
+/// captured and finish() returns nothing.
+class standard_error_capture {
+public:
+  explicit standard_error_capture(std::string error_prefix);
+  ~standard_error_capture();
+  standard_error_capture(const standard_error_capture &) = delete;
+  standard_error_capture &operator=(const standard_error_capture &) = delete;
+
+  std::vector<std::string> finish();
+
+private:
+  std::string prefix_;
+  std::unique_lock<std::mutex> lock_;
+  int saved_ = -1; ///< the real standard error, while captured
+  int file_ = -1;  ///< what fd 2 points at meanwhile
+};
+
+} // namespace kernel::runtime::cuda
