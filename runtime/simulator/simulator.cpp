@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernel/errors.h"
+#include "simulator/settings.h"
 
 extern "C" {
 // Nonzero on a thread while it runs a simulated block: array_view element access then calls
@@ -148,21 +149,10 @@ fiber *on_thread_fault(const fault &f) {
 } // namespace
 
 std::size_t stack_bytes() {
-  const char *kb = std::getenv("KERNEL_SIMULATOR_STACK_KB");
-  if (!kb || !*kb) return default_stack_kb * 1024;
-  const std::string_view text(kb);
-  std::size_t v = 0;
-  bool valid = text.size() <= 8; // more digits are more than the maximum
-  for (char c : text) {
-    valid = valid && c >= '0' && c <= '9';
-    if (valid) v = v * 10 + static_cast<std::size_t>(c - '0');
-  }
-  if (!valid || v < min_stack_kb || v > max_stack_kb)
-    throw simulator_error("KERNEL_SIMULATOR_STACK_KB is '" + std::string(text) +
-                          "'; it must be the size of each simulated thread's stack in KiB, a whole number from " +
-                          std::to_string(min_stack_kb) + " to " + std::to_string(max_stack_kb) + " (default " +
-                          std::to_string(default_stack_kb) + ")");
-  return v * 1024;
+  const auto kb =
+      whole_number_setting("KERNEL_SIMULATOR_STACK_KB", min_stack_kb, max_stack_kb,
+                           "each simulated thread's stack in KiB (default " + std::to_string(default_stack_kb) + ")");
+  return static_cast<std::size_t>(kb.value_or(default_stack_kb)) * 1024;
 }
 
 std::string sim_thread::where() const {

@@ -13,6 +13,7 @@
 #include "device/immortal.h"
 #include "kernel/errors.h"
 #include "registry/registry.h"
+#include "simulator/settings.h"
 #include "simulator/simulator.h"
 
 namespace kernel::runtime::sim {
@@ -65,22 +66,11 @@ namespace {
 // KERNEL_SIMULATOR_MEMORY_MB: the simulated device's memory, so that a program's handling of a
 // full GPU can be tried without one; unset, the host's.
 std::optional<std::size_t> memory_limit() {
-  const char *v = std::getenv("KERNEL_SIMULATOR_MEMORY_MB");
-  if (!v || !*v) return std::nullopt;
-  // Digits only (strtoull would take spaces, a sign and "0x"), and no more MiB than bytes
-  // can count: a size that wrapped would make a huge limit a tiny one.
-  constexpr std::size_t max_mb = std::numeric_limits<std::size_t>::max() >> 20;
-  std::size_t mb = 0;
-  bool valid = true;
-  for (const char *c = v; *c && valid; ++c) {
-    valid = *c >= '0' && *c <= '9' && mb <= (max_mb - static_cast<std::size_t>(*c - '0')) / 10;
-    if (valid) mb = mb * 10 + static_cast<std::size_t>(*c - '0');
-  }
-  if (!valid)
-    throw kernel::simulator_error("KERNEL_SIMULATOR_MEMORY_MB is '" + std::string(v) +
-                                  "': expected the simulated device's memory as a whole number of MiB, at most " +
-                                  std::to_string(max_mb));
-  return mb << 20;
+  // No more MiB than a size_t counts in bytes.
+  constexpr std::uint64_t max_mb = std::numeric_limits<std::size_t>::max() >> 20;
+  const auto mb = whole_number_setting("KERNEL_SIMULATOR_MEMORY_MB", 0, max_mb, "the simulated device's memory in MiB");
+  if (!mb) return std::nullopt;
+  return static_cast<std::size_t>(*mb) << 20;
 }
 
 kernel::cuda_error out_of_memory(std::size_t bytes, const std::string &why) {

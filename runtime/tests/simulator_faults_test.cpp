@@ -406,7 +406,11 @@ TEST(SimulatorFaults, StackSettingIsChecked) {
   for (const char *bad : {"18446744073709551617", "9223372036854775807", "0", "-64", "64k", "8", "2000000"}) {
     scoped_env stack("KERNEL_SIMULATOR_STACK_KB", bad);
     const std::string what = simulator_error_of([&] { kernel::launch<increment>(1, 4).on(on_sim)(a); });
-    EXPECT_EQ(what.rfind("KERNEL_SIMULATOR_STACK_KB is '" + std::string(bad) + "'; it must be", 0), 0u) << what;
+    EXPECT_EQ(what.rfind("KERNEL_SIMULATOR_STACK_KB is '" + std::string(bad) +
+                             "': expected each simulated thread's stack in KiB",
+                         0),
+              0u)
+        << what;
   }
   EXPECT_EQ(a, std::vector<int>(4, 0));
 }

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "simulator/settings.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "kernel/errors.h"
+
+namespace kernel::runtime::sim {
+
+std::optional<std::uint64_t> whole_number_setting(const char *name, std::uint64_t min, std::uint64_t max,
+                                                  std::string_view meaning) {
+  const char *text = std::getenv(name);
+  if (!text || !*text) return std::nullopt;
+  std::uint64_t value = 0;
+  bool valid = true;
+  for (const char *c = text; *c && valid; ++c) {
+    const auto digit = static_cast<std::uint64_t>(*c - '0');
+    valid = *c >= '0' && *c <= '9' && value <= (max - digit) / 10;
+    if (valid) value = value * 10 + digit;
+  }
+  if (!valid || value < min)
+    throw simulator_error(std::string(name) + " is '" + text + "': expected " + std::string(meaning) +
+                          ", a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+  return value;
+}
+
+} // namespace kernel::runtime::sim
