@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdint>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "kernel/kernel.h"
@@ -40,6 +41,50 @@ TEST(UfuncCpu, AllocatesResult) {
 TEST(UfuncCpu, AllScalarsReturnScalar) {
   float r = vsaxpy(2.0f, 3.0f, 1.0f);
   EXPECT_EQ(r, 7.0f);
+}
+
+// bool and character scalars are integers of a lower kind, as in NumPy (int32 array + True).
+TEST(UfuncCpu, BoolAndCharacterScalarsFitIntegerLoops) {
+  constexpr kernel::ufunc<iadd> vadd;
+  const std::vector<int> x{1, 2, 3};
+  const auto plus_true = vadd(x, true);
+  EXPECT_EQ(std::vector<int>(plus_true.begin(), plus_true.end()), (std::vector<int>{2, 3, 4}));
+  const auto plus_a = vadd(x, 'a');
+  EXPECT_EQ(std::vector<int>(plus_a.begin(), plus_a.end()), (std::vector<int>{98, 99, 100}));
+  EXPECT_EQ(vadd(true, true), 2);
+  constexpr kernel::ufunc<i8add> vadd8;
+  const std::vector<std::int8_t> small{1};
+  EXPECT_THROW(vadd8(small, static_cast<unsigned char>(200)), kernel::argument_error); // 200 is no int8
+}
+
+double checked_twice(double x) {
+  if (x < 0) throw std::domain_error("negative input");
+  return 2 * x;
+}
+void checked_sum(kernel::array_view<const double> a, double &out) {
+  double s = 0;
+  for (kernel::index_t i = 0; i < a.size(); ++i) {
+    if (a[i] < 0) throw std::domain_error("negative in a row");
+    s += a[i];
+  }
+  out = s;
+}
+
+// A loop function (a host implementation) that throws: the exception reaches the caller from
+// every kind of call on both CPU targets, instead of ending the program.
+TEST(UfuncCpu, ExceptionsOfLoopFunctionsReachTheCaller) {
+  constexpr kernel::ufunc<checked_twice> vtwice;
+  constexpr kernel::gufunc<"(n)->()", checked_sum> vsum;
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    std::vector<double> x(100000, 1.0);
+    x[70000] = -1;
+    EXPECT_THROW(vtwice.on(t)(x), std::domain_error);
+    std::vector<double> out(x.size());
+    EXPECT_THROW(vtwice.on(t)(vtwice(kernel::lazy(x)), out), std::domain_error);
+    kernel::ndarray<double, 2> rows({1000, 100}, 1.0);
+    rows(500, 3) = -1;
+    EXPECT_THROW(vsum.on(t)(rows), std::domain_error);
+  }
 }
 
 TEST(UfuncCpu, Broadcasting2d) {

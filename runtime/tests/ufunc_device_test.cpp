@@ -43,6 +43,15 @@ std::vector<float> iota(std::size_t n, float start) {
   return v;
 }
 
+// A call with scalars only, placed on the device, runs there as an array call does (it ran
+// on the host, which a GPU's results and errors are not).
+TEST(UfuncDevice, ScalarCallsRunOnTheDevice) {
+  const kernel::device d = kernel_test::device();
+  const auto before = d.counters().launches;
+  EXPECT_EQ(vsaxpy.on(on_dev)(2.0f, 3.0f, 1.0f), 7.0f);
+  EXPECT_EQ(d.counters().launches, before + 1);
+}
+
 TEST(UfuncDevice, HostArraysAreCopiedInAndOut) {
   auto x = iota(5000, 0.0f), y = iota(5000, 1.0f);
   std::vector<float> out(5000);

@@ -184,7 +184,7 @@ private:
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((loops[K] = bind_operand<K>(in, dims)), ...);
     }(std::index_sequence_for<In...>{});
-    const detail::iteration_space space = detail::broadcast_shapes(name(), loops);
+    const detail::iteration_space space = detail::broadcast_shapes(name(), loops, true);
 
     auto make = [&]<std::size_t O>(std::integral_constant<std::size_t, O>) {
       constexpr int op = nin + static_cast<int>(O);
@@ -354,7 +354,7 @@ private:
       };
       (one(std::integral_constant<std::size_t, K>{}, all), ...);
     }(std::index_sequence_for<A...>{});
-    const detail::iteration_space space = detail::broadcast_shapes(name(), loops);
+    const detail::iteration_space space = detail::broadcast_shapes(name(), loops, true);
     const detail::loop_plan<N> plan = detail::plan_loop<N>(space, loops);
     if (plan.ndim > detail::max_device_dims)
       throw argument_error(std::string(name()), 0,

@@ -321,7 +321,12 @@ private:
     using R = typename detail::function_traits<decltype(fn)>::result_type;
     constexpr std::size_t rank = detail::max_rank<detail::ufunc_arg<In &>::rank...>();
     if constexpr (rank == 0) {
-      return invoke_scalars<fn>(std::index_sequence_for<In...>{}, in...);
+      if (this->placed_on().runs_on_host()) return invoke_scalars<fn>(std::index_sequence_for<In...>{}, in...);
+      // Placed on a device, scalars are computed there as arrays are: a GPU's results (and
+      // its errors, an unavailable target's among them) are not a host call's.
+      ndarray<R, 1> result(ndarray<R, 1>::uninitialized, std::array<index_t, 1>{1});
+      call_into(result, in...);
+      return R(result[0]);
     } else {
       std::array<detail::operand_layout, nin> layouts = input_layouts(std::index_sequence_for<In...>{}, in...);
       const detail::iteration_space space = detail::broadcast_shapes(name(), layouts);

@@ -27,7 +27,7 @@
 namespace kernel::detail {
 
 /// The GPU entry of algorithm step `E`.
-template <class E> void algorithm_kernel(const typename E::params &p) noexcept { E::run(p); }
+template <class E> void algorithm_kernel(const typename E::params &p) { E::run(p); }
 
 inline constexpr unsigned algorithm_block = 256;
 inline constexpr unsigned algorithm_warps = algorithm_block / warpsize;

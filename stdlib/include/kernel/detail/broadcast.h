@@ -68,8 +68,12 @@ struct iteration_space {
 
 /// Broadcasts the shapes of `ops` (NumPy rules: align on the right, extents equal or 1).
 /// An output operand is never stretched: the inputs must broadcast to its shape, which
-/// then is the iteration space (it may add leading dimensions, as in NumPy).
-inline iteration_space broadcast_shapes(std::string_view callee, std::span<const operand_layout> ops) {
+/// then is the iteration space (it may add leading dimensions, as in NumPy). `loop_dims`:
+/// the shapes are a gufunc's loop dimensions (its operands' shapes less the core ones), and
+/// errors say so.
+inline iteration_space broadcast_shapes(std::string_view callee, std::span<const operand_layout> ops,
+                                        bool loop_dims = false) {
+  const std::string shape_word = loop_dims ? "loop dimensions " : "shape ";
   iteration_space space;
   for (const operand_layout &op : ops)
     if (!op.is_output) space.rank = op.rank > space.rank ? op.rank : space.rank;
@@ -92,7 +96,7 @@ inline iteration_space broadcast_shapes(std::string_view callee, std::span<const
           others += (others.empty() ? "" : ", ") + std::string("argument ") + std::to_string(o.argument) + " " +
                     shape_string(o.shape, o.rank);
       throw argument_error(std::string(callee), op.argument,
-                           "shape " + shape_string(op.shape, op.rank) + " cannot be broadcast with " + others);
+                           shape_word + shape_string(op.shape, op.rank) + " cannot be broadcast with " + others);
     }
   }
   for (const operand_layout &op : ops) {
@@ -104,8 +108,8 @@ inline iteration_space broadcast_shapes(std::string_view callee, std::span<const
     }
     if (!fits)
       throw argument_error(std::string(callee), op.argument,
-                           "output has shape " + shape_string(op.shape, op.rank) + " but the inputs broadcast to " +
-                               shape_string(space.shape, space.rank));
+                           "output has " + shape_word + shape_string(op.shape, op.rank) +
+                               " but the inputs broadcast to " + shape_string(space.shape, space.rank));
     space.rank = op.rank;
     for (int d = 0; d < op.rank; ++d) space.shape[d] = op.shape[d];
   }

@@ -253,7 +253,7 @@ template <class Step> struct step_eval;
 template <auto Fn, class... Refs> struct step_eval<step<Fn, Refs...>> {
   using traits = function_traits<decltype(Fn)>;
   using result = typename traits::result_type;
-  template <class L, class V> static KERNEL_ALWAYS_INLINE result compute(const L &leaves, const V &values) noexcept {
+  template <class L, class V> static KERNEL_ALWAYS_INLINE result compute(const L &leaves, const V &values) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return Fn(static_cast<typename traits::template arg<I>>(operand_value<Refs>::get(leaves, values))...);
     }(std::index_sequence_for<Refs...>{});
@@ -270,7 +270,7 @@ struct program_traits<program<std::tuple<S...>, std::tuple<L...>, std::tuple<R..
   static constexpr std::size_t nsteps = sizeof...(S);
   static constexpr std::size_t nout = sizeof...(R);
 
-  template <std::size_t J, class V> static KERNEL_ALWAYS_INLINE auto run_steps(const values &l, const V &v) noexcept {
+  template <std::size_t J, class V> static KERNEL_ALWAYS_INLINE auto run_steps(const values &l, const V &v) {
     if constexpr (J == nsteps) {
       return v;
     } else {
@@ -280,7 +280,7 @@ struct program_traits<program<std::tuple<S...>, std::tuple<L...>, std::tuple<R..
   }
 
   /// Every root's value for one element.
-  static KERNEL_ALWAYS_INLINE auto evaluate(const values &l) noexcept {
+  static KERNEL_ALWAYS_INLINE auto evaluate(const values &l) {
     const auto v = run_steps<0>(l, std::tuple<>{});
     return std::make_tuple(operand_value<R>::get(l, v)...);
   }
@@ -288,7 +288,7 @@ struct program_traits<program<std::tuple<S...>, std::tuple<L...>, std::tuple<R..
   template <std::size_t K> using result = std::remove_cvref_t<std::tuple_element_t<K, results>>;
 
   /// The program as one function of its leaves (single output): what the CPU loop inlines.
-  static result<0> apply(typename L::type... l) noexcept { return std::get<0>(evaluate(values(l...))); }
+  static result<0> apply(typename L::type... l) { return std::get<0>(evaluate(values(l...))); }
 };
 
 // ---------------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ KERNEL_ALWAYS_INLINE bool inputs_contiguous(const Params &p, std::index_sequence
 }
 
 /// The fused elementwise kernel: a grid-stride loop computing every output of the program.
-template <class E> void fused_kernel(const typename E::params &p) noexcept {
+template <class E> void fused_kernel(const typename E::params &p) {
   using traits = typename E::traits;
   using params = typename E::params;
   [&]<std::size_t... K, std::size_t... O>(std::index_sequence<K...> leaves, std::index_sequence<O...>) {
@@ -158,7 +158,7 @@ template <auto F, class P> struct fused_reduction {
 
 /// Each block writes the reduction of its share of the mapped elements (or of the partial
 /// values) to p.out[blockIdx.x], combining as reduce_kernel does.
-template <class E> void fused_reduce_kernel(const typename E::params &p) noexcept {
+template <class E> void fused_reduce_kernel(const typename E::params &p) {
   using T = typename E::value_type;
   using traits = typename E::traits;
   constexpr auto F = E::combine;

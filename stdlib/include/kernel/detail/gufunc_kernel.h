@@ -84,7 +84,7 @@ KERNEL_ALWAYS_INLINE auto gu_values(const gufunc_params_for<F> &p, std::index_se
 
 template <auto F, class Values, std::size_t... K>
 KERNEL_ALWAYS_INLINE void gufunc_call(const gufunc_params_for<F> &p, index_t i, const Values &values,
-                                      std::index_sequence<K...>) noexcept {
+                                      std::index_sequence<K...>) {
   index_t off[sizeof...(K)] = {};
   for_each_loop_coordinate(
       i, p.ndim, p.shape, [&](int d, index_t at) { ((off[K] += at * get_gu_operand<K>(p.ops).loop_strides[d]), ...); });
@@ -92,14 +92,14 @@ KERNEL_ALWAYS_INLINE void gufunc_call(const gufunc_params_for<F> &p, index_t i, 
 }
 
 /// Loop iterations [begin, end) on the calling thread: the CPU targets' loop.
-template <auto F> void gufunc_range(const gufunc_params_for<F> &p, index_t begin, index_t end) noexcept {
+template <auto F> void gufunc_range(const gufunc_params_for<F> &p, index_t begin, index_t end) {
   constexpr auto seq = std::make_index_sequence<gufunc_params_of<decltype(F)>::arity>{};
   const auto values = gu_values<F>(p, seq);
   for (index_t i = begin; i < end; ++i) gufunc_call<F>(p, i, values, seq);
 }
 
 /// The GPU entry: a grid-stride loop over the loop iterations.
-template <auto F> void gufunc_kernel(const gufunc_params_for<F> &p) noexcept {
+template <auto F> void gufunc_kernel(const gufunc_params_for<F> &p) {
   constexpr auto seq = std::make_index_sequence<gufunc_params_of<decltype(F)>::arity>{};
   const auto values = gu_values<F>(p, seq);
   const index_t step = gridsize<1>();

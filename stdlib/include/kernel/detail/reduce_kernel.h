@@ -108,7 +108,7 @@ template <auto F, class T> KERNEL_ALWAYS_INLINE void reduce_block(T acc, bool ha
 
 /// The entry: every block writes the reduction of its elements to p.out[blockIdx.x]; a
 /// block is launched with at least one element (the host sizes the grid so).
-template <auto F> void reduce_kernel(const reduce_params_for<F> &p) noexcept {
+template <auto F> void reduce_kernel(const reduce_params_for<F> &p) {
   using T = typename reduce_params_of<decltype(F)>::value;
   constexpr int width = sixteen_bytes_of<T>;
   T acc{};

@@ -184,11 +184,13 @@ template <class... Args, auto... Fs> struct resolve_loop<std::tuple<Args...>, Fs
 /// fit (300 for an int8 parameter) instead of wrapping them.
 template <class Param, class Value> Param convert_scalar(std::string_view callee, int argument, const Value &value) {
   if constexpr (std::is_integral_v<Value> && std::is_integral_v<Param> && !std::is_same_v<Param, bool>) {
-    if (!std::in_range<Param>(value))
+    // Promoted, as std::in_range takes no bool or character type (`true`, 'a').
+    const auto promoted = +value;
+    if (!std::in_range<Param>(promoted))
       throw argument_error(std::string(callee), argument,
-                           "value " + std::to_string(value) + " does not fit the loop's " +
+                           "value " + std::to_string(promoted) + " does not fit the loop's " +
                                std::string(dtype_name(dtype_of<Param>)) + " parameter");
-    return static_cast<Param>(value);
+    return static_cast<Param>(promoted);
   } else if constexpr (std::is_same_v<Param, bool>) {
     return static_cast<bool>(value != Value{});
   } else {

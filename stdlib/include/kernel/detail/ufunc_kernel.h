@@ -118,7 +118,7 @@ KERNEL_ALWAYS_INLINE bool ufunc_is_contiguous(const ufunc_params_for<F> &p, std:
 }
 
 /// The elementwise kernel: a grid-stride loop over the iteration space.
-template <auto F> void ufunc_kernel(const ufunc_params_for<F> &p) noexcept {
+template <auto F> void ufunc_kernel(const ufunc_params_for<F> &p) {
   constexpr std::size_t nin = function_traits<decltype(F)>::arity;
   [&]<std::size_t... I>(std::index_sequence<I...> in) {
     const ufunc_operands<F, I...> ops(p);
