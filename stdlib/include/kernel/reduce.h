@@ -31,6 +31,7 @@
 #include "kernel/detail/broadcast.h"
 #include "kernel/detail/device_api.h"
 #include "kernel/detail/function_traits.h"
+#include "kernel/detail/pairwise.h"
 #include "kernel/detail/placement.h"
 #include "kernel/detail/reduce_device.h"
 #include "kernel/detail/reduce_kernel.h"
@@ -115,55 +116,42 @@ private:
     }
   }
 
-  // Several partial results side by side, so that the loop vectorizes when F does.
-  template <class S, std::size_t R>
-  static std::optional<T> fold(const array_view<S, R> &v, index_t begin, index_t end) {
-    if (begin >= end) return std::nullopt;
-    if constexpr (R == 1) {
-      if (v.stride(0) == 1) {
-        constexpr index_t lanes = 8;
-        const S *p = v.data();
-        if (end - begin >= 2 * lanes) {
-          T acc[lanes];
-          for (index_t j = 0; j < lanes; ++j) acc[j] = static_cast<T>(p[begin + j]);
-          index_t i = begin + lanes;
-          for (; i + lanes <= end; i += lanes)
-            for (index_t j = 0; j < lanes; ++j) acc[j] = F(acc[j], static_cast<T>(p[i + j]));
-          T r = acc[0];
-          for (index_t j = 1; j < lanes; ++j) r = F(r, acc[j]);
-          for (; i < end; ++i) r = F(r, static_cast<T>(p[i]));
-          return r;
-        }
-        T r = static_cast<T>(p[begin]);
-        for (index_t i = begin + 1; i < end; ++i) r = F(r, static_cast<T>(p[i]));
-        return r;
-      }
-      // Any other stride (negative, zero, past one): the range by index.
-      const S *p = v.data();
-      const index_t stride = v.stride(0);
-      T r = static_cast<T>(p[begin * stride]);
-      for (index_t i = begin + 1; i < end; ++i) r = F(r, static_cast<T>(p[i * stride]));
-      return r;
-    }
-    // Any other layout: element by element, in row-major order of the flat range.
-    std::optional<T> r;
-    index_t flat = 0;
-    detail::for_each_element(v, [&](const S &x) {
-      if (flat >= begin && flat < end) r = r ? F(*r, static_cast<T>(x)) : static_cast<T>(x);
-      ++flat;
-    });
+  // One leaf of the tree the CPU targets combine (detail/pairwise.h), begin < end.
+  template <class S> static T fold_leaf(const array_view<S, 1> &v, index_t begin, index_t end) {
+    const S *p = v.data();
+    if (v.stride(0) == 1) return detail::fold_leaf<F, T>(p + begin, end - begin);
+    // Any other stride (negative, zero, past one): the range by index.
+    const index_t stride = v.stride(0);
+    T r = static_cast<T>(p[begin * stride]);
+    for (index_t i = begin + 1; i < end; ++i) r = F(r, static_cast<T>(p[i * stride]));
     return r;
+  }
+
+  // Elements [begin, end) of a 1-d view: leaves combined pairwise.
+  template <class S> static std::optional<T> fold(const array_view<S, 1> &v, index_t begin, index_t end) {
+    detail::pairwise_combiner<F, T> tree;
+    for (index_t b = begin; b < end; b += detail::reduce_leaf)
+      tree.push(fold_leaf(v, b, std::min(end, b + detail::reduce_leaf)), 1);
+    return tree.result();
   }
 
   template <class S, std::size_t R> std::optional<T> run_host(const array_view<S, R> &v) const {
     const index_t n = v.size();
-    if (this->placed_on().where == target::cpu || n < 2 * (index_t{1} << 15) || (R > 1 && !v.is_c_contiguous()))
-      return fold(v, 0, n);
-    // Parallel: fixed chunks, each folded by one task, combined in order, over the elements
-    // as one row: a contiguous array's memory, or a vector with its own stride.
-    const index_t chunk = index_t{1} << 15;
-    const index_t chunks = (n + chunk - 1) / chunk;
+    if constexpr (R > 1) {
+      // Not one run of memory: element by element, in row-major order.
+      if (!v.is_c_contiguous()) {
+        std::optional<T> r;
+        detail::for_each_element(v, [&](const S &x) { r = r ? F(*r, static_cast<T>(x)) : static_cast<T>(x); });
+        return r;
+      }
+    }
+    // One row: a contiguous array's memory, or a vector with its own stride.
     const array_view<S, 1> flat(v.data(), {n}, {R == 1 ? v.stride(0) : 1});
+    constexpr index_t chunk = detail::reduce_chunk;
+    if (this->placed_on().where == target::cpu || n < 2 * chunk) return fold(flat, 0, n);
+    // Parallel: chunks of whole leaves, each folded by one task, combined as the tree does,
+    // so that the result is the one target::cpu gives.
+    const index_t chunks = (n + chunk - 1) / chunk;
     std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
     struct job {
       const array_view<S, 1> *flat;
@@ -179,10 +167,10 @@ private:
                 fold(*jb.flat, c * jb.chunk, std::min(jb.n, (c + 1) * jb.chunk));
         },
         &j);
-    std::optional<T> r;
-    for (const std::optional<T> &p : partial)
-      if (p) r = r ? F(*r, *p) : *p;
-    return r;
+    detail::pairwise_combiner<F, T> tree;
+    for (index_t c = 0; c < chunks; ++c)
+      tree.push(*partial[static_cast<std::size_t>(c)], detail::leaves_in(std::min(chunk, n - c * chunk)));
+    return tree.result();
   }
 
   template <class A> std::optional<T> run_device(const detail::device_call &c, const A &array) const {

@@ -24,6 +24,7 @@
 #include "kernel/detail/fused_expr.h"
 #include "kernel/detail/fused_kernel.h"
 #include "kernel/detail/host_task.h"
+#include "kernel/detail/pairwise.h"
 #include "kernel/detail/placement.h"
 #include "kernel/detail/reduce_device.h"
 #include "kernel/detail/runtime_api.h"
@@ -597,72 +598,24 @@ void materialize(const placement &where, const std::tuple<const R &...> &roots, 
 // ---------------------------------------------------------------------------------------
 // Map-reduce
 
-/// Folds values in the order kernel::reduce folds the materialised array of them: a 1-d
-/// range with eight partial results side by side, then the tail (`lanes`); an array of more
-/// dimensions element by element. Reducing an expression so gives the bits that reducing its
-/// materialised array gives.
-template <auto F, class T> class ordered_fold {
-public:
-  ordered_fold(index_t n, bool lanes) noexcept
-      : lanes_(lanes && n >= 2 * width), lanes_end_(lanes_ ? width + (n - width) / width * width : 0) {}
-
-  template <class V> void push(const V *values, index_t m) {
-    index_t k = 0;
-    if (lanes_) {
-      for (; k < m && t_ < width; ++k, ++t_) acc_[t_] = static_cast<T>(values[k]);
-      // Whole groups of `width`, as the eager fold's vectorised loop takes them; in local
-      // registers, which the compiler cannot assume of members while it stores through values.
-      T acc[width];
-      for (index_t j = 0; j < width; ++j) acc[j] = acc_[j];
-      for (; k + width <= m && t_ + width <= lanes_end_; k += width, t_ += width)
-        for (index_t j = 0; j < width; ++j) acc[j] = F(acc[j], static_cast<T>(values[k + j]));
-      for (index_t j = 0; j < width; ++j) acc_[j] = acc[j];
-      for (; k < m && t_ < lanes_end_; ++k, ++t_) acc_[t_ % width] = F(acc_[t_ % width], static_cast<T>(values[k]));
-      if (k < m) combine_lanes();
-    }
-    for (; k < m; ++k, ++t_) r_ = t_ == 0 ? static_cast<T>(values[k]) : F(r_, static_cast<T>(values[k]));
-  }
-
-  std::optional<T> result() {
-    if (t_ == 0) return std::nullopt;
-    combine_lanes();
-    return r_;
-  }
-
-private:
-  static constexpr index_t width = 8;
-  void combine_lanes() {
-    if (!lanes_ || combined_) return;
-    combined_ = true;
-    r_ = acc_[0];
-    for (index_t j = 1; j < width; ++j) r_ = F(r_, acc_[j]);
-  }
-  index_t t_ = 0;
-  bool lanes_, combined_ = false;
-  index_t lanes_end_;
-  T acc_[width] = {};
-  T r_{};
-};
-
-/// Work per task of kernel::reduce on parallel, which a fused reduction follows.
-inline constexpr index_t reduce_chunk = index_t{1} << 15;
-
-/// The fold of mapped elements [begin, end): mapped a block at a time into a buffer on the
-/// stack by the program's CPU loop, folded in the eager order.
+/// The fold of mapped elements [begin, end) in the order kernel::reduce folds the
+/// materialised (contiguous) array of them: each leaf mapped into a buffer on the stack by
+/// the program's CPU loop and folded as an array's leaf is, the leaves combined as the tree
+/// (detail/pairwise.h) combines them. Reducing an expression so gives the bits that reducing
+/// its materialised array gives.
 template <auto F, class T, class R, class Loop, class Job>
-std::optional<T> fold_mapped(const Job &jb, index_t begin, index_t end, bool lanes) {
-  ordered_fold<F, T> f(end - begin, lanes);
-  constexpr index_t block = 1024;
-  alignas(64) R buffer[block];
-  for (index_t b = begin; b < end; b += block) {
-    const index_t e = std::min(end, b + block);
+std::optional<T> fold_mapped(const Job &jb, index_t begin, index_t end) {
+  pairwise_combiner<F, T> tree;
+  alignas(64) R buffer[reduce_leaf];
+  for (index_t b = begin; b < end; b += reduce_leaf) {
+    const index_t e = std::min(end, b + reduce_leaf);
     // The loop writes element i at out + i: aim it so that element b lands in buffer[0].
     R *base =
         reinterpret_cast<R *>(reinterpret_cast<std::uintptr_t>(buffer) - static_cast<std::uintptr_t>(b) * sizeof(R));
     Loop::run(*jb.plan, base, *jb.in, b, e);
-    f.push(buffer, e - b);
+    tree.push(fold_leaf<F, T>(buffer, e - b), 1);
   }
-  return f.result();
+  return tree.result();
 }
 
 template <auto F, bool Share, class N>
@@ -698,11 +651,10 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
     using job = loop_job<loop_plan<nleaves + 1>, void, typename loop::inputs>;
     const job j{&plan, nullptr, &ptrs};
     if (where.where == target::cpu || n < 2 * reduce_chunk) {
-      // kernel::reduce folds a 1-d array in lanes and any other element by element.
-      result = fold_mapped<F, T, R, loop>(j, 0, n, /*lanes=*/N::rank <= 1);
+      result = fold_mapped<F, T, R, loop>(j, 0, n);
       return true;
     }
-    // As kernel::reduce does on parallel: fixed chunks folded by tasks, combined in order.
+    // As kernel::reduce does on parallel: chunks folded by tasks, combined as the tree does.
     const index_t chunks = (n + reduce_chunk - 1) / reduce_chunk;
     std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
     using pjob = chunk_job<job, void, T>;
@@ -713,12 +665,13 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
           const pjob &p = *static_cast<const pjob *>(ctx);
           for (index_t c = b; c < e; ++c)
             (*p.partial)[static_cast<std::size_t>(c)] =
-                fold_mapped<F, T, R, loop>(p.job, c * reduce_chunk, std::min(p.n, (c + 1) * reduce_chunk), true);
+                fold_mapped<F, T, R, loop>(p.job, c * reduce_chunk, std::min(p.n, (c + 1) * reduce_chunk));
         },
         &pj);
-    result.reset();
-    for (const std::optional<T> &v : partial)
-      if (v) result = result ? F(*result, *v) : *v;
+    pairwise_combiner<F, T> tree;
+    for (index_t c = 0; c < chunks; ++c)
+      tree.push(*partial[static_cast<std::size_t>(c)], leaves_in(std::min(reduce_chunk, n - c * reduce_chunk)));
+    result = tree.result();
     return true;
   }
 
