@@ -598,6 +598,19 @@ TEST_P(Targets, HistogramsAsNumPy) {
             (std::vector<kernel::index_t>{2, 1, 1, 1, 1, 1, 1, 1, 1, 2}));
   EXPECT_EQ(to_vector(kernel::histogram.on(t)(x, std::vector<float>{-1, 0, 0.5, 2})),
             (std::vector<kernel::index_t>{1, 4, 4}));
+  // Each edge of 1000 bins over (-0.5, 1.5) as numpy.linspace makes it (the product rounded,
+  // then the sum) lies in its own bin: a fused multiply-add made the bins' edges put 0.0, the
+  // 250th, in bin 249, and 57272 of 302601 edges of 300 random ranges one bin low.
+  std::vector<double> edges(1000);
+  for (int k = 0; k < 1000; ++k) {
+    volatile double product = k * (2.0 / 1000);
+    edges[static_cast<std::size_t>(k)] = product + -0.5;
+  }
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(edges, 1000, -0.5, 1.5)), std::vector<kernel::index_t>(1000, 1));
+  // An end past float's range is compared in double: infinities stay outside (NumPy).
+  const std::vector<float> extremes = {INFINITY, 0.5f, -INFINITY, 3.4e38f};
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(extremes, 2, 0.0, 1e39)), (std::vector<kernel::index_t>{2, 0}));
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(extremes, 4, -1e39, 1e39)), (std::vector<kernel::index_t>{0, 0, 2, 0}));
   const std::vector<float> many = random_floats(100000, 4);
   std::vector<kernel::index_t> want(5000, 0);
   for (float v : many) ++want[static_cast<std::size_t>(kernel::detail::even_bin(v, -100.0, 100.0, 5000))];
@@ -819,6 +832,36 @@ TEST(RandomArrays, MovedGeneratorsKeepTheirSequence) {
   c.integers(wide, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
   EXPECT_NE(std::count_if(wide.begin(), wide.end(), [](std::int64_t v) { return v < 0; }), 0);
   EXPECT_NE(std::count_if(wide.begin(), wide.end(), [](std::int64_t v) { return v > 0; }), 0);
+}
+
+// Fills of 64-bit elements draw their blocks in cuRAND's layout for them, a permutation of
+// whole rounds of 2^17 blocks: they take rounds of their own, so no word is drawn twice (4 of
+// 8 doubles after 16 words were made of those words), and one after another they still go on
+// as one fill would. Uniforms stay in (low, high] where the sum rounds to low.
+TEST_P(Targets, RandomFillsNeverDrawAWordTwice) {
+  const kernel::target t = GetParam();
+  kernel::random::philox rng(99);
+  std::vector<std::uint32_t> words(16);
+  rng.on(t).bits(words);
+  std::vector<double> doubles(8);
+  rng.on(t).uniform(doubles);
+  for (double d : doubles)
+    for (std::size_t i = 0; i + 1 < words.size(); i += 2)
+      EXPECT_NE(d, kernel::random::uniform_float64(words[i], words[i + 1])) << "words " << i;
+  std::vector<std::uint32_t> after(16);
+  rng.on(t).bits(after);
+  EXPECT_GE(rng.offset(), std::uint64_t{4} << 17); // past the round the doubles took
+  for (std::uint32_t w : after) EXPECT_EQ(std::count(words.begin(), words.end(), w), 0);
+  kernel::random::philox split(5), whole(5);
+  std::vector<double> first(10), second(6), all(16);
+  split.on(t).uniform(first);
+  split.on(t).uniform(second);
+  whole.on(t).uniform(all);
+  first.insert(first.end(), second.begin(), second.end());
+  EXPECT_EQ(first, all);
+  std::vector<float> narrow(100000);
+  rng.on(t).uniform(narrow, 1000.0, 1001.0);
+  EXPECT_EQ(std::count_if(narrow.begin(), narrow.end(), [](float v) { return !(v > 1000.0f && v <= 1001.0f); }), 0);
 }
 
 TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {

@@ -199,6 +199,10 @@ private:
     detail::require_array<Out>();
     constexpr std::size_t R = detail::arg_of<A>::rank;
     static_assert(detail::arg_of<Out>::rank == R, "a scan's output has the input's rank");
+    if constexpr (detail::is_plus<Op> && !Widen)
+      static_assert(can_cast_same_kind(dtype_of<detail::element_of<A>>, dtype_of<T>),
+                    "cumsum into an array of a lower kind (float into int, signed into unsigned) would cut "
+                    "every value: NumPy refuses the cast ('same_kind'); sum into an array of the input's kind");
     const auto shape = detail::shape_of(in);
     if (shape != detail::shape_of(out))
       throw argument_error(std::string(name()), out_argument, "has a shape other than the input's");
@@ -1183,6 +1187,7 @@ public:
     detail::require_array<X>();
     if (bins < 1)
       throw argument_error(std::string(name()), 2, "the number of bins must be positive, not " + std::to_string(bins));
+    detail::checked_size(name(), 2, &bins, 1, sizeof(index_t)); // the counts must fit in memory
     if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi))
       throw argument_error(std::string(name()), 3,
                            "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +

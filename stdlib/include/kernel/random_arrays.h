@@ -16,12 +16,13 @@
 // threads (which fill gets which numbers then depends on their order).
 #pragma once
 
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -134,8 +135,11 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
     if constexpr (std::is_floating_point_v<T>) {
       if constexpr (std::is_same_v<T, float>) {
         if (p.dist == distribution::uniform) {
-          x = static_cast<float>(p.a) +
-              (static_cast<float>(p.b) - static_cast<float>(p.a)) * random::uniform_float32(w[q]);
+          const float low = static_cast<float>(p.a), high = static_cast<float>(p.b);
+          x = low + (high - low) * random::uniform_float32(w[q]);
+          // (low, high], as documented: the sum rounds to low for a draw below half an ulp of
+          // low (1000 + 1e-5), and past high where high - low rounded up.
+          x = x > low ? (x <= high ? x : high) : __builtin_nextafterf(low, high);
         } else {
           const std::array<float, 2> z = random::normal2_float32<InKernel>(w[q & 2], w[(q & 2) + 1]);
           x = z[q & 1] * static_cast<float>(p.b) + static_cast<float>(p.a);
@@ -144,6 +148,7 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
       } else {
         if (p.dist == distribution::uniform) {
           x = p.a + (p.b - p.a) * random::uniform_float64(w[2 * q], w[2 * q + 1]);
+          x = x > p.a ? (x <= p.b ? x : p.b) : __builtin_nextafter(p.a, p.b);
         } else {
           const std::array<double, 2> z = random::normal2_float64(w);
           x = z[q] * p.b + p.a;
@@ -237,8 +242,9 @@ namespace kernel::random {
 class philox : public kernel::detail::placed<philox> {
 public:
   /// The sequence of `seed`, from draw `offset` (rounded up to a multiple of four).
-  explicit philox(std::uint64_t seed, std::uint64_t offset = 0)
-      : seed_(seed), next_block_(std::make_shared<std::atomic<std::uint64_t>>(offset / 4 + (offset % 4 != 0))) {}
+  explicit philox(std::uint64_t seed, std::uint64_t offset = 0) : seed_(seed), position_(std::make_shared<position>()) {
+    position_->next_block = offset / 4 + (offset % 4 != 0);
+  }
 
   // Copies share the sequence: each fill through any of them takes the next draws. A move
   // copies too, so that no generator is ever left without its sequence.
@@ -250,10 +256,13 @@ public:
   static constexpr std::string_view name() noexcept { return "philox"; }
   std::uint64_t seed() const noexcept { return seed_; }
   /// The draws taken so far, with the offset, in 32-bit draws, each fill's rounded up to a
-  /// whole block of four. After fills of 32-bit numbers whose lengths are multiples of four,
-  /// the offset at which cuRAND's Philox goes on after the same fills (cuRAND counts a double
-  /// as one draw, this generator as two; and it goes on within a block, this one at the next).
-  std::uint64_t offset() const noexcept { return 4 * next_block_->load(); }
+  /// whole block of four (fills of doubles or of integers to whole rounds of 2^19). After fills of 32-bit numbers whose
+  /// lengths are multiples of four, the offset at which cuRAND's Philox goes on after the same fills (cuRAND counts a
+  /// double as one draw, this generator as two; and it goes on within a block, this one at the next).
+  std::uint64_t offset() const {
+    std::lock_guard guard(position_->lock);
+    return 4 * position_->next_block;
+  }
 
   /// 32 random bits per element (uint32 arrays): curandGenerate.
   template <class A> void bits(A &&out) const {
@@ -312,7 +321,7 @@ private:
     const index_t n = dst.size;
     const index_t per_block = 4 / kernel::detail::draws_per_element<T>(d);
     const index_t groups = (n + per_block - 1) / per_block;
-    const std::uint64_t first = next_block_->fetch_add(static_cast<std::uint64_t>(groups));
+    const std::uint64_t first = take_blocks(static_cast<std::uint64_t>(groups), per_block == 2);
     const kernel::detail::random_fill_params<T> p{dst.data, n, seed_, first, a, b, low, range, d};
     if (site.on_device()) {
       kernel::detail::launch_over<kernel::detail::random_fill_entry<T>>(*site.call, groups, p);
@@ -327,8 +336,39 @@ private:
     dst.deliver();
   }
 
+  /// Where the sequence stands: the first block no fill has drawn and, while the last fill
+  /// made 64-bit elements, the block index in their layout at which the next such fill goes on.
+  struct position {
+    std::mutex lock;
+    std::uint64_t next_block;
+    std::optional<std::uint64_t> wide_next;
+  };
+
+  /// The first of `groups` blocks for the next fill. A fill of 64-bit elements draws its
+  /// blocks in cuRAND's layout for them (wide_block), a permutation of each round of 2^17
+  /// blocks; such fills take whole rounds, from the next one, so that no block they draw is
+  /// drawn by a fill of 32-bit elements (4 of 8 doubles after 16 words were those words), and
+  /// one after another they go on where the last stopped, as one fill would.
+  std::uint64_t take_blocks(std::uint64_t groups, bool wide) const {
+    constexpr std::uint64_t round = std::uint64_t{2} << 16;
+    const auto round_up = [](std::uint64_t b) { return (b + round - 1) / round * round; };
+    std::lock_guard guard(position_->lock);
+    position &at = *position_;
+    if (groups == 0) return at.next_block;
+    if (!wide) {
+      at.wide_next.reset();
+      const std::uint64_t first = at.next_block;
+      at.next_block += groups;
+      return first;
+    }
+    const std::uint64_t first = at.wide_next ? *at.wide_next : round_up(at.next_block);
+    at.wide_next = first + groups;
+    at.next_block = round_up(first + groups);
+    return first;
+  }
+
   std::uint64_t seed_;
-  std::shared_ptr<std::atomic<std::uint64_t>> next_block_;
+  std::shared_ptr<position> position_;
 };
 
 } // namespace kernel::random

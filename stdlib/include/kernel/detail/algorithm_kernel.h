@@ -894,9 +894,17 @@ struct run_lengths_entry {
 /// numpy.linspace's (k times the step, plus lo; the last hi itself), in float32 for float32
 /// values, and the first estimate of the bin is corrected by comparing with them.
 template <class T> KERNEL_ALWAYS_INLINE index_t even_bin(T x, double lo, double hi, index_t bins) noexcept {
+  // NumPy's edges are linspace's, k * step + lo rounded twice: one fused multiply-add (which
+  // -march=x86-64-v3 and NVPTX make of it) moves a value on an edge into the bin below.
+#pragma clang fp contract(off)
   using E = std::conditional_t<std::is_same_v<T, float>, float, double>;
   const E v = static_cast<E>(x);
-  if (!(v >= static_cast<E>(lo) && v <= static_cast<E>(hi))) return -1; // NaNs too
+  // Compared in the data's type, as NumPy compares with an end that fits it; an end beyond
+  // float's range (1e39) compared in double, so that an infinite value stays outside.
+  const E elo = static_cast<E>(lo), ehi = static_cast<E>(hi);
+  const bool above_lo = __builtin_isfinite(elo) ? v >= elo : static_cast<double>(v) >= lo;
+  const bool below_hi = __builtin_isfinite(ehi) ? v <= ehi : static_cast<double>(v) <= hi;
+  if (!(above_lo && below_hi)) return -1; // NaNs too
   const double norm = static_cast<double>(bins) / (hi - lo);
   index_t b = static_cast<index_t>((static_cast<double>(v) - lo) * norm);
   if (b >= bins) b = bins - 1;
