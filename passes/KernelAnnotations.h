@@ -53,6 +53,9 @@ struct EntryAnnotation {
   std::string Location;  ///< "saxpy.cpp:12"
   uint64_t ParamSize = 0;
   uint64_t ParamAlign = 1;
+  /// The most bytes a kernel's parameters may take in the PTX the passes emit (ISA 7.8,
+  /// OffloadOptions::PTXFeatures); ptxas refuses more, and with them the module's every kernel.
+  static constexpr uint64_t MaxParamSize = 4352;
 
   const char *kindName() const { return entryKindName(Kind); }
   std::string encode() const;

@@ -14,6 +14,8 @@
 #include "clang/Sema/Sema.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <utility>
+
 using namespace clang;
 
 namespace kernel {
@@ -223,6 +225,30 @@ public:
       report(E->getBeginLoc(), diag::GpuDynamicCast);
     return true;
   }
+  // Once per function: a table of label addresses has one per entry.
+  bool VisitAddrLabelExpr(AddrLabelExpr *E) {
+    if (!std::exchange(ReportedComputedGoto, true))
+      report(E->getAmpAmpLoc(), diag::GpuComputedGoto);
+    return true;
+  }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *S) {
+    if (!std::exchange(ReportedComputedGoto, true))
+      report(S->getGotoLoc(), diag::GpuComputedGoto);
+    return true;
+  }
+  // std::atomic_ref, std::atomic and the __atomic builtins: NVPTX has no atomics of other
+  // sizes, and the library calls LLVM would make of them have no GPU implementation.
+  bool VisitAtomicExpr(AtomicExpr *E) {
+    const QualType T = E->getValueType();
+    if (T.isNull() || T->isDependentType() || T->isIncompleteType())
+      return true;
+    const int64_t Bytes = Ctx.getTypeSizeInChars(T).getQuantity();
+    if (Bytes != 1 && Bytes != 2 && Bytes != 4 && Bytes != 8)
+      report(E->getBuiltinLoc(), diag::GpuAtomicSize, [&](const DiagnosticBuilder &B) {
+        B << T.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy()) << Bytes;
+      });
+    return true;
+  }
   bool VisitGCCAsmStmt(GCCAsmStmt *S) {
     report(S->getAsmLoc(), diag::GpuInlineAsm);
     return true;
@@ -327,7 +353,14 @@ private:
       case Builtin::BI__builtin_extract_return_addr:
       case Builtin::BI__builtin_setjmp:
       case Builtin::BI__builtin_longjmp:
+      case Builtin::BI__builtin___clear_cache:
         report(Loc, diag::GpuUnsupportedBuiltin, [&](const DiagnosticBuilder &B) { B << Callee; });
+        return;
+      // Target-independent builtins in clang's tables, but questions about the x86 CPU.
+      case Builtin::BI__builtin_cpu_init:
+      case Builtin::BI__builtin_cpu_is:
+      case Builtin::BI__builtin_cpu_supports:
+        report(Loc, diag::GpuHostOnlyBuiltin, [&](const DiagnosticBuilder &B) { B << Callee; });
         return;
       default: break;
       }
@@ -346,6 +379,10 @@ private:
     }
     if (isProvidedOnDevice(Callee))
       return;
+    if (Callee->isMultiVersion()) {
+      report(Loc, diag::GpuMultiVersion, [&](const DiagnosticBuilder &B) { B << Callee; });
+      return;
+    }
     // The host's va_list would stay in the GPU code (printf, a builtin, is lowered above).
     if (Callee->isVariadic()) {
       report(Loc, diag::GpuVariadicCall, [&](const DiagnosticBuilder &B) { B << Callee; });
@@ -377,6 +414,7 @@ private:
   ASTContext &Ctx;
   DiagnosticsEngine &Diags;
   bool ReportedType = false;
+  bool ReportedComputedGoto = false;
 };
 
 } // namespace

@@ -199,6 +199,10 @@ private:
       error(S, Info.AttrLoc, diag::VariadicFunction) << attrSpelling(Kind) << FD;
       return false;
     }
+    if (FD->isConsteval()) {
+      error(S, Info.AttrLoc, diag::ConstevalFunction) << attrSpelling(Kind) << FD;
+      return false;
+    }
     if (FD->isMain()) {
       error(S, Info.AttrLoc, diag::OnMain) << attrSpelling(Kind);
       return false;
@@ -342,6 +346,16 @@ private:
     }
     if (Ok)
       return true;
+    // The shape is right but the type is no dtype: say that, not that the shape is wrong.
+    const QualType Result = FD->getReturnType();
+    if (FD->getNumParams() == 2 && !Result->isVoidType() && !R &&
+        llvm::all_of(FD->parameters(), [&](const ParmVarDecl *P) {
+          return S.Context.hasSameUnqualifiedType(P->getType().getNonReferenceType(), Result);
+        })) {
+      error(S, Info.AttrLoc, diag::ReduceNotScalar)
+          << FD->getNameAsString() << Result.getAsString(S.Context.getPrintingPolicy());
+      return false;
+    }
     std::string Type;
     llvm::raw_string_ostream OS(Type);
     FD->getType().print(OS, S.Context.getPrintingPolicy());

@@ -88,6 +88,10 @@ inline constexpr const char GuvectorizeReturnsVoid[] =
     "kernel::guvectorize signatures return void (outputs are parameters); '%0' returns %1";
 inline constexpr const char ReduceShape[] = "kernel::reduce needs a function combining two values "
                                             "of its result type, T f(T, T); '%0' is %1";
+inline constexpr const char ReduceNotScalar[] =
+    "kernel::reduce takes functions of numbers, bool or complex values (its signatures are "
+    "dtypes); '%0' combines values of type '%1'. An associative function of a struct needs no "
+    "attribute to be the operator of kernel::scan or of the array algorithms";
 inline constexpr const char ReduceSignature[] =
     "kernel::reduce signatures combine two values of their result type, like \"float32(float32, "
     "float32)\"; "
@@ -165,6 +169,20 @@ inline constexpr const char GpuWideInteger[] =
     "GPU code cannot use %0: GPU integers are at most 64 bits wide; use int64_t or uint64_t";
 inline constexpr const char GpuHostOnlyBuiltin[] =
     "GPU code cannot call %0, a builtin only x86 CPUs have";
+inline constexpr const char GpuComputedGoto[] =
+    "GPU code cannot jump to the address of a label (computed goto); use a switch";
+inline constexpr const char GpuAtomicSize[] =
+    "GPU atomic operations work on values of 1, 2, 4 or 8 bytes; this one is on '%0', of %1 "
+    "bytes";
+inline constexpr const char GpuMultiVersion[] =
+    "GPU code cannot call %0: it has a version for each x86 CPU (target or target_clones "
+    "attribute), chosen when the program starts";
+inline constexpr const char GpuParameterBlock[] =
+    "the arguments of %0 take %1 bytes, more than the %2 bytes that a GPU kernel's parameters "
+    "may take; pass large data in an array";
+inline constexpr const char ConstevalFunction[] =
+    "%0 cannot apply to the consteval function %1: it runs only at compile time, so it has no "
+    "code for any target";
 inline constexpr const char GpuNew[] = "GPU code cannot allocate memory with 'new'";
 inline constexpr const char GpuDelete[] = "GPU code cannot free memory with 'delete'";
 inline constexpr const char GpuIndirectCall[] =

@@ -208,6 +208,12 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
         llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine());
   A.ParamSize = Ctx.getTypeSizeInChars(Params).getQuantity();
   A.ParamAlign = Ctx.getTypeAlignInChars(Params).getQuantity();
+  if (A.ParamSize > passes::EntryAnnotation::MaxParamSize) {
+    S.Diag(Fn->getLocation(), diag::id(Diags, DiagnosticsEngine::Error, diag::GpuParameterBlock))
+        << Fn << static_cast<unsigned>(A.ParamSize)
+        << static_cast<unsigned>(passes::EntryAnnotation::MaxParamSize);
+    return;
+  }
 
   Spec->addAttr(UsedAttr::CreateImplicit(Ctx));
   Spec->addAttr(AnnotateAttr::CreateImplicit(Ctx, A.encode(), nullptr, 0));

@@ -128,6 +128,13 @@ void markLibraryEntries(Sema &S, std::vector<GpuRoot> &Roots) {
       QualType Params = Spec->getParamDecl(0)->getType().getNonReferenceType();
       A.ParamSize = Ctx.getTypeSizeInChars(Params).getQuantity();
       A.ParamAlign = Ctx.getTypeAlignInChars(Params).getQuantity();
+      if (A.ParamSize > passes::EntryAnnotation::MaxParamSize) {
+        S.Diag(Spec->getPointOfInstantiation(),
+               diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::GpuParameterBlock))
+            << ("'" + *Name + "'") << static_cast<unsigned>(A.ParamSize)
+            << static_cast<unsigned>(passes::EntryAnnotation::MaxParamSize);
+        continue;
+      }
       Spec->addAttr(UsedAttr::CreateImplicit(Ctx));
       Spec->addAttr(AnnotateAttr::CreateImplicit(Ctx, A.encode(), nullptr, 0));
       // The entry's own code is the library's; what the expression adds are its functions.

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "device/immortal.h"
+
 namespace kernel::runtime::sim {
 
 namespace {
@@ -47,8 +49,10 @@ struct race_detector::spare_chunks {
 };
 
 race_detector::spare_chunks &race_detector::spares() {
-  static spare_chunks pool;
-  return pool;
+  // Never destroyed: a static object of the program may launch a kernel while it exits, after
+  // this pool, made at the first launch, would be gone.
+  static immortal<spare_chunks> pool;
+  return pool.get();
 }
 
 race_detector::chunk *race_detector::new_chunk() {

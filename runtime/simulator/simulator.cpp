@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -60,6 +61,7 @@ struct launch_state {
   std::function<void()> run_blocks; // claims and runs blocks until none are left (or one fails)
   std::exception_ptr exception;     // the first a block threw, rethrown by run()
   std::vector<std::thread> extra_threads;
+  bool told_of_limit = false; // block_stalled's note, once per launch
 
   void fail(const std::string &message) {
     std::lock_guard lock(mutex);
@@ -85,10 +87,27 @@ struct launch_state {
 
   /// A block whose threads have only given way for a while (no thread finished, no barrier
   /// or warp operation completed): if blocks are left to start, another host thread runs them.
-  void block_stalled() {
+  /// Past the limit, a launch whose blocks keep waiting while blocks are left is told once on
+  /// standard error: if they wait for those (a grid-wide barrier), it cannot finish. Not an
+  /// error: blocks computing in long loops look the same.
+  void block_stalled(std::chrono::steady_clock::duration waited) {
     if (next_block.load(std::memory_order_relaxed) >= blocks || failed.load(std::memory_order_relaxed)) return;
     std::lock_guard lock(mutex);
-    if (extra_threads.size() >= max_extra_threads()) return;
+    if (extra_threads.size() >= max_extra_threads()) {
+      if (waited > std::chrono::seconds(5) && !told_of_limit) {
+        told_of_limit = true;
+        std::fprintf(stderr,
+                     "kernel '%.*s' on the simulator: a block has only waited for %lld s while %llu of %llu blocks "
+                     "are not started, and no more blocks of %llu threads can run at once (%zu); if its blocks "
+                     "wait for later ones (a grid-wide barrier), the launch cannot finish: launch fewer blocks\n",
+                     static_cast<int>(std::string_view(kernel.name).size()), std::string_view(kernel.name).data(),
+                     static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(waited).count()),
+                     static_cast<unsigned long long>(blocks - std::min(blocks, next_block.load())),
+                     static_cast<unsigned long long>(blocks), static_cast<unsigned long long>(config.block.count()),
+                     extra_threads.size() + 2);
+      }
+      return;
+    }
     try {
       extra_threads.emplace_back([this] { run_blocks(); });
     } catch (...) {
@@ -195,7 +214,7 @@ void sim_thread::stop() {
 void block_run::aligned_free::operator()(char *p) const noexcept { ::operator delete(p, std::align_val_t{256}); }
 
 block_run::block_run(launch_state &l, dim3 idx, stack_pool &stacks)
-    : launch(l), block_idx(idx), stacks_(stacks), races_(l.races),
+    : launch(l), block_idx(idx), stacks_(stacks), outer_(set_current_thread(nullptr)), races_(l.races),
       linear_(idx.x + std::uint64_t{idx.y} * l.config.grid.x +
               std::uint64_t{idx.z} * l.config.grid.x * l.config.grid.y) {
   const dim3 b = launch.config.block;
@@ -220,7 +239,7 @@ block_run::block_run(launch_state &l, dim3 idx, stack_pool &stacks)
   }
 }
 
-block_run::~block_run() { set_current_thread(nullptr); }
+block_run::~block_run() { set_current_thread(outer_); }
 
 std::size_t block_run::shared_dynamic_bytes() const noexcept { return launch.config.shared_bytes; }
 
@@ -495,7 +514,7 @@ void block_run::run() {
       if (t.status == thread_status::runnable) {
         set_current_thread(&t.ctx);
         t.body->resume();
-        set_current_thread(nullptr);
+        set_current_thread(outer_);
         if (t.overflowed) {
           t.fail_overflow();
           return;
@@ -526,10 +545,13 @@ void block_run::run() {
     if (launch.failed.load(std::memory_order_relaxed)) return;
     if (gave_way) {
       if (idle_rounds++ == 0) idle_since = std::chrono::steady_clock::now();
-      if (!stall_told && idle_rounds % 64 == 0 &&
-          std::chrono::steady_clock::now() - idle_since > std::chrono::milliseconds(20)) {
-        stall_told = true;
-        launch.block_stalled();
+      if (idle_rounds % 64 == 0) {
+        const auto waited = std::chrono::steady_clock::now() - idle_since;
+        // Told once when it stalls, and again after a while (past the threads' limit).
+        if (waited > std::chrono::milliseconds(20) && (!stall_told || waited > std::chrono::seconds(5))) {
+          stall_told = true;
+          launch.block_stalled(waited);
+        }
       }
       continue;
     }
@@ -610,7 +632,17 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
     for (std::uint64_t b; !launch.failed.load(std::memory_order_relaxed) &&
                           (b = launch.next_block.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
       try {
-        run_block(b);
+        try {
+          run_block(b);
+        } catch (const std::bad_alloc &) {
+          // The stacks of the block's threads (mmap), or the block's own memory: the kernel and
+          // the block named, not a bare std::bad_alloc from deep inside the simulator.
+          throw simulator_error("kernel '" + std::string(k.name) + "': the simulator could not get memory for block " +
+                                std::to_string(b) + " (" + std::to_string(config.block.count()) +
+                                " threads with a stack of " + std::to_string(stack / 1024) +
+                                " KiB each; the process may have reached its memory or its number of mappings, "
+                                "vm.max_map_count): run fewer launches at once, or smaller blocks");
+        }
       } catch (...) {
         // Failing the launch stops the other blocks (the ones waiting for this one too).
         launch.fail(std::current_exception());

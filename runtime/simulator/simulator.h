@@ -188,6 +188,9 @@ private:
   std::string describe(const std::vector<std::uint32_t> &linear) const;
 
   stack_pool &stacks_;
+  // The simulated thread this block's host thread was running when the block started: the
+  // caller's, for a launch made from inside a kernel; else none.
+  thread_context *outer_;
   std::vector<sim_thread> threads_;
   struct aligned_free {
     void operator()(char *p) const noexcept;

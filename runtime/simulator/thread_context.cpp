@@ -3,6 +3,7 @@
 #include "simulator/thread_context.h"
 
 #include <cstdint>
+#include <utility>
 
 namespace kernel::runtime::sim {
 
@@ -17,7 +18,7 @@ constinit thread_local thread_context *current_context = nullptr;
 
 thread_context &current_thread() noexcept { return current_context ? *current_context : outside_launch; }
 
-void set_current_thread(thread_context *ctx) noexcept { current_context = ctx; }
+thread_context *set_current_thread(thread_context *ctx) noexcept { return std::exchange(current_context, ctx); }
 
 thread_scope::thread_scope(thread_context &ctx) noexcept : previous_(current_context) { current_context = &ctx; }
 thread_scope::~thread_scope() { current_context = previous_; }

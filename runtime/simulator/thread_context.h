@@ -25,8 +25,10 @@ extern constinit thread_local thread_context *current_context;
 /// grid of one thread.
 thread_context &current_thread() noexcept;
 
-/// Makes `ctx` the current simulated thread of this host thread.
-void set_current_thread(thread_context *ctx) noexcept;
+/// Makes `ctx` the current simulated thread of this host thread (null: none); returns the
+/// one it replaces, which a launch made from inside a simulated thread (a host implementation
+/// launching a kernel) puts back when it is done.
+thread_context *set_current_thread(thread_context *ctx) noexcept;
 
 /// Makes `ctx` the current simulated thread for this host thread for its lifetime.
 class thread_scope {

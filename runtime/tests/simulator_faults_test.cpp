@@ -21,6 +21,17 @@
 using kernel::array_view;
 using kernel::index_t;
 
+// A CUDA-C function whose host implementation (nested_launch_host.cpp) launches
+// add_one_each on the simulator.
+extern "C" [[kernel::declare_device]] int launches_inside(int x);
+[[kernel::jit]] void add_one_each(kernel::array_view<int> a) { a[kernel::threadIdx.x] += 1; }
+[[kernel::jit]] void calls_a_launch(kernel::array_view<int> out) {
+  const int r = launches_inside(1);
+  const kernel::index_t i = kernel::grid<1>(); // read after the inner launch returned
+  kernel::syncthreads();
+  if (i < out.size()) out[i] = r * 1000 + static_cast<int>(i);
+}
+
 namespace {
 const auto on_sim = kernel::target::simulator;
 
@@ -706,4 +717,14 @@ TEST(SimulatorWarps, ActivemaskInADivergentBranch) {
   for (unsigned t = 0; t < 32; ++t) EXPECT_EQ(out[t], t < 12 ? 0x00000fffu : 0xfffff001u) << t;
 }
 
+} // namespace
+
+namespace {
+// A launch from host code inside a simulated thread: the outer threads keep their own indices
+// afterwards (they all read thread 0's, and wrote element 0, without an error).
+TEST(SimulatorNesting, ALaunchInsideAKernelLeavesTheOuterThreadsTheirIndices) {
+  std::vector<int> out(64, -1);
+  kernel::launch<calls_a_launch>(2, 32).on(on_sim)(out);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(out[static_cast<std::size_t>(i)], 4000 + i) << i;
+}
 } // namespace

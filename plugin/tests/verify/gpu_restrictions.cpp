@@ -175,3 +175,46 @@ constexpr const float *to_table = table; // a constant reaching a constant: fine
   return *to_setting + setting_ref + static_cast<int>(to_table[1]) + // expected-error {{GPU code cannot access the non-constant global variable 'mutable_setting' (reached through 'to_setting')}} expected-error {{GPU code cannot access the non-constant global variable 'mutable_setting' (reached through 'setting_ref')}}
          computed_at_startup; // expected-error {{GPU code cannot access the non-constant global variable 'computed_at_startup'}}
 }
+
+// Computed goto: the GPU copy and the simulator's copy of a function cannot share its label
+// addresses (clang crashed now and then).
+// expected-note@+1 {{'computed_goto' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] int computed_goto(int x) {
+  void *targets[] = {&&even, &&odd}; // expected-error {{GPU code cannot jump to the address of a label (computed goto); use a switch}}
+  goto *targets[x & 1];
+even:
+  return x;
+odd:
+  return -x;
+}
+
+// Atomics of sizes the GPU has no instructions for: a 16-byte struct became a call to
+// __atomic_load that no GPU library defines, found only when linking on the GPU.
+struct two_longs {
+  long a, b;
+};
+struct three_bytes {
+  char c[3];
+};
+// expected-note@+1 2 {{'odd_atomics' is compiled for the GPU because of this kernel::jit attribute}}
+[[kernel::jit]] void odd_atomics(kernel::array_view<two_longs> wide, kernel::array_view<three_bytes> narrow,
+                                 kernel::array_view<long> words) {
+  two_longs w;
+  __atomic_load(&wide[0], &w, __ATOMIC_RELAXED); // expected-error {{GPU atomic operations work on values of 1, 2, 4 or 8 bytes; this one is on 'two_longs', of 16 bytes}}
+  three_bytes t;
+  __atomic_load(&narrow[0], &t, __ATOMIC_RELAXED); // expected-error {{GPU atomic operations work on values of 1, 2, 4 or 8 bytes; this one is on 'three_bytes', of 3 bytes}}
+  words[0] = __atomic_load_n(&words[1], __ATOMIC_RELAXED) + w.a + t.c[0]; // 8 bytes: fine
+}
+
+// Questions about the x86 CPU, and an instruction cache the GPU does not expose.
+__attribute__((target_clones("avx2", "default"))) float per_cpu(float x) { return x * 2; }
+// expected-note@+1 4 {{'asks_the_cpu' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float asks_the_cpu(float x) {
+  char code[4] = {};
+  __builtin___clear_cache(code, code + 4); // expected-error {{GPU code cannot call '__builtin___clear_cache': the GPU has no such operation}}
+  if (__builtin_cpu_supports("avx2")) // expected-error {{GPU code cannot call '__builtin_cpu_supports', a builtin only x86 CPUs have}}
+    return x;
+  if (__builtin_cpu_is("intel")) // expected-error {{GPU code cannot call '__builtin_cpu_is', a builtin only x86 CPUs have}}
+    return -x;
+  return per_cpu(x); // expected-error {{GPU code cannot call 'per_cpu': it has a version for each x86 CPU (target or target_clones attribute), chosen when the program starts}}
+}

@@ -14,6 +14,17 @@ using kernel::array_view;
 // expected-error@+1 {{kernel::jit cannot apply to the deleted function 'deleted'}}
 [[kernel::jit]] void deleted(array_view<int> a) = delete;
 
+// expected-error@+1 {{kernel::vectorize cannot apply to the consteval function 'at_compile_time': it runs only at compile time, so it has no code for any target}}
+[[kernel::vectorize]] consteval float at_compile_time(float x) { return x; }
+
+// A kernel whose arguments the GPU cannot take: ptxas refused them, and with them every kernel
+// of the translation unit, only when a GPU first ran one.
+struct large {
+  double values[550];
+};
+// expected-error@+1 {{the arguments of 'too_large' take 4432 bytes, more than the 4352 bytes that a GPU kernel's parameters may take; pass large data in an array}}
+[[kernel::jit]] void too_large(large l, array_view<double> out) { out[0] = l.values[0]; }
+
 // expected-error@+1 {{kernel::vectorize functions take at least one argument, which the ufunc maps element by element; 'no_arguments' takes none}}
 [[kernel::vectorize]] float no_arguments() { return 1; }
 

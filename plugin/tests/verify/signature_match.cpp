@@ -68,4 +68,10 @@ struct Point { float x, y; };
 // expected-error@+1 {{kernel::reduce signatures combine two values of their result type, like "float32(float32, float32)"; 'float32(float32, int32)' does not}}
 template <class T> [[kernel::reduce("float32(float32, int32)")]] T odd(T a, int b) { return a; }
 [[kernel::reduce]] int maximum(int a, int b) { return a > b ? a : b; }
+// The shape is right; the type is no dtype.
+struct interval {
+  float lo, hi;
+};
+// expected-error@+1 {{kernel::reduce takes functions of numbers, bool or complex values (its signatures are dtypes); 'hull' combines values of type 'interval'. An associative function of a struct needs no attribute to be the operator of kernel::scan or of the array algorithms}}
+[[kernel::reduce]] interval hull(interval a, const interval &b) { return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi}; }
 template <class T> [[kernel::reduce("float32(float32, float32)", "int64(int64, int64)")]] T plus(T a, T b) { return a + b; }
