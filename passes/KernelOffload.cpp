@@ -22,6 +22,7 @@
 #include "ModuleAbiTypes.h"
 #include "PTXCodeGen.h"
 #include "RetargetToNVPTX.h"
+#include "StripHostInstrumentation.h"
 #include "VerifyDeviceModule.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -173,6 +174,7 @@ ModulePassManager buildDevicePipeline(const OffloadOptions &Options,
   ModulePassManager MPM;
   MPM.addPass(ExtractDeviceModulePass());
   MPM.addPass(Layout ? RetargetToNVPTXPass(std::move(*Layout)) : RetargetToNVPTXPass());
+  MPM.addPass(StripHostInstrumentationPass());
   MPM.addPass(LinkDeviceRuntimePass(Diags));
   MPM.addPass(LowerKernelIntrinsicsPass(Diags));
   MPM.addPass(LowerAtomicOrderingsPass());

@@ -7,9 +7,10 @@
 //
 //   kernel-extract-device-module   host module -> its GPU code (ExtractDeviceModule)
 //   kernel-retarget-nvptx          -> NVPTX triple, layout and attributes (RetargetToNVPTX)
-//   kernel-link-device-runtime     + the embedded device runtime (LinkDeviceRuntime)
-//   kernel-lower-intrinsics        kernel hooks -> NVVM intrinsics (LowerKernelIntrinsics)
-//   kernel-lower-printf            printf -> vprintf (LowerPrintf)
+//   kernel-strip-host-instrumentation  - profiling, CFI and sanitizer checks
+//   (StripHostInstrumentation) kernel-link-device-runtime     + the embedded device runtime
+//   (LinkDeviceRuntime) kernel-lower-intrinsics        kernel hooks -> NVVM intrinsics
+//   (LowerKernelIntrinsics) kernel-lower-printf            printf -> vprintf (LowerPrintf)
 //   kernel-map-math                libm and math intrinsics -> libdevice (MapMathToLibdevice)
 //   kernel-link-libdevice          + the libdevice functions used (LinkLibdevice)
 //   kernel-create-entries          + the PTX kernels (CreateKernelEntries)
@@ -39,6 +40,7 @@
 #include "MapMathToLibdevice.h"
 #include "RecordSimulatorStack.h"
 #include "RetargetToNVPTX.h"
+#include "StripHostInstrumentation.h"
 #include "VerifyDeviceModule.h"
 
 #include "llvm/Passes/PassBuilder.h"
@@ -74,6 +76,8 @@ static bool addPassNamed(StringRef Name, ModulePassManager &MPM) {
     MPM.addPass(ExtractDeviceModulePass());
   else if (Name == "kernel-retarget-nvptx")
     MPM.addPass(RetargetToNVPTXPass());
+  else if (Name == "kernel-strip-host-instrumentation")
+    MPM.addPass(StripHostInstrumentationPass());
   else if (Name == "kernel-link-device-runtime")
     MPM.addPass(LinkDeviceRuntimePass());
   else if (Name == "kernel-lower-intrinsics")
