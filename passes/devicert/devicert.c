@@ -34,6 +34,9 @@ float coshf(float);
 double cosh(double);
 float powf(float, float);
 double pow(double, double);
+double tan(double);
+double log1p(double);
+double asinh(double);
 
 static int isinf_f(float x) { return __builtin_isinf(x); }
 static int isnan_f(float x) { return __builtin_isnan(x); }
@@ -222,8 +225,16 @@ double _Complex cexp(double re, double im) {
   return make_d(m * cos(im), m * sin(im));
 }
 
-float2 clogf(float2 z) { return make_f(logf(hypotf(z.x, z.y)), atan2f(z.y, z.x)); }
-double _Complex clog(double re, double im) { return make_d(log(hypot(re, im)), atan2(im, re)); }
+/* log|z|, through log1p near |z| = 1, where log(hypot) keeps only the rounding of hypot. */
+static double log_modulus(double re, double im) {
+  const double h = hypot(re, im);
+  if (h > 0.7 && h < 1.4)
+    return 0.5 * log1p((re - 1.0) * (re + 1.0) + im * im);
+  return log(h);
+}
+/* In double: near |z| = 1, hypotf rounds to 1 and the real part to 0 (log(1 + 1e-10)). */
+float2 clogf(float2 z) { return make_f((float)log_modulus(z.x, z.y), atan2f(z.y, z.x)); }
+double _Complex clog(double re, double im) { return make_d(log_modulus(re, im), atan2(im, re)); }
 
 float2 csqrtf(float2 z) {
   if (z.x == 0.0f && z.y == 0.0f)
@@ -267,6 +278,103 @@ float2 cpowf(float2 x, float2 y) {
 double _Complex cpow(double xr, double xi, double yr, double yi) {
   double lr = log(hypot(xr, xi)), li = atan2(xi, xr);
   return cexp(yr * lr - yi * li, yr * li + yi * lr);
+}
+
+/* The rest of C99's complex functions, for std::tan, std::asinh ... of std::complex. Each is
+ * computed in double (the float ones too) from the real functions libdevice has, with the
+ * symmetries that keep the formulas away from cancellation, and C99's branch cuts. */
+typedef struct {
+  double re, im;
+} cd;
+
+static cd cd_make(double re, double im) {
+  cd z = {re, im};
+  return z;
+}
+static cd cd_of(double _Complex z) { return cd_make(__real__ z, __imag__ z); }
+static double _Complex cd_out(cd z) { return make_d(z.re, z.im); }
+static float2 cd_outf(cd z) { return make_f((float)z.re, (float)z.im); }
+static cd cd_sqrt(cd z) { return cd_of(csqrt(z.re, z.im)); }
+/* -i f(i z): the circular functions from the hyperbolic ones. */
+static cd times_i(cd z) { return cd_make(-z.im, z.re); }
+static cd times_minus_i(cd z) { return cd_make(z.im, -z.re); }
+
+/* tanh(x + iy), as Kahan computes it: no overflow for large x, exact signs of zeros. */
+static cd cd_tanh(cd z) {
+  if (fabs(z.re) > 22.0) {
+    const double e = exp(-2.0 * fabs(z.re));
+    return cd_make(copysign(1.0, z.re), 4.0 * sin(z.im) * cos(z.im) * e);
+  }
+  const double t = tan(z.im), b = 1.0 + t * t, s = sinh(z.re), rho = sqrt(1.0 + s * s);
+  const double d = 1.0 + b * s * s;
+  return cd_make(b * rho * s / d, t / d);
+}
+
+/* asin(z) and acos(z) as Kahan gives them ("Branch cuts for complex elementary functions",
+ * 1987), from s = sqrt(1 - z) and t = sqrt(1 + z): no cancellation near 0 or near +-1, no
+ * overflow for large |z|, C99's cuts with the signs of zeros (1 - z negates z's parts, so a
+ * zero keeps its sign). asinh(z) = -i asin(iz). */
+static cd cd_asin(cd z) {
+  const cd s = cd_sqrt(cd_make(1.0 - z.re, -z.im)), t = cd_sqrt(cd_make(1.0 + z.re, z.im));
+  return cd_make(atan2(z.re, s.re * t.re - s.im * t.im), asinh(s.re * t.im - s.im * t.re));
+}
+static cd cd_acos(cd z) {
+  const cd s = cd_sqrt(cd_make(1.0 - z.re, -z.im)), t = cd_sqrt(cd_make(1.0 + z.re, z.im));
+  return cd_make(2.0 * atan2(s.re, t.re), asinh(t.re * s.im - t.im * s.re));
+}
+static cd cd_asinh(cd z) { return times_minus_i(cd_asin(times_i(z))); }
+
+/* atanh(z) for re >= 0 (odd): the real part through log1p, the imaginary through atan2. */
+static cd cd_atanh(cd z) {
+  if (__builtin_signbit(z.re)) {
+    cd w = cd_atanh(cd_make(-z.re, -z.im));
+    return cd_make(-w.re, -w.im);
+  }
+  const double x = z.re, y = z.im, one_minus = 1.0 - x;
+  const double re = 0.25 * log1p(4.0 * x / (one_minus * one_minus + y * y));
+  const double im = 0.5 * atan2(2.0 * y, one_minus * (1.0 + x) - y * y);
+  return cd_make(re, im);
+}
+
+/* acosh(z), Kahan's too, from s = sqrt(z - 1) and t = sqrt(z + 1): C99's cut along
+ * (-inf, 1]. */
+static cd cd_acosh(cd z) {
+  const cd s = cd_sqrt(cd_make(z.re - 1.0, z.im)), t = cd_sqrt(cd_make(z.re + 1.0, z.im));
+  return cd_make(asinh(s.re * t.re + s.im * t.im), 2.0 * atan2(s.im, t.re));
+}
+
+static cd cd_proj(cd z) {
+  if (__builtin_isinf(z.re) || __builtin_isinf(z.im))
+    return cd_make(__builtin_inf(), copysign(0.0, z.im));
+  return z;
+}
+
+double _Complex ctanh(double re, double im) { return cd_out(cd_tanh(cd_make(re, im))); }
+double _Complex ctan(double re, double im) {
+  return cd_out(times_minus_i(cd_tanh(times_i(cd_make(re, im)))));
+}
+double _Complex casinh(double re, double im) { return cd_out(cd_asinh(cd_make(re, im))); }
+double _Complex casin(double re, double im) { return cd_out(cd_asin(cd_make(re, im))); }
+double _Complex cacos(double re, double im) { return cd_out(cd_acos(cd_make(re, im))); }
+double _Complex cacosh(double re, double im) { return cd_out(cd_acosh(cd_make(re, im))); }
+double _Complex catanh(double re, double im) { return cd_out(cd_atanh(cd_make(re, im))); }
+double _Complex catan(double re, double im) {
+  return cd_out(times_minus_i(cd_atanh(times_i(cd_make(re, im)))));
+}
+double _Complex cproj(double re, double im) { return cd_out(cd_proj(cd_make(re, im))); }
+
+float2 ctanhf(float2 z) { return cd_outf(cd_tanh(cd_make(z.x, z.y))); }
+float2 ctanf(float2 z) { return cd_outf(times_minus_i(cd_tanh(times_i(cd_make(z.x, z.y))))); }
+float2 casinhf(float2 z) { return cd_outf(cd_asinh(cd_make(z.x, z.y))); }
+float2 casinf(float2 z) { return cd_outf(cd_asin(cd_make(z.x, z.y))); }
+float2 cacosf(float2 z) { return cd_outf(cd_acos(cd_make(z.x, z.y))); }
+float2 cacoshf(float2 z) { return cd_outf(cd_acosh(cd_make(z.x, z.y))); }
+float2 catanhf(float2 z) { return cd_outf(cd_atanh(cd_make(z.x, z.y))); }
+float2 catanf(float2 z) { return cd_outf(times_minus_i(cd_atanh(times_i(cd_make(z.x, z.y))))); }
+float2 cprojf(float2 z) {
+  if (__builtin_isinf(z.x) || __builtin_isinf(z.y))
+    return make_f(__builtin_inff(), copysignf(0.0f, z.y));
+  return z;
 }
 
 /* assert(): report through the CUDA driver's assertion trap, which prints the message
