@@ -120,3 +120,25 @@ TEST(FusionWithoutPlugin, MapReduce) {
 }
 
 } // namespace
+
+namespace {
+// Kernel names are built at compile time in a buffer of 4 KiB: a longer name ends in a hash of
+// the whole, so that two expressions differing past the buffer keep two names (they shared one).
+TEST(FusionNames, NamesLongerThanTheBufferStayDistinct) {
+  constexpr auto make = [](std::string_view last) {
+    kernel::detail::ctext t;
+    for (int i = 0; i < 5000; ++i) t += "x";
+    t += last;
+    return t;
+  };
+  constexpr kernel::detail::ctext a = make("float32"), b = make("float64"), again = make("float32");
+  static_assert(a.view() != b.view() && a.view() == again.view());
+  static_assert(a.size == sizeof a.data - 1 && a.view().substr(a.size - 20, 4) == "...#");
+  constexpr kernel::detail::ctext short_name = [] {
+    kernel::detail::ctext t;
+    t += "twice(float32[:])";
+    return t;
+  }();
+  static_assert(short_name.view() == "twice(float32[:])");
+}
+} // namespace

@@ -36,6 +36,13 @@ void no_loop(const std::vector<double> &xd) {
 }
 // expected-error@* {{no loop of this ufunc accepts these argument types}}
 
+void assign_into_a_scalar(const std::vector<float> &x) {
+  float total = 0;
+  kernel::eval(kernel::assign(total, vplus(kernel::lazy(x), 1.0f)));
+}
+// The first error and the only one (the library's internals gave a page of others first).
+// expected-error@*:* {{kernel::assign writes an expression into an array (an ndarray, array_view, std::vector or device_array), not into a scalar}}
+
 void not_gpu_code(const kernel::ndarray<float> &x) {
   kernel::ndarray<float> out(x.shape());
   vchecked(vplus(kernel::lazy(x), 1.0f), out); // eager: a CPU loop; fused: also a GPU kernel

@@ -116,7 +116,21 @@ template <class A>
 void lazy(const A &&) = delete;
 
 /// An output and the expression to write into it, for kernel::eval.
-template <class Out, class N> detail::assignment<Out, N> assign(Out &out, const expr<N> &e) { return {out, e.node()}; }
+template <class Out, class N> auto assign(Out &out, const expr<N> &e) {
+  // Checked here, first: deeper in, a scalar or a function named as the output gives a page
+  // of errors from the library's internals. After the error, an assignment to an array of
+  // nothing keeps the rest of the call from adding its own.
+  constexpr bool array = detail::ufunc_arg<Out &>::supported && !detail::ufunc_arg<Out &>::is_scalar;
+  static_assert(array, "kernel::assign writes an expression into an array (an ndarray, array_view, "
+                       "std::vector or device_array), not into a scalar; reduce it (kernel::reduce) "
+                       "for one value");
+  if constexpr (array) {
+    return detail::assignment<Out, N>{out, e.node()};
+  } else {
+    static array_view<float> nothing;
+    return detail::assignment<array_view<float>, N>{nothing, e.node()};
+  }
+}
 
 namespace detail {
 template <class... Out, class... N> void eval_assignments(const placement &where, const assignment<Out, N> &...a) {

@@ -455,7 +455,9 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
         static_assert((std::is_same_v<typename output_of<std::tuple_element_t<O, Outs>>::element_type,
                                       typename traits::template result<O>> &&
                        ...),
-                      "the outputs of a multi-output evaluation have the element types of their expressions");
+                      "the outputs of a multi-output evaluation have the element types of their expressions: "
+                      "each is written without conversion (one kernel::assign alone may convert, as a ufunc "
+                      "call's output may; or evaluate such an output by itself)");
       }(std::make_index_sequence<nout>{});
       using job = loop_job<loop_plan<N>, void, typename loop::pointers>;
       job j{&plan, nullptr, &ptrs};

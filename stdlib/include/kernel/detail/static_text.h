@@ -12,13 +12,30 @@ namespace kernel::detail {
 struct ctext {
   char data[4096] = {};
   std::size_t size = 0;
+  // Of all the text appended, kept too: a name longer than the buffer ends in its hash, so that
+  // two long names differing past the buffer stay two names.
+  std::size_t length = 0;
+  unsigned long long hash = 14695981039346656037ull; // FNV-1a
   constexpr ctext &operator+=(std::string_view s) {
-    for (char ch : s)
+    for (char ch : s) {
+      hash = (hash ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+      ++length;
       if (size + 1 < sizeof data) data[size++] = ch;
+    }
+    if (length > size) end_with_hash();
     return *this;
   }
   constexpr ctext &operator+=(const ctext &o) { return *this += o.view(); }
   constexpr std::string_view view() const { return {data, size}; }
+
+private:
+  static constexpr std::size_t hash_chars = 20; // "...#" and 16 hex digits
+  constexpr void end_with_hash() {
+    size = sizeof data - 1 - hash_chars;
+    const char *prefix = "...#";
+    for (int i = 0; i < 4; ++i) data[size++] = prefix[i];
+    for (int shift = 60; shift >= 0; shift -= 4) data[size++] = "0123456789abcdef"[(hash >> shift) & 15];
+  }
 };
 
 /// A string computed at compile time, stored with a terminating NUL: what the plugin reads
