@@ -43,6 +43,31 @@ TEST(UfuncCpu, AllScalarsReturnScalar) {
   EXPECT_EQ(r, 7.0f);
 }
 
+// A scalar of a kind above every array's is not cast down into their kind (NEP 50): an int16
+// array plus 0.1 runs the float64 loop (it ran float32's), a bool array plus 1 the int64 one;
+// a scalar of the arrays' kind or a lower one adopts their type.
+TEST(UfuncCpu, ScalarsOfAHigherKindKeepTheirDefaultType) {
+  constexpr kernel::ufunc<addt<float>, addt<double>> vadd_f;
+  const std::vector<std::int16_t> shorts{1, 1000};
+  const auto wide = vadd_f(shorts, 0.1);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(wide[0])>, double>);
+  EXPECT_EQ(wide[0], 1.1);
+  EXPECT_EQ(wide[1], 1000.1);
+  const std::vector<float> floats{1.5f};
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_f(floats, 0.1)[0])>, float>);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_f(shorts, 0.1f)[0])>, float>); // a typed scalar
+  constexpr kernel::ufunc<addt<std::int8_t>, addt<std::int64_t>> vadd_i;
+  const kernel::ndarray<bool> flags{true, false};
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_i(flags, 1)[0])>, std::int64_t>);
+  const std::vector<std::int8_t> bytes{1};
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_i(bytes, 1)[0])>, std::int8_t>);
+  constexpr kernel::ufunc<addt<std::complex<float>>, addt<std::complex<double>>> vadd_c;
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_c(floats, std::complex<double>(0, 1))[0])>,
+                               std::complex<float>>);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_c(shorts, std::complex<double>(0, 1))[0])>,
+                               std::complex<double>>);
+}
+
 // bool and character scalars are integers of a lower kind, as in NumPy (int32 array + True).
 TEST(UfuncCpu, BoolAndCharacterScalarsFitIntegerLoops) {
   constexpr kernel::ufunc<iadd> vadd;

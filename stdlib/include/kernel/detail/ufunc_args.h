@@ -4,11 +4,13 @@
 // accepts them under NumPy's type resolution.
 #pragma once
 
+#include <algorithm>
 #include <complex>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -165,18 +167,71 @@ struct default_typed<S> {
 template <class A>
 using default_typed_array = const array_view<const typename default_typed<std::remove_cvref_t<A>>::type, 1> &;
 
+/// The dtype of argument `A` when it is an array of scalars, else nothing.
+template <class A> constexpr std::optional<dtype> array_dtype() {
+  using arg = ufunc_arg<A>;
+  if constexpr (!arg::supported || arg::is_scalar)
+    return std::nullopt;
+  else if constexpr (!scalar<typename arg::element_type>)
+    return std::nullopt;
+  else
+    return dtype_of<typename arg::element_type>;
+}
+/// The highest kind among the arrays of `Args` (kind_rank), or -1 when there are none.
+template <class... Args> constexpr int array_kind_rank() {
+  int rank = -1;
+  for (std::optional<dtype> d : {array_dtype<Args>()...})
+    if (d) rank = std::max(rank, kind_rank(kind_of(*d)));
+  return rank;
+}
+template <class... Args> constexpr bool any_double_precision_array() {
+  for (std::optional<dtype> d : {array_dtype<Args>()...})
+    if (d == dtype::float64 || d == dtype::complex128) return true;
+  return false;
+}
+
+/// How argument `A` of a call with arguments `All` takes part in type resolution. A weak
+/// scalar of a kind above every array's is not cast down into the arrays' kind: it counts as
+/// an array of its kind's default type (NEP 50: an int16 array plus 0.1 is float64, a bool
+/// array plus 1 int64), but a complex scalar with float arrays as the complex type of their
+/// precision (a float32 array plus 1i is complex64). Anything else is itself.
+template <class A, class... All> constexpr auto resolution_role() {
+  using arg = ufunc_arg<A>;
+  if constexpr (!arg::supported || !arg::is_scalar) {
+    return std::type_identity<A>{};
+  } else if constexpr (!scalar<typename arg::element_type>) {
+    return std::type_identity<A>{};
+  } else {
+    using S = std::remove_cvref_t<typename arg::element_type>;
+    constexpr int arrays = array_kind_rank<All...>();
+    constexpr dtype_kind k = kind_of(dtype_of<S>);
+    if constexpr (arrays < 0 || kind_rank(k) <= arrays) {
+      return std::type_identity<A>{};
+    } else if constexpr (k == dtype_kind::complex && arrays == kind_rank(dtype_kind::floating) &&
+                         !any_double_precision_array<All...>() && std::is_same_v<S, std::complex<double>>) {
+      return std::type_identity<const array_view<const std::complex<float>, 1> &>{};
+    } else {
+      return std::type_identity<default_typed_array<A>>{};
+    }
+  }
+}
+template <class A, class... All> using resolution_role_t = typename decltype(resolution_role<A, All...>())::type;
+
 /// The loop of `Fs` for arguments `Args`: when every argument is a scalar, the first loop
 /// accepting them as arrays of their default_typed types (`f(0.1, 0.2)` and `f(1, 2)` run
 /// float64 and int64 loops, `f(0.1f, 0.2f)` a float32 one), and failing that the first
-/// accepting the scalars as weak scalars; else the first accepting the arguments (`select_loop`).
+/// accepting the scalars as weak scalars; else the first accepting the arguments, scalars in
+/// their resolution_role (`select_loop`).
 template <class ArgsTuple, auto... Fs> struct resolve_loop;
 template <class... Args, auto... Fs> struct resolve_loop<std::tuple<Args...>, Fs...> {
   static constexpr int value = [] {
     if constexpr (sizeof...(Args) > 0 && (ufunc_arg<Args>::is_scalar && ...)) {
       constexpr int by_default = select_loop<std::tuple<default_typed_array<Args>...>, Fs...>::value;
       if (by_default >= 0) return by_default;
+      return select_loop<std::tuple<Args...>, Fs...>::value;
+    } else {
+      return select_loop<std::tuple<resolution_role_t<Args, Args...>...>, Fs...>::value;
     }
-    return select_loop<std::tuple<Args...>, Fs...>::value;
   }();
 };
 
