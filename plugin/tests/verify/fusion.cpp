@@ -35,6 +35,9 @@ void no_loop(const std::vector<double> &xd) {
   (void)e;
 }
 // expected-error@* {{no loop of this ufunc accepts these argument types}}
+// The arguments' types and the loops', in the name of the template the library names for this:
+// expected-error@*:* {{implicit instantiation of undefined template 'kernel::detail::no_loop_accepts<std::tuple<const kernel::array_view<const double> &>, int (*)(float)>'}}
+// expected-note@*:* {{template is declared here}}
 
 void assign_into_a_scalar(const std::vector<float> &x) {
   float total = 0;

@@ -141,6 +141,7 @@ public:
     constexpr std::size_t rank = arg::rank;
     using T = typename arg::element_type;
     using in_view = array_view<const T, rank>;
+    require_loop<const in_view &, const in_view &>();
     constexpr int L = select<const in_view &, const in_view &>();
     constexpr auto fn = loop_fn<L>();
     using traits = detail::function_traits<decltype(fn)>;
@@ -298,24 +299,50 @@ private:
     for (index_t k = 2; k < n; ++k) f(acc, slice(k), acc);
   }
 
+  // The loop for arguments In; 0 where none accepts them, which require_loop reports: kept
+  // apart, so that the error leaves the index a constant and adds no errors of its own.
   template <class... In> static constexpr int select() {
+    constexpr int loop = detail::resolve_loop<std::tuple<In...>, F...>::value;
+    return loop < 0 ? 0 : loop;
+  }
+  template <class... In> static constexpr void require_loop() {
     constexpr int loop = detail::resolve_loop<std::tuple<In...>, F...>::value;
     static_assert(loop >= 0, "no loop of this ufunc accepts these argument types: arrays must cast safely "
                              "to a loop's parameter types (NumPy 'safe' casting) and scalars must be of the "
                              "same kind or a lower one; the loops are the ufunc's template arguments");
-    return loop;
+    // The next error names the arguments' types and the loops' (the template's arguments).
+    if constexpr (loop < 0) (void)sizeof(detail::no_loop_accepts<std::tuple<In...>, decltype(F)...>);
   }
 
   template <int L> static constexpr auto loop_fn() { return std::get<L>(std::make_tuple(F...)); }
 
   // A node of a lazy expression: the loop eager resolution picks for the children's types.
   template <class... Args> auto lazy_call(Args &&...args) const {
+    require_loop<detail::resolution_arg_t<detail::child_t<Args>>...>();
     constexpr int L = select<detail::resolution_arg_t<detail::child_t<Args>>...>();
     using node = detail::map_node<ufunc, loop_fn<(L < 0 ? 0 : L)>(), detail::child_t<Args>...>;
     return expr<node>(node{*this, {detail::make_child(std::forward<Args>(args))...}});
   }
 
+  // A call no loop accepts is its two errors only: nothing is instantiated with a loop that
+  // does not fit its arguments (which added a page of conversion errors).
+  template <class... In> static constexpr bool has_loop() {
+    return detail::resolve_loop<std::tuple<In...>, F...>::value >= 0;
+  }
   template <class... In> auto allocate_and_call(In &...in) const {
+    if constexpr (has_loop<In &...>())
+      return allocate_and_call_fitting(in...);
+    else
+      require_loop<In &...>();
+  }
+  template <class Out, class... In> void call_into(Out &out, In &...in) const {
+    if constexpr (has_loop<In &...>())
+      call_into_fitting(out, in...);
+    else
+      require_loop<In &...>();
+  }
+
+  template <class... In> auto allocate_and_call_fitting(In &...in) const {
     constexpr int L = select<In &...>();
     constexpr auto fn = loop_fn<L>();
     using R = typename detail::function_traits<decltype(fn)>::result_type;
@@ -382,7 +409,7 @@ private:
       return arg::view(a);
   }
 
-  template <class Out, class... In> void call_into(Out &out, In &...in) const {
+  template <class Out, class... In> void call_into_fitting(Out &out, In &...in) const {
     using out_arg = detail::ufunc_arg<Out &>;
     static_assert(out_arg::supported && !out_arg::is_scalar,
                   "the last argument of a ufunc call with an output must be an array");

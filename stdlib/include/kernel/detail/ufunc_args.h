@@ -217,6 +217,10 @@ template <class A, class... All> constexpr auto resolution_role() {
 }
 template <class A, class... All> using resolution_role_t = typename decltype(resolution_role<A, All...>())::type;
 
+/// Never defined: when no loop of a ufunc accepts a call's arguments, its name in the error lists
+/// their types (`Arguments`) and the loops' (`Loops`).
+template <class Arguments, class... Loops> struct no_loop_accepts;
+
 /// The loop of `Fs` for arguments `Args`: when every argument is a scalar, the first loop
 /// accepting them as arrays of their default_typed types (`f(0.1, 0.2)` and `f(1, 2)` run
 /// float64 and int64 loops, `f(0.1f, 0.2f)` a float32 one), and failing that the first
