@@ -4,8 +4,10 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "kernel/kernel.h"
@@ -80,6 +82,41 @@ TEST(UfuncCpu, BoolAndCharacterScalarsFitIntegerLoops) {
   constexpr kernel::ufunc<i8add> vadd8;
   const std::vector<std::int8_t> small{1};
   EXPECT_THROW(vadd8(small, static_cast<unsigned char>(200)), kernel::argument_error); // 200 is no int8
+}
+
+int divide(int a, int b) { return a / b; }
+int sum_of_quotients(int a, int b) { return a / b + b; }
+void divide_rows(kernel::array_view<const int> a, int &out) {
+  out = 0;
+  for (kernel::index_t i = 0; i < a.size(); ++i) out += 100 / a[i];
+}
+
+// An integer division by zero (or INT_MIN / -1) in a loop function on a CPU target is an
+// arithmetic_error naming the call, from every kind of call (the process died of SIGFPE); the
+// next call works.
+TEST(UfuncCpu, IntegerDivisionByZeroIsAnError) {
+  constexpr kernel::ufunc<divide> vdivide;
+  constexpr kernel::gufunc<"(n)->()", divide_rows> vrows;
+  constexpr kernel::reduce<sum_of_quotients> quotients;
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    std::vector<int> a(200000, 7), b(200000, 1);
+    b[150000] = 0;
+    try {
+      (void)vdivide.on(t)(a, b);
+      ADD_FAILURE() << "divided by zero";
+    } catch (const kernel::arithmetic_error &e) {
+      EXPECT_NE(std::string(e.what()).find("divide': an integer division by zero"), std::string::npos) << e.what();
+    }
+    std::vector<int> most_negative{std::numeric_limits<int>::min()}, minus_one{-1};
+    EXPECT_THROW((void)vdivide.on(t)(most_negative, minus_one), kernel::arithmetic_error);
+    EXPECT_THROW((void)vdivide(vdivide(kernel::lazy(a), 1), b).eval(t), kernel::arithmetic_error);
+    EXPECT_THROW((void)quotients.on(t)(b), kernel::arithmetic_error);
+    kernel::ndarray<int, 2> rows({1000, 10}, 1);
+    rows(700, 3) = 0;
+    EXPECT_THROW((void)vrows.on(t)(rows), kernel::arithmetic_error);
+    b[150000] = 1;
+    EXPECT_EQ(vdivide.on(t)(a, b)[150000], 7);
+  }
 }
 
 double checked_twice(double x) {

@@ -51,6 +51,15 @@ public:
   using error::error;
 };
 
+/// Code run on the cpu or parallel target divided an integer by zero, or the most negative
+/// value by -1 (the CPU traps on both; the simulator reports them as simulator_error, and a GPU
+/// gives an undefined result). The message names the call. Objects the code was building
+/// when it trapped are not destroyed.
+class arithmetic_error : public error {
+public:
+  using error::error;
+};
+
 /// A CUDA driver, nvJitLink or NVRTC call failed; the message carries the call and its code.
 /// Linking the user's device code failed: a function no input defines, an input for
 /// another architecture, a .cu file NVRTC rejects.

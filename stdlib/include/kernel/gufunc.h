@@ -373,17 +373,15 @@ private:
     detail::gufunc_params_for<Fn> p{};
     const index_t size = fill_params<Fn>(p, all...);
     if (size == 0) return;
-    if (this->placed_on().where == target::parallel) {
+    // Through run_trapping: an integer division by zero in the loop function is an error.
+    constexpr auto body = [](void *ctx, index_t b, index_t e) {
+      detail::gufunc_range<Fn>(*static_cast<const detail::gufunc_params_for<Fn> *>(ctx), b, e);
+    };
+    if (this->placed_on().where == target::parallel)
       // A gufunc's iterations each do a core computation: parallelise from a few hundred up.
-      detail::parallel_for(
-          size, 256,
-          [](void *ctx, index_t b, index_t e) {
-            detail::gufunc_range<Fn>(*static_cast<const detail::gufunc_params_for<Fn> *>(ctx), b, e);
-          },
-          &p);
-    } else {
-      detail::gufunc_range<Fn>(p, 0, size);
-    }
+      detail::parallel_for_trapping(name(), size, 256, body, &p);
+    else
+      detail::run_trapping(name(), body, &p, 0, size);
   }
 
   // On a device: host arrays are copied to device memory (outputs back afterwards), device

@@ -472,23 +472,19 @@ private:
     using loop = detail::cpu_loop<Fn, out_elem, loop_input_t<std::tuple_element_t<I, decltype(sources)>>...>;
     const typename loop::inputs ptrs{loop_source(std::get<I>(sources))...};
 
+    // Through run_trapping: an integer division by zero in the loop function is an error.
+    struct job {
+      const detail::loop_plan<N> *plan;
+      out_elem *out;
+      const typename loop::inputs *in;
+    } j{&plan, out.data(), &ptrs};
+    constexpr auto body = [](void *ctx, index_t b, index_t e) {
+      const job &jb = *static_cast<const job *>(ctx);
+      loop::run(*jb.plan, jb.out, *jb.in, b, e);
+    };
     switch (this->placed_on().where) {
-    case target::cpu: loop::run(plan, out.data(), ptrs, 0, size); return;
-    case target::parallel: {
-      struct job {
-        const detail::loop_plan<N> *plan;
-        out_elem *out;
-        const typename loop::inputs *in;
-      } j{&plan, out.data(), &ptrs};
-      detail::parallel_for(
-          size, detail::parallel_grain,
-          [](void *ctx, index_t b, index_t e) {
-            const job &jb = *static_cast<const job *>(ctx);
-            loop::run(*jb.plan, jb.out, *jb.in, b, e);
-          },
-          &j);
-      return;
-    }
+    case target::cpu: detail::run_trapping(name(), body, &j, 0, size); return;
+    case target::parallel: detail::parallel_for_trapping(name(), size, detail::parallel_grain, body, &j); return;
     case target::cuda:
     case target::simulator: break; // handled by the device path
     }

@@ -432,19 +432,18 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
       auto *out = static_cast<out_elem *>(const_cast<void *>(out_layouts[0].data));
       using loop = typename host_loop<traits, out_elem>::loop;
       const typename loop::inputs ptrs = host_loop<traits, out_elem>::inputs(c);
-      if (where.where == target::parallel) {
-        using job = loop_job<loop_plan<N>, out_elem, typename loop::inputs>;
-        job j{&plan, out, &ptrs};
-        parallel_for(
-            size, index_t{1} << 15,
-            [](void *ctx, index_t b, index_t e) {
-              const job &jb = *static_cast<const job *>(ctx);
-              loop::run(*jb.plan, jb.out, *jb.in, b, e);
-            },
-            &j);
-      } else {
-        loop::run(plan, out, ptrs, 0, size);
-      }
+      // Through run_trapping: an integer division by zero in a function of the expression is
+      // an error.
+      using job = loop_job<loop_plan<N>, out_elem, typename loop::inputs>;
+      job j{&plan, out, &ptrs};
+      constexpr auto body = [](void *ctx, index_t b, index_t e) {
+        const job &jb = *static_cast<const job *>(ctx);
+        loop::run(*jb.plan, jb.out, *jb.in, b, e);
+      };
+      if (where.where == target::parallel)
+        parallel_for_trapping(entry::kernel_name.view(), size, index_t{1} << 15, body, &j);
+      else
+        run_trapping(entry::kernel_name.view(), body, &j, 0, size);
     } else {
       using loop = multi_output_loop<traits, N>;
       typename loop::pointers ptrs{};
@@ -466,9 +465,9 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
         loop::run(*jb.plan, *jb.in, b, e);
       };
       if (where.where == target::parallel)
-        parallel_for(size, index_t{1} << 15, body, &j);
+        parallel_for_trapping(entry::kernel_name.view(), size, index_t{1} << 15, body, &j);
       else
-        body(&j, 0, size);
+        run_trapping(entry::kernel_name.view(), body, &j, 0, size);
     }
     return true;
   }
@@ -653,7 +652,18 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
     using job = loop_job<loop_plan<nleaves + 1>, void, typename loop::inputs>;
     const job j{&plan, nullptr, &ptrs};
     if (where.where == target::cpu || n < 2 * reduce_chunk) {
-      result = fold_mapped<F, T, R, loop>(j, 0, n);
+      // Through run_trapping: an integer division by zero in the expression or F is an error.
+      struct whole {
+        const job *j;
+        std::optional<T> *result;
+      } w{&j, &result};
+      run_trapping(
+          name,
+          [](void *ctx, index_t b, index_t e) {
+            const whole &wh = *static_cast<const whole *>(ctx);
+            *wh.result = fold_mapped<F, T, R, loop>(*wh.j, b, e);
+          },
+          &w, 0, n);
       return true;
     }
     // As kernel::reduce does on parallel: chunks folded by tasks, combined as the tree does.
@@ -661,8 +671,8 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
     std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
     using pjob = chunk_job<job, void, T>;
     pjob pj{j, nullptr, &partial, n};
-    parallel_for(
-        chunks, 1,
+    parallel_for_trapping(
+        name, chunks, 1,
         [](void *ctx, index_t b, index_t e) {
           const pjob &p = *static_cast<const pjob *>(ctx);
           for (index_t c = b; c < e; ++c)

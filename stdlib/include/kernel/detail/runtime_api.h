@@ -13,6 +13,17 @@ namespace kernel::detail {
 /// at least `grain` elements long. Exceptions thrown by `body` reach the caller.
 void parallel_for(index_t n, index_t grain, void (*body)(void *, index_t, index_t), void *context);
 
+/// Runs `body(context, begin, end)` on this thread; an integer division trap its code raises
+/// here (SIGFPE: by zero, or the most negative value by -1) is an arithmetic_error naming
+/// `callee` instead of the end of the process. For the user's functions run on the CPU
+/// targets.
+void run_trapping(std::string_view callee, void (*body)(void *, index_t, index_t), void *context, index_t begin,
+                  index_t end);
+
+/// parallel_for, each piece run by run_trapping.
+void parallel_for_trapping(std::string_view callee, index_t n, index_t grain, void (*body)(void *, index_t, index_t),
+                           void *context);
+
 /// Runs `body(begin, end)` over pieces of [0, n) on all cores.
 template <class Body> void parallel_over(index_t n, index_t grain, Body &body) {
   parallel_for(
