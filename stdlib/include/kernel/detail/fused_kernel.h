@@ -17,6 +17,7 @@
 #include "kernel/config.h"
 #include "kernel/detail/fused_expr.h"
 #include "kernel/detail/reduce_kernel.h"
+#include "kernel/detail/sixteen_bytes.h"
 #include "kernel/detail/ufunc_kernel.h"
 #include "kernel/intrinsics.h"
 
@@ -170,16 +171,35 @@ template <class E> void fused_reduce_kernel(const typename E::params &p) {
   } else {
     [&]<std::size_t... K>(std::index_sequence<K...> leaves) {
       const fused_operands<traits, typename E::params, K...> ops(p);
-      if ((p.ndim <= 1) & inputs_contiguous<traits>(p, leaves)) {
-        reduce_range<F>(acc, have, grid<1>(), n, step, [&](index_t i) { return E::map(ops.row(i)); });
-        return;
-      }
-      for (index_t i = grid<1>(); i < n; i += step) {
+      const bool contiguous = (p.ndim <= 1) & inputs_contiguous<traits>(p, leaves);
+      const auto mapped = [&](index_t i) {
+        if (contiguous) return E::map(ops.row(i));
         index_t offset[sizeof...(K) + 1] = {};
         for_each_loop_coordinate(
             i, p.ndim, p.shape, [&](int d, index_t at) { ((offset[K] += at * get_operand<K>(p.in).strides[d]), ...); });
-        reduce_combine<F>(acc, have, E::map(ops.row(offset)), true);
+        return E::map(ops.row(offset));
+      };
+      // In reduce_kernel's order over the materialised array (new, so contiguous and aligned):
+      // 16 bytes of values at a time where every thread has such a vector, then the rest one by
+      // one. A fused reduction so gives the bits reducing the array gives on the same grid.
+      constexpr int width = sixteen_bytes_of<T>;
+      if constexpr (width > 1) {
+        if (n / width >= static_cast<index_t>(step)) {
+          const index_t whole = n / width;
+          reduce_range<F>(acc, have, grid<1>(), whole, step, [&](index_t v) {
+            T x = mapped(v * width);
+            for (int u = 1; u < width; ++u) x = F(x, mapped(v * width + u));
+            return x;
+          });
+          for (index_t i = whole * width + grid<1>(); i < n; i += step) reduce_combine<F>(acc, have, mapped(i), true);
+          return;
+        }
       }
+      if (contiguous) {
+        reduce_range<F>(acc, have, grid<1>(), n, step, mapped);
+        return;
+      }
+      for (index_t i = grid<1>(); i < n; i += step) reduce_combine<F>(acc, have, mapped(i), true);
     }(std::make_index_sequence<traits::nleaves>{});
   }
   reduce_block<F>(acc, have, p.out);
