@@ -388,8 +388,10 @@ const cuda_device::loaded_kernel &cuda_device::kernel_for_locked(const detail::k
   auto found = registry::instance().find(k.host_key);
   if (!found) {
     std::string msg = "'" + std::string(k.name) + "' on " + name_ +
-                      ": no GPU code was compiled for it; build its translation unit with the kernel "
-                      "plugin (tools/kernel-clang++ or a kernel_cc_* Bazel rule)";
+                      ": no GPU code was compiled for it; build the translation unit that defines it with "
+                      "the kernel plugin (tools/kernel-clang++ or a kernel_cc_* Bazel rule), with the "
+                      "attribute on that definition (an attribute only on a declaration elsewhere compiles "
+                      "nothing)";
     for (const std::string &r : registry::instance().rejected()) msg += "; " + r;
     throw target_unavailable_error(msg);
   }

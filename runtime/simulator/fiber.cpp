@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -60,6 +61,14 @@ std::size_t stack_pool::rounded(std::size_t size) noexcept {
 stack_pool::stack_pool(std::size_t size) : size_(rounded(size)) {}
 
 stack_pool::~stack_pool() {
+  // A simulated thread's code that calls exit() runs the thread's destructors, this one among
+  // them, on a stack of this pool: unmapping it would pull the stack from under the exit.
+  // The process is ending; the mappings are left to it.
+  const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  for (void *m : mappings_) {
+    const auto lo = reinterpret_cast<std::uintptr_t>(m);
+    if (here >= lo && here < lo + guard_bytes + size_) return;
+  }
   for (void *m : mappings_) ::munmap(m, guard_bytes + size_);
 }
 

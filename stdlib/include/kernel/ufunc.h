@@ -444,8 +444,9 @@ private:
     for (const void *key : {reinterpret_cast<const void *>(&detail::ufunc_kernel<F>)...})
       compiled = compiled && detail::find_kernel(key).has_value();
     if (!compiled) {
-      missing_code = "no GPU code was compiled for it (build its translation unit with the kernel plugin: "
-                     "tools/kernel-clang++ or a kernel_cc_* Bazel rule";
+      missing_code = "no GPU code was compiled for it (build the translation unit that defines it with the "
+                     "kernel plugin, tools/kernel-clang++ or a kernel_cc_* Bazel rule, and with the attribute on "
+                     "that definition: an attribute only on a declaration elsewhere compiles nothing";
       for (const std::string &r : detail::rejected_modules()) missing_code += "; " + r;
       missing_code += "); and ";
     }
