@@ -417,7 +417,11 @@ std::optional<GufuncLayout> parseLayout(StringRef Text, SignatureError &Error) {
   return LayoutParser(Text, Error).parse();
 }
 
-bool looksLikeLayout(StringRef Text) { return Text.contains("->"); }
+bool looksLikeLayout(StringRef Text) {
+  // A signature starts with its result's type; a layout with its first operand, "(n)", even
+  // when its '->' is missing (which the layout parser then reports as such).
+  return Text.contains("->") || Text.ltrim().starts_with("(");
+}
 
 std::string GufuncLayout::str() const {
   auto List = [](const auto &Ops) {

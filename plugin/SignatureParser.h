@@ -108,7 +108,8 @@ struct GufuncLayout {
 /// Parses a gufunc layout. On failure returns std::nullopt and fills `Error`.
 std::optional<GufuncLayout> parseLayout(llvm::StringRef Text, SignatureError &Error);
 
-/// True when `Text` reads as a layout rather than a signature (it has "->").
+/// True when `Text` reads as a layout rather than a signature (it has "->", or starts with
+/// an operand: "(n)").
 bool looksLikeLayout(llvm::StringRef Text);
 
 /// Looks up a scalar type name or alias ("float32", "f4", "double", "b1").

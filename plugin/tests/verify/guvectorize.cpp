@@ -13,6 +13,10 @@ using kernel::array_view;
 // expected-error@+1 {{malformed kernel::guvectorize layout: expected '(' to start an output (core dimensions like "(n)" or "()")}}
 [[kernel::guvectorize("(n)->")]] void no_output(array_view<const float> a, float &b) {}
 
+// A layout without its outputs: read as a layout, not as a signature of an unknown type 'n'.
+// expected-error@+1 {{malformed kernel::guvectorize layout: expected '->' and the outputs after the inputs}}
+[[kernel::guvectorize("(n)")]] void no_arrow(array_view<const float> a, float &b) {}
+
 // expected-error@+1 {{kernel::guvectorize takes one layout string; this is a second}}
 [[kernel::guvectorize("(n)->()", "(m)->()")]] void two_layouts(array_view<const float> a, float &b) {}
 
