@@ -348,6 +348,16 @@ TEST(FusionErrors, OverlapIsCheckedAsForEagerCalls) {
   const kernel::array_view<float> shifted(x.data() + 1, {99});
   kernel::array_view<float> head(x.data(), {99});
   EXPECT_THROW(kernel::eval(kernel::assign(head, vexp(kernel::lazy(shifted)))), kernel::argument_error);
+  // A leaf of an inner call against the outer call's output: both calls named (the message
+  // gave the inner call's argument and the outer call's output number as one call's).
+  try {
+    vplus(vexp(kernel::lazy(shifted)), 1.0f, head);
+    ADD_FAILURE() << "an overlap was taken";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("argument 1: shares memory with the output of '"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("' (its argument 3)"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FusionLifetime, RvalueArraysAreOwnedByTheExpression) {

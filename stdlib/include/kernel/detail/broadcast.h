@@ -211,7 +211,10 @@ inline bool same_elements(const operand_layout &a, const operand_layout &b) {
 /// values the loop has already overwritten, or write one element twice, as an output that
 /// repeats its own elements (a zero stride) would. Operands in different memories (the host's,
 /// a device's) never overlap.
-inline void check_overlap(std::string_view callee, std::span<const operand_layout> ops) {
+/// `output_owner`: the call whose output it is, where another's argument is checked against it
+/// (a fused expression's leaf against the expression's output).
+inline void check_overlap(std::string_view callee, std::span<const operand_layout> ops,
+                          std::string_view output_owner = {}) {
   for (const operand_layout &out : ops) {
     if (!out.is_output) continue;
     require_distinct_elements(callee, out.argument, out.shape, out.strides, out.rank);
@@ -221,21 +224,23 @@ inline void check_overlap(std::string_view callee, std::span<const operand_layou
       if (&other == &out || other.rank == 0 || other.data == nullptr || other.memory != out.memory) continue;
       const auto [lo, hi] = memory_extent(other);
       if (hi <= olo || ohi <= lo) continue;
-      const std::string output = "argument " + std::to_string(out.argument);
+      const std::string output =
+          output_owner.empty() || output_owner == callee
+              ? "the output (argument " + std::to_string(out.argument) + ")"
+              : "the output of '" + std::string(output_owner) + "' (its argument " + std::to_string(out.argument) + ")";
       if (other.is_output) {
         // Reported once, at the later of the two outputs.
         if (other.argument < out.argument) continue;
         throw argument_error(std::string(callee), other.argument,
-                             "shares memory with the output " + output + "; outputs must not overlap");
+                             "shares memory with " + output + "; outputs must not overlap");
       }
       if (other.core_rank > 0 || out.core_rank > 0)
         throw argument_error(std::string(callee), other.argument,
-                             "shares memory with the output (" + output +
-                                 ") and the function reads or writes it as a whole core; pass a copy");
+                             "shares memory with " + output +
+                                 " and the function reads or writes it as a whole core; pass a copy");
       if (!same_elements(other, out))
         throw argument_error(std::string(callee), other.argument,
-                             "shares memory with the output (" + output +
-                                 ") without being the same elements; pass a copy");
+                             "shares memory with " + output + " without being the same elements; pass a copy");
     }
   }
 }

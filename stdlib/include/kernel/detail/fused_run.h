@@ -380,6 +380,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
 
   // The outputs where they live, checked against every array leaf for overlap.
   std::array<operand_layout, nout> out_layouts{};
+  std::array<std::string_view, nout> output_callees{}; // the root call each output belongs to
   bool any_device = false;
   const void *array_device = nullptr;
   for (std::size_t k = 0; k < nleaves; ++k)
@@ -395,6 +396,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
       static_assert(can_cast_same_kind(dtype_of<R>, dtype_of<typename arg::element_type>),
                     "the output's element type cannot hold the expression's result (NumPy 'same_kind' casting)");
       const std::string_view callee = node_name(std::get<I>(roots));
+      output_callees[I] = callee;
       out_layouts[I] =
           layout_of(callee, arg::view(o), output_argument<std::remove_cvref_t<decltype(std::get<I>(roots))>>(),
                     /*is_output=*/true);
@@ -410,7 +412,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
     for (std::size_t k = 0; k < nleaves; ++k) {
       if (c.layouts[k].rank == 0) continue;
       const std::array<operand_layout, 2> pair{c.layouts[k], out_layouts[o]};
-      check_overlap(c.origin[k].callee, pair);
+      check_overlap(c.origin[k].callee, pair, output_callees[o]);
     }
     for (std::size_t p = o + 1; p < nout; ++p) {
       std::array<operand_layout, 2> pair{out_layouts[o], out_layouts[p]};
