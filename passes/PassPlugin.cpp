@@ -7,10 +7,11 @@
 //
 //   kernel-extract-device-module   host module -> its GPU code (ExtractDeviceModule)
 //   kernel-retarget-nvptx          -> NVPTX triple, layout and attributes (RetargetToNVPTX)
-//   kernel-strip-host-instrumentation  - profiling, CFI and sanitizer checks
-//   (StripHostInstrumentation) kernel-link-device-runtime     + the embedded device runtime
-//   (LinkDeviceRuntime) kernel-lower-intrinsics        kernel hooks -> NVVM intrinsics
-//   (LowerKernelIntrinsics) kernel-lower-printf            printf -> vprintf (LowerPrintf)
+//   kernel-strip-host-instrumentation
+//                                  - profiling, CFI, sanitizer checks (StripHostInstrumentation)
+//   kernel-link-device-runtime     + the embedded device runtime (LinkDeviceRuntime)
+//   kernel-lower-intrinsics        kernel hooks -> NVVM intrinsics (LowerKernelIntrinsics)
+//   kernel-lower-printf            printf -> vprintf (LowerPrintf)
 //   kernel-map-math                libm and math intrinsics -> libdevice (MapMathToLibdevice)
 //   kernel-link-libdevice          + the libdevice functions used (LinkLibdevice)
 //   kernel-create-entries          + the PTX kernels (CreateKernelEntries)

@@ -96,6 +96,13 @@ PreservedAnalyses StripHostInstrumentationPass::run(Module &M, ModuleAnalysisMan
   if (Removed.empty() && PrologueReads.empty())
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   for (CallBase *Call : Removed) {
+    // A check that does not recover (-fno-sanitize-recover: __ubsan_handle_*_abort, then
+    // unreachable) stops the kernel instead: without the call, the optimizer would take the
+    // unreachable path as impossible, and the check as proof that the checked thing holds (an
+    // unsigned wrap, which is no undefined behaviour, then miscompiles).
+    if (isInstrumentationRuntime(*Call->getCalledFunction()) &&
+        isa_and_nonnull<UnreachableInst>(Call->getNextNode()))
+      CallInst::Create(Intrinsic::getDeclaration(&M, Intrinsic::trap), "", Call->getIterator());
     // An invoke has nowhere to go once its call is gone but its normal destination.
     if (auto *Invoke = dyn_cast<InvokeInst>(Call))
       BranchInst::Create(Invoke->getNormalDest(), Invoke->getIterator());

@@ -8,8 +8,9 @@
 // its address, -fsanitize-coverage's __sanitizer_cov_* calls. NVPTX selects none of
 // them and no GPU library defines the runtimes they call ("Cannot select", or an undefined
 // reference when the GPU first links). The host keeps its instrumentation; the GPU code is
-// compiled as without the flags: the intrinsics and calls are removed (a type test is true),
-// and the globals only they used go with them.
+// compiled as without the flags: the intrinsics and calls are removed (a type test is true;
+// a sanitizer check that does not recover, -fno-sanitize-recover, becomes a trap), and the
+// globals only they used go with them.
 //
 //===----------------------------------------------------------------------===//
 

@@ -31,9 +31,13 @@ D(clog)
 D(csqrt)
 D(csin)
 D(ccos)
-D(csinh) D(ccosh) F(ctanf) F(ctanhf) F(casinf) F(cacosf) F(catanf) F(casinhf) F(cacoshf) F(catanhf)
-    F(cexpf) F(clogf) F(csqrtf) F(csinf) F(ccosf) F(csinhf)
-        F(ccoshf) typedef double _Complex (*dfn)(double, double);
+D(csinh)
+D(ccosh)
+F(ctanf)
+F(ctanhf)
+F(casinf)
+F(cacosf) F(catanf) F(casinhf) F(cacoshf) F(catanhf) F(cexpf) F(clogf) F(csqrtf) F(csinf) F(ccosf)
+    F(csinhf) F(ccoshf) typedef double _Complex (*dfn)(double, double);
 typedef float2 (*ffn)(float2);
 static const double grid[] = {-30, -3,   -1.5, -1,  -0.7, -0.2, -1e-5, -0.0,
                               0.0, 1e-5, 0.2,  0.7, 1,    1.5,  3,     30};
@@ -96,8 +100,12 @@ int main(void) {
   CD(csqrt)
   CD(csin)
   CD(ccos)
-  CD(csinh) CD(ccosh) CF(ctanf) CF(ctanhf) CF(casinf) CF(cacosf) CF(catanf) CF(casinhf) CF(cacoshf)
-      CF(catanhf) CF(cexpf) CF(clogf) CF(csqrtf) CF(csinf) CF(ccosf) CF(csinhf) CF(ccoshf)
-          printf("%d failures\n", failures);
+  CD(csinh)
+  CD(ccosh)
+  CF(ctanf)
+  CF(ctanhf)
+  CF(casinf)
+  CF(cacosf) CF(catanf) CF(casinhf) CF(cacoshf) CF(catanhf) CF(cexpf) CF(clogf) CF(csqrtf) CF(csinf)
+      CF(ccosf) CF(csinhf) CF(ccoshf) printf("%d failures\n", failures);
   return failures != 0;
 }

@@ -77,8 +77,10 @@ void on_arithmetic_trap(int signal, siginfo_t *info, void *context) {
   } else if (previous_action.sa_handler != SIG_IGN && previous_action.sa_handler != SIG_DFL) {
     previous_action.sa_handler(signal);
   } else {
-    // Trap again, with the default action.
+    // The default action: a trap happens again when the handler returns, a signal someone sent
+    // (si_code <= 0: kill, raise) must be sent again, or it would be lost.
     ::sigaction(signal, &previous_action, nullptr);
+    if (info->si_code <= 0) ::raise(signal);
   }
 }
 
@@ -101,8 +103,15 @@ void run_trapping(std::string_view callee, void (*body)(void *, index_t, index_t
                   index_t end) {
   install_handler();
   trap_guard guard;
-  trap_guard *const outer = current_guard;
   thread_local const thread_stack stack;
+  const auto here = reinterpret_cast<std::uintptr_t>(&guard);
+  if (here < stack.lo || here >= stack.hi) {
+    // On a simulated thread's fiber (a host implementation called by a kernel): its traps are
+    // the simulator's to report, and a guard left here by a fiber it abandons would dangle.
+    body(context, begin, end);
+    return;
+  }
+  trap_guard *const outer = current_guard;
   guard.stack_lo = stack.lo;
   guard.stack_hi = stack.hi;
   if (sigsetjmp(guard.return_to, 0) != 0) {

@@ -54,12 +54,34 @@ standard_error_capture::standard_error_capture(std::string error_prefix)
   }
 }
 
-standard_error_capture::~standard_error_capture() { finish(); }
+standard_error_capture::~standard_error_capture() {
+  // On the way out of an exception: whatever finish() cannot do (no memory for the text), the
+  // real standard error is back and the file closed.
+  try {
+    finish();
+  } catch (...) {
+    restore();
+  }
+}
+
+void standard_error_capture::restore() noexcept {
+  if (saved_ >= 0) {
+    std::fflush(stderr);
+    ::dup2(saved_, 2);
+    ::close(saved_);
+    saved_ = -1;
+  }
+  if (file_ >= 0) {
+    ::close(file_);
+    file_ = -1;
+  }
+  if (lock_.owns_lock()) lock_.unlock();
+}
 
 std::vector<std::string> standard_error_capture::finish() {
   std::vector<std::string> errors;
   if (saved_ < 0) {
-    if (lock_.owns_lock()) lock_.unlock();
+    restore();
     return errors;
   }
   std::fflush(stderr);
@@ -74,8 +96,11 @@ std::vector<std::string> standard_error_capture::finish() {
     std::size_t end = text.find('\n', begin);
     end = end == std::string::npos ? text.size() : end + 1;
     const std::string_view line(text.data() + begin, end - begin);
-    if (line.starts_with(prefix_)) {
-      std::string_view message = line.substr(prefix_.size());
+    // Anywhere in the line: another thread's text without its newline may come before it.
+    if (const std::size_t at = line.find(prefix_); at != std::string_view::npos) {
+      passed_on.append(line.substr(0, at));
+      if (at > 0) passed_on.push_back('\n');
+      std::string_view message = line.substr(at + prefix_.size());
       while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.remove_suffix(1);
       errors.emplace_back(message);
     } else {
@@ -84,7 +109,7 @@ std::vector<std::string> standard_error_capture::finish() {
     begin = end;
   }
   write_all(2, passed_on);
-  lock_.unlock();
+  restore();
   return errors;
 }
 

@@ -14,10 +14,10 @@ namespace kernel::runtime::cuda {
 
 /// While alive, file descriptor 2 is an anonymous temporary file. finish() (or the
 /// destructor) puts the real standard error back, writes to it everything captured except
-/// the lines starting with `error_prefix`, and returns those lines without the prefix.
-/// Output other threads wrote meanwhile is delayed, never lost. Captures are serialized by a
-/// lock of their own; where the file cannot be made, or standard error is closed, nothing is
-/// captured and finish() returns nothing.
+/// what follows `error_prefix` in a line, and returns those texts. Output other threads wrote
+/// meanwhile is delayed (and lost only if the process dies before the capture ends). Captures
+/// are serialized by a lock of their own; where the file cannot be made, or standard error is
+/// closed, nothing is captured and finish() returns nothing.
 class standard_error_capture {
 public:
   explicit standard_error_capture(std::string error_prefix);
@@ -28,6 +28,8 @@ public:
   std::vector<std::string> finish();
 
 private:
+  void restore() noexcept;
+
   std::string prefix_;
   std::unique_lock<std::mutex> lock_;
   int saved_ = -1; ///< the real standard error, while captured

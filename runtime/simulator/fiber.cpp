@@ -270,8 +270,10 @@ void on_fault(int signal, siginfo_t *info, void *context) {
   } else if (previous.sa_handler != SIG_IGN && previous.sa_handler != SIG_DFL) {
     previous.sa_handler(signal);
   } else {
-    // Fault again, with the default action.
+    // The default action: a fault happens again when the handler returns, a signal someone
+    // sent (si_code <= 0: kill, raise) must be sent again, or it would be lost.
     ::sigaction(signal, &previous, nullptr);
+    if (info->si_code <= 0) ::raise(signal);
   }
 }
 

@@ -62,6 +62,7 @@ struct launch_state {
   std::exception_ptr exception;     // the first a block threw, rethrown by run()
   std::vector<std::thread> extra_threads;
   bool told_of_limit = false; // block_stalled's note, once per launch
+  std::uint64_t workers = 1;  // the host threads the launch started with
 
   void fail(const std::string &message) {
     std::lock_guard lock(mutex);
@@ -214,7 +215,7 @@ void sim_thread::stop() {
 void block_run::aligned_free::operator()(char *p) const noexcept { ::operator delete(p, std::align_val_t{256}); }
 
 block_run::block_run(launch_state &l, dim3 idx, stack_pool &stacks)
-    : launch(l), block_idx(idx), stacks_(stacks), outer_(set_current_thread(nullptr)), races_(l.races),
+    : launch(l), block_idx(idx), stacks_(stacks), outer_(current_thread_if_any()), races_(l.races),
       linear_(idx.x + std::uint64_t{idx.y} * l.config.grid.x +
               std::uint64_t{idx.z} * l.config.grid.x * l.config.grid.y) {
   const dim3 b = launch.config.block;
@@ -665,6 +666,7 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
   } else {
     const std::uint64_t workers =
         std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(oneapi::tbb::this_task_arena::max_concurrency()));
+    launch.workers = workers;
 #ifdef KERNEL_SIM_TSAN
     // oneTBB is not instrumented: its hand-over and join are told to TSan as release and
     // acquire on one token.

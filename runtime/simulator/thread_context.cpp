@@ -18,6 +18,8 @@ constinit thread_local thread_context *current_context = nullptr;
 
 thread_context &current_thread() noexcept { return current_context ? *current_context : outside_launch; }
 
+thread_context *current_thread_if_any() noexcept { return current_context; }
+
 thread_context *set_current_thread(thread_context *ctx) noexcept { return std::exchange(current_context, ctx); }
 
 thread_scope::thread_scope(thread_context &ctx) noexcept : previous_(current_context) { current_context = &ctx; }

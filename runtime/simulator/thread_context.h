@@ -25,6 +25,9 @@ extern constinit thread_local thread_context *current_context;
 /// grid of one thread.
 thread_context &current_thread() noexcept;
 
+/// The current simulated thread of this host thread, or null outside a launch.
+thread_context *current_thread_if_any() noexcept;
+
 /// Makes `ctx` the current simulated thread of this host thread (null: none); returns the
 /// one it replaces, which a launch made from inside a simulated thread (a host implementation
 /// launching a kernel) puts back when it is done.

@@ -862,6 +862,12 @@ TEST_P(Targets, RandomFillsNeverDrawAWordTwice) {
   std::vector<float> narrow(100000);
   rng.on(t).uniform(narrow, 1000.0, 1001.0);
   EXPECT_EQ(std::count_if(narrow.begin(), narrow.end(), [](float v) { return !(v > 1000.0f && v <= 1001.0f); }), 0);
+  // Ends the other way round, as NumPy takes them: values spread over [high, low).
+  std::vector<double> reversed(10000);
+  rng.on(t).uniform(reversed, 5.0, 2.0);
+  EXPECT_EQ(std::count_if(reversed.begin(), reversed.end(), [](double v) { return !(v >= 2.0 && v < 5.0); }), 0);
+  EXPECT_GT(*std::max_element(reversed.begin(), reversed.end()) - *std::min_element(reversed.begin(), reversed.end()),
+            2.9);
 }
 
 TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {

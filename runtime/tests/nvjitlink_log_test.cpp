@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -117,7 +118,7 @@ TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
   std::vector<std::string> errors;
   {
     cuda::standard_error_capture capture("@E@");
-    std::fputs("ptxas info: kept\n@E@error   : first\nno newline at the end @E@ not an error\n@E@second", stderr);
+    std::fputs("ptxas info: kept\n@E@error   : first\nanother thread's text @E@error   : second\n@E@third", stderr);
     errors = capture.finish();
     std::fputs("after the capture\n", stderr);
   }
@@ -128,17 +129,19 @@ TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
   std::string passed_on(4096, '\0');
   passed_on.resize(std::fread(passed_on.data(), 1, passed_on.size(), file));
   std::fclose(file);
-  EXPECT_EQ(errors, (std::vector<std::string>{"error   : first", "second"}));
-  EXPECT_EQ(passed_on, "ptxas info: kept\nno newline at the end @E@ not an error\nafter the capture\n");
+  EXPECT_EQ(errors, (std::vector<std::string>{"error   : first", "error   : second", "third"}));
+  EXPECT_EQ(passed_on, "ptxas info: kept\nanother thread's text \nafter the capture\n");
 }
 
 // Leaving the scope without finish() (an exception on the way) puts standard error back.
 TEST(StandardErrorCapture, RestoresStandardErrorOnDestruction) {
-  const int before = ::fcntl(2, F_GETFD);
+  struct stat before{}, after{};
+  ASSERT_EQ(::fstat(2, &before), 0);
   {
     cuda::standard_error_capture capture("@E@");
   }
-  EXPECT_EQ(::fcntl(2, F_GETFD), before);
+  ASSERT_EQ(::fstat(2, &after), 0);
+  EXPECT_TRUE(before.st_dev == after.st_dev && before.st_ino == after.st_ino) << "fd 2 is another file";
   // A second capture gets the lock the first released.
   cuda::standard_error_capture again("@E@");
   EXPECT_TRUE(again.finish().empty());

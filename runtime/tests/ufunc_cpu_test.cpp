@@ -114,6 +114,12 @@ TEST(UfuncCpu, IntegerDivisionByZeroIsAnError) {
     kernel::ndarray<int, 2> rows({1000, 10}, 1);
     rows(700, 3) = 0;
     EXPECT_THROW((void)vrows.on(t)(rows), kernel::arithmetic_error);
+    // Not one run of memory: the 10 x 1000 transpose of rows.
+    const kernel::array_view<const int, 2> columns(rows.data(), {10, 1000}, {1, 10});
+    EXPECT_THROW((void)quotients.on(t)(columns), kernel::arithmetic_error);
+    volatile int zero = 0;
+    EXPECT_THROW((void)vdivide.on(t)(7, int(zero)), kernel::arithmetic_error); // scalars only
+    EXPECT_THROW((void)vdivide.on(t).reduce(std::vector<int>{7, 0}), kernel::arithmetic_error);
     b[150000] = 1;
     EXPECT_EQ(vdivide.on(t)(a, b)[150000], 7);
   }

@@ -81,6 +81,27 @@ define i32 @callee() !func_sanitize !0 {
 }
 !0 = !{i32 -1056584962, i32 905068220}
 
+; -fno-sanitize-recover: the handler does not return; the check traps instead of vanishing
+; (the unreachable after a removed call would make the optimizer assume the check passes).
+; CHECK-LABEL: define i32 @unsigned_wrap(
+; CHECK: overflow:
+; CHECK-NEXT: call void @llvm.trap()
+; CHECK-NEXT: unreachable
+define i32 @unsigned_wrap(i32 %a, i32 %b) {
+entry:
+  %sum = call { i32, i1 } @llvm.uadd.with.overflow.i32(i32 %a, i32 %b)
+  %over = extractvalue { i32, i1 } %sum, 1
+  br i1 %over, label %overflow, label %done
+overflow:
+  call void @__ubsan_handle_add_overflow_abort(ptr @.ubsan_data, i64 0, i64 0)
+  unreachable
+done:
+  %value = extractvalue { i32, i1 } %sum, 0
+  ret i32 %value
+}
+declare { i32, i1 } @llvm.uadd.with.overflow.i32(i32, i32)
+declare void @__ubsan_handle_add_overflow_abort(ptr, i64, i64)
+
 declare void @__ubsan_handle_function_type_mismatch(ptr, i64)
 declare void @llvm.instrprof.increment(ptr, i64, i32, i32)
 declare void @__sanitizer_cov_trace_pc_guard(ptr)

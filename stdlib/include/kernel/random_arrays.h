@@ -67,6 +67,18 @@ KERNEL_ALWAYS_INLINE constexpr std::uint64_t wide_block(std::uint64_t b) noexcep
   return ((2 * round + b % 2) << 16) | thread;
 }
 
+/// `x`, made as low + (high - low) u for u in (0, 1], moved into the interval from low
+/// (excluded) to high (included) where rounding took it to low or past high; for either order
+/// of the ends.
+template <class T> KERNEL_ALWAYS_INLINE T clamp_uniform(T x, T low, T high) noexcept {
+  const bool up = low <= high;
+  if (up ? x > low : x < low) return up ? (x <= high ? x : high) : (x >= high ? x : high);
+  if constexpr (std::is_same_v<T, float>)
+    return __builtin_nextafterf(low, high);
+  else
+    return __builtin_nextafter(low, high);
+}
+
 /// The Philox block that group `g` of the fill uses, into `w` (by reference: see
 /// random::philox4x32_10_words).
 template <bool InKernel, class T>
@@ -138,8 +150,9 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
           const float low = static_cast<float>(p.a), high = static_cast<float>(p.b);
           x = low + (high - low) * random::uniform_float32(w[q]);
           // (low, high], as documented: the sum rounds to low for a draw below half an ulp of
-          // low (1000 + 1e-5), and past high where high - low rounded up.
-          x = x > low ? (x <= high ? x : high) : __builtin_nextafterf(low, high);
+          // low (1000 + 1e-5), and past high where high - low rounded up. (high < low, which
+          // NumPy takes too: [high, low).)
+          x = clamp_uniform(x, low, high);
         } else {
           const std::array<float, 2> z = random::normal2_float32<InKernel>(w[q & 2], w[(q & 2) + 1]);
           x = z[q & 1] * static_cast<float>(p.b) + static_cast<float>(p.a);
@@ -148,7 +161,7 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
       } else {
         if (p.dist == distribution::uniform) {
           x = p.a + (p.b - p.a) * random::uniform_float64(w[2 * q], w[2 * q + 1]);
-          x = x > p.a ? (x <= p.b ? x : p.b) : __builtin_nextafter(p.a, p.b);
+          x = clamp_uniform(x, p.a, p.b);
         } else {
           const std::array<double, 2> z = random::normal2_float64(w);
           x = z[q] * p.b + p.a;

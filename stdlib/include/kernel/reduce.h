@@ -140,9 +140,20 @@ private:
     if constexpr (R > 1) {
       // Not one run of memory: element by element, in row-major order.
       if (!v.is_c_contiguous()) {
-        std::optional<T> r;
-        detail::for_each_element(v, [&](const S &x) { r = r ? F(*r, static_cast<T>(x)) : static_cast<T>(x); });
-        return r;
+        struct elements {
+          const array_view<S, R> *v;
+          std::optional<T> result;
+        } e{&v, std::nullopt};
+        detail::run_trapping(
+            name(),
+            [](void *ctx, index_t, index_t) {
+              elements &el = *static_cast<elements *>(ctx);
+              detail::for_each_element(*el.v, [&](const S &x) {
+                el.result = el.result ? F(*el.result, static_cast<T>(x)) : static_cast<T>(x);
+              });
+            },
+            &e, 0, n);
+        return e.result;
       }
     }
     // One row: a contiguous array's memory, or a vector with its own stride.

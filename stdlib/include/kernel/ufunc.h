@@ -261,11 +261,13 @@ private:
         jb.out[o] = acc;
       }
     };
+    // Through run_trapping: an integer division by zero in the loop function is an error.
     if (this->placed_on().where == target::parallel) {
       const index_t n = v.shape(ax);
-      detail::parallel_for(outputs, std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n : 1)), body, &j);
+      detail::parallel_for_trapping(name(), outputs, std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n : 1)),
+                                    body, &j);
     } else {
-      body(&j, 0, outputs);
+      detail::run_trapping(name(), body, &j, 0, outputs);
     }
   }
 
@@ -348,7 +350,14 @@ private:
     using R = typename detail::function_traits<decltype(fn)>::result_type;
     constexpr std::size_t rank = detail::max_rank<detail::ufunc_arg<In &>::rank...>();
     if constexpr (rank == 0) {
-      if (this->placed_on().runs_on_host()) return invoke_scalars<fn>(std::index_sequence_for<In...>{}, in...);
+      if (this->placed_on().runs_on_host()) {
+        // Through run_trapping, as an array call: an integer division by zero is an error.
+        std::optional<R> r;
+        auto compute = [&] { r.emplace(invoke_scalars<fn>(std::index_sequence_for<In...>{}, in...)); };
+        detail::run_trapping(
+            name(), [](void *c, index_t, index_t) { (*static_cast<decltype(compute) *>(c))(); }, &compute, 0, 1);
+        return std::move(*r);
+      }
       // Placed on a device, scalars are computed there as arrays are: a GPU's results (and
       // its errors, an unavailable target's among them) are not a host call's.
       ndarray<R, 1> result(ndarray<R, 1>::uninitialized, std::array<index_t, 1>{1});
