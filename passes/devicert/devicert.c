@@ -216,14 +216,7 @@ double cabs(double re, double im) { return hypot(re, im); }
 float cargf(float2 z) { return atan2f(z.y, z.x); }
 double carg(double re, double im) { return atan2(im, re); }
 
-float2 cexpf(float2 z) {
-  float m = expf(z.x);
-  return make_f(m * cosf(z.y), m * sinf(z.y));
-}
-double _Complex cexp(double re, double im) {
-  double m = exp(re);
-  return make_d(m * cos(im), m * sin(im));
-}
+/* exp, sin, cos, sinh, cosh: below, with the other functions of the exponential family. */
 
 /* log|z|, through log1p near |z| = 1, where log(hypot) keeps only the rounding of hypot. */
 static double log_modulus(double re, double im) {
@@ -236,40 +229,31 @@ static double log_modulus(double re, double im) {
 float2 clogf(float2 z) { return make_f((float)log_modulus(z.x, z.y), atan2f(z.y, z.x)); }
 double _Complex clog(double re, double im) { return make_d(log_modulus(re, im), atan2(im, re)); }
 
-float2 csqrtf(float2 z) {
-  if (z.x == 0.0f && z.y == 0.0f)
-    return make_f(0.0f, z.y);
-  float t = sqrtf((fabsf(z.x) + hypotf(z.x, z.y)) * 0.5f);
-  if (z.x >= 0.0f)
-    return make_f(t, z.y / (2.0f * t));
-  return make_f(fabsf(z.y) / (2.0f * t), copysignf(t, z.y));
-}
 double _Complex csqrt(double re, double im) {
   if (re == 0.0 && im == 0.0)
     return make_d(0.0, im);
+  if (__builtin_isinf(im)) /* C99: +inf + i im, whatever re is */
+    return make_d(__builtin_inf(), im);
+  if (__builtin_isinf(re)) /* C99: +inf + i0 for +inf, 0 + i inf for -inf (signs of im) */
+    return re > 0 ? make_d(re, copysign(0.0, im)) : make_d(0.0, copysign(-re, im));
+  /* Above 1e300, |re| + hypot would overflow: a quarter of z, and twice its root. */
+  if (fabs(re) > 1e300 || fabs(im) > 1e300) {
+    double _Complex r = csqrt(re * 0.25, im * 0.25);
+    return make_d(2.0 * __real__ r, 2.0 * __imag__ r);
+  }
   double t = sqrt((fabs(re) + hypot(re, im)) * 0.5);
   if (re >= 0.0)
     return make_d(t, im / (2.0 * t));
   return make_d(fabs(im) / (2.0 * t), copysign(t, im));
 }
-
-float2 csinf(float2 z) { return make_f(sinf(z.x) * coshf(z.y), cosf(z.x) * sinhf(z.y)); }
-double _Complex csin(double re, double im) {
-  return make_d(sin(re) * cosh(im), cos(re) * sinh(im));
-}
-float2 ccosf(float2 z) { return make_f(cosf(z.x) * coshf(z.y), -sinf(z.x) * sinhf(z.y)); }
-double _Complex ccos(double re, double im) {
-  return make_d(cos(re) * cosh(im), -sin(re) * sinh(im));
-}
-float2 csinhf(float2 z) { return make_f(sinhf(z.x) * cosf(z.y), coshf(z.x) * sinf(z.y)); }
-double _Complex csinh(double re, double im) {
-  return make_d(sinh(re) * cos(im), cosh(re) * sin(im));
-}
-float2 ccoshf(float2 z) { return make_f(coshf(z.x) * cosf(z.y), sinhf(z.x) * sinf(z.y)); }
-double _Complex ccosh(double re, double im) {
-  return make_d(cosh(re) * cos(im), sinh(re) * sin(im));
+/* In double: no overflow or underflow of the float's own range on the way. */
+float2 csqrtf(float2 z) {
+  double _Complex r = csqrt(z.x, z.y);
+  return make_f((float)__real__ r, (float)__imag__ r);
 }
 
+float2 cexpf(float2 z);
+double _Complex cexp(double re, double im);
 float2 cpowf(float2 x, float2 y) {
   float2 l = clogf(x);
   float2 e = make_f(y.x * l.x - y.y * l.y, y.x * l.y + y.y * l.x);
@@ -301,46 +285,117 @@ static cd times_minus_i(cd z) { return cd_make(z.im, -z.re); }
 
 /* tanh(x + iy), as Kahan computes it: no overflow for large x, exact signs of zeros. */
 static cd cd_tanh(cd z) {
+  if (!__builtin_isfinite(z.im) && !__builtin_isinf(z.re)) /* C99: NaN, but +-0 + i NaN at x = 0 */
+    return cd_make(z.re == 0.0 ? z.re : __builtin_nan(""), __builtin_nan(""));
   if (fabs(z.re) > 22.0) {
     const double e = exp(-2.0 * fabs(z.re));
-    return cd_make(copysign(1.0, z.re), 4.0 * sin(z.im) * cos(z.im) * e);
+    /* C99: tanh(+-inf + i y) = +-1 + i0 (sign of sin 2y), also for an infinite y. */
+    const double im =
+        __builtin_isfinite(z.im) ? 4.0 * sin(z.im) * cos(z.im) * e : copysign(0.0, z.im);
+    return cd_make(copysign(1.0, z.re), im);
   }
   const double t = tan(z.im), b = 1.0 + t * t, s = sinh(z.re), rho = sqrt(1.0 + s * s);
   const double d = 1.0 + b * s * s;
   return cd_make(b * rho * s / d, t / d);
 }
 
+static const double ln2 = 0.69314718055994530942;
+/* Past this |re| or |im|, z^2 would overflow, and asinh z = log 2z to the last bit (the next
+ * term is 1/(4 z^2)): also the infinities' results. */
+static int huge(cd z) { return fabs(z.re) > 1e150 || fabs(z.im) > 1e150; }
+static cd log_of_twice(cd z) { return cd_make(log(hypot(z.re, z.im)) + ln2, atan2(z.im, z.re)); }
+
+/* asinh(z), odd: for re >= 0, log 2z when |z| is huge, else -i asin(iz) by Kahan's formula. */
+static cd cd_asin_kahan(cd z);
+static cd cd_asinh(cd z) {
+  if (__builtin_signbit(z.re)) {
+    const cd w = cd_asinh(cd_make(-z.re, -z.im));
+    return cd_make(-w.re, -w.im);
+  }
+  if (huge(z))
+    return log_of_twice(z);
+  return times_minus_i(cd_asin_kahan(times_i(z)));
+}
+
 /* asin(z) and acos(z) as Kahan gives them ("Branch cuts for complex elementary functions",
- * 1987), from s = sqrt(1 - z) and t = sqrt(1 + z): no cancellation near 0 or near +-1, no
- * overflow for large |z|, C99's cuts with the signs of zeros (1 - z negates z's parts, so a
- * zero keeps its sign). asinh(z) = -i asin(iz). */
-static cd cd_asin(cd z) {
+ * 1987), from s = sqrt(1 - z) and t = sqrt(1 + z): no cancellation near 0 or near +-1, C99's
+ * cuts with the signs of zeros (1 - z negates z's parts, so a zero keeps its sign); through
+ * asinh where |z| is huge. */
+static cd cd_asin_kahan(cd z) {
   const cd s = cd_sqrt(cd_make(1.0 - z.re, -z.im)), t = cd_sqrt(cd_make(1.0 + z.re, z.im));
   return cd_make(atan2(z.re, s.re * t.re - s.im * t.im), asinh(s.re * t.im - s.im * t.re));
 }
+static cd cd_asin(cd z) { return huge(z) ? times_minus_i(cd_asinh(times_i(z))) : cd_asin_kahan(z); }
 static cd cd_acos(cd z) {
+  if (huge(z)) {
+    const cd a = cd_asin(z);
+    return cd_make(1.57079632679489661923 - a.re, -a.im);
+  }
   const cd s = cd_sqrt(cd_make(1.0 - z.re, -z.im)), t = cd_sqrt(cd_make(1.0 + z.re, z.im));
   return cd_make(2.0 * atan2(s.re, t.re), asinh(t.re * s.im - t.im * s.re));
 }
-static cd cd_asinh(cd z) { return times_minus_i(cd_asin(times_i(z))); }
 
-/* atanh(z) for re >= 0 (odd): the real part through log1p, the imaginary through atan2. */
+/* atanh(z) for re >= 0 (odd): the real part through log1p, or through the logarithm of the
+ * distance to 1 where that distance squared would underflow; the imaginary part through
+ * atan2 of halved arguments, which do not overflow for a large |y|. */
 static cd cd_atanh(cd z) {
   if (__builtin_signbit(z.re)) {
-    cd w = cd_atanh(cd_make(-z.re, -z.im));
+    const cd w = cd_atanh(cd_make(-z.re, -z.im));
     return cd_make(-w.re, -w.im);
   }
   const double x = z.re, y = z.im, one_minus = 1.0 - x;
-  const double re = 0.25 * log1p(4.0 * x / (one_minus * one_minus + y * y));
-  const double im = 0.5 * atan2(2.0 * y, one_minus * (1.0 + x) - y * y);
+  if (__builtin_isinf(x) || __builtin_isinf(y)) /* C99: +0 + i pi/2 (sign of y) */
+    return cd_make(0.0, copysign(1.57079632679489661923, y));
+  const double d = one_minus * one_minus + y * y;
+  const double re =
+      d < 1e-280 ? 0.25 * log(4.0 * x) - 0.5 * log(hypot(one_minus, y)) : 0.25 * log1p(4.0 * x / d);
+  const double im = 0.5 * atan2(y, 0.5 * (one_minus * (1.0 + x) - y * y));
   return cd_make(re, im);
 }
 
 /* acosh(z), Kahan's too, from s = sqrt(z - 1) and t = sqrt(z + 1): C99's cut along
- * (-inf, 1]. */
+ * (-inf, 1]; log 2z where |z| is huge. */
 static cd cd_acosh(cd z) {
+  if (huge(z)) {
+    const cd l = log_of_twice(z);
+    return cd_make(l.re, l.im);
+  }
   const cd s = cd_sqrt(cd_make(z.re - 1.0, z.im)), t = cd_sqrt(cd_make(z.re + 1.0, z.im));
   return cd_make(asinh(s.re * t.re + s.im * t.im), 2.0 * atan2(s.im, t.re));
+}
+
+/* a * t where t is a sine or cosine: an exact zero t gives a zero (of the product's sign)
+ * where a is infinite, as C99 asks (sinh(inf) sin(0) is 0, not NaN). */
+static double times_trig(double a, double t) {
+  if (t == 0.0)
+    return __builtin_signbit(a) ? -t : t;
+  return a * t;
+}
+
+/* exp(x + iy), with C99's infinities: exp(-inf + iy) is +-0, exp(+inf + i inf) inf + i NaN. */
+static cd cd_exp(cd z) {
+  const double m = exp(z.re);
+  if (__builtin_isinf(z.re) && !__builtin_isfinite(z.im)) {
+    if (m == 0.0)
+      return cd_make(0.0, copysign(0.0, z.im));
+    if (__builtin_isinf(m))
+      return cd_make(m, __builtin_nan(""));
+  }
+  return cd_make(times_trig(m, cos(z.im)), times_trig(m, sin(z.im)));
+}
+
+/* sinh and cosh of x + iy, with C99's zeros and infinities; sin z = -i sinh(iz), cos z =
+ * cosh(iz). */
+static cd cd_sinh(cd z) {
+  if (!__builtin_isfinite(z.im) && (z.re == 0.0 || __builtin_isinf(z.re)))
+    return cd_make(z.re, __builtin_nan(""));
+  return cd_make(times_trig(sinh(z.re), cos(z.im)), times_trig(cosh(z.re), sin(z.im)));
+}
+static cd cd_cosh(cd z) {
+  if (!__builtin_isfinite(z.im) && (z.re == 0.0 || __builtin_isinf(z.re)))
+    return cd_make(z.re == 0.0 ? __builtin_nan("") : __builtin_inf(),
+                   z.re == 0.0 ? 0.0 : __builtin_nan(""));
+  return cd_make(times_trig(cosh(z.re), cos(z.im)), times_trig(sinh(z.re), sin(z.im)));
 }
 
 static cd cd_proj(cd z) {
@@ -349,6 +404,13 @@ static cd cd_proj(cd z) {
   return z;
 }
 
+double _Complex cexp(double re, double im) { return cd_out(cd_exp(cd_make(re, im))); }
+double _Complex csinh(double re, double im) { return cd_out(cd_sinh(cd_make(re, im))); }
+double _Complex ccosh(double re, double im) { return cd_out(cd_cosh(cd_make(re, im))); }
+double _Complex csin(double re, double im) {
+  return cd_out(times_minus_i(cd_sinh(times_i(cd_make(re, im)))));
+}
+double _Complex ccos(double re, double im) { return cd_out(cd_cosh(times_i(cd_make(re, im)))); }
 double _Complex ctanh(double re, double im) { return cd_out(cd_tanh(cd_make(re, im))); }
 double _Complex ctan(double re, double im) {
   return cd_out(times_minus_i(cd_tanh(times_i(cd_make(re, im)))));
@@ -363,6 +425,11 @@ double _Complex catan(double re, double im) {
 }
 double _Complex cproj(double re, double im) { return cd_out(cd_proj(cd_make(re, im))); }
 
+float2 cexpf(float2 z) { return cd_outf(cd_exp(cd_make(z.x, z.y))); }
+float2 csinhf(float2 z) { return cd_outf(cd_sinh(cd_make(z.x, z.y))); }
+float2 ccoshf(float2 z) { return cd_outf(cd_cosh(cd_make(z.x, z.y))); }
+float2 csinf(float2 z) { return cd_outf(times_minus_i(cd_sinh(times_i(cd_make(z.x, z.y))))); }
+float2 ccosf(float2 z) { return cd_outf(cd_cosh(times_i(cd_make(z.x, z.y)))); }
 float2 ctanhf(float2 z) { return cd_outf(cd_tanh(cd_make(z.x, z.y))); }
 float2 ctanf(float2 z) { return cd_outf(times_minus_i(cd_tanh(times_i(cd_make(z.x, z.y))))); }
 float2 casinhf(float2 z) { return cd_outf(cd_asinh(cd_make(z.x, z.y))); }
