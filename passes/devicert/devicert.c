@@ -216,7 +216,7 @@ double cabs(double re, double im) { return hypot(re, im); }
 float cargf(float2 z) { return atan2f(z.y, z.x); }
 double carg(double re, double im) { return atan2(im, re); }
 
-/* exp, sin, cos, sinh, cosh: below, with the other functions of the exponential family. */
+/* exp, sin, cos, sinh, cosh: below, with the rest of the complex functions. */
 
 /* log|z|, through log1p near |z| = 1, where log(hypot) keeps only the rounding of hypot. */
 static double log_modulus(double re, double im) {
@@ -425,11 +425,38 @@ double _Complex catan(double re, double im) {
 }
 double _Complex cproj(double re, double im) { return cd_out(cd_proj(cd_make(re, im))); }
 
-float2 cexpf(float2 z) { return cd_outf(cd_exp(cd_make(z.x, z.y))); }
-float2 csinhf(float2 z) { return cd_outf(cd_sinh(cd_make(z.x, z.y))); }
-float2 ccoshf(float2 z) { return cd_outf(cd_cosh(cd_make(z.x, z.y))); }
-float2 csinf(float2 z) { return cd_outf(times_minus_i(cd_sinh(times_i(cd_make(z.x, z.y))))); }
-float2 ccosf(float2 z) { return cd_outf(cd_cosh(times_i(cd_make(z.x, z.y)))); }
+/* exp, sinh and cosh of complex64 in float, as above: they are common in GPU code, where
+ * double is slow on most GPUs (the inverse functions compute in double). */
+static float times_trig_f(float a, float t) {
+  if (t == 0.0f)
+    return __builtin_signbit(a) ? -t : t;
+  return a * t;
+}
+float2 cexpf(float2 z) {
+  const float m = expf(z.x);
+  if (__builtin_isinf(z.x) && !__builtin_isfinite(z.y)) {
+    if (m == 0.0f)
+      return make_f(0.0f, copysignf(0.0f, z.y));
+    return make_f(m, __builtin_nanf(""));
+  }
+  return make_f(times_trig_f(m, cosf(z.y)), times_trig_f(m, sinf(z.y)));
+}
+float2 csinhf(float2 z) {
+  if (!__builtin_isfinite(z.y) && (z.x == 0.0f || __builtin_isinf(z.x)))
+    return make_f(z.x, __builtin_nanf(""));
+  return make_f(times_trig_f(sinhf(z.x), cosf(z.y)), times_trig_f(coshf(z.x), sinf(z.y)));
+}
+float2 ccoshf(float2 z) {
+  if (!__builtin_isfinite(z.y) && (z.x == 0.0f || __builtin_isinf(z.x)))
+    return make_f(z.x == 0.0f ? __builtin_nanf("") : __builtin_inff(),
+                  z.x == 0.0f ? 0.0f : __builtin_nanf(""));
+  return make_f(times_trig_f(coshf(z.x), cosf(z.y)), times_trig_f(sinhf(z.x), sinf(z.y)));
+}
+float2 csinf(float2 z) { /* -i sinh(iz) */
+  const float2 w = csinhf(make_f(-z.y, z.x));
+  return make_f(w.y, -w.x);
+}
+float2 ccosf(float2 z) { return ccoshf(make_f(-z.y, z.x)); }
 float2 ctanhf(float2 z) { return cd_outf(cd_tanh(cd_make(z.x, z.y))); }
 float2 ctanf(float2 z) { return cd_outf(times_minus_i(cd_tanh(times_i(cd_make(z.x, z.y))))); }
 float2 casinhf(float2 z) { return cd_outf(cd_asinh(cd_make(z.x, z.y))); }
