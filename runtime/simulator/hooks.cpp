@@ -25,16 +25,13 @@ using kernel::runtime::sim::warp_kind;
 
 namespace {
 
-// `call_site`: where the kernel's code called the hook. Two syncthreads on one line are two
-// barriers, which their file and line alone do not tell apart.
-int barrier(barrier_kind kind, int predicate, const char *file, std::uint32_t line, const void *call_site) {
+int barrier(barrier_kind kind, int predicate, const char *file, std::uint32_t line) {
   sim_thread *t = current_sim_thread();
   if (!t) return kind == barrier_kind::count ? (predicate != 0) : (predicate != 0);
   t->barrier = kind;
   t->predicate = predicate;
   t->barrier_file = file;
   t->barrier_line = line;
-  t->barrier_call_site = call_site;
   t->status = thread_status::barrier;
   t->wait();
   return t->barrier_result;
@@ -123,16 +120,16 @@ std::uint32_t __kernel_nctaid_y() noexcept { return current_thread().grid_dim.y;
 std::uint32_t __kernel_nctaid_z() noexcept { return current_thread().grid_dim.z; }
 
 void __kernel_syncthreads(const char *file, std::uint32_t line) noexcept {
-  barrier(barrier_kind::plain, 0, file, line, __builtin_return_address(0));
+  barrier(barrier_kind::plain, 0, file, line);
 }
 int __kernel_syncthreads_count(int predicate, const char *file, std::uint32_t line) noexcept {
-  return barrier(barrier_kind::count, predicate, file, line, __builtin_return_address(0));
+  return barrier(barrier_kind::count, predicate, file, line);
 }
 int __kernel_syncthreads_and(int predicate, const char *file, std::uint32_t line) noexcept {
-  return barrier(barrier_kind::all, predicate, file, line, __builtin_return_address(0));
+  return barrier(barrier_kind::all, predicate, file, line);
 }
 int __kernel_syncthreads_or(int predicate, const char *file, std::uint32_t line) noexcept {
-  return barrier(barrier_kind::any, predicate, file, line, __builtin_return_address(0));
+  return barrier(barrier_kind::any, predicate, file, line);
 }
 void __kernel_syncwarp(std::uint32_t mask) noexcept { warp_op(warp_kind::syncwarp, mask, 0, 0, 32); }
 // A device or system fence orders the thread's accesses before it for other blocks, through

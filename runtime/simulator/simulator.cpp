@@ -445,19 +445,13 @@ bool block_run::complete_barrier() {
                " while " + describe(elsewhere) + " wait at a warp operation");
     return false;
   }
-  const auto same_barrier = [&](std::uint32_t i, std::uint32_t j) {
-    return threads_[i].barrier_file == threads_[j].barrier_file &&
-           threads_[i].barrier_line == threads_[j].barrier_line &&
-           threads_[i].barrier_call_site == threads_[j].barrier_call_site;
-  };
   for (std::uint32_t i : waiting)
-    if (!same_barrier(i, waiting.front())) {
+    if (threads_[i].barrier_file != threads_[waiting.front()].barrier_file ||
+        threads_[i].barrier_line != threads_[waiting.front()].barrier_line) {
       std::vector<std::uint32_t> here, there;
-      for (std::uint32_t j : waiting) (same_barrier(j, waiting.front()) ? here : there).push_back(j);
-      const bool one_line = site(here.front()) == site(there.front());
+      for (std::uint32_t j : waiting) (site(j) == site(waiting.front()) ? here : there).push_back(j);
       fail_block("divergent syncthreads: " + describe(here) + " wait at the barrier at " + site(here.front()) +
-                 " but " + describe(there) + " at " + (one_line ? "another one on the same line" : "the one at ") +
-                 (one_line ? "" : site(there.front())));
+                 " but " + describe(there) + " at the one at " + site(there.front()));
       return false;
     }
   int count = 0;

@@ -100,7 +100,6 @@ public:
   barrier_kind barrier = barrier_kind::plain;
   const char *barrier_file = nullptr;
   std::uint32_t barrier_line = 0;
-  const void *barrier_call_site = nullptr; // tells apart two barriers on one line
   int predicate = 0;
   int barrier_result = 0;
 

@@ -153,24 +153,6 @@ struct Affine {
   a[kernel::threadIdx.x] = 1;
 }
 
-// Two barriers on one line (their file and line made them one; identical branches would be
-// merged into one call by the compiler, as for a GPU), and one helper's barrier reached from
-// both branches (one barrier, as on a GPU).
-// clang-format off
-[[kernel::jit]] void divergent_on_one_line(array_view<float> a) {
-  if (kernel::threadIdx.x % 2) { a[kernel::threadIdx.x] = 2; kernel::syncthreads(); } else kernel::syncthreads();
-  a[kernel::threadIdx.x] += 1;
-}
-// clang-format on
-KERNEL_ALWAYS_INLINE void wait_for_the_block() { kernel::syncthreads(); }
-[[kernel::jit]] void one_barrier_two_branches(array_view<float> a) {
-  if (kernel::threadIdx.x % 2)
-    wait_for_the_block();
-  else
-    wait_for_the_block();
-  a[kernel::threadIdx.x] = 1;
-}
-
 [[kernel::jit]] void count_unsafely(array_view<unsigned> counter) { counter[0] += 1; }
 [[kernel::jit]] void count_atomically(array_view<unsigned> counter) { kernel::atomic_add(counter[0], 1u); }
 
@@ -438,22 +420,6 @@ TEST(KernelSimChecks, DivergentBarrierSites) {
         << what;
     EXPECT_NE(what.find("kernel_sim_test.cpp:"), std::string::npos) << what;
   }
-}
-
-TEST(KernelSimChecks, DivergentBarriersOnOneLine) {
-  std::vector<float> a(4);
-  try {
-    kernel::launch<divergent_on_one_line>(1, 4).on(on_sim)(a);
-    FAIL() << "two barriers on one line were taken for one";
-  } catch (const kernel::simulator_error &e) {
-    EXPECT_NE(std::string(e.what()).find("at another one on the same line"), std::string::npos) << e.what();
-  }
-}
-
-TEST(KernelSimChecks, OneHelpersBarrierFromTwoBranches) {
-  std::vector<float> a(4);
-  kernel::launch<one_barrier_two_branches>(1, 4).on(on_sim)(a);
-  EXPECT_EQ(a, std::vector<float>(4, 1));
 }
 
 TEST(KernelSimChecks, GlobalRaceWithoutAtomics) {
