@@ -17,6 +17,7 @@
 #include <string>
 #include <system_error>
 
+#include "cpu/signal_chain.h"
 #include "kernel/detail/runtime_api.h"
 #include "kernel/errors.h"
 
@@ -50,38 +51,16 @@ struct thread_stack {
   }
 };
 
-std::uintptr_t interrupted_stack_pointer(void *context) {
-  const auto *uc = static_cast<const ucontext_t *>(context);
-#if defined(__x86_64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-#elif defined(__aarch64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
-#else
-  (void)uc;
-  return 0;
-#endif
-}
-
 void on_arithmetic_trap(int signal, siginfo_t *info, void *context) {
   trap_guard *guard = current_guard;
-  const std::uintptr_t sp = interrupted_stack_pointer(context);
+  const std::uintptr_t sp = runtime::registers_of(context).sp;
   if (guard && info->si_code > 0 && (info->si_code == FPE_INTDIV || info->si_code == FPE_INTOVF) &&
       sp >= guard->stack_lo && sp < guard->stack_hi) {
-    // The handler does not return: the mask the kernel set for it is put back here (a
-    // handler in front of this one, TSan's, may block every signal while it calls it).
-    ::pthread_sigmask(SIG_SETMASK, &static_cast<const ucontext_t *>(context)->uc_sigmask, nullptr);
+    // The handler does not return: the mask the signal came with is put back first.
+    runtime::restore_interrupted_mask(context);
     siglongjmp(guard->return_to, 1);
   }
-  if (previous_action.sa_flags & SA_SIGINFO) {
-    previous_action.sa_sigaction(signal, info, context);
-  } else if (previous_action.sa_handler != SIG_IGN && previous_action.sa_handler != SIG_DFL) {
-    previous_action.sa_handler(signal);
-  } else {
-    // The default action: a trap happens again when the handler returns, a signal someone sent
-    // (si_code <= 0: kill, raise) must be sent again, or it would be lost.
-    ::sigaction(signal, &previous_action, nullptr);
-    if (info->si_code <= 0) ::raise(signal);
-  }
+  runtime::pass_to(previous_action, signal, info, context);
 }
 
 void install_handler() {

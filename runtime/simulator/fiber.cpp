@@ -4,7 +4,6 @@
 #include <link.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +14,8 @@
 #include <mutex>
 #include <new>
 #include <system_error>
+
+#include "cpu/signal_chain.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -199,23 +200,6 @@ struct sigaction &previous_action(int signal) {
   return previous_actions[i];
 }
 
-// The stack pointer and the program counter where a signal interrupted the thread.
-struct interrupted_at {
-  std::uintptr_t sp = 0, pc = 0;
-};
-interrupted_at registers_of(void *context) {
-  const auto *uc = static_cast<const ucontext_t *>(context);
-#if defined(__x86_64__)
-  return {static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
-          static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP])};
-#elif defined(__aarch64__)
-  return {static_cast<std::uintptr_t>(uc->uc_mcontext.sp), static_cast<std::uintptr_t>(uc->uc_mcontext.pc)};
-#else
-  (void)uc;
-  return {};
-#endif
-}
-
 // The C library's code. A fault there (printf given a bad pointer) may hold one of its
 // locks (stdout's), which abandoning the fiber would never release: such faults are left
 // to the handler before ours, as they were.
@@ -258,23 +242,11 @@ void on_fault(int signal, siginfo_t *info, void *context) {
                      ? fault_callback({signal, info->si_code, reinterpret_cast<std::uintptr_t>(info->si_addr), at.sp})
                      : nullptr) {
     // The handler never returns, so nothing restores the signal mask the kernel set for it:
-    // the handler's sa_mask, which is every signal where another handler is installed in
-    // front of this one and calls it (TSan does). Left so, the signal stays blocked on this
-    // thread, and its next fault kills the process.
-    ::pthread_sigmask(SIG_SETMASK, &static_cast<const ucontext_t *>(context)->uc_sigmask, nullptr);
+    // left blocked on this thread, the signal's next fault would kill the process.
+    restore_interrupted_mask(context);
     f->abandon();
   }
-  const struct sigaction &previous = previous_action(signal);
-  if (previous.sa_flags & SA_SIGINFO) {
-    previous.sa_sigaction(signal, info, context);
-  } else if (previous.sa_handler != SIG_IGN && previous.sa_handler != SIG_DFL) {
-    previous.sa_handler(signal);
-  } else {
-    // The default action: a fault happens again when the handler returns, a signal someone
-    // sent (si_code <= 0: kill, raise) must be sent again, or it would be lost.
-    ::sigaction(signal, &previous, nullptr);
-    if (info->si_code <= 0) ::raise(signal);
-  }
+  pass_to(previous_action(signal), signal, info, context);
 }
 
 // A stack for the handler: the fault it handles is the thread's stack running out.
