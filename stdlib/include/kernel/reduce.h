@@ -158,44 +158,8 @@ private:
     }
     // One row: a contiguous array's memory, or a vector with its own stride.
     const array_view<S, 1> flat(v.data(), {n}, {R == 1 ? v.stride(0) : 1});
-    constexpr index_t chunk = detail::reduce_chunk;
-    if (this->placed_on().where == target::cpu || n < 2 * chunk) {
-      // Through run_trapping: an integer division by zero in F is an error.
-      struct whole {
-        const array_view<S, 1> *flat;
-        std::optional<T> result;
-      } w{&flat, std::nullopt};
-      detail::run_trapping(
-          name(),
-          [](void *ctx, index_t b, index_t e) {
-            whole &wh = *static_cast<whole *>(ctx);
-            wh.result = fold(*wh.flat, b, e);
-          },
-          &w, 0, n);
-      return w.result;
-    }
-    // Parallel: chunks of whole leaves, each folded by one task, combined as the tree does,
-    // so that the result is the one target::cpu gives.
-    const index_t chunks = (n + chunk - 1) / chunk;
-    std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
-    struct job {
-      const array_view<S, 1> *flat;
-      std::vector<std::optional<T>> *partial;
-      index_t chunk, n;
-    } j{&flat, &partial, chunk, n};
-    detail::parallel_for_trapping(
-        name(), chunks, 1,
-        [](void *ctx, index_t b, index_t e) {
-          const job &jb = *static_cast<const job *>(ctx);
-          for (index_t c = b; c < e; ++c)
-            (*jb.partial)[static_cast<std::size_t>(c)] =
-                fold(*jb.flat, c * jb.chunk, std::min(jb.n, (c + 1) * jb.chunk));
-        },
-        &j);
-    detail::pairwise_combiner<F, T> tree;
-    for (index_t c = 0; c < chunks; ++c)
-      tree.push(*partial[static_cast<std::size_t>(c)], detail::leaves_in(std::min(chunk, n - c * chunk)));
-    return tree.result();
+    return detail::fold_by_tree<F, T>(name(), this->placed_on().where == target::parallel, n,
+                                      [&](index_t b, index_t e) { return fold(flat, b, e); });
   }
 
   template <class A> std::optional<T> run_device(const detail::device_call &c, const A &array) const {

@@ -294,12 +294,6 @@ template <class Plan, class Out, class Inputs> struct loop_job {
   Out *out;
   const Inputs *in;
 };
-template <class Job, class Fold, class T> struct chunk_job {
-  Job job;
-  const Fold *fold; // unused (void) when the fold is a function
-  std::vector<std::optional<T>> *partial;
-  index_t n;
-};
 
 /// Outputs of a materialisation: a writable array argument each.
 template <class Out> struct output_of {
@@ -653,39 +647,9 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
     const typename loop::inputs ptrs = host_loop<traits, R>::inputs(c);
     using job = loop_job<loop_plan<nleaves + 1>, void, typename loop::inputs>;
     const job j{&plan, nullptr, &ptrs};
-    if (where.where == target::cpu || n < 2 * reduce_chunk) {
-      // Through run_trapping: an integer division by zero in the expression or F is an error.
-      struct whole {
-        const job *j;
-        std::optional<T> *result;
-      } w{&j, &result};
-      run_trapping(
-          name,
-          [](void *ctx, index_t b, index_t e) {
-            const whole &wh = *static_cast<const whole *>(ctx);
-            *wh.result = fold_mapped<F, T, R, loop>(*wh.j, b, e);
-          },
-          &w, 0, n);
-      return true;
-    }
-    // As kernel::reduce does on parallel: chunks folded by tasks, combined as the tree does.
-    const index_t chunks = (n + reduce_chunk - 1) / reduce_chunk;
-    std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
-    using pjob = chunk_job<job, void, T>;
-    pjob pj{j, nullptr, &partial, n};
-    parallel_for_trapping(
-        name, chunks, 1,
-        [](void *ctx, index_t b, index_t e) {
-          const pjob &p = *static_cast<const pjob *>(ctx);
-          for (index_t c = b; c < e; ++c)
-            (*p.partial)[static_cast<std::size_t>(c)] =
-                fold_mapped<F, T, R, loop>(p.job, c * reduce_chunk, std::min(p.n, (c + 1) * reduce_chunk));
-        },
-        &pj);
-    pairwise_combiner<F, T> tree;
-    for (index_t c = 0; c < chunks; ++c)
-      tree.push(*partial[static_cast<std::size_t>(c)], leaves_in(std::min(reduce_chunk, n - c * reduce_chunk)));
-    result = tree.result();
+    // As kernel::reduce folds the materialised array, on either CPU target.
+    result = fold_by_tree<F, T>(name, where.where == target::parallel, n,
+                                [&](index_t b, index_t e) { return fold_mapped<F, T, R, loop>(j, b, e); });
     return true;
   }
 

@@ -8,8 +8,13 @@
 // that would make it.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <optional>
+#include <string_view>
+#include <vector>
 
+#include "kernel/detail/runtime_api.h"
 #include "kernel/types.h"
 
 namespace kernel::detail {
@@ -75,5 +80,49 @@ private:
 
 /// Leaves in `elements` elements: a range's size for pairwise_combiner::push.
 constexpr index_t leaves_in(index_t elements) noexcept { return (elements + reduce_leaf - 1) / reduce_leaf; }
+
+/// A reduction of n values on the host, in the tree's order: `fold_range(begin, end)` folds
+/// a range that starts at a leaf (combining its leaves with a pairwise_combiner), into a
+/// std::optional<T>. One range on target::cpu; on target::parallel, from two chunks on, tasks
+/// fold reduce_chunk values each and their results are combined as the tree combines them,
+/// so that both targets give the same bits. Through run_trapping: an integer division by zero
+/// in the functions is an arithmetic_error naming `callee`.
+template <auto F, class T, class FoldRange>
+std::optional<T> fold_by_tree(std::string_view callee, bool parallel, index_t n, const FoldRange &fold_range) {
+  if (!parallel || n < 2 * reduce_chunk) {
+    struct whole {
+      const FoldRange *fold;
+      std::optional<T> result;
+    } w{&fold_range, std::nullopt};
+    run_trapping(
+        callee,
+        [](void *ctx, index_t b, index_t e) {
+          whole &wh = *static_cast<whole *>(ctx);
+          wh.result = (*wh.fold)(b, e);
+        },
+        &w, 0, n);
+    return w.result;
+  }
+  const index_t chunks = (n + reduce_chunk - 1) / reduce_chunk;
+  std::vector<std::optional<T>> partial(static_cast<std::size_t>(chunks));
+  struct job {
+    const FoldRange *fold;
+    std::vector<std::optional<T>> *partial;
+    index_t n;
+  } j{&fold_range, &partial, n};
+  parallel_for_trapping(
+      callee, chunks, 1,
+      [](void *ctx, index_t b, index_t e) {
+        const job &jb = *static_cast<const job *>(ctx);
+        for (index_t c = b; c < e; ++c)
+          (*jb.partial)[static_cast<std::size_t>(c)] =
+              (*jb.fold)(c * reduce_chunk, std::min(jb.n, (c + 1) * reduce_chunk));
+      },
+      &j);
+  pairwise_combiner<F, T> tree;
+  for (index_t c = 0; c < chunks; ++c)
+    tree.push(*partial[static_cast<std::size_t>(c)], leaves_in(std::min(reduce_chunk, n - c * reduce_chunk)));
+  return tree.result();
+}
 
 } // namespace kernel::detail
