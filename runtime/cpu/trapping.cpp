@@ -109,8 +109,12 @@ void run_trapping(std::string_view callee, void (*body)(void *, index_t, index_t
   current_guard = outer;
 }
 
-void parallel_for_trapping(std::string_view callee, index_t n, index_t grain, void (*body)(void *, index_t, index_t),
-                           void *context) {
+void loop_trapping(std::string_view callee, bool parallel, index_t n, index_t grain,
+                   void (*body)(void *, index_t, index_t), void *context) {
+  if (!parallel) {
+    run_trapping(callee, body, context, 0, n);
+    return;
+  }
   struct job {
     std::string_view callee;
     void (*body)(void *, index_t, index_t);

@@ -377,11 +377,8 @@ private:
     constexpr auto body = [](void *ctx, index_t b, index_t e) {
       detail::gufunc_range<Fn>(*static_cast<const detail::gufunc_params_for<Fn> *>(ctx), b, e);
     };
-    if (this->placed_on().where == target::parallel)
-      // A gufunc's iterations each do a core computation: parallelise from a few hundred up.
-      detail::parallel_for_trapping(name(), size, 256, body, &p);
-    else
-      detail::run_trapping(name(), body, &p, 0, size);
+    // A gufunc's iterations each do a core computation: parallelise from a few hundred up.
+    detail::loop_trapping(name(), this->placed_on().where == target::parallel, size, 256, body, &p);
   }
 
   // On a device: host arrays are copied to device memory (outputs back afterwards), device

@@ -262,13 +262,9 @@ private:
       }
     };
     // Through run_trapping: an integer division by zero in the loop function is an error.
-    if (this->placed_on().where == target::parallel) {
-      const index_t n = v.shape(ax);
-      detail::parallel_for_trapping(name(), outputs, std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n : 1)),
-                                    body, &j);
-    } else {
-      detail::run_trapping(name(), body, &j, 0, outputs);
-    }
+    const index_t n = v.shape(ax);
+    detail::loop_trapping(name(), this->placed_on().where == target::parallel, outputs,
+                          std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n : 1)), body, &j);
   }
 
   // On a device: result = f(slice 0, slice 1), then result = f(result, slice k) in place, each
@@ -322,7 +318,7 @@ private:
   template <class... Args> auto lazy_call(Args &&...args) const {
     require_loop<detail::resolution_arg_t<detail::child_t<Args>>...>();
     constexpr int L = select<detail::resolution_arg_t<detail::child_t<Args>>...>();
-    using node = detail::map_node<ufunc, loop_fn<(L < 0 ? 0 : L)>(), detail::child_t<Args>...>;
+    using node = detail::map_node<ufunc, loop_fn<L>(), detail::child_t<Args>...>;
     return expr<node>(node{*this, {detail::make_child(std::forward<Args>(args))...}});
   }
 
@@ -492,12 +488,7 @@ private:
       const job &jb = *static_cast<const job *>(ctx);
       loop::run(*jb.plan, jb.out, *jb.in, b, e);
     };
-    switch (this->placed_on().where) {
-    case target::cpu: detail::run_trapping(name(), body, &j, 0, size); return;
-    case target::parallel: detail::parallel_for_trapping(name(), size, detail::parallel_grain, body, &j); return;
-    case target::cuda:
-    case target::simulator: break; // handled by the device path
-    }
+    detail::loop_trapping(name(), this->placed_on().where == target::parallel, size, detail::parallel_grain, body, &j);
   }
 
   // How the CPU loop reads each input: a scalar argument as a value, an array in memory.

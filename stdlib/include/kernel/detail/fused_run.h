@@ -436,10 +436,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
         const job &jb = *static_cast<const job *>(ctx);
         loop::run(*jb.plan, jb.out, *jb.in, b, e);
       };
-      if (where.where == target::parallel)
-        parallel_for_trapping(entry::kernel_name.view(), size, index_t{1} << 15, body, &j);
-      else
-        run_trapping(entry::kernel_name.view(), body, &j, 0, size);
+      loop_trapping(entry::kernel_name.view(), where.where == target::parallel, size, index_t{1} << 15, body, &j);
     } else {
       using loop = multi_output_loop<traits, N>;
       typename loop::pointers ptrs{};
@@ -460,10 +457,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
         const job &jb = *static_cast<const job *>(ctx);
         loop::run(*jb.plan, *jb.in, b, e);
       };
-      if (where.where == target::parallel)
-        parallel_for_trapping(entry::kernel_name.view(), size, index_t{1} << 15, body, &j);
-      else
-        run_trapping(entry::kernel_name.view(), body, &j, 0, size);
+      loop_trapping(entry::kernel_name.view(), where.where == target::parallel, size, index_t{1} << 15, body, &j);
     }
     return true;
   }

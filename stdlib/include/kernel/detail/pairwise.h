@@ -110,8 +110,8 @@ std::optional<T> fold_by_tree(std::string_view callee, bool parallel, index_t n,
     std::vector<std::optional<T>> *partial;
     index_t n;
   } j{&fold_range, &partial, n};
-  parallel_for_trapping(
-      callee, chunks, 1,
+  loop_trapping(
+      callee, true, chunks, 1,
       [](void *ctx, index_t b, index_t e) {
         const job &jb = *static_cast<const job *>(ctx);
         for (index_t c = b; c < e; ++c)

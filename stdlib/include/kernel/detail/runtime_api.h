@@ -20,9 +20,10 @@ void parallel_for(index_t n, index_t grain, void (*body)(void *, index_t, index_
 void run_trapping(std::string_view callee, void (*body)(void *, index_t, index_t), void *context, index_t begin,
                   index_t end);
 
-/// parallel_for, each piece run by run_trapping.
-void parallel_for_trapping(std::string_view callee, index_t n, index_t grain, void (*body)(void *, index_t, index_t),
-                           void *context);
+/// `body` over [0, n) through run_trapping: on all cores in pieces of at least `grain`
+/// (parallel_for) when `parallel`, else in one piece on this thread. The CPU targets' loops.
+void loop_trapping(std::string_view callee, bool parallel, index_t n, index_t grain,
+                   void (*body)(void *, index_t, index_t), void *context);
 
 /// Runs `body(begin, end)` over pieces of [0, n) on all cores.
 template <class Body> void parallel_over(index_t n, index_t grain, Body &body) {
