@@ -113,9 +113,8 @@ const kernel_external *external_named(const kernel_module &m, const std::string 
   return nullptr;
 }
 
-// A function the module calls, as the user declared it.
-std::string declared_function(const kernel_module &m, const std::string &symbol) {
-  const kernel_external *e = external_named(m, symbol);
+// A function the module calls, as the user declared it (`e`, where the module declares it).
+std::string declared_function(const kernel_external *e, const std::string &symbol) {
   return e ? "'" + std::string(e->signature) + "' (declared at " + e->location + ")" : "'" + symbol + "'";
 }
 
@@ -128,8 +127,8 @@ std::string declared_function(const kernel_module &m, const std::string &symbol)
     const std::string defined_in = quoted_after(log, prototype_definition_marker);
     const kernel_external *external = external_named(m, symbol);
     const bool numba = external && std::string_view(external->abi) == "numba";
-    throw link_error(what + ": the device function " + declared_function(m, symbol) + " does not match its definition" +
-                     (is_named(code, defined_in) ? " in '" + defined_in + "'" : "") +
+    throw link_error(what + ": the device function " + declared_function(external, symbol) +
+                     " does not match its definition" + (is_named(code, defined_in) ? " in '" + defined_in + "'" : "") +
                      ": the number or the sizes of the parameters or of the result differ, so a call would pass "
                      "its arguments in the wrong places" +
                      (numba ? "; with the \"numba\" convention the definition returns an int status and takes a "
@@ -138,7 +137,7 @@ std::string declared_function(const kernel_module &m, const std::string &symbol)
   }
   const std::string symbol = quoted_after(log, undefined_reference_marker);
   if (symbol.empty()) throw link_error(log);
-  const std::string function = declared_function(m, symbol);
+  const std::string function = declared_function(external_named(m, symbol), symbol);
   throw link_error(what + ": the device function " + function + " is not defined in the device code linked with it" +
                    (code.empty() ? std::string(" (no device code was linked: name the file with [[kernel::link(...)]], "
                                                "-fplugin-arg-kernel-link, a cuda_device_library in device_deps, or "
