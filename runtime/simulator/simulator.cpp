@@ -105,7 +105,7 @@ struct launch_state {
                      static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(waited).count()),
                      static_cast<unsigned long long>(blocks - std::min(blocks, next_block.load())),
                      static_cast<unsigned long long>(blocks), static_cast<unsigned long long>(config.block.count()),
-                     extra_threads.size() + 2);
+                     static_cast<std::size_t>(extra_threads.size() + workers));
       }
       return;
     }
