@@ -465,11 +465,7 @@ float2 cacosf(float2 z) { return cd_outf(cd_acos(cd_make(z.x, z.y))); }
 float2 cacoshf(float2 z) { return cd_outf(cd_acosh(cd_make(z.x, z.y))); }
 float2 catanhf(float2 z) { return cd_outf(cd_atanh(cd_make(z.x, z.y))); }
 float2 catanf(float2 z) { return cd_outf(times_minus_i(cd_atanh(times_i(cd_make(z.x, z.y))))); }
-float2 cprojf(float2 z) {
-  if (__builtin_isinf(z.x) || __builtin_isinf(z.y))
-    return make_f(__builtin_inff(), copysignf(0.0f, z.y));
-  return z;
-}
+float2 cprojf(float2 z) { return cd_outf(cd_proj(cd_make(z.x, z.y))); }
 
 /* assert(): report through the CUDA driver's assertion trap, which prints the message
  * with the failing block and thread and stops the kernel. */

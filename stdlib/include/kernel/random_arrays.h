@@ -66,6 +66,8 @@ KERNEL_ALWAYS_INLINE constexpr std::uint64_t wide_block(std::uint64_t b) noexcep
   const std::uint64_t pair = b / 2, thread = pair % 65536, round = pair / 65536;
   return ((2 * round + b % 2) << 16) | thread;
 }
+/// The blocks of one round of wide_block, which it permutes among themselves.
+inline constexpr std::uint64_t wide_round_blocks = 2 * 65536;
 
 /// `x`, made as low + (high - low) u for u in (0, 1], moved into the interval from low
 /// (excluded) to high (included) where rounding took it to low or past high; for either order
@@ -363,7 +365,7 @@ private:
   /// drawn by a fill of 32-bit elements (4 of 8 doubles after 16 words were those words), and
   /// one after another they go on where the last stopped, as one fill would.
   std::uint64_t take_blocks(std::uint64_t groups, bool wide) const {
-    constexpr std::uint64_t round = std::uint64_t{2} << 16;
+    constexpr std::uint64_t round = kernel::detail::wide_round_blocks;
     const auto round_up = [](std::uint64_t b) { return (b + round - 1) / round * round; };
     std::lock_guard guard(position_->lock);
     position &at = *position_;
