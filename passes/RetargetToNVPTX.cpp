@@ -31,7 +31,10 @@ static void stripHostAttributes(Function &F) {
        {"target-cpu", "target-features", "tune-cpu", "frame-pointer", "stack-protector-buffer-size",
         "min-legal-vector-width", "probe-stack", "stack-probe-size", "prefer-vector-width",
         "indirect-tls-seg-refs", "zero-call-used-regs", "patchable-function-entry", "fentry-call",
-        "instrument-function-entry", "instrument-function-exit-inlined"})
+        // -finstrument-functions and its -after-inlining form: calls to __cyg_profile_func_*,
+        // which no GPU has, added by the device pipeline's own instrumenter if left.
+        "instrument-function-entry", "instrument-function-exit",
+        "instrument-function-entry-inlined", "instrument-function-exit-inlined"})
     F.removeFnAttr(Kind);
 }
 

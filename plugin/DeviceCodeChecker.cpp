@@ -154,6 +154,18 @@ public:
   bool TraverseRequiresExpr(RequiresExpr *) { return true; }
   bool TraverseConceptSpecializationExpr(ConceptSpecializationExpr *) { return true; }
 
+  // A generic lambda's body here is its template, with calls not yet resolved to a function
+  // (that is not an indirect call). What runs are its instantiations, checked as the
+  // functions its callers reach; only the captures are evaluated here.
+  bool TraverseLambdaExpr(LambdaExpr *E) {
+    if (!E->getLambdaClass()->isGenericLambda())
+      return RecursiveASTVisitor::TraverseLambdaExpr(E);
+    for (Expr *Init : E->capture_inits())
+      if (Init)
+        TraverseStmt(Init);
+    return true;
+  }
+
   bool VisitCallExpr(CallExpr *E) {
     // Clang has reported why the call is invalid; it has no callee to judge.
     if (E->containsErrors())

@@ -180,6 +180,10 @@ inline constexpr const char GpuMultiVersion[] =
 inline constexpr const char GpuParameterBlock[] =
     "the arguments of %0 take %1 bytes, more than the %2 bytes that a GPU kernel's parameters "
     "may take; pass large data in an array";
+inline constexpr const char FusedParameterBlock[] =
+    "the fused expression %0 reads %1 bytes of array addresses, strides and scalars, more than "
+    "the %2 bytes that a GPU kernel's parameters may take; evaluate part of it into an array "
+    "first";
 inline constexpr const char ConstevalFunction[] =
     "%0 cannot apply to the consteval function %1: it runs only at compile time, so it has no "
     "code for any target";

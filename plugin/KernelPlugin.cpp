@@ -120,6 +120,14 @@ public:
     DiagnosticsEngine &D = CI.getDiagnostics();
     for (const std::string &Arg : Args) {
       auto [Name, Value] = StringRef(Arg).split('=');
+      const bool Known =
+          Name == "arch" || Name == "libdevice" || Name == "inspect" || Name == "link";
+      if (Known && Value.trim().empty()) {
+        D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                   "kernel plugin: '%0' needs a value (--kernel-%0=...)"))
+            << Name;
+        return false;
+      }
       if (Name == "arch" && !Value.empty()) {
         Options.Archs.clear();
         SmallVector<StringRef, 4> Archs;

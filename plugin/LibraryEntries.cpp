@@ -129,8 +129,11 @@ void markLibraryEntries(Sema &S, std::vector<GpuRoot> &Roots) {
       A.ParamSize = Ctx.getTypeSizeInChars(Params).getQuantity();
       A.ParamAlign = Ctx.getTypeAlignInChars(Params).getQuantity();
       if (A.ParamSize > passes::EntryAnnotation::MaxParamSize) {
-        S.Diag(Spec->getPointOfInstantiation(),
-               diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::GpuParameterBlock))
+        S.Diag(
+            Spec->getPointOfInstantiation(),
+            E.Kind == KERNEL_ENTRY_ALGORITHM
+                ? diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::GpuParameterBlock)
+                : diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::FusedParameterBlock))
             << ("'" + *Name + "'") << static_cast<unsigned>(A.ParamSize)
             << static_cast<unsigned>(passes::EntryAnnotation::MaxParamSize);
         continue;

@@ -23,6 +23,34 @@ for h in stdlib/include/kernel/*.h; do
     failed=1
   fi
 done
+# Included with -I rather than -isystem (a plain g++ or clang++ build, without the plugin),
+# the headers and the templates a program instantiates from them warn of nothing under
+# -Wall -Wextra: a user's -Werror build must not fail on our code.
+{
+  for h in stdlib/include/kernel/*.h; do echo "#include <${h#stdlib/include/}>"; done
+  cat <<'EOF'
+[[kernel::vectorize("float32(float32, float32)")]] float add(float a, float b) { return a + b; }
+[[kernel::reduce]] float plus(float a, float b) { return a + b; }
+constexpr kernel::ufunc<add> vadd;
+constexpr kernel::reduce<plus> sum;
+int main() {
+  kernel::ndarray<float> x(100);
+  const kernel::ndarray<float> y = vadd(kernel::lazy(x), 1.0f).eval();
+  const float s = sum(vadd(kernel::lazy(x), 2.0f)) + sum(y);
+  const kernel::ndarray<float> z = vadd(x, y);
+  const kernel::ndarray<float> c = kernel::cumsum(z);
+  return static_cast<int>(s + c[0]);
+}
+EOF
+} >"$tmp/all.cpp"
+for cxx in clang++-19 g++; do
+  if ! "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I stdlib/include "$tmp/all.cpp" 2>"$tmp/log"; then
+    echo "FAIL: $cxx -Wall -Wextra -Werror with -I stdlib/include:" >&2
+    grep -E "error|warning" "$tmp/log" | head -20 >&2
+    failed=1
+  fi
+done
+
 # Under an older standard the first error says what is needed.
 printf '#include <kernel/kernel.h>\nint main() {}\n' >"$tmp/old.cpp"
 if clang++-19 -std=c++17 -fsyntax-only -isystem stdlib/include "$tmp/old.cpp" 2>"$tmp/log"; then

@@ -33,6 +33,7 @@ void device_synchronize(device_state &d) { d.synchronize(); }
 
 std::shared_ptr<stream_state> create_stream(device_state &d) { return d.create_stream(); }
 const std::shared_ptr<stream_state> &default_stream(device_state &d) { return d.default_stream(); }
+std::shared_ptr<stream_state> shared_stream(stream_state &s) { return s.shared_from_this(); }
 device_state &stream_device(const stream_state &s) noexcept { return s.device(); }
 void stream_synchronize(stream_state &s) { s.synchronize(); }
 bool stream_query(stream_state &s) { return s.query(); }

@@ -19,7 +19,9 @@ namespace kernel::detail {
 
 class event_state;
 
-class stream_state {
+// Always owned by a shared_ptr (make_shared), so that a callable placed on a stream can hold
+// the stream by address and get a handle again (shared_stream).
+class stream_state : public std::enable_shared_from_this<stream_state> {
 public:
   explicit stream_state(device_state &device) : device_(device), id_(next_id()) {}
   virtual ~stream_state() = default;

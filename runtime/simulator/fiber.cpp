@@ -190,7 +190,7 @@ void fiber::suspend() {
 namespace {
 
 // The signals a kernel's code can raise by itself, and the actions that were there before.
-constexpr int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE};
+constexpr int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 struct sigaction previous_actions[std::size(fault_signals)];
 fiber *(*fault_callback)(const fault &) = nullptr;
 

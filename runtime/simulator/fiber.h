@@ -93,8 +93,9 @@ private:
   void *tsan_scheduler_ = nullptr;       // TSan: the scheduler's state
 };
 
-/// A hardware fault: SIGSEGV, SIGBUS or SIGFPE, its si_code, the address it names (the
-/// access's, or the faulting instruction's for SIGFPE) and the stack pointer at the fault.
+/// A hardware fault: SIGSEGV, SIGBUS, SIGFPE or SIGILL (a trap), its si_code, the address it
+/// names (the access's, or the faulting instruction's for SIGFPE and SIGILL) and the stack
+/// pointer at the fault.
 struct fault {
   int signal;
   int code;

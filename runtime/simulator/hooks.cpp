@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <mutex>
 #include <new>
 #include <string>
@@ -263,6 +265,24 @@ void __kernel_check_index(const void *, std::size_t rank, const kernel::index_t 
                shape_string(rank, shape);
       });
 }
+}
+
+// assert() in kernel code run by the simulator. The C library's __assert_fail is interposed:
+// a failed assertion on a simulated thread fails the launch with its text, as a GPU fails
+// the launch (cudaErrorAssert), instead of aborting the whole program; anywhere else the C
+// library's function runs as before.
+extern "C" [[noreturn]] void __assert_fail(const char *assertion, const char *file, unsigned int line,
+                                           const char *function) noexcept {
+  if (sim_thread *t = current_sim_thread())
+    t->fail([&] {
+      return "assertion '" + std::string(assertion ? assertion : "") + "' failed at " + (file ? file : "?") + ":" +
+             std::to_string(line) + (function ? std::string(" in ") + function : std::string()) +
+             "; on a GPU the launch fails (cudaErrorAssert) and the context is unusable";
+    });
+  using assert_fail = void (*)(const char *, const char *, unsigned int, const char *);
+  static const auto next = reinterpret_cast<assert_fail>(::dlsym(RTLD_NEXT, "__assert_fail"));
+  if (next) next(assertion, file, line, function);
+  std::abort();
 }
 
 // Warp matches, built from ballots (each lane in the mask takes part in every one, as in

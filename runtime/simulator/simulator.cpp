@@ -190,7 +190,10 @@ void sim_thread::fail_overflow() {
 
 void sim_thread::fail_fault() {
   std::ostringstream what;
-  if (fault_signal == SIGFPE) {
+  if (fault_signal == SIGILL) {
+    what << "a trap (__builtin_trap, or an instruction the CPU does not have); on a GPU the launch fails "
+            "(an illegal instruction) and the context is unusable";
+  } else if (fault_signal == SIGFPE) {
     // (x86 reports both as FPE_INTDIV.)
     what << (fault_code == FPE_INTOVF ? "an integer division overflowed (the most negative value divided by -1)"
                                       : "an integer division by zero (or of the most negative value by -1)")

@@ -130,7 +130,7 @@ TEST_P(Targets, InclusiveAndExclusiveScans) {
 TEST_P(Targets, CumsumWidensNarrowIntegers) {
   const kernel::target t = GetParam();
   const std::vector<std::uint8_t> bytes(300, 200);
-  const kernel::ndarray<bool, 1> flags{true, false, true, true};
+  const auto flags = kernel::ndarray<bool, 1>::of({true, false, true, true});
   const std::vector<std::int16_t> shorts = {-30000, -30000, -30000};
   const auto byte_sums = to_vector(kernel::cumsum.on(t)(bytes));
   static_assert(std::is_same_v<decltype(byte_sums)::value_type, std::uint64_t>);

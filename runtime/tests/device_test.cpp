@@ -124,7 +124,7 @@ TEST(DeviceArray, EmptyLikeAndToHostFollowTheArray) {
   EXPECT_EQ(kernel::empty_like(h).shape(), h.shape());
   EXPECT_EQ(&kernel::to_host(h), &h); // no copy
   EXPECT_EQ(kernel::to_host(d).to_vector(), h.to_vector());
-  EXPECT_EQ(kernel::to_host(kernel::ndarray<int, 1>{1, 2}).to_vector(), (std::vector<int>{1, 2}));
+  EXPECT_EQ(kernel::to_host(kernel::ndarray<int, 1>::of({1, 2})).to_vector(), (std::vector<int>{1, 2}));
 }
 
 TEST(Device, OfTarget) {

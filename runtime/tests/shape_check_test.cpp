@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <complex>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernel/algorithm.h"
@@ -57,6 +60,76 @@ TEST(ShapeCheck, NdarrayRejectsNegativeAndOverflowingShapes) {
                "overflows at dimension 1");
   // An empty array is fine, however large its other extents.
   EXPECT_EQ((kernel::ndarray<float, 2>({0, huge}).size()), 0);
+}
+
+// A braced size is a size, never a one-element array holding it (std::vector's `{n}` trap):
+// every spelling of "n elements" gives n zeros, whatever the element type, and the elements
+// themselves are given only through `of`.
+TEST(ShapeCheck, NdarrayBracedSizeIsASize) {
+  const index_t n = 5;
+  EXPECT_EQ(kernel::ndarray<float>({1000}).size(), 1000);
+  EXPECT_EQ(kernel::ndarray<float>{1000}.size(), 1000);
+  EXPECT_EQ(kernel::ndarray<index_t>({n}).size(), n);
+  EXPECT_EQ(kernel::ndarray<int>({7}).size(), 7);
+  EXPECT_EQ(kernel::ndarray<std::complex<float>>({n}).size(), n);
+  EXPECT_EQ(kernel::ndarray<unsigned char>(std::size_t{3}).size(), 3);
+  const kernel::ndarray<int> zeros({4});
+  EXPECT_EQ(zeros.to_vector(), (std::vector<int>{0, 0, 0, 0}));
+  EXPECT_EQ(kernel::ndarray<int>::of({4}).to_vector(), (std::vector<int>{4}));
+  EXPECT_EQ(kernel::ndarray<float>::of({1, 2.5}).to_vector(), (std::vector<float>{1.0f, 2.5f}));
+  EXPECT_TRUE(kernel::ndarray<double>::of({}).empty());
+  static_assert(!std::is_constructible_v<kernel::ndarray<float>, bool>, "a bool is not a size");
+  static_assert(!std::is_convertible_v<std::initializer_list<float>, kernel::ndarray<float>>,
+                "elements are given through of(), not a brace list");
+}
+
+// A braced shape or strides list has exactly the array's rank: a std::array parameter would
+// pad a short list with zeros (an empty array, a view repeating its rows).
+template <std::size_t R> constexpr bool from_two_extents = requires { kernel::ndarray<float, R>({index_t{3}, 4}); };
+template <std::size_t R>
+constexpr bool view_from_two_extents = requires(float *p) { kernel::array_view<float, R>(p, {3, std::size_t{4}}); };
+template <std::size_t R>
+constexpr bool device_array_from_two_extents = requires { kernel::device_array<float, R>({3, 4}); };
+static_assert(from_two_extents<2> && !from_two_extents<3>);
+// Nor, for rank 1, a shape and a fill value: `({3, 4})` is no array (of three fours, or of 3
+// and 4); those are `(3, 4)` and `of({3, 4})`.
+static_assert(!from_two_extents<1>);
+static_assert(view_from_two_extents<2> && !view_from_two_extents<3>);
+static_assert(device_array_from_two_extents<2> && !device_array_from_two_extents<3>);
+
+// As std::span: no view of mutable elements of a temporary container (it would dangle at the
+// end of the statement); views of const elements of one are what function arguments need.
+static_assert(!std::is_constructible_v<kernel::array_view<float>, std::vector<float> &&>);
+static_assert(!std::is_convertible_v<kernel::ndarray<float> &&, kernel::array_view<float>>);
+static_assert(std::is_constructible_v<kernel::array_view<float>, std::vector<float> &>);
+static_assert(std::is_constructible_v<kernel::array_view<const float>, std::vector<float> &&>);
+static_assert(std::is_convertible_v<kernel::ndarray<float> &, kernel::array_view<float>>);
+static_assert(std::is_convertible_v<kernel::ndarray<float> &&, kernel::array_view<const float>>);
+
+TEST(ShapeCheck, IndexListsOfAnyIntegerTypes) {
+  const std::size_t rows = 3;
+  const unsigned cols = 4;
+  EXPECT_EQ((kernel::ndarray<float, 2>({rows, cols}).shape()), (std::array<index_t, 2>{3, 4}));
+  EXPECT_EQ((kernel::ndarray<float>({rows}).size()), 3);
+  EXPECT_EQ((kernel::ndarray<int>(rows, 7).to_vector()), (std::vector<int>{7, 7, 7}));
+  float data[12] = {};
+  const kernel::array_view<float, 2> t(data, {cols, rows}, {1, cols});
+  EXPECT_EQ(&t(2, 1), &data[2 + 1 * 4]);
+}
+
+// A moved-from array is empty, not a shape over no elements (which a later call would read).
+TEST(ShapeCheck, MovedFromNdarrayIsEmpty) {
+  kernel::ndarray<float, 2> a({2, 3}, 1.0f);
+  kernel::ndarray<float, 2> b = std::move(a);
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(a.shape(), (std::array<index_t, 2>{0, 0}));
+  EXPECT_EQ(b.size(), 6);
+  kernel::ndarray<float, 2> c({1, 1});
+  c = std::move(b);
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(c.size(), 6);
+  const kernel::ndarray<float, 2> copy(b); // a copy of an empty array
+  EXPECT_TRUE(copy.empty());
 }
 
 TEST(ShapeCheck, DeviceArrayRejectsNegativeAndOverflowingShapes) {

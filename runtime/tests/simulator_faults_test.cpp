@@ -4,6 +4,10 @@
 // alignment; threads spinning on each other's flags finish;
 // the race checks are exact to the byte, know syncwarp, and say why an access races; warp
 // operations follow CUDA in partial warps and divergent branches.
+// assert() is what the test checks, whatever the build's NDEBUG.
+#undef NDEBUG
+#include <cassert>
+
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <signal.h>
@@ -119,6 +123,16 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
 [[kernel::jit]] void divide(array_view<const int> num, array_view<const int> den, array_view<int> out) {
   const unsigned i = kernel::threadIdx.x;
   out[i] = num[i] / den[i];
+}
+// A trap and a failed assertion in thread 2: on a GPU each fails the launch.
+[[kernel::jit]] void traps(array_view<int> a) {
+  if (kernel::threadIdx.x == 2) __builtin_trap();
+  a[kernel::threadIdx.x] = 1;
+}
+[[kernel::jit]] void asserts(array_view<const int> in, array_view<int> out) {
+  const unsigned i = kernel::threadIdx.x;
+  assert(in[i] < 2 && "no value above 1");
+  out[i] = in[i];
 }
 
 [[kernel::jit]] void read_then_last_writes(array_view<int> g, array_view<int> out) {
@@ -399,6 +413,29 @@ TEST(SimulatorFaults, WildAccessesAndDivisionsByZeroAreErrors) {
   }
   kernel::launch<divide>(1, 3).on(on_sim)(num, ok, out);
   EXPECT_EQ(out, (std::vector<int>{7, std::numeric_limits<int>::min(), 3}));
+}
+
+// A trap or a failed assert() fails the launch with a simulator_error, as a GPU fails it;
+// neither ends the program, and the simulator runs the next launch as usual.
+TEST(SimulatorFaults, TrapsAndFailedAssertionsAreErrors) {
+  std::vector<int> a(4, 0);
+  const std::string trap = simulator_error_of([&] { kernel::launch<traps>(1, 4).on(on_sim)(a); });
+  EXPECT_EQ(trap.rfind("kernel 'traps': thread (2,0,0) of block (0,0,0): a trap", 0), 0u) << trap;
+  EXPECT_EQ(a, std::vector<int>(4, 0)); // nothing copied back from a failed launch
+  const std::vector<int> in = {0, 1, 5, 1};
+  std::vector<int> out(4, -1);
+  const std::string failed = simulator_error_of([&] { kernel::launch<asserts>(1, 4).on(on_sim)(in, out); });
+  EXPECT_EQ(failed.rfind("kernel 'asserts': thread (2,0,0) of block (0,0,0): assertion 'in[i] < 2 && \"no value "
+                         "above 1\"' failed at ",
+                         0),
+            0u)
+      << failed;
+  EXPECT_NE(failed.find("simulator_faults_test.cpp:"), std::string::npos) << failed;
+  EXPECT_EQ(out, std::vector<int>(4, -1));
+  kernel::launch<traps>(1, 2).on(on_sim)(a);
+  EXPECT_EQ(a, (std::vector<int>{1, 1, 0, 0}));
+  kernel::launch<asserts>(1, 2).on(on_sim)(in, out);
+  EXPECT_EQ(out, (std::vector<int>{0, 1, -1, -1}));
 }
 
 // Blocks spinning until later blocks arrive finish, as on a GPU where all of a modest grid is

@@ -59,7 +59,7 @@ TEST(UfuncCpu, ScalarsOfAHigherKindKeepTheirDefaultType) {
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_f(floats, 0.1)[0])>, float>);
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_f(shorts, 0.1f)[0])>, float>); // a typed scalar
   constexpr kernel::ufunc<addt<std::int8_t>, addt<std::int64_t>> vadd_i;
-  const kernel::ndarray<bool> flags{true, false};
+  const auto flags = kernel::ndarray<bool>::of({true, false});
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_i(flags, 1)[0])>, std::int64_t>);
   const std::vector<std::int8_t> bytes{1};
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(vadd_i(bytes, 1)[0])>, std::int8_t>);

@@ -169,6 +169,22 @@ TEST(UfuncDevice, StreamsAreAsynchronous) {
   static_assert(!placeable_on<kernel::stream> && !placeable_on<const kernel::stream>);
 }
 
+// ... to the stream, not to the handle it was placed with: the handle may move (a vector of
+// streams growing) or go while a copy of it lives.
+TEST(UfuncDevice, PlacedCopiesOutliveTheHandleTheyWerePlacedWith) {
+  std::vector<kernel::stream> streams;
+  streams.emplace_back(dev);
+  const auto placed = vsaxpy.on(streams[0]);
+  for (int i = 0; i < 64; ++i) streams.emplace_back(dev); // moves streams[0]'s handle
+  const kernel::stream kept = streams[0];
+  streams.clear();
+  const auto x = iota(1000, 0.0f), y = iota(1000, 1.0f);
+  std::vector<float> out(1000);
+  placed(3.0f, x, y, out);
+  kept.synchronize();
+  EXPECT_EQ(out[10], 41.0f);
+}
+
 TEST(UfuncDevice, InPlaceOnTheDevice) {
   auto dx = kernel::to_device(std::vector<float>{1, 2, 3}, dev);
   auto dy = kernel::to_device(std::vector<float>{1, 1, 1}, dev);

@@ -1,6 +1,8 @@
 ; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; The extracted module becomes an NVPTX module: triple and layout, no host attributes, no
-; exception handling, comdats, sections, inline assembly, debug info or host module flags.
+; exception handling, comdats, sections, inline assembly, debug info or host module flags;
+; no -finstrument-functions attributes, which would make the device pipeline call the host's
+; __cyg_profile_func_* hooks.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-retarget-nvptx %s -S | FileCheck %s
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
@@ -61,7 +63,7 @@ declare i32 @__gxx_personality_v0(...)
 ; CHECK-NOT: llvm.module.flags
 ; CHECK-NOT: llvm.ident
 ; CHECK-NOT: DICompileUnit
-attributes #0 = { mustprogress noinline optnone uwtable "frame-pointer"="all" "min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="x86-64" "target-features"="+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }
+attributes #0 = { mustprogress noinline optnone uwtable "frame-pointer"="all" "instrument-function-entry"="__cyg_profile_func_enter" "instrument-function-exit"="__cyg_profile_func_exit" "instrument-function-entry-inlined"="__cyg_profile_func_enter" "instrument-function-exit-inlined"="__cyg_profile_func_exit" "min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="x86-64" "target-features"="+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }
 attributes #1 = { noinline "target-cpu"="x86-64" }
 
 !llvm.dbg.cu = !{!0}

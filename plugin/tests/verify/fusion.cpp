@@ -70,6 +70,21 @@ void unselected_loops(const kernel::ndarray<float> &x) {
   vplus(t, t, out); // t twice: the shared program, whose keys name every loop of vpick
 }
 
+// Operands take only what they need of the kernel's parameter block: a chain of 64 calls with
+// a scalar each fits; one reading 60 arrays does not, and says what to do.
+template <int N, class E, class A> auto chain(const E &e, const A &operand) {
+  if constexpr (N == 0)
+    return e;
+  else
+    return chain<N - 1>(vplus(e, operand), operand);
+}
+void deep_chains(const kernel::ndarray<float> &x) {
+  kernel::ndarray<float> out(x.shape());
+  kernel::eval(kernel::assign(out, chain<64>(kernel::lazy(x), 1.0f)));
+  kernel::eval(kernel::assign(out, chain<60>(kernel::lazy(x), x)));
+}
+// expected-error@* {{reads 4544 bytes of array addresses, strides and scalars, more than the 4352 bytes that a GPU kernel's parameters may take; evaluate part of it into an array first}}
+
 // expected-note@* 0+ {{candidate}}
 // expected-note@* 0+ {{in instantiation of}}
 // expected-note@* 0+ {{requested here}}

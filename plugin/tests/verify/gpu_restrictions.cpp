@@ -29,6 +29,17 @@ float throws(float x) {
   }
 }
 
+// A generic lambda is checked as instantiated, where its calls are resolved.
+// expected-note@+1 {{'generic_lambda_throws' is compiled for the GPU because of this kernel::device attribute}}
+[[kernel::device]] float generic_lambda_throws(float x) {
+  auto f = [](auto y) {
+    if (y < 0)
+      throw 2; // expected-error {{GPU code cannot throw exceptions}}
+    return y;
+  };
+  return f(x); // expected-note {{is called from 'generic_lambda_throws' here}}
+}
+
 struct Shape {
   virtual float area() const { return 0; }
 };

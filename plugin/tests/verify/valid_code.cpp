@@ -64,3 +64,12 @@ void transpose(kernel::array_view<const float, 2> in, kernel::array_view<float, 
   if (i < values.size() && values[i] < 0)
     std::printf("negative value %f at %ld in block %u\n", double(values[i]), long(i), unsigned(kernel::blockIdx.x));
 }
+
+// Generic lambdas: their bodies are templates until called; std algorithms take them.
+template <class F> float apply_twice(F f, float x) { return f(f(x)); }
+[[kernel::vectorize("float32(float32)")]] float generic_lambdas(float x) {
+  auto h = [](auto y) { return std::abs(y) + std::fma(y, y, 1.0f); };
+  float v[4] = {x, -x, 2 * x, h(x)};
+  std::sort(v, v + 4, [](auto p, auto q) { return std::abs(p) > std::abs(q); });
+  return apply_twice([&](auto y) { return h(y) + v[0]; }, x);
+}

@@ -726,10 +726,12 @@ input_elements<std::uint8_t> flags_of(const algorithm_site &site, std::string_vi
       const device_call &c = *site.call;
       device_view<const E, 1> in(device(c.device), xs.data, {xs.size});
       device_array<bool, 1> mask({xs.size}, c.stream);
-      if (site.where.chosen_stream)
-        pred.on (*site.where.chosen_stream)(in, mask);
-      else
+      if (site.where.chosen_stream) {
+        const stream on(c.stream);
+        pred.on(on)(in, mask);
+      } else {
         pred.on(device(c.device))(in, mask);
+      }
       std::shared_ptr<void> memory = mask.memory();
       return {reinterpret_cast<const std::uint8_t *>(memory.get()), xs.size, memory};
     } else {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstring>
 #include <initializer_list>
@@ -16,6 +17,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernel/config.h"
@@ -37,6 +39,21 @@ void __kernel_check_index(const void *data, std::size_t rank, const index_t *sha
 
 template <class T, std::size_t Rank = 1> class array_view;
 
+/// Exactly `Rank` extents or strides: a std::array, or a braced list of `Rank` integers of any
+/// integer types (`{rows, cols}`). A list of another length does not compile, where a
+/// std::array parameter would pad it with zeros: a rank-3 array made from two extents would
+/// be silently empty, a view given one stride of two would repeat its rows.
+template <std::size_t Rank> struct index_list {
+  std::array<index_t, Rank> values{};
+
+  constexpr index_list(const std::array<index_t, Rank> &v) noexcept : values(v) {}
+  template <std::integral... I>
+    requires(sizeof...(I) == Rank && (!std::same_as<I, bool> && ...))
+  constexpr index_list(I... v) noexcept : values{static_cast<index_t>(v)...} {}
+
+  constexpr operator const std::array<index_t, Rank> &() const noexcept { return values; }
+};
+
 /// A strided view of an N-d array. Extents and strides are counted in elements.
 template <class T, std::size_t Rank> class array_view {
   static_assert(Rank >= 1, "array_view needs rank >= 1; pass scalars by value");
@@ -50,16 +67,19 @@ public:
   constexpr array_view() noexcept = default;
 
   /// A C-contiguous (row-major) view of `shape` elements starting at `data`.
-  constexpr array_view(T *data, const extents_type &shape) noexcept
-      : data_(data), shape_(shape), strides_(contiguous_strides(shape)) {}
+  constexpr array_view(T *data, const index_list<Rank> &shape) noexcept
+      : data_(data), shape_(shape.values), strides_(contiguous_strides(shape.values)) {}
 
   /// A view with explicit strides (in elements; 0 repeats an element, negative walks back).
-  constexpr array_view(T *data, const extents_type &shape, const extents_type &strides) noexcept
-      : data_(data), shape_(shape), strides_(strides) {}
+  constexpr array_view(T *data, const index_list<Rank> &shape, const index_list<Rank> &strides) noexcept
+      : data_(data), shape_(shape.values), strides_(strides.values) {}
 
-  /// A 1-d view of a contiguous range: std::vector, std::span, std::array, ndarray.
+  /// A 1-d view of a contiguous range: std::vector, std::span, std::array, ndarray. As for
+  /// std::span, a view of mutable elements is not made of a temporary container, which would
+  /// be gone before the view is used (a view of const elements is, for function arguments).
   template <detail::contiguous_sized_range R>
-    requires(Rank == 1 && std::is_convertible_v<detail::contiguous_element_t<R> (*)[], T (*)[]>)
+    requires(Rank == 1 && std::is_convertible_v<detail::contiguous_element_t<R> (*)[], T (*)[]> &&
+             (std::ranges::borrowed_range<R> || std::is_const_v<T>))
   constexpr array_view(R &&range) noexcept
       : data_(std::ranges::data(range)), shape_{static_cast<index_t>(std::ranges::size(range))}, strides_{1} {}
 
@@ -145,6 +165,9 @@ constexpr array_view<T, Rank> view(T *data, const index_t (&shape)[Rank]) noexce
 
 /// A 1-d view of a contiguous container.
 template <detail::contiguous_sized_range R> constexpr auto view(R &&range) noexcept {
+  static_assert(std::ranges::borrowed_range<R> || std::is_const_v<detail::contiguous_element_t<R>>,
+                "kernel::view of a temporary container would dangle once the statement ends: keep the "
+                "container in a variable and view that");
   return array_view<detail::contiguous_element_t<R>, 1>(range);
 }
 
@@ -167,23 +190,29 @@ public:
   ndarray() noexcept = default;
 
   /// A zero-filled array of `shape`.
-  explicit ndarray(const extents_type &shape) : ndarray(shape, T{}) {}
+  explicit ndarray(const index_list<Rank> &shape) : ndarray(shape, T{}) {}
 
-  /// An array of `shape` with every element set to `fill`.
-  ndarray(const extents_type &shape, const T &fill) : ndarray(uninitialized, shape) {
+  /// An array of `shape` with every element set to `fill`. Explicit, so that `({3, 4})` (a
+  /// one-argument copy from a braced pair) does not compile into three fours.
+  explicit ndarray(const index_list<Rank> &shape, const T &fill) : ndarray(uninitialized, shape) {
     std::fill_n(data(), size(), fill);
   }
 
-  /// A zero-filled 1-d array of `n` elements.
-  explicit ndarray(index_t n)
-    requires(Rank == 1)
-      : ndarray(extents_type{n}) {}
+  /// A zero-filled 1-d array of `n` elements. `ndarray<float>(n)`, `ndarray<float>({n})` and
+  /// `ndarray<float>{n}` all mean this: no constructor takes the elements themselves (that is
+  /// `of`), so a braced size is never read as a one-element array holding the size, the trap
+  /// of std::vector's `{n}`.
+  template <std::integral I>
+    requires(Rank == 1 && !std::same_as<I, bool>)
+  explicit ndarray(I n) : ndarray(extents_type{static_cast<index_t>(n)}) {}
 
-  /// A 1-d array holding `values`.
-  ndarray(std::initializer_list<T> values)
+  /// A 1-d array holding `values`: `ndarray<int>::of({1, 2, 3})`.
+  static ndarray of(std::initializer_list<T> values)
     requires(Rank == 1)
-      : ndarray(uninitialized, extents_type{static_cast<index_t>(values.size())}) {
-    std::copy(values.begin(), values.end(), data());
+  {
+    ndarray a(uninitialized, extents_type{static_cast<index_t>(values.size())});
+    std::copy(values.begin(), values.end(), a.data());
+    return a;
   }
 
   /// A C-contiguous copy of any view.
@@ -201,14 +230,22 @@ public:
     if (this != &other) *this = ndarray(other);
     return *this;
   }
-  ndarray(ndarray &&) noexcept = default;
-  ndarray &operator=(ndarray &&) noexcept = default;
+  /// A moved-from array is empty (shape all zeros), as a moved-from device_array is: its
+  /// shape must not outlive its elements.
+  ndarray(ndarray &&o) noexcept : storage_(std::move(o.storage_)), shape_(std::exchange(o.shape_, extents_type{})) {}
+  ndarray &operator=(ndarray &&o) noexcept {
+    if (this != &o) {
+      storage_ = std::move(o.storage_);
+      shape_ = std::exchange(o.shape_, extents_type{});
+    }
+    return *this;
+  }
 
   /// Storage left uninitialized; for outputs that are written completely.
   struct uninitialized_t {};
   static constexpr uninitialized_t uninitialized{};
-  ndarray(uninitialized_t, const extents_type &shape) : shape_(shape) {
-    const index_t n = detail::checked_size("ndarray", 1, shape.data(), static_cast<int>(Rank), sizeof(T));
+  ndarray(uninitialized_t, const index_list<Rank> &shape) : shape_(shape.values) {
+    const index_t n = detail::checked_size("ndarray", 1, shape_.data(), static_cast<int>(Rank), sizeof(T));
     if (n > 0)
       storage_.reset(static_cast<T *>(::operator new(static_cast<std::size_t>(n) * sizeof(T), std::align_val_t{64})));
   }
@@ -231,7 +268,8 @@ public:
 
   array_view<T, Rank> view() noexcept { return array_view<T, Rank>(data(), shape_); }
   array_view<const T, Rank> view() const noexcept { return array_view<const T, Rank>(data(), shape_); }
-  operator array_view<T, Rank>() noexcept { return view(); }
+  /// Views of mutable elements only of an array that outlives the statement (as std::span).
+  operator array_view<T, Rank>() & noexcept { return view(); }
   operator array_view<const T, Rank>() const noexcept { return view(); }
 
   template <class... I>

@@ -19,6 +19,18 @@
 #pragma GCC diagnostic ignored_attributes "kernel::"
 #endif
 
+// Pragmas and attributes only clang has: nothing under another compiler, which would warn of
+// each in every build that includes the headers with -I (g++ -Wall, without the plugin).
+#if defined(__clang__)
+#define KERNEL_UNROLL _Pragma("unroll")
+#define KERNEL_NO_FP_CONTRACT _Pragma("clang fp contract(off)")
+#define KERNEL_NOMERGE [[clang::nomerge]]
+#else
+#define KERNEL_UNROLL
+#define KERNEL_NO_FP_CONTRACT
+#define KERNEL_NOMERGE
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define KERNEL_ALWAYS_INLINE inline __attribute__((always_inline))
 #define KERNEL_NOINLINE __attribute__((noinline))

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "kernel/detail/device_api.h"
 #include "kernel/errors.h"
@@ -79,6 +80,8 @@ public:
   void *native_handle() const noexcept { return detail::stream_native(*state_); }
 
   const std::shared_ptr<detail::stream_state> &state() const noexcept { return state_; }
+  /// Another handle of the stream `state` (the library's: streams it was given by a call).
+  explicit stream(std::shared_ptr<detail::stream_state> state) noexcept : state_(std::move(state)) {}
 
 private:
   std::shared_ptr<detail::stream_state> state_;

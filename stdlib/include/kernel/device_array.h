@@ -96,12 +96,13 @@ public:
 
   device_view() noexcept = default;
   /// A view of `shape` elements at device address `data` with the given strides (elements).
-  device_view(kernel::device d, T *data, const extents_type &shape, const extents_type &strides)
+  device_view(kernel::device d, T *data, const index_list<Rank> &shape, const index_list<Rank> &strides)
       : view_(data, shape, strides), device_(&d.state()) {
     detail::check_view("device_view", 3, view_);
   }
-  device_view(kernel::device d, T *data, const extents_type &shape)
-      : view_(data, (detail::checked_size("device_view", 3, shape.data(), static_cast<int>(Rank), sizeof(T)), shape)),
+  device_view(kernel::device d, T *data, const index_list<Rank> &shape)
+      : view_(data,
+              (detail::checked_size("device_view", 3, shape.values.data(), static_cast<int>(Rank), sizeof(T)), shape)),
         device_(&d.state()) {}
 
   kernel::device device() const noexcept { return kernel::device(device_); }
@@ -136,10 +137,10 @@ public:
   device_array() noexcept = default;
 
   /// Uninitialised device memory for `shape` elements on `d`.
-  explicit device_array(const extents_type &shape, kernel::device d = kernel::device::current())
-      : device_array(shape, detail::default_stream(d.state())) {}
+  explicit device_array(const index_list<Rank> &shape, kernel::device d = kernel::device::current())
+      : device_array(shape.values, detail::default_stream(d.state())) {}
   /// Uninitialised device memory, allocated in order on `s` (and freed in order on it).
-  device_array(const extents_type &shape, const stream &s) : device_array(shape, s.state()) {}
+  device_array(const index_list<Rank> &shape, const stream &s) : device_array(shape.values, s.state()) {}
   explicit device_array(index_t n, kernel::device d = kernel::device::current())
     requires(Rank == 1)
       : device_array(extents_type{n}, d) {}
@@ -381,15 +382,14 @@ template <class T, std::size_t Rank> ndarray<T, Rank> to_host(const device_array
 /// A new array of `shape` (by default a's) and a's element type, where `a` is: an ndarray, or
 /// a device array on a's device. Its values are unspecified (NumPy's empty_like).
 template <class T, std::size_t Rank>
-ndarray<T, Rank> empty_like(const ndarray<T, Rank> &, const typename ndarray<T, Rank>::extents_type &shape) {
+ndarray<T, Rank> empty_like(const ndarray<T, Rank> &, const std::type_identity_t<index_list<Rank>> &shape) {
   return ndarray<T, Rank>(ndarray<T, Rank>::uninitialized, shape);
 }
 template <class T, std::size_t Rank> ndarray<T, Rank> empty_like(const ndarray<T, Rank> &a) {
   return empty_like(a, a.shape());
 }
 template <class T, std::size_t Rank>
-device_array<T, Rank> empty_like(const device_array<T, Rank> &a,
-                                 const typename device_array<T, Rank>::extents_type &shape) {
+device_array<T, Rank> empty_like(const device_array<T, Rank> &a, const std::type_identity_t<index_list<Rank>> &shape) {
   return device_array<T, Rank>(shape, a.device());
 }
 template <class T, std::size_t Rank> device_array<T, Rank> empty_like(const device_array<T, Rank> &a) {

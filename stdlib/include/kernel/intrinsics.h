@@ -47,7 +47,7 @@ void __kernel_threadfence_system() noexcept;
 
 std::uint32_t __kernel_laneid() noexcept;
 // Not merged across branches: in a divergent if/else each branch's call sees its own lanes.
-[[clang::nomerge]] std::uint32_t __kernel_activemask() noexcept;
+KERNEL_NOMERGE std::uint32_t __kernel_activemask() noexcept;
 std::uint32_t __kernel_shfl_idx(std::uint32_t mask, std::uint32_t value, std::int32_t lane,
                                 std::int32_t width) noexcept;
 std::uint32_t __kernel_shfl_up(std::uint32_t mask, std::uint32_t value, std::int32_t delta,
@@ -195,7 +195,7 @@ template <shuffleable T, class Op> KERNEL_ALWAYS_INLINE T shuffle(T value, Op op
     constexpr std::size_t words = (sizeof(T) + 3) / 4;
     std::uint32_t w[words] = {};
     __builtin_memcpy(w, &value, sizeof(T));
-#pragma unroll
+    KERNEL_UNROLL
     for (std::size_t i = 0; i < words; ++i) w[i] = op(w[i]);
     __builtin_memcpy(&value, w, sizeof(T));
     return value;

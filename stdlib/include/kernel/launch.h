@@ -220,7 +220,7 @@ public:
 private:
   template <class... Args> detail::device_call call_for(Args &...args) const {
     detail::placement where = placement_;
-    if (stream_) where.chosen_stream = &*stream_;
+    if (stream_) where.chosen_stream = stream_->state().get();
     return where.call_on(detail::first_device(name(), args...), [](const std::string &why) {
       return "kernel '" + std::string(name()) + "': " + why +
              "; launch it .on(kernel::target::simulator) to run it on the CPU";

@@ -142,7 +142,7 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
   }
   // Unrolled, so that w, v and z stay in registers on a GPU (indexed by a variable, they
   // would live in local memory).
-#pragma unroll
+  KERNEL_UNROLL
   for (int q = 0; q < 4; ++q) {
     if (q >= count || first + q >= p.n) continue;
     T &x = v[q];

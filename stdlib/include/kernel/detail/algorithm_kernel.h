@@ -749,7 +749,7 @@ template <class V, auto Pred = nullptr> struct compact_entry {
     } else {
       // Unrolled, as every loop over held and ballots: indexed by a variable, they would live
       // in local memory instead of registers.
-#pragma unroll
+      KERNEL_UNROLL
       for (unsigned j = 0; j < compact_items; ++j) {
         const index_t i = start + index_t{j} * algorithm_block + tid;
         if (i < p.n) {
@@ -781,7 +781,7 @@ template <class V, auto Pred = nullptr> struct compact_entry {
     static_assert(compact_items * algorithm_warps == 4 * warpsize, "one warp scans the tile's counts, four a lane");
     auto before = shared_array<std::uint32_t, compact_items * algorithm_warps>();
     std::uint32_t ballots[compact_items];
-#pragma unroll
+    KERNEL_UNROLL
     for (unsigned j = 0; j < compact_items; ++j) {
       ballots[j] = ballot_sync(full_mask, ((mine >> j) & 1u) != 0);
       if (lane == 0) before[j * algorithm_warps + warp] = static_cast<std::uint32_t>(__builtin_popcount(ballots[j]));
@@ -822,7 +822,7 @@ template <class V, auto Pred = nullptr> struct compact_entry {
       total = p.offsets[p.tiles];
     }
     const std::uint32_t lower = lanemask_lt();
-#pragma unroll
+    KERNEL_UNROLL
     for (unsigned j = 0; j < compact_items; ++j) {
       const index_t i = start + index_t{j} * algorithm_block + tid;
       if (i >= p.n) continue;
@@ -896,7 +896,7 @@ struct run_lengths_entry {
 template <class T> KERNEL_ALWAYS_INLINE index_t even_bin(T x, double lo, double hi, index_t bins) noexcept {
   // NumPy's edges are linspace's, k * step + lo rounded twice: one fused multiply-add (which
   // -march=x86-64-v3 and NVPTX make of it) moves a value on an edge into the bin below.
-#pragma clang fp contract(off)
+  KERNEL_NO_FP_CONTRACT
   using E = std::conditional_t<std::is_same_v<T, float>, float, double>;
   const E v = static_cast<E>(x);
   // Compared in the data's type, as NumPy compares with an end that fits it; an end beyond

@@ -57,7 +57,7 @@ template <class A> decltype(auto) evaluated(const placement &p, const A &a) {
     // Host values evaluated on a stream arrive when it gets there: the call reads them at
     // once, and the array must outlive the copy into it.
     if constexpr (!A::is_device)
-      if (where.chosen_stream) stream_synchronize(*where.chosen_stream->state());
+      if (where.chosen_stream) stream_synchronize(*where.chosen_stream);
     return values;
   } else {
     return (a);

@@ -48,6 +48,8 @@ void device_synchronize(device_state &d);
 
 std::shared_ptr<stream_state> create_stream(device_state &d);
 const std::shared_ptr<stream_state> &default_stream(device_state &d);
+/// A handle of a stream that some handle still holds.
+std::shared_ptr<stream_state> shared_stream(stream_state &s);
 device_state &stream_device(const stream_state &s) noexcept;
 void stream_synchronize(stream_state &s);
 bool stream_query(stream_state &s);

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -237,6 +238,25 @@ template <class... L> struct leaf_values<std::tuple<L...>> {
   using type = std::tuple<typename L::type...>;
 };
 
+/// The results of a program's steps for one element, one slot per step. A flat
+/// aggregate rather than a tuple grown one step at a time: that instantiated a tuple (and
+/// its tuple_cat) of every length up to the step count, quadratic in the expression's depth.
+template <std::size_t J, class T> struct step_slot {
+  union {
+    T value;
+  };
+  KERNEL_ALWAYS_INLINE step_slot() noexcept {}
+};
+template <class Steps, class Results> struct step_slots;
+template <std::size_t... J, class... T>
+struct step_slots<std::index_sequence<J...>, std::tuple<T...>> : step_slot<J, T>... {};
+template <std::size_t J, class T> KERNEL_ALWAYS_INLINE const T &slot_value(const step_slot<J, T> &s) noexcept {
+  return s.value;
+}
+template <std::size_t J, class T> KERNEL_ALWAYS_INLINE step_slot<J, T> &slot_of(step_slot<J, T> &s) noexcept {
+  return s;
+}
+
 template <class Ref> struct operand_value;
 template <std::size_t K> struct operand_value<leaf_ref<K>> {
   template <class L, class V> static KERNEL_ALWAYS_INLINE auto get(const L &leaves, const V &) noexcept {
@@ -245,7 +265,7 @@ template <std::size_t K> struct operand_value<leaf_ref<K>> {
 };
 template <std::size_t J> struct operand_value<step_ref<J>> {
   template <class L, class V> static KERNEL_ALWAYS_INLINE auto get(const L &, const V &values) noexcept {
-    return std::get<J>(values);
+    return slot_value<J>(values);
   }
 };
 
@@ -269,19 +289,15 @@ struct program_traits<program<std::tuple<S...>, std::tuple<L...>, std::tuple<R..
   static constexpr std::size_t nleaves = sizeof...(L);
   static constexpr std::size_t nsteps = sizeof...(S);
   static constexpr std::size_t nout = sizeof...(R);
-
-  template <std::size_t J, class V> static KERNEL_ALWAYS_INLINE auto run_steps(const values &l, const V &v) {
-    if constexpr (J == nsteps) {
-      return v;
-    } else {
-      using st = step_eval<std::tuple_element_t<J, steps>>;
-      return run_steps<J + 1>(l, std::tuple_cat(v, std::tuple<typename st::result>(st::compute(l, v))));
-    }
-  }
+  using slots = step_slots<std::index_sequence_for<S...>, std::tuple<typename step_eval<S>::result...>>;
 
   /// Every root's value for one element.
   static KERNEL_ALWAYS_INLINE auto evaluate(const values &l) {
-    const auto v = run_steps<0>(l, std::tuple<>{});
+    slots v;
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      (::new (static_cast<void *>(&slot_of<J>(v).value)) typename step_eval<S>::result(step_eval<S>::compute(l, v)),
+       ...);
+    }(std::index_sequence_for<S...>{});
     return std::make_tuple(operand_value<R>::get(l, v)...);
   }
   using results = decltype(evaluate(std::declval<const values &>()));

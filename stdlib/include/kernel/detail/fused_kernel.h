@@ -23,12 +23,42 @@
 
 namespace kernel::detail {
 
-/// The outputs of a launch, one writable `device_operand` each.
-template <class... T> struct output_pack {};
-template <class T, class... Rest> struct output_pack<T, Rest...> {
-  device_operand<T> head;
-  output_pack<Rest...> tail;
+// The operands of a fused launch. A program's leaves are known at compile time to be arrays
+// or scalars, so each takes only what it needs of the parameter block: an array its address
+// and strides, a scalar its value (a chain with a scalar per node fits 500 scalars, not 50).
+
+/// An array operand (an input of `const T`, or an output).
+template <class T> struct strided_operand {
+  T *data;
+  index_t strides[max_device_dims]; // elements, per loop dimension
 };
+/// A scalar input, converted to the parameter type of the loop that consumes it.
+template <class T> struct scalar_operand {
+  T value;
+};
+template <class L>
+using leaf_operand =
+    std::conditional_t<L::is_scalar, scalar_operand<typename L::type>, strided_operand<const typename L::type>>;
+
+/// The operands in one flat aggregate, slot I a base of its own: reaching one is a cast, not
+/// the I nested members of a recursive pack, whose accessors were instantiated once per
+/// slot and depth (quadratic in the leaves of a deep expression).
+template <std::size_t I, class Operand> struct operand_slot {
+  Operand operand;
+};
+template <class Seq, class... Operand> struct flat_operands;
+template <std::size_t... I, class... Operand>
+struct flat_operands<std::index_sequence<I...>, Operand...> : operand_slot<I, Operand>... {};
+template <class... Operand> using operands_of = flat_operands<std::index_sequence_for<Operand...>, Operand...>;
+
+template <std::size_t I, class Operand>
+KERNEL_ALWAYS_INLINE constexpr Operand &slot(operand_slot<I, Operand> &s) noexcept {
+  return s.operand;
+}
+template <std::size_t I, class Operand>
+KERNEL_ALWAYS_INLINE constexpr const Operand &slot(const operand_slot<I, Operand> &s) noexcept {
+  return s.operand;
+}
 
 template <class Traits, class Results = typename Traits::results, class Leaves = typename Traits::leaves>
 struct fused_params_of;
@@ -37,8 +67,8 @@ template <class Traits, class... R, class... L> struct fused_params_of<Traits, s
     index_t size;                   // elements in the iteration space
     std::int32_t ndim;              // loop dimensions (innermost last)
     index_t shape[max_device_dims]; // extent of each loop dimension
-    output_pack<R...> out;
-    operand_pack<typename L::type...> in;
+    operands_of<strided_operand<R>...> out;
+    operands_of<leaf_operand<L>...> in;
   };
 };
 
@@ -54,20 +84,29 @@ template <class P> struct fused {
 template <class Traits, std::size_t K>
 constexpr bool leaf_is_scalar = std::tuple_element_t<K, typename Traits::leaves>::is_scalar;
 
+/// What a kernel keeps of leaf L: an array's address, a scalar's value.
+template <class L> using leaf_register = std::conditional_t<L::is_scalar, typename L::type, const typename L::type *>;
+template <class L> KERNEL_ALWAYS_INLINE leaf_register<L> leaf_register_of(const leaf_operand<L> &op) noexcept {
+  if constexpr (L::is_scalar)
+    return op.value;
+  else
+    return op.data;
+}
+
 // The leaves' pointers and scalar values, read once from the parameter block; scalars are
 // known to be scalars at compile time, so loading one is no load at all.
 template <class Traits, class Params, std::size_t... K> struct fused_operands {
-  std::tuple<const typename std::tuple_element_t<K, typename Traits::leaves>::type *...> data;
-  typename Traits::values value;
+  template <std::size_t J> using leaf = std::tuple_element_t<J, typename Traits::leaves>;
+  std::tuple<leaf_register<leaf<K>>...> registers;
 
   KERNEL_ALWAYS_INLINE explicit fused_operands(const Params &p) noexcept
-      : data(get_operand<K>(p.in).data...), value(get_operand<K>(p.in).value...) {}
+      : registers(leaf_register_of<leaf<K>>(slot<K>(p.in))...) {}
 
   template <std::size_t J> KERNEL_ALWAYS_INLINE auto load(index_t at) const noexcept {
     if constexpr (leaf_is_scalar<Traits, J>)
-      return std::get<J>(value);
+      return std::get<J>(registers);
     else
-      return std::get<J>(data)[at];
+      return std::get<J>(registers)[at];
   }
   KERNEL_ALWAYS_INLINE typename Traits::values row(index_t at) const noexcept {
     return typename Traits::values(load<K>(at)...);
@@ -77,9 +116,18 @@ template <class Traits, class Params, std::size_t... K> struct fused_operands {
   }
 };
 
+/// The stride of leaf K in loop dimension d: 0 for a scalar.
+template <class Traits, std::size_t K, class Pack>
+KERNEL_ALWAYS_INLINE index_t leaf_stride(const Pack &in, int d) noexcept {
+  if constexpr (leaf_is_scalar<Traits, K>)
+    return 0;
+  else
+    return slot<K>(in).strides[d];
+}
+
 template <class Traits, class Params, std::size_t... K>
 KERNEL_ALWAYS_INLINE bool inputs_contiguous(const Params &p, std::index_sequence<K...>) noexcept {
-  return ((leaf_is_scalar<Traits, K> | (get_operand<K>(p.in).strides[0] == 1)) & ... & true);
+  return ((int{leaf_is_scalar<Traits, K>} | int{leaf_stride<Traits, K>(p.in, 0) == 1}) & ... & 1) != 0;
 }
 
 /// The fused elementwise kernel: a grid-stride loop computing every output of the program.
@@ -88,11 +136,11 @@ template <class E> void fused_kernel(const typename E::params &p) {
   using params = typename E::params;
   [&]<std::size_t... K, std::size_t... O>(std::index_sequence<K...> leaves, std::index_sequence<O...>) {
     const fused_operands<traits, params, K...> ops(p);
-    const std::tuple<typename traits::template result<O> *...> out(get_operand<O>(p.out).data...);
+    const std::tuple<typename traits::template result<O> *...> out(slot<O>(p.out).data...);
     const index_t n = p.size, step = gridsize<1>();
     const auto store = [&](index_t at, const auto &results) { ((std::get<O>(out)[at] = std::get<O>(results)), ...); };
-    const bool contiguous =
-        (p.ndim <= 1) & ((get_operand<O>(p.out).strides[0] == 1) & ...) & inputs_contiguous<traits>(p, leaves);
+    const bool contiguous = (int{p.ndim <= 1} & (int{slot<O>(p.out).strides[0] == 1} & ...) &
+                             int{inputs_contiguous<traits>(p, leaves)}) != 0;
     if (contiguous) {
       // As the ufunc kernel does: elementwise_unroll elements a grid-stride apart per trip,
       // all loaded before the first store.
@@ -110,8 +158,8 @@ template <class E> void fused_kernel(const typename E::params &p) {
       index_t in_offset[sizeof...(K) + 1] = {};
       index_t out_offset[sizeof...(O)] = {};
       for_each_loop_coordinate(i, p.ndim, p.shape, [&](int d, index_t at) {
-        ((in_offset[K] += at * get_operand<K>(p.in).strides[d]), ...);
-        ((out_offset[O] += at * get_operand<O>(p.out).strides[d]), ...);
+        ((in_offset[K] += at * leaf_stride<traits, K>(p.in, d)), ...);
+        ((out_offset[O] += at * slot<O>(p.out).strides[d]), ...);
       });
       const auto results = traits::evaluate(ops.row(in_offset));
       ((std::get<O>(out)[out_offset[O]] = std::get<O>(results)), ...);
@@ -128,7 +176,7 @@ template <class T, class Traits, class... L> struct fused_reduce_params_of<T, Tr
     index_t size; // elements mapped, or partial values folded when `partials` is set
     std::int32_t ndim;
     index_t shape[max_device_dims];
-    operand_pack<typename L::type...> in;
+    operands_of<leaf_operand<L>...> in;
     const T *partials; // the second pass: fold these instead of mapping
     T *out;            // one value per block
   };
@@ -171,12 +219,12 @@ template <class E> void fused_reduce_kernel(const typename E::params &p) {
   } else {
     [&]<std::size_t... K>(std::index_sequence<K...> leaves) {
       const fused_operands<traits, typename E::params, K...> ops(p);
-      const bool contiguous = (p.ndim <= 1) & inputs_contiguous<traits>(p, leaves);
+      const bool contiguous = (int{p.ndim <= 1} & int{inputs_contiguous<traits>(p, leaves)}) != 0;
       const auto mapped = [&](index_t i) {
         if (contiguous) return E::map(ops.row(i));
         index_t offset[sizeof...(K) + 1] = {};
         for_each_loop_coordinate(
-            i, p.ndim, p.shape, [&](int d, index_t at) { ((offset[K] += at * get_operand<K>(p.in).strides[d]), ...); });
+            i, p.ndim, p.shape, [&](int d, index_t at) { ((offset[K] += at * leaf_stride<traits, K>(p.in, d)), ...); });
         return E::map(ops.row(offset));
       };
       // In reduce_kernel's order over the materialised array (new, so contiguous and aligned):

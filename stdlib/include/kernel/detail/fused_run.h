@@ -315,10 +315,8 @@ void stage_leaves(const Collected &c, const device_call &call, Pack &pack,
     auto stage = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
       using L = std::tuple_element_t<I, typename Traits::leaves>;
       using T = typename L::type;
-      auto &operand = get_operand<I>(pack);
       if constexpr (L::is_scalar) {
-        operand.data = nullptr;
-        operand.value = std::get<I>(c.scalars);
+        slot<I>(pack).value = std::get<I>(c.scalars);
         layouts[I].argument = c.origin[I].argument;
       } else {
         const operand_layout &l = c.layouts[I];
@@ -352,7 +350,7 @@ void set_leaf_operands(Pack &pack, const operand_layout *layouts, const loop_pla
     auto in = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
       using L = std::tuple_element_t<I, typename Traits::leaves>;
       if constexpr (!L::is_scalar) {
-        auto &operand = get_operand<I>(pack);
+        auto &operand = slot<I>(pack);
         operand.data = static_cast<const typename L::type *>(layouts[I].data);
         for (int d = 0; d < plan.ndim; ++d) operand.strides[d] = plan.strides[I][d];
       }
@@ -529,7 +527,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
   set_leaf_operands<traits>(params.in, layouts.data(), plan);
   [&]<std::size_t... O>(std::index_sequence<O...>) {
     auto out = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-      auto &operand = get_operand<I>(params.out);
+      auto &operand = slot<I>(params.out);
       operand.data = static_cast<typename traits::template result<I> *>(const_cast<void *>(layouts[nleaves + I].data));
       for (int d = 0; d < plan.ndim; ++d) operand.strides[d] = plan.strides[nleaves + I][d];
     };

@@ -25,7 +25,10 @@ inline std::string no_device_message(std::string_view callee, const std::string 
 struct placement {
   target where = target::cpu;
   device_state *chosen_device = nullptr; ///< null: the arrays' device or the default one
-  const stream *chosen_stream = nullptr; ///< non-null: the call is asynchronous, on this stream
+  /// Non-null: the call is asynchronous, on this stream. The stream itself, not the `stream`
+  /// handle it was chosen with, so that moving or copying that handle (a vector of streams
+  /// growing) leaves a placed callable valid; the stream lives while any handle to it does.
+  stream_state *chosen_stream = nullptr;
 
   /// Device `d`, and its target: the simulator for the simulated device, cuda for a GPU.
   static placement of(device d) noexcept {
@@ -34,7 +37,7 @@ struct placement {
   /// Stream `s`, on its device.
   static placement of(const stream &s) noexcept {
     placement p = of(s.device());
-    p.chosen_stream = &s;
+    p.chosen_stream = s.state().get();
     return p;
   }
 
@@ -44,8 +47,7 @@ struct placement {
   /// Where a device call runs (see device_call_for): `array_device` is the device of the
   /// call's device arrays, or null; `unavailable(why)` the message when there is no device.
   template <class Unavailable> device_call call_on(device_state *array_device, Unavailable &&unavailable) const {
-    return device_call_for(chosen_stream ? &chosen_stream->state() : nullptr, chosen_device, array_device,
-                           where == target::simulator, unavailable);
+    return device_call_for(chosen_stream, chosen_device, array_device, where == target::simulator, unavailable);
   }
 };
 
@@ -57,11 +59,12 @@ public:
   constexpr Derived on(target t) const noexcept { return placed_at(placement{t}); }
   /// The same callable running on device `d`.
   Derived on(device d) const noexcept { return placed_at(placement::of(d)); }
-  /// The same callable running asynchronously, in order on stream `s` (which must outlive
-  /// the call's work).
+  /// The same callable running asynchronously, in order on stream `s`. The placed copy
+  /// refers to the stream, not to the handle `s`: a copy or move of `s` may take its place,
+  /// but some handle to the stream must live as long as the placed copy is called.
   Derived on(const stream &s) const noexcept { return placed_at(placement::of(s)); }
-  /// Not on a temporary stream: the placed copy keeps a reference to the stream, which would
-  /// be gone before a call made later (keep the stream in a variable).
+  /// Not on a temporary stream: no handle would be left to keep the stream alive until a
+  /// call made later (keep the stream in a variable).
   Derived on(const stream &&) const = delete;
 
 protected:

@@ -63,9 +63,9 @@ template <class... A> device_state *first_device(std::string_view callee, A &...
 /// default device (CUDA device 0, or the simulator under KERNEL_ENABLE_SIMULATOR=1). When
 /// there is no default device, `unavailable(reason)` is the message of the error thrown.
 template <class Unavailable>
-device_call device_call_for(const std::shared_ptr<stream_state> *stream, device_state *chosen,
-                            device_state *array_device, bool simulator, Unavailable &&unavailable) {
-  if (stream) return {&stream_device(**stream), *stream, true};
+device_call device_call_for(stream_state *stream, device_state *chosen, device_state *array_device, bool simulator,
+                            Unavailable &&unavailable) {
+  if (stream) return {&stream_device(*stream), shared_stream(*stream), true};
   device_state *d = chosen ? chosen : array_device;
   if (!d && simulator) d = simulator_device();
   if (!d) {

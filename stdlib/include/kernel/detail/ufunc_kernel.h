@@ -73,19 +73,30 @@ template <auto F> using ufunc_params_for = typename ufunc_params_of<decltype(F)>
 // parameter space and reads it with ld.param. Anything else makes the whole block go
 // through a generic pointer, which costs every thread far more than the element it computes.
 
+/// Dimension D of for_each_loop_coordinate: what is left of the flat index `i` unravelled.
+template <int D, class Visit>
+KERNEL_ALWAYS_INLINE void loop_coordinate(index_t &i, std::int32_t ndim, const index_t (&shape)[max_device_dims],
+                                          Visit &visit) noexcept {
+  if (D >= ndim) return;
+  const index_t at = D == 0 ? i : i % shape[D]; // the outermost takes what is left
+  i = D == 0 ? 0 : i / shape[D];
+  visit(D, at);
+}
+template <class Visit, int... D>
+KERNEL_ALWAYS_INLINE void loop_coordinates(index_t i, std::int32_t ndim, const index_t (&shape)[max_device_dims],
+                                           Visit &visit, std::integer_sequence<int, D...>) noexcept {
+  (loop_coordinate<max_device_dims - 1 - D>(i, ndim, shape, visit), ...);
+}
+
 /// Unravels the flat loop index `i` over the loop dimensions `shape[0, ndim)`, innermost
 /// first, calling `visit(d, coordinate)` for each. Unrolled over the largest rank, so that
-/// the caller's shapes and strides are read at constant offsets.
+/// the caller's shapes and strides are read at constant offsets: by a fold over the
+/// dimensions, not `#pragma unroll`, which the optimizer may decline (and warn, in the
+/// user's build) when `visit` is large, as a fused expression of many operands makes it.
 template <class Visit>
 KERNEL_ALWAYS_INLINE void for_each_loop_coordinate(index_t i, std::int32_t ndim,
                                                    const index_t (&shape)[max_device_dims], Visit &&visit) noexcept {
-#pragma unroll
-  for (int d = max_device_dims - 1; d >= 0; --d) {
-    if (d >= ndim) continue;
-    const index_t at = d == 0 ? i : i % shape[d]; // the outermost takes what is left
-    i = d == 0 ? 0 : i / shape[d];
-    visit(d, at);
-  }
+  loop_coordinates(i, ndim, shape, visit, std::make_integer_sequence<int, max_device_dims>{});
 }
 
 // The operands' pointers and scalar values, read once into registers.
@@ -110,11 +121,12 @@ template <auto F, std::size_t... I> struct ufunc_operands {
 
 // True when the call is one contiguous run: every array operand (the output too) has unit
 // stride over a single loop dimension. Uniform across the grid, so it costs one check.
-// Written with `&`, not `&&`: every load is issued at once rather than one after the other.
+// Written with `&`, not `&&`: every load is issued at once rather than one after the other
+// (on ints: clang warns of `&` between bools with calls in them).
 template <auto F, std::size_t... I>
 KERNEL_ALWAYS_INLINE bool ufunc_is_contiguous(const ufunc_params_for<F> &p, std::index_sequence<I...>) noexcept {
-  return ((p.ndim <= 1) & (p.out.strides[0] == 1) &
-          ((!get_operand<I>(p.in).data | (get_operand<I>(p.in).strides[0] == 1)) & ... & true));
+  return (int{p.ndim <= 1} & int{p.out.strides[0] == 1} &
+          ((int{!get_operand<I>(p.in).data} | int{get_operand<I>(p.in).strides[0] == 1}) & ... & 1)) != 0;
 }
 
 /// The elementwise kernel: a grid-stride loop over the iteration space.
