@@ -74,6 +74,10 @@ inline constexpr const char CannotDeriveSignature[] =
     "%0 %1 needs a signature string: it cannot be derived from its C++ types (%2)";
 inline constexpr const char TemplateNeedsSignature[] =
     "%0 on the function template %1 needs at least one signature to instantiate it with";
+inline constexpr const char UnlistedSpecialization[] =
+    "%0 is not one of the signatures of its %1 attribute (%2), so no GPU code is compiled for "
+    "it; add a signature with its types";
+inline constexpr const char UnlistedSpecializationSignatures[] = "the %0 attribute is here";
 inline constexpr const char SignatureDoesNotInstantiate[] =
     "signature '%0' cannot instantiate %1: %2";
 inline constexpr const char MissingHeader[] =

@@ -22,6 +22,7 @@
 #include "KernelDiagnostics.h"
 #include "KernelEntryInstantiator.h"
 #include "LibraryEntries.h"
+#include "UnlistedSpecializations.h"
 
 #include "KernelOffload.h"
 #include "OffloadOptions.h"
@@ -61,6 +62,7 @@ public:
       return;
     checkDeviceDeclarations(*TheSema, Table.deviceDeclarations());
     markLibraryEntries(*TheSema, Roots);
+    checkUnlistedSpecializations(*TheSema, Table, Roots);
     DeviceCodeChecker Checker(*TheSema);
     for (const GpuRoot &Root : Roots)
       Checker.check(Root);

@@ -36,6 +36,19 @@ TEST(Device, NoDriverIsExplained) {
     EXPECT_TRUE(what.find("could not be loaded") != std::string::npos || what.find("cuInit") != std::string::npos ||
                 what.find("no CUDA GPU") != std::string::npos)
         << what;
+    // Made without a device: the default one, and what to use instead.
+    for (const auto &make : {+[] { kernel::stream s; }, +[] { kernel::device_array<float> d(3); }}) {
+      try {
+        make();
+        ADD_FAILURE() << "no error without a GPU";
+      } catch (const kernel::target_unavailable_error &d) {
+        const std::string why = d.what();
+        EXPECT_EQ(
+            why.rfind("the default device (of device arrays, streams and events given none) is CUDA device 0: ", 0), 0u)
+            << why;
+        EXPECT_NE(why.find("KERNEL_ENABLE_SIMULATOR=1"), std::string::npos) << why;
+      }
+    }
   }
 }
 

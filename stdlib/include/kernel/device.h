@@ -27,8 +27,19 @@ public:
   static device cuda(int ordinal = 0) { return device(detail::cuda_device(ordinal)); }
   /// The simulated device: memory on the host, kernels run by the simulator.
   static device simulator() { return device(detail::simulator_device()); }
-  /// CUDA device 0, or the simulator under KERNEL_ENABLE_SIMULATOR=1.
-  static device current() { return device(detail::default_device()); }
+  /// CUDA device 0, or the simulator under KERNEL_ENABLE_SIMULATOR=1. Without a GPU, the error
+  /// says what a device array, stream or event made without a device could use instead.
+  static device current() {
+    try {
+      return device(detail::default_device());
+    } catch (const target_unavailable_error &e) {
+      throw target_unavailable_error(std::string("the default device (of device arrays, streams and events given "
+                                                 "none) is CUDA device 0: ") +
+                                     e.what() +
+                                     "; kernel::device::simulator() runs device code on the CPU, and "
+                                     "KERNEL_ENABLE_SIMULATOR=1 makes it the default device");
+    }
+  }
   /// The device target `t` runs on: simulator() for target::simulator, current() for
   /// target::cuda; target::cpu and target::parallel run on the host (an argument_error).
   static device of(target t) {
