@@ -125,8 +125,9 @@ public:
       const bool Known =
           Name == "arch" || Name == "libdevice" || Name == "inspect" || Name == "link";
       if (Known && Value.trim().empty()) {
-        D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
-                                   "kernel plugin: '%0' needs a value (--kernel-%0=...)"))
+        D.Report(
+            D.getCustomDiagID(DiagnosticsEngine::Error,
+                              "kernel plugin: '%0' needs a value (-fplugin-arg-kernel-%0=...)"))
             << Name;
         return false;
       }

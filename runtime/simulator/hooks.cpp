@@ -271,8 +271,8 @@ void __kernel_check_index(const void *, std::size_t rank, const kernel::index_t 
 // a failed assertion on a simulated thread fails the launch with its text, as a GPU fails
 // the launch (cudaErrorAssert), instead of aborting the whole program; anywhere else the C
 // library's function runs as before.
-extern "C" [[noreturn]] void __assert_fail(const char *assertion, const char *file, unsigned int line,
-                                           const char *function) noexcept {
+extern "C" __attribute__((__noreturn__)) void __assert_fail(const char *assertion, const char *file, unsigned int line,
+                                                            const char *function) noexcept {
   if (sim_thread *t = current_sim_thread())
     t->fail([&] {
       return "assertion '" + std::string(assertion ? assertion : "") + "' failed at " + (file ? file : "?") + ":" +

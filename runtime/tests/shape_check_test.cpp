@@ -94,6 +94,8 @@ static_assert(from_two_extents<2> && !from_two_extents<3>);
 // Nor, for rank 1, a shape and a fill value: `({3, 4})` is no array (of three fours, or of 3
 // and 4); those are `(3, 4)` and `of({3, 4})`.
 static_assert(!from_two_extents<1>);
+template <class T> constexpr bool braced_pair = requires { kernel::ndarray<T>{3, 4}; };
+static_assert(!braced_pair<int> && !braced_pair<float>, "{3, 4} is neither three fours nor 3 and 4");
 static_assert(view_from_two_extents<2> && !view_from_two_extents<3>);
 static_assert(device_array_from_two_extents<2> && !device_array_from_two_extents<3>);
 
@@ -111,7 +113,7 @@ TEST(ShapeCheck, IndexListsOfAnyIntegerTypes) {
   const unsigned cols = 4;
   EXPECT_EQ((kernel::ndarray<float, 2>({rows, cols}).shape()), (std::array<index_t, 2>{3, 4}));
   EXPECT_EQ((kernel::ndarray<float>({rows}).size()), 3);
-  EXPECT_EQ((kernel::ndarray<int>(rows, 7).to_vector()), (std::vector<int>{7, 7, 7}));
+  EXPECT_EQ((kernel::ndarray<int>({rows}, 7).to_vector()), (std::vector<int>{7, 7, 7}));
   float data[12] = {};
   const kernel::array_view<float, 2> t(data, {cols, rows}, {1, cols});
   EXPECT_EQ(&t(2, 1), &data[2 + 1 * 4]);

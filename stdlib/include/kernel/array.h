@@ -206,6 +206,12 @@ public:
     requires(Rank == 1 && !std::same_as<I, bool>)
   explicit ndarray(I n) : ndarray(extents_type{static_cast<index_t>(n)}) {}
 
+  /// Not `{3, 4}` either, for rank 1: an integer and a value would read as three fours where
+  /// the code before `of` meant the elements 3 and 4. A size and a fill is `({3}, 4)`.
+  template <std::integral I>
+    requires(Rank == 1)
+  ndarray(I, const T &) = delete;
+
   /// A 1-d array holding `values`: `ndarray<int>::of({1, 2, 3})`.
   static ndarray of(std::initializer_list<T> values)
     requires(Rank == 1)
