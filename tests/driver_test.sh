@@ -78,6 +78,15 @@ CPP
 "$driver" "$tmp/kernels.o" "$tmp/main.o" -o "$tmp/mixed"
 [[ $("$tmp/mixed") == "scale float32(float32, float32)" ]] || fail "kernel from another unit not found"
 
+# A precompiled header, however the header is named as one, is compiled and not linked (the
+# link flags would be unused arguments, errors under -Werror), and a program uses it.
+printf '#include <kernel/kernel.h>\n' >"$tmp/all.hpp"
+"$driver" -Werror -O2 -x c++-header "$tmp/all.hpp" -o "$tmp/x.pch"
+"$driver" -Werror -O2 --language=c++-header "$tmp/all.hpp" -o "$tmp/language.pch"
+"$driver" -Werror -O2 "$tmp/all.hpp" -o "$tmp/named.pch"
+"$driver" -Werror -O2 -include-pch "$tmp/named.pch" "$tmp/main.cpp" "$tmp/kernels.o" -o "$tmp/with_pch"
+[[ $("$tmp/with_pch") == "scale float32(float32, float32)" ]] || fail "program built with a precompiled header"
+
 if KERNEL_PLUGIN=/nonexistent/kernel_plugin.so "$driver" -c examples/saxpy.cpp -o "$tmp/x.o" 2>"$tmp/err"; then
   fail "compiled without a plugin file"
 fi

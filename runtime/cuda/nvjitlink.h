@@ -25,6 +25,10 @@ inline constexpr std::string_view undefined_reference_marker = "Undefined refere
 /// in 'a.ptx', first defined in 'lib.ptx'", the last input the definition's). Pinned by
 /// runtime/tests:nvjitlink_log_test.
 inline constexpr std::string_view linker_error_prefix = "@E@";
+/// The same errors as the nvJitLink of another CUDA 13 release prints them, untagged
+/// ("error   : Prototype doesn't match ...": seen on an H200 machine, where the tagged form
+/// alone let the link pass).
+inline constexpr std::string_view linker_error_start = "error   : ";
 inline constexpr std::string_view prototype_mismatch_marker = "Prototype doesn't match for '";
 inline constexpr std::string_view prototype_definition_marker = "first defined in '";
 

@@ -41,8 +41,8 @@ std::string read_all(int fd) {
 
 } // namespace
 
-standard_error_capture::standard_error_capture(std::string error_prefix)
-    : prefix_(std::move(error_prefix)), lock_(capture_lock()) {
+standard_error_capture::standard_error_capture(std::string error_prefix, std::string error_start)
+    : prefix_(std::move(error_prefix)), start_(std::move(error_start)), lock_(capture_lock()) {
   std::fflush(stderr);
   file_ = ::memfd_create("kernel-standard-error", MFD_CLOEXEC);
   if (file_ < 0) return;
@@ -97,10 +97,15 @@ std::vector<std::string> standard_error_capture::finish() {
     end = end == std::string::npos ? text.size() : end + 1;
     const std::string_view line(text.data() + begin, end - begin);
     // Anywhere in the line: another thread's text without its newline may come before it.
-    if (const std::size_t at = line.find(prefix_); at != std::string_view::npos) {
+    std::size_t at = line.find(prefix_), skip = prefix_.size();
+    if (at == std::string_view::npos && !start_.empty()) {
+      at = line.find(start_);
+      skip = 0;
+    }
+    if (at != std::string_view::npos) {
       passed_on.append(line.substr(0, at));
       if (at > 0) passed_on.push_back('\n');
-      std::string_view message = line.substr(at + prefix_.size());
+      std::string_view message = line.substr(at + skip);
       while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.remove_suffix(1);
       errors.emplace_back(message);
     } else {

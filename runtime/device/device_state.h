@@ -19,12 +19,13 @@ namespace kernel::detail {
 
 class event_state;
 
-// Always owned by a shared_ptr (make_shared), so that a callable placed on a stream can hold
-// the stream by address and get a handle again (shared_stream).
+// Always owned by a shared_ptr (make_shared), so that a handle can be had again from the
+// stream itself (shared_stream), or from its id while it lives (live_stream: a callable placed
+// on a stream holds only the id, and finds the stream gone rather than a dangling address).
 class stream_state : public std::enable_shared_from_this<stream_state> {
 public:
-  explicit stream_state(device_state &device) : device_(device), id_(next_id()) {}
-  virtual ~stream_state() = default;
+  explicit stream_state(device_state &device) : device_(device), id_(next_id()) { note_live_stream(*this); }
+  virtual ~stream_state() { forget_live_stream(id_); }
   stream_state(const stream_state &) = delete;
   stream_state &operator=(const stream_state &) = delete;
 

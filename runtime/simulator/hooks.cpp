@@ -3,6 +3,7 @@
 // kernel/array.h). Inside a simulated launch they act for the current simulated thread;
 // outside one (a kernel's host copy called directly) they describe a launch of one thread.
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -282,6 +283,10 @@ extern "C" __attribute__((__noreturn__)) void __assert_fail(const char *assertio
   using assert_fail = void (*)(const char *, const char *, unsigned int, const char *);
   static const auto next = reinterpret_cast<assert_fail>(::dlsym(RTLD_NEXT, "__assert_fail"));
   if (next) next(assertion, file, line, function);
+  // No C library's function to hand on to (a static executable): its message, then its abort.
+  std::fprintf(stderr, "%s: %s:%u: %s%sAssertion `%s' failed.\n", program_invocation_short_name, file ? file : "?",
+               line, function ? function : "", function ? ": " : "", assertion ? assertion : "");
+  std::fflush(stderr);
   std::abort();
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <complex>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -39,6 +40,9 @@ float square(float x) {
 }
 float add(float a, float b) { return a + b; }
 float twice(float a) { return 2.0f * a; }
+// A const class result, as some code bases write them: its step's slot holds the value.
+const std::complex<float> rotated(std::complex<float> z) { return z * std::complex<float>(0, 1); }
+std::complex<float> conjugated(std::complex<float> z) { return std::conj(z); }
 
 namespace {
 
@@ -46,6 +50,8 @@ constexpr kernel::ufunc<square> vsquare;
 constexpr kernel::ufunc<add> vadd;
 constexpr kernel::ufunc<twice> vtwice;
 constexpr kernel::reduce<add> sum;
+constexpr kernel::ufunc<rotated> vrotated;
+constexpr kernel::ufunc<conjugated> vconjugated;
 
 kernel::ndarray<float> ramp(kernel::index_t n) {
   kernel::ndarray<float> a(n);
@@ -111,6 +117,14 @@ TEST(FusionWithoutPlugin, MapReduceOfAnNdExpressionFoldsAsTheEagerReduction) {
     const float eager = sum.on(t)(vsquare(vadd(x, y)));
     EXPECT_EQ(fused, eager) << kernel::target_name(t);
   }
+}
+
+TEST(FusionWithoutPlugin, ConstQualifiedResults) {
+  const auto z = kernel::ndarray<std::complex<float>>::of({{1, 2}, {3, -4}});
+  const auto fused = vconjugated(vrotated(kernel::lazy(z))).eval();
+  const auto eager = vconjugated(vrotated(z));
+  EXPECT_EQ(fused.to_vector(), eager.to_vector());
+  EXPECT_EQ(fused[0], std::complex<float>(-2, -1));
 }
 
 TEST(FusionWithoutPlugin, MapReduce) {

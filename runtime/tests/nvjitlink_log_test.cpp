@@ -117,8 +117,11 @@ TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
   ::dup2(::fileno(file), 2);
   std::vector<std::string> errors;
   {
-    cuda::standard_error_capture capture("@E@");
-    std::fputs("ptxas info: kept\n@E@error   : first\nanother thread's text @E@error   : second\n@E@third", stderr);
+    cuda::standard_error_capture capture{std::string(cuda::linker_error_prefix), std::string(cuda::linker_error_start)};
+    // Tagged as this machine's nvJitLink prints them, and untagged as the H200 machine's did.
+    std::fputs("ptxas info: kept\n@E@error   : first\nanother thread's text @E@error   : second\n"
+               "error   : untagged\ntext error   : untagged too\n@E@third",
+               stderr);
     errors = capture.finish();
     std::fputs("after the capture\n", stderr);
   }
@@ -129,8 +132,9 @@ TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
   std::string passed_on(4096, '\0');
   passed_on.resize(std::fread(passed_on.data(), 1, passed_on.size(), file));
   std::fclose(file);
-  EXPECT_EQ(errors, (std::vector<std::string>{"error   : first", "error   : second", "third"}));
-  EXPECT_EQ(passed_on, "ptxas info: kept\nanother thread's text \nafter the capture\n");
+  EXPECT_EQ(errors, (std::vector<std::string>{"error   : first", "error   : second", "error   : untagged",
+                                              "error   : untagged too", "third"}));
+  EXPECT_EQ(passed_on, "ptxas info: kept\nanother thread's text \ntext \nafter the capture\n");
 }
 
 // Leaving the scope without finish() (an exception on the way) puts standard error back.

@@ -119,6 +119,34 @@ TEST(ShapeCheck, IndexListsOfAnyIntegerTypes) {
   EXPECT_EQ(&t(2, 1), &data[2 + 1 * 4]);
 }
 
+// Shapes as std::arrays of any integer type and as unscoped enumerators; ranks deduced from a
+// shape(); braced sizes of unsigned types for device arrays (they narrowed to index_t).
+TEST(ShapeCheck, IndexListsOfStdArraysEnumeratorsAndDeducedRanks) {
+  enum { rows = 2, cols = 3 };
+  EXPECT_EQ((kernel::ndarray<float, 2>({rows, cols}).shape()), (std::array<index_t, 2>{2, 3}));
+  EXPECT_EQ(kernel::ndarray<float>(rows).size(), 2);
+  const std::array<std::size_t, 2> shape{2, 3};
+  const kernel::ndarray<float, 2> a(shape);
+  EXPECT_EQ(a.shape(), (std::array<index_t, 2>{2, 3}));
+  float data[6] = {};
+  const kernel::array_view v(data, a.shape());
+  static_assert(std::is_same_v<decltype(v), const kernel::array_view<float, 2>>);
+  const kernel::array_view w(data, shape, std::array<int, 2>{1, 2});
+  static_assert(std::is_same_v<decltype(w), const kernel::array_view<float, 2>>);
+  EXPECT_EQ(&w(1, 2), &data[5]);
+  const kernel::device d = kernel_test::device();
+  const std::size_t n = 5;
+  const kernel::device_array<float> braced({n}, d), counted(n, d);
+  EXPECT_EQ(braced.shape(), (std::array<index_t, 1>{5}));
+  EXPECT_EQ(counted.shape(), (std::array<index_t, 1>{5}));
+  const kernel::device_view dv(d, braced.data(), braced.shape());
+  static_assert(std::is_same_v<decltype(dv), const kernel::device_view<float, 1>>);
+  enum class scoped { four = 4 };
+  static_assert(!std::is_constructible_v<kernel::index_list<1>, scoped>);
+  static_assert(!std::is_constructible_v<kernel::index_list<1>, bool>);
+  static_assert(!std::is_constructible_v<kernel::index_list<2>, std::array<std::size_t, 3>>);
+}
+
 // A moved-from array is empty, not a shape over no elements (which a later call would read).
 TEST(ShapeCheck, MovedFromNdarrayIsEmpty) {
   kernel::ndarray<float, 2> a({2, 3}, 1.0f);

@@ -3,9 +3,12 @@
 // block and kernel as on a GPU), or on the GPU under KERNEL_TEST_DEVICE=cuda.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
+#include <functional>
 #include <numeric>
 #include <span>
 #include <thread>
@@ -183,6 +186,56 @@ TEST(UfuncDevice, PlacedCopiesOutliveTheHandleTheyWerePlacedWith) {
   placed(3.0f, x, y, out);
   kept.synchronize();
   EXPECT_EQ(out[10], 41.0f);
+}
+
+// Once every handle to the stream is gone (the one variable assigned another stream), a call of
+// the callable placed on it is an error naming the callable, not a use of the freed stream;
+// nothing is written.
+TEST(UfuncDevice, PlacedOnAStreamThatIsGone) {
+  kernel::stream s(dev);
+  const auto placed = vsaxpy.on(s);
+  const auto sorts = kernel::sort.on(s);
+  s = kernel::stream(dev);
+  const auto x = iota(100, 0.0f), y = iota(100, 1.0f);
+  std::vector<float> out(100, -1.0f);
+  for (const auto &call : std::vector<std::function<void()>>{[&] { placed(3.0f, x, y, out); }, [&] { sorts(out); }}) {
+    try {
+      call();
+      ADD_FAILURE() << "a call on a stream that is gone";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), 0);
+      EXPECT_NE(std::string(e.what()).find("was placed on a stream (.on(stream)) that no longer exists"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(out, std::vector<float>(100, -1.0f));
+  vsaxpy.on(s)(3.0f, x, y, out); // the stream `s` holds now
+  s.synchronize();
+  EXPECT_EQ(out[10], 41.0f);
+}
+
+// A device array used by calls on another stream than its own and dropped while they run:
+// on a GPU its stream's next allocation would take its memory over while the calls still
+// read it, unless the free waits for them. It waits (an event), and the calls do not wait
+// for the host between them (held by host work, each call stalled its stream).
+TEST(UfuncDevice, ArraysOfAnotherStreamOutliveTheCallsUsingThem) {
+  constexpr std::size_t n = std::size_t{1} << 21;
+  const kernel::stream own(dev), other(dev);
+  for (int round = 0; round < 3; ++round) {
+    auto acc = kernel::to_device(std::vector<float>(n, 0.0f), other);
+    {
+      const auto x = kernel::to_device(std::vector<float>(n, 1.0f), own);
+      own.synchronize();
+      for (int k = 0; k < 32; ++k) vsaxpy.on(other)(1.0f, x, acc, acc);
+    } // x is freed on `own`
+    const auto reuse = kernel::to_device(std::vector<float>(n, -1000.0f), own);
+    own.synchronize();
+    const auto host = acc.copy_to_host(other);
+    other.synchronize();
+    const std::vector<float> got = host.to_vector();
+    EXPECT_EQ(std::count(got.begin(), got.end(), 32.0f), static_cast<std::ptrdiff_t>(n)) << "round " << round;
+  }
 }
 
 TEST(UfuncDevice, InPlaceOnTheDevice) {
@@ -394,6 +447,28 @@ TEST(UfuncDeviceErrors, OutputsRepeatingAnElement) {
                kernel::argument_error);
   EXPECT_EQ(y[0], 7.0f);
   EXPECT_EQ(d.copy_to_host().to_vector(), std::vector<float>{5});
+}
+
+// A device that cannot hold a host argument's copy: the out-of-memory error names the ufunc,
+// the argument and its size (the allocator alone named only the device).
+TEST(UfuncDeviceErrors, OutOfDeviceMemoryNamesTheArgument) {
+  if (kernel_test::on_gpu()) GTEST_SKIP() << "the simulator's memory limit";
+  const auto x = iota(1 << 20, 0.0f), y = iota(1 << 20, 1.0f); // 4 MiB each
+  std::vector<float> out(1 << 20, -1.0f);
+  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "6", 1); // x fits, y does not
+  std::string message;
+  bool out_of_memory = false;
+  try {
+    vsaxpy.on(kernel::device::simulator())(2.0f, x, y, out);
+  } catch (const kernel::cuda_error &e) {
+    message = e.what();
+    out_of_memory = e.out_of_memory();
+  }
+  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+  EXPECT_TRUE(out_of_memory) << message;
+  EXPECT_NE(message.find("saxpy'"), std::string::npos) << message;
+  EXPECT_NE(message.find("argument 3, 4194304 bytes copied to the device"), std::string::npos) << message;
+  EXPECT_EQ(out, std::vector<float>(1 << 20, -1.0f));
 }
 
 TEST(UfuncDeviceErrors, NoGpuHereIsExplained) {

@@ -39,16 +39,28 @@ void __kernel_check_index(const void *data, std::size_t rank, const index_t *sha
 
 template <class T, std::size_t Rank = 1> class array_view;
 
-/// Exactly `Rank` extents or strides: a std::array, or a braced list of `Rank` integers of any
-/// integer types (`{rows, cols}`). A list of another length does not compile, where a
+namespace detail {
+/// What an extent or a stride may be given as: an integer of any type but bool, or an
+/// unscoped enumerator (`enum { rows = 4 }`), as the array types of C take them.
+template <class I>
+concept index_value =
+    (std::integral<I> && !std::same_as<I, bool>) || (std::is_enum_v<I> && std::is_convertible_v<I, long long>);
+} // namespace detail
+
+/// Exactly `Rank` extents or strides: a std::array of any integer type (a shape(), or
+/// `std::array<std::size_t, 2>`), or a braced list of `Rank` integers or unscoped enumerators
+/// of any types (`{rows, cols}`). A list of another length does not compile, where a
 /// std::array parameter would pad it with zeros: a rank-3 array made from two extents would
 /// be silently empty, a view given one stride of two would repeat its rows.
 template <std::size_t Rank> struct index_list {
   std::array<index_t, Rank> values{};
 
   constexpr index_list(const std::array<index_t, Rank> &v) noexcept : values(v) {}
-  template <std::integral... I>
-    requires(sizeof...(I) == Rank && (!std::same_as<I, bool> && ...))
+  template <detail::index_value I> constexpr index_list(const std::array<I, Rank> &v) noexcept {
+    for (std::size_t d = 0; d < Rank; ++d) values[d] = static_cast<index_t>(v[d]);
+  }
+  template <detail::index_value... I>
+    requires(sizeof...(I) == Rank)
   constexpr index_list(I... v) noexcept : values{static_cast<index_t>(v)...} {}
 
   constexpr operator const std::array<index_t, Rank> &() const noexcept { return values; }
@@ -151,6 +163,10 @@ private:
 };
 
 template <detail::contiguous_sized_range R> array_view(R &&) -> array_view<detail::contiguous_element_t<R>, 1>;
+// `array_view v(p, a.shape())` and `(p, shape, strides)`: the rank from the std::arrays.
+template <class T, detail::index_value I, std::size_t R> array_view(T *, const std::array<I, R> &) -> array_view<T, R>;
+template <class T, detail::index_value I, detail::index_value J, std::size_t R>
+array_view(T *, const std::array<I, R> &, const std::array<J, R> &) -> array_view<T, R>;
 
 /// A 1-d view of `n` elements at `data` (a raw pointer and a length).
 template <class T> constexpr array_view<T, 1> view(T *data, index_t n) noexcept { return array_view<T, 1>(data, {n}); }
@@ -202,13 +218,13 @@ public:
   /// `ndarray<float>{n}` all mean this: no constructor takes the elements themselves (that is
   /// `of`), so a braced size is never read as a one-element array holding the size, the trap
   /// of std::vector's `{n}`.
-  template <std::integral I>
-    requires(Rank == 1 && !std::same_as<I, bool>)
+  template <detail::index_value I>
+    requires(Rank == 1)
   explicit ndarray(I n) : ndarray(extents_type{static_cast<index_t>(n)}) {}
 
   /// Not `{3, 4}` either, for rank 1: an integer and a value would read as three fours where
   /// the code before `of` meant the elements 3 and 4. A size and a fill is `({3}, 4)`.
-  template <std::integral I>
+  template <detail::index_value I>
     requires(Rank == 1)
   ndarray(I, const T &) = delete;
 

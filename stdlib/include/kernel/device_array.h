@@ -21,6 +21,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "kernel/array.h"
 #include "kernel/detail/device_api.h"
@@ -51,8 +52,21 @@ template <class T, std::size_t Rank, class F> void for_each_element(const array_
   }
 }
 
-/// Copies a view's elements, in row-major order, to contiguous memory.
+/// The memory a view's elements lie in: from its lowest byte to just past its highest.
+template <class T, std::size_t Rank> std::pair<const void *, const void *> bytes_of(const array_view<T, Rank> &v) {
+  if (v.size() == 0) return {nullptr, nullptr};
+  index_t low = 0, high = 0;
+  for (std::size_t d = 0; d < Rank; ++d) (v.stride(d) < 0 ? low : high) += (v.shape(d) - 1) * v.stride(d);
+  const auto *base = reinterpret_cast<const char *>(v.data());
+  const auto element = static_cast<index_t>(sizeof(T));
+  return {base + low * element, base + (high + 1) * element};
+}
+
+/// Copies a view's elements, in row-major order, to contiguous memory, once the results that
+/// calls on streams are delivering into them have arrived (await_host_writes).
 template <class T, std::size_t Rank, class U> void gather(const array_view<T, Rank> &v, U *out) {
+  const auto [first, past] = bytes_of(v);
+  await_host_writes(first, past);
   if (v.is_c_contiguous()) {
     if constexpr (std::is_same_v<std::remove_cv_t<T>, U>) {
       std::memcpy(out, v.data(), static_cast<std::size_t>(v.size()) * sizeof(U));
@@ -71,6 +85,18 @@ template <class T, std::size_t Rank, class U> void scatter(const U *in, const ar
     }
   }
   for_each_element(v, [&](T &x) { x = static_cast<T>(*in++); });
+}
+
+/// Queues on `s` the copy of `staging` (U values, contiguous and row-major) into the host
+/// view `v` once the stream reaches it, holding `keep` until then; meanwhile reads of `v`'s
+/// memory through gather wait for it.
+template <class U, class T, std::size_t Rank>
+void deliver_into(stream_state &s, std::shared_ptr<void> staging, const array_view<T, Rank> &v,
+                  std::vector<std::shared_ptr<void>> keep = {}) {
+  const auto [first, past] = bytes_of(v);
+  deliver_to_host(s, first, past, [staging = std::move(staging), v, keep = std::move(keep)] {
+    scatter(static_cast<const U *>(staging.get()), v);
+  });
 }
 
 template <std::size_t Rank>
@@ -126,6 +152,12 @@ private:
   detail::device_state *device_ = nullptr;
 };
 
+// `device_view v(gpu, p, a.shape())` and `(gpu, p, shape, strides)`: the rank from the std::arrays.
+template <class T, detail::index_value I, std::size_t R>
+device_view(kernel::device, T *, const std::array<I, R> &) -> device_view<T, R>;
+template <class T, detail::index_value I, detail::index_value J, std::size_t R>
+device_view(kernel::device, T *, const std::array<I, R> &, const std::array<J, R> &) -> device_view<T, R>;
+
 template <class T, std::size_t Rank = 1>
   requires std::is_trivially_copyable_v<T>
 class device_array {
@@ -141,12 +173,15 @@ public:
       : device_array(shape.values, detail::default_stream(d.state())) {}
   /// Uninitialised device memory, allocated in order on `s` (and freed in order on it).
   device_array(const index_list<Rank> &shape, const stream &s) : device_array(shape.values, s.state()) {}
-  explicit device_array(index_t n, kernel::device d = kernel::device::current())
+  /// `n` elements of a 1-d array. Templates, so that a braced `{n}` of any integer type is a
+  /// shape (index_list) rather than a narrowing conversion to index_t.
+  template <detail::index_value I>
     requires(Rank == 1)
-      : device_array(extents_type{n}, d) {}
-  device_array(index_t n, const stream &s)
+  explicit device_array(I n, kernel::device d = kernel::device::current())
+      : device_array(extents_type{static_cast<index_t>(n)}, d) {}
+  template <detail::index_value I>
     requires(Rank == 1)
-      : device_array(extents_type{n}, s) {}
+  device_array(I n, const stream &s) : device_array(extents_type{static_cast<index_t>(n)}, s) {}
 
   /// A moved-from array is empty, on the same device.
   device_array(device_array &&o) noexcept
@@ -281,7 +316,7 @@ private:
       // Through page-locked staging, then scattered into the strided view on the host.
       auto staging = detail::pinned_allocate(*device_, bytes());
       read(static_cast<T *>(staging.get()), *s);
-      detail::host_work(*s, [staging, view] { detail::scatter(static_cast<const T *>(staging.get()), view); });
+      detail::deliver_into<T>(*s, std::move(staging), view);
     }
     if (wait) detail::stream_synchronize(*s);
   }
@@ -300,6 +335,8 @@ private:
     require_stream_here("copy_from_host", *stream);
     detail::stream_state &s = *stream;
     if (view.is_c_contiguous()) {
+      const auto [first, past] = detail::bytes_of(view);
+      detail::await_host_writes(first, past); // gather does, below
       detail::device_copy(*device_, data(), view.data(), bytes(), detail::copy_direction::host_to_device, s);
     } else {
       auto staging = detail::pinned_allocate(*device_, bytes());

@@ -181,9 +181,9 @@ inline double fft_scale(fft_norm norm, bool inverse, index_t n) {
 }
 
 /// A norm that is one of the three (an enum can be cast from any integer).
-inline void require_norm(std::string_view name, fft_norm norm) {
+inline void require_norm(std::string_view name, fft_norm norm, int argument) {
   if (norm != fft_norm::backward && norm != fft_norm::ortho && norm != fft_norm::forward)
-    throw argument_error(std::string(name), 0,
+    throw argument_error(std::string(name), argument,
                          "norm " + std::to_string(static_cast<int>(norm)) + " is not backward, ortho or forward");
 }
 
@@ -384,7 +384,7 @@ protected:
   /// padded to `lengths` (argument `lengths_argument`) when given, into a new complex array.
   template <class A>
   auto transform(std::string_view name, const A &x, const fft_axes &axes, int axes_argument, const fft_lengths *lengths,
-                 int lengths_argument, fft_norm norm, bool inverse) const {
+                 int lengths_argument, fft_norm norm, int norm_argument, bool inverse) const {
     require_array<A>();
     using T = element_of<A>;
     static_assert(fft_element<T>, "FFTs take float32, float64, complex64 or complex128 arrays");
@@ -396,7 +396,7 @@ protected:
     const std::vector<int> along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
     require_points(name, sized, along);
-    require_norm(name, norm);
+    require_norm(name, norm, norm_argument);
     auto result = make_result<Complex, R, is_device_arg<A>>(site, sized);
     input_elements<T> src = input_on<T>(site, name, 1, x);
     if (sized != shape) src = fft_resized(site, src, shape, sized);
@@ -409,14 +409,16 @@ protected:
   /// call is placed (as for the array algorithms).
   template <class N>
   auto transform(std::string_view name, const kernel::expr<N> &x, const fft_axes &axes, int axes_argument,
-                 const fft_lengths *lengths, int lengths_argument, fft_norm norm, bool inverse) const {
+                 const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument,
+                 bool inverse) const {
     return transform(name, evaluated(this->placed_on(), x), axes, axes_argument, lengths, lengths_argument, norm,
-                     inverse);
+                     norm_argument, inverse);
   }
 
   /// Complex transforms along `axes` of a complex array, whose elements the results replace.
   template <class A>
-  void in_place(std::string_view name, A &&x, const fft_axes &axes, fft_norm norm, bool inverse) const {
+  void in_place(std::string_view name, A &&x, const fft_axes &axes, fft_norm norm, int norm_argument,
+                bool inverse) const {
     using AA = std::remove_cvref_t<A>;
     require_array<AA>();
     using T = element_of<AA>;
@@ -427,7 +429,7 @@ protected:
     const auto shape = shape_of(x);
     const std::vector<int> along = fft_axes_of(name, 2, axes, static_cast<int>(R));
     require_points(name, shape, along);
-    require_norm(name, norm);
+    require_norm(name, norm, norm_argument);
     // The array's own memory where it is contiguous and where the call runs; else a copy,
     // written back.
     input_elements<T> src = input_on<T>(site, name, 1, x);
@@ -440,7 +442,7 @@ protected:
   /// input length cropped or padded to `lengths` when given.
   template <class A>
   auto real_forward(std::string_view name, const A &x, const fft_axes &axes, int axes_argument,
-                    const fft_lengths *lengths, int lengths_argument, fft_norm norm) const {
+                    const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument) const {
     require_array<A>();
     using T = element_of<A>;
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
@@ -453,7 +455,7 @@ protected:
     const std::vector<int> along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
     require_points(name, sized, along);
-    require_norm(name, norm);
+    require_norm(name, norm, norm_argument);
     const auto last = static_cast<std::size_t>(along.back());
     auto out_shape = sized;
     out_shape[last] = sized[last] / 2 + 1;
@@ -480,7 +482,7 @@ protected:
   /// coefficients along the last axis.
   template <class A>
   auto real_inverse(std::string_view name, const A &x, const fft_axes &axes, int axes_argument,
-                    const fft_lengths *lengths, int lengths_argument, fft_norm norm) const {
+                    const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument) const {
     require_array<A>();
     using C = element_of<A>;
     static_assert(std::is_same_v<C, std::complex<float>> || std::is_same_v<C, std::complex<double>>,
@@ -493,7 +495,7 @@ protected:
     const std::vector<int> along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto last = static_cast<std::size_t>(along.back());
     auto out_shape = fft_sized(name, lengths_argument, shape, along, lengths);
-    require_norm(name, norm);
+    require_norm(name, norm, norm_argument);
     if (!lengths) {
       require_points(name, shape, along);
       out_shape[last] = 2 * (shape[last] - 1);
@@ -585,7 +587,7 @@ public:
   template <class A>
   auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
     const fft_lengths lengths{n.value_or(0)};
-    return this->transform(name(), x, fft_axes{axis}, 3, n ? &lengths : nullptr, 2, norm, Inverse);
+    return this->transform(name(), x, fft_axes{axis}, 3, n ? &lengths : nullptr, 2, norm, 4, Inverse);
   }
 };
 
@@ -596,12 +598,12 @@ public:
   static constexpr std::string_view name() noexcept { return Inverse ? "ifft2" : "fft2"; }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, 2, nullptr, 3, norm, Inverse);
+    return this->transform(name(), x, axes, 2, nullptr, 3, norm, 3, Inverse);
   }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes, const fft_lengths &lengths,
                   fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, 2, &lengths, 3, norm, Inverse);
+    return this->transform(name(), x, axes, 2, &lengths, 3, norm, 4, Inverse);
   }
 };
 
@@ -611,15 +613,15 @@ public:
   constexpr fft_nd_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "ifftn" : "fftn"; }
   template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, fft_axes::all(arg_of<evaluated_t<A>>::rank), 2, nullptr, 3, norm, Inverse);
+    return this->transform(name(), x, fft_axes::all(arg_of<evaluated_t<A>>::rank), 2, nullptr, 3, norm, 2, Inverse);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, 2, nullptr, 3, norm, Inverse);
+    return this->transform(name(), x, axes, 2, nullptr, 3, norm, 3, Inverse);
   }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes, const fft_lengths &lengths,
                   fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, 2, &lengths, 3, norm, Inverse);
+    return this->transform(name(), x, axes, 2, &lengths, 3, norm, 4, Inverse);
   }
 };
 
@@ -630,10 +632,10 @@ public:
   constexpr fft_inplace_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "ifft_inplace" : "fft_inplace"; }
   template <class A> void operator()(A &&x, fft_norm norm = fft_norm::backward) const {
-    this->in_place(name(), std::forward<A>(x), fft_axes::all(arg_of<std::remove_cvref_t<A>>::rank), norm, Inverse);
+    this->in_place(name(), std::forward<A>(x), fft_axes::all(arg_of<std::remove_cvref_t<A>>::rank), norm, 2, Inverse);
   }
   template <class A> void operator()(A &&x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    this->in_place(name(), std::forward<A>(x), axes, norm, Inverse);
+    this->in_place(name(), std::forward<A>(x), axes, norm, 3, Inverse);
   }
 };
 
@@ -649,7 +651,7 @@ public:
   auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
     const fft_lengths lengths{n.value_or(0)};
     return this->real_forward(name(), evaluated(this->placed_on(), x), fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
-                              norm);
+                              norm, 4);
   }
 };
 class irfft_fn : public fft_calls<irfft_fn> {
@@ -660,7 +662,7 @@ public:
   auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
     const fft_lengths lengths{n.value_or(0)};
     return this->real_inverse(name(), evaluated(this->placed_on(), x), fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
-                              norm);
+                              norm, 4);
   }
 };
 
@@ -673,15 +675,15 @@ public:
     return AllAxes ? (Inverse ? "irfftn" : "rfftn") : (Inverse ? "irfft2" : "rfft2");
   }
   template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return run(x, default_axes<A>(), nullptr, norm);
+    return run(x, default_axes<A>(), nullptr, norm, 2);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    return run(x, axes, nullptr, norm);
+    return run(x, axes, nullptr, norm, 3);
   }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes, const fft_lengths &lengths,
                   fft_norm norm = fft_norm::backward) const {
-    return run(x, axes, &lengths, norm);
+    return run(x, axes, &lengths, norm, 4);
   }
 
 private:
@@ -691,12 +693,13 @@ private:
     else
       return fft_axes{-2, -1};
   }
-  template <class A> auto run(const A &x, const fft_axes &axes, const fft_lengths *lengths, fft_norm norm) const {
+  template <class A>
+  auto run(const A &x, const fft_axes &axes, const fft_lengths *lengths, fft_norm norm, int norm_argument) const {
     const auto &array = evaluated(this->placed_on(), x);
     if constexpr (Inverse)
-      return this->real_inverse(name(), array, axes, 2, lengths, 3, norm);
+      return this->real_inverse(name(), array, axes, 2, lengths, 3, norm, norm_argument);
     else
-      return this->real_forward(name(), array, axes, 2, lengths, 3, norm);
+      return this->real_forward(name(), array, axes, 2, lengths, 3, norm, norm_argument);
   }
 };
 

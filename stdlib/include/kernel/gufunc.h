@@ -432,7 +432,7 @@ private:
       using V = device_view<std::conditional_t<arg::writable, T, const T>, decltype(host)::rank>;
       const std::size_t bytes = static_cast<std::size_t>(host.size()) * sizeof(T);
       std::shared_ptr<void> memory;
-      if (bytes > 0) memory = detail::device_allocate(*c.device, bytes, c.stream);
+      if (bytes > 0) memory = detail::allocate_for(name(), index + 1, c, bytes);
       const bool output = index >= nin;
       if (bytes > 0) {
         auto staging = detail::pinned_allocate(*c.device, bytes);
@@ -449,8 +449,7 @@ private:
             auto staging = detail::pinned_allocate(*c.device, bytes);
             detail::device_copy(*c.device, staging.get(), memory.get(), bytes, detail::copy_direction::device_to_host,
                                 *c.stream);
-            detail::host_work(*c.stream,
-                              [staging, host] { detail::scatter(static_cast<const T *>(staging.get()), host); });
+            detail::deliver_into<T>(*c.stream, std::move(staging), host);
           });
         }
       }

@@ -220,8 +220,8 @@ public:
 private:
   template <class... Args> detail::device_call call_for(Args &...args) const {
     detail::placement where = placement_;
-    if (stream_) where.chosen_stream = stream_->state().get();
-    return where.call_on(detail::first_device(name(), args...), [](const std::string &why) {
+    if (stream_) where.chosen_stream = detail::stream_id(*stream_->state());
+    return where.call_on(name(), detail::first_device(name(), args...), [](const std::string &why) {
       return "kernel '" + std::string(name()) + "': " + why +
              "; launch it .on(kernel::target::simulator) to run it on the CPU";
     });
@@ -266,7 +266,7 @@ private:
           hosts[static_cast<std::size_t>(first)].writable =
               hosts[static_cast<std::size_t>(first)].writable || copies_back;
         } else if (bytes > 0) {
-          memory = detail::device_allocate(*call.device, bytes, call.stream);
+          memory = detail::allocate_for(name(), static_cast<int>(K) + 1, call, bytes);
           auto staging = detail::pinned_allocate(*call.device, bytes);
           detail::gather(host, static_cast<E *>(staging.get()));
           detail::device_copy(*call.device, memory.get(), staging.get(), bytes, detail::copy_direction::host_to_device,
@@ -282,8 +282,7 @@ private:
               auto staging = detail::pinned_allocate(*call.device, bytes);
               detail::device_copy(*call.device, staging.get(), memory.get(), bytes,
                                   detail::copy_direction::device_to_host, *call.stream);
-              detail::host_work(*call.stream,
-                                [staging, host] { detail::scatter(static_cast<const E *>(staging.get()), host); });
+              detail::deliver_into<E>(*call.stream, std::move(staging), host);
             });
         }
       }

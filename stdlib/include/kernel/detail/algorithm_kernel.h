@@ -889,6 +889,22 @@ struct run_lengths_entry {
 // ---------------------------------------------------------------------------------------
 // Histograms
 
+/// a * b, rounded before anything is added to it. Clang keeps it so under the fp-contract
+/// pragma of its caller; GCC has no such pragma, and in its GNU modes (-std=gnu++20, its
+/// default) contracts a product and a later sum into one fused multiply-add even across
+/// statements: an empty asm that holds the product hides the multiply from it.
+KERNEL_ALWAYS_INLINE double rounded_product(double a, double b) noexcept {
+  double p = a * b;
+#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__("" : "+xm"(p));
+#else
+  __asm__("" : "+m"(p));
+#endif
+#endif
+  return p;
+}
+
 /// The bin of `x` among `bins` equal bins of [lo, hi] (the last closed), or -1; computed as
 /// NumPy computes it, so that values on an edge fall in the same bin: its edges are
 /// numpy.linspace's (k times the step, plus lo; the last hi itself), in float32 for float32
@@ -910,7 +926,9 @@ template <class T> KERNEL_ALWAYS_INLINE index_t even_bin(T x, double lo, double 
   if (b >= bins) b = bins - 1;
   if (b < 0) b = 0;
   const double step = (hi - lo) / static_cast<double>(bins);
-  const auto edge = [&](index_t k) { return static_cast<E>(k == bins ? hi : static_cast<double>(k) * step + lo); };
+  const auto edge = [&](index_t k) {
+    return static_cast<E>(k == bins ? hi : rounded_product(static_cast<double>(k), step) + lo);
+  };
   if (v < edge(b))
     --b;
   else if (b != bins - 1 && v >= edge(b + 1))

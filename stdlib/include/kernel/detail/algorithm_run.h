@@ -57,7 +57,8 @@ template <class A> decltype(auto) evaluated(const placement &p, const A &a) {
     // Host values evaluated on a stream arrive when it gets there: the call reads them at
     // once, and the array must outlive the copy into it.
     if constexpr (!A::is_device)
-      if (where.chosen_stream) stream_synchronize(*where.chosen_stream);
+      if (where.chosen_stream)
+        if (const std::shared_ptr<stream_state> s = live_stream(where.chosen_stream)) stream_synchronize(*s);
     return values;
   } else {
     return (a);
@@ -79,7 +80,7 @@ struct algorithm_site {
 template <class... A> algorithm_site site_of(std::string_view name, const placement &p, const A &...arrays) {
   device_state *d = first_device(name, arrays...);
   if (!d && p.runs_on_host()) return {p, std::nullopt};
-  return {p, p.call_on(d, [&](const std::string &why) { return no_device_message(name, why); })};
+  return {p, p.call_on(name, d, [&](const std::string &why) { return no_device_message(name, why); })};
 }
 
 template <class A> using arg_of = ufunc_arg<const A &>;
@@ -151,6 +152,8 @@ template <class T, class A> input_elements<T> host_input(std::string_view name, 
   in.size = v.size();
   if constexpr (std::is_same_v<std::remove_cv_t<typename decltype(v)::value_type>, T>)
     if (v.is_c_contiguous()) {
+      const auto [first, past] = bytes_of(v);
+      await_host_writes(first, past); // as gather does
       in.data = v.data();
       return in;
     }
@@ -311,7 +314,7 @@ public:
           const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
           auto staging = pinned_allocate(*c.device, bytes);
           device_copy(*c.device, staging.get(), memory.get(), bytes, copy_direction::device_to_host, *c.stream);
-          host_work(*c.stream, [staging, view] { scatter(static_cast<const T *>(staging.get()), view); });
+          deliver_into<T>(*c.stream, std::move(staging), view);
           if (!c.asynchronous) stream_synchronize(*c.stream);
         };
       } else {

@@ -50,6 +50,13 @@ std::shared_ptr<stream_state> create_stream(device_state &d);
 const std::shared_ptr<stream_state> &default_stream(device_state &d);
 /// A handle of a stream that some handle still holds.
 std::shared_ptr<stream_state> shared_stream(stream_state &s);
+/// A stream's id: unique in the process, never reused (unlike its address).
+std::uint64_t stream_id(const stream_state &s) noexcept;
+/// The stream of `id` while some handle to it lives, else null.
+std::shared_ptr<stream_state> live_stream(std::uint64_t id) noexcept;
+/// What stream_state's constructor and destructor tell live_stream.
+void note_live_stream(stream_state &s);
+void forget_live_stream(std::uint64_t id) noexcept;
 device_state &stream_device(const stream_state &s) noexcept;
 void stream_synchronize(stream_state &s);
 bool stream_query(stream_state &s);
@@ -78,11 +85,18 @@ void device_zero(device_state &d, void *dst, std::size_t bytes, stream_state &s)
 std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes);
 /// Runs `work` on the host after everything queued on `s` so far.
 void host_work(stream_state &s, host_task work);
+/// host_work that writes host memory [begin, end) (a result copied out of its staging
+/// buffer): until it has, await_host_writes on memory overlapping it waits.
+void deliver_to_host(stream_state &s, const void *begin, const void *end, host_task deliver);
+/// Waits for the deliveries queued into host memory overlapping [begin, end), so that a read
+/// of it (a later call staging it as an input) sees the results of the calls before.
+void await_host_writes(const void *begin, const void *end);
 /// Keeps `what` alive until the work queued on `s` so far is done. Null pointers need
 /// nothing, nor does device memory that the device frees in `s`'s order anyway
-/// (freed_in_order_on): host work holds the stream up until the host has run it (tens of
-/// microseconds a call on a GPU), so it is queued only for what needs it (host memory, the
-/// simulator's, device memory of another stream, objects that own memory).
+/// (freed_in_order_on); a CUDA device's memory of another stream is freed in its own
+/// stream's order after an event on `s`. Host work holds the stream up until the host has
+/// run it (tens of microseconds a call on a GPU), so it is queued only for what needs it
+/// (host memory, the simulator's, objects that own memory).
 void keep_until_done(stream_state &s, std::vector<std::shared_ptr<void>> what);
 
 /// The configuration for `work` independent items processed in a grid-stride loop: up to

@@ -13,7 +13,9 @@ template <class F> struct function_traits;
 template <class F> struct function_traits<F const> : function_traits<F> {};
 
 template <class R, class... A> struct function_traits<R (*)(A...)> {
-  using result_type = R;
+  /// What a call gives: a function returning a const class (`const point f(...)`) gives a
+  /// point, which results, temporaries and fused steps hold.
+  using result_type = std::remove_cv_t<R>;
   using args_tuple = std::tuple<A...>;
   /// Parameters as values: `const float&` and `float` both read a float.
   using value_args_tuple = std::tuple<std::remove_cvref_t<A>...>;

@@ -464,7 +464,8 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
   const kernel_ref k{reinterpret_cast<const void *>(&fused_kernel<entry>), entry::kernel_name.view(),
                      [](const void *p) { fused_kernel<entry>(*static_cast<const typename entry::params *>(p)); }};
   const device_call call = where.call_on(
-      const_cast<device_state *>(static_cast<const device_state *>(array_device)), [&](const std::string &why) {
+      entry::kernel_name.view(), const_cast<device_state *>(static_cast<const device_state *>(array_device)),
+      [&](const std::string &why) {
         return no_device_message(entry::kernel_name.view(),
                                  (find_kernel(k.host_key) ? std::string()
                                                           : "no GPU code was compiled for this fused "
@@ -508,7 +509,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
         copy_back.push_back([&call, memory, bytes, view] {
           auto staging = pinned_allocate(*call.device, bytes);
           device_copy(*call.device, staging.get(), memory.get(), bytes, copy_direction::device_to_host, *call.stream);
-          host_work(*call.stream, [staging, view] { scatter(static_cast<const R *>(staging.get()), view); });
+          deliver_into<R>(*call.stream, std::move(staging), view);
         });
       }
     };
@@ -648,8 +649,9 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
   // On a device: blocks fold their share of the mapped elements, then one block folds theirs.
   const kernel_ref k{reinterpret_cast<const void *>(&fused_reduce_kernel<E>), E::kernel_name.view(),
                      [](const void *p) { fused_reduce_kernel<E>(*static_cast<const typename E::params *>(p)); }};
-  const device_call call = where.call_on(const_cast<device_state *>(static_cast<const device_state *>(array_device)),
-                                         [&](const std::string &why) { return no_device_message(name, why); });
+  const device_call call =
+      where.call_on(name, const_cast<device_state *>(static_cast<const device_state *>(array_device)),
+                    [&](const std::string &why) { return no_device_message(name, why); });
   typename E::params params{};
   std::vector<std::shared_ptr<void>> keep_alive;
   std::array<operand_layout, nleaves> layouts{};
@@ -729,8 +731,9 @@ template <class N> auto evaluate_new(const placement &where, const N &root) {
   std::copy_n(s.shape, s.rank, shape.begin() + (rank - static_cast<std::size_t>(s.rank)));
   checked_size(node_name(root), 0, shape.data(), static_cast<int>(rank), sizeof(R));
   if constexpr (N::is_device) {
-    const device_call call = where.call_on(
-        first_device_of(root), [&](const std::string &why) { return no_device_message(node_name(root), why); });
+    const device_call call = where.call_on(node_name(root), first_device_of(root), [&](const std::string &why) {
+      return no_device_message(node_name(root), why);
+    });
     device_array<R, rank> result(shape, call.stream);
     materialize(where.chosen_device || where.chosen_stream ? where : placement::of(kernel::device(call.device)),
                 std::tuple<const N &>(root), std::tuple<device_array<R, rank> &>(result));

@@ -4,6 +4,7 @@
 // one base class gives the first three their `on(target)`, `on(device)` and `on(stream)`.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -25,29 +26,33 @@ inline std::string no_device_message(std::string_view callee, const std::string 
 struct placement {
   target where = target::cpu;
   device_state *chosen_device = nullptr; ///< null: the arrays' device or the default one
-  /// Non-null: the call is asynchronous, on this stream. The stream itself, not the `stream`
-  /// handle it was chosen with, so that moving or copying that handle (a vector of streams
-  /// growing) leaves a placed callable valid; the stream lives while any handle to it does.
-  stream_state *chosen_stream = nullptr;
+  /// Non-zero: the call is asynchronous, on the stream of this id (stream_id). The stream
+  /// itself, not the `stream` handle it was chosen with, so that moving or copying that handle
+  /// (a vector of streams growing) leaves a placed callable valid; and its id, not its
+  /// address, so that a call after every handle is gone (`s` reassigned) is an error naming
+  /// the callable, not a use of freed memory.
+  std::uint64_t chosen_stream = 0;
 
   /// Device `d`, and its target: the simulator for the simulated device, cuda for a GPU.
   static placement of(device d) noexcept {
-    return {d.is_simulator() ? target::simulator : target::cuda, &d.state(), nullptr};
+    return {d.is_simulator() ? target::simulator : target::cuda, &d.state(), 0};
   }
   /// Stream `s`, on its device.
   static placement of(const stream &s) noexcept {
     placement p = of(s.device());
-    p.chosen_stream = s.state().get();
+    p.chosen_stream = stream_id(*s.state());
     return p;
   }
 
   /// True when the call runs on the host's cores, not on a device.
   constexpr bool runs_on_host() const noexcept { return where == target::cpu || where == target::parallel; }
 
-  /// Where a device call runs (see device_call_for): `array_device` is the device of the
-  /// call's device arrays, or null; `unavailable(why)` the message when there is no device.
-  template <class Unavailable> device_call call_on(device_state *array_device, Unavailable &&unavailable) const {
-    return device_call_for(chosen_stream, chosen_device, array_device, where == target::simulator, unavailable);
+  /// Where a device call of `callee` runs (see device_call_for): `array_device` is the device
+  /// of the call's device arrays, or null; `unavailable(why)` the message when there is no
+  /// device.
+  template <class Unavailable>
+  device_call call_on(std::string_view callee, device_state *array_device, Unavailable &&unavailable) const {
+    return device_call_for(callee, chosen_stream, chosen_device, array_device, where == target::simulator, unavailable);
   }
 };
 
@@ -76,10 +81,10 @@ protected:
   /// Where a device call of Derived runs; `unavailable(why)` is the message when there is no
   /// device (by default no_device_message for Derived::name()).
   template <class Unavailable> device_call call_on(device_state *array_device, Unavailable &&unavailable) const {
-    return placement_.call_on(array_device, unavailable);
+    return placement_.call_on(Derived::name(), array_device, unavailable);
   }
   device_call call_on(device_state *array_device) const {
-    return placement_.call_on(array_device,
+    return placement_.call_on(Derived::name(), array_device,
                               [](const std::string &why) { return no_device_message(Derived::name(), why); });
   }
 

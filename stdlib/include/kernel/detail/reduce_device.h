@@ -38,7 +38,11 @@ T reduce_in_two_launches(const device_call &call, const kernel_ref &k, index_t n
   if (blocks > 1) {
     result = device_allocate(*call.device, sizeof(T), call.stream);
     const Params second = over_values(static_cast<const T *>(partials.get()), blocks, static_cast<T *>(result.get()));
-    launch(*call.device, k, {dim3(1), dim3(1024), 0}, &second, sizeof second, *call.stream);
+    // One block of `block` threads folds the partial values (a few thousand at most): every
+    // kernel can run 256 threads (255 registers each fit a multiprocessor), where one of many
+    // registers (a complex128 product, a deep fused expression) cannot run 1024, and a GPU
+    // refused the launch.
+    launch(*call.device, k, {dim3(1), dim3(block), 0}, &second, sizeof second, *call.stream);
   }
   T value{};
   device_copy(*call.device, &value, result.get(), sizeof(T), copy_direction::device_to_host, *call.stream);

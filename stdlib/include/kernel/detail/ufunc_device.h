@@ -63,9 +63,17 @@ template <class... A> device_state *first_device(std::string_view callee, A &...
 /// default device (CUDA device 0, or the simulator under KERNEL_ENABLE_SIMULATOR=1). When
 /// there is no default device, `unavailable(reason)` is the message of the error thrown.
 template <class Unavailable>
-device_call device_call_for(stream_state *stream, device_state *chosen, device_state *array_device, bool simulator,
-                            Unavailable &&unavailable) {
-  if (stream) return {&stream_device(*stream), shared_stream(*stream), true};
+device_call device_call_for(std::string_view callee, std::uint64_t stream, device_state *chosen,
+                            device_state *array_device, bool simulator, Unavailable &&unavailable) {
+  if (stream) {
+    std::shared_ptr<stream_state> s = live_stream(stream);
+    if (!s)
+      throw argument_error(std::string(callee), 0,
+                           "was placed on a stream (.on(stream)) that no longer exists: every kernel::stream handle "
+                           "to it was destroyed or assigned another stream; keep one alive while calling it");
+    device_state *d = &stream_device(*s);
+    return {d, std::move(s), true};
+  }
   device_state *d = chosen ? chosen : array_device;
   if (!d && simulator) d = simulator_device();
   if (!d) {
@@ -76,6 +84,20 @@ device_call device_call_for(stream_state *stream, device_state *chosen, device_s
     }
   }
   return {d, default_stream(*d), false};
+}
+
+/// Device memory for argument `argument` of `callee` (a host array's copy): an allocation the
+/// device cannot make is the same cuda_error (out_of_memory() still says so), naming the call,
+/// the argument and the size, where the allocator alone could name only the device.
+inline std::shared_ptr<void> allocate_for(std::string_view callee, int argument, const device_call &call,
+                                          std::size_t bytes) {
+  try {
+    return device_allocate(*call.device, bytes, call.stream);
+  } catch (const cuda_error &e) {
+    throw cuda_error("'" + std::string(callee) + "': argument " + std::to_string(argument) + ", " +
+                         std::to_string(bytes) + " bytes copied to the device: " + e.what(),
+                     e.code());
+  }
 }
 
 /// One operand after staging: its device address and layout, and what keeps it alive.
@@ -125,7 +147,7 @@ staged_operand stage_input(std::string_view callee, int argument, const device_c
     const std::size_t bytes = count * sizeof(Param);
     array_view<Param, decltype(host)::rank> device_view(nullptr, host.shape());
     if (bytes > 0) {
-      op.device_memory = device_allocate(*call.device, bytes, call.stream);
+      op.device_memory = allocate_for(callee, argument, call, bytes);
       auto staging = pinned_allocate(*call.device, bytes);
       gather(host, static_cast<Param *>(staging.get()));
       device_copy(*call.device, op.device_memory.get(), staging.get(), bytes, copy_direction::host_to_device,
@@ -219,7 +241,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
     const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
     array_view<R, decltype(out_view)::rank> device_view(nullptr, out_view.shape());
     if (bytes > 0) {
-      out_memory = device_allocate(*call.device, bytes, call.stream);
+      out_memory = allocate_for(callee, int(N), call, bytes);
       device_view = array_view<R, decltype(out_view)::rank>(static_cast<R *>(out_memory.get()), out_view.shape());
     }
     ops[nin].layout = layout_of(callee, device_view, int(N), /*is_output=*/true);
@@ -264,9 +286,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
     const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
     auto staging = pinned_allocate(*call.device, bytes);
     device_copy(*call.device, staging.get(), out_memory.get(), bytes, copy_direction::device_to_host, *call.stream);
-    host_work(*call.stream, [staging, out_view, keep = std::move(keep_alive)] {
-      scatter(static_cast<const R *>(staging.get()), out_view);
-    });
+    deliver_into<R>(*call.stream, std::move(staging), out_view, std::move(keep_alive));
     if (!call.asynchronous) stream_synchronize(*call.stream);
   } else {
     keep_until_done(*call.stream, std::move(keep_alive));

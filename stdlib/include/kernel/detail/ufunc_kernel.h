@@ -63,7 +63,7 @@ template <class R, class... A> struct ufunc_params {
 template <class F> struct ufunc_params_of;
 template <class F> struct ufunc_params_of<F const> : ufunc_params_of<F> {};
 template <class R, class... A> struct ufunc_params_of<R (*)(A...)> {
-  using type = ufunc_params<R, std::remove_cvref_t<A>...>;
+  using type = ufunc_params<std::remove_cv_t<R>, std::remove_cvref_t<A>...>; // as function_traits
 };
 template <class R, class... A> struct ufunc_params_of<R (*)(A...) noexcept> : ufunc_params_of<R (*)(A...)> {};
 template <auto F> using ufunc_params_for = typename ufunc_params_of<decltype(F)>::type;
