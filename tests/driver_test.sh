@@ -86,6 +86,10 @@ printf '#include <kernel/kernel.h>\n' >"$tmp/all.hpp"
 "$driver" -Werror -O2 "$tmp/all.hpp" -o "$tmp/named.pch"
 "$driver" -Werror -O2 -include-pch "$tmp/named.pch" "$tmp/main.cpp" "$tmp/kernels.o" -o "$tmp/with_pch"
 [[ $("$tmp/with_pch") == "scale float32(float32, float32)" ]] || fail "program built with a precompiled header"
+# A source named as a header but given as C++ is linked.
+cp "$tmp/main.cpp" "$tmp/main_source.h"
+"$driver" -O2 -x c++ "$tmp/main_source.h" -x none "$tmp/kernels.o" -o "$tmp/from_h"
+[[ $("$tmp/from_h") == "scale float32(float32, float32)" ]] || fail "-x c++ with a .h source"
 
 if KERNEL_PLUGIN=/nonexistent/kernel_plugin.so "$driver" -c examples/saxpy.cpp -o "$tmp/x.o" 2>"$tmp/err"; then
   fail "compiled without a plugin file"

@@ -303,6 +303,8 @@ void cuda_device::host_work(detail::stream_state &s, kernel::detail::host_task w
   (void)task.release();                     // else the host function owns it
 }
 
+bool cuda_device::in_host_work() const noexcept { return in_host_function; }
+
 void cuda_device::synchronize() {
   make_current();
   drv_.check(drv_.cuCtxSynchronize(), "cuCtxSynchronize", name_);

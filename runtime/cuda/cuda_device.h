@@ -44,6 +44,7 @@ public:
   void *allocate_pinned(std::size_t bytes) override;
   void release_pinned(void *p, std::size_t bytes) noexcept override;
   void host_work(detail::stream_state &s, kernel::detail::host_task work) override;
+  bool in_host_work() const noexcept override;
 
   detail::launch_config elementwise_config(const detail::kernel_ref &k, index_t work) override;
   detail::launch_config resident_config(const detail::kernel_ref &k, index_t work) override;

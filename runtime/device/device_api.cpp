@@ -108,6 +108,9 @@ struct device_release {
       std::lock_guard guard(other_streams_lock());
       used_by.swap(others);
     }
+    // On the thread of a CUDA host function (memory a host task held) no driver call may be
+    // made: the device frees it later on the legacy stream, which waits for every other one.
+    if (device->in_host_work()) used_by.clear();
     for (const std::shared_ptr<stream_state> &other : used_by) {
       // The free waits, in its stream's order, for an event after the other stream's work.
       try {

@@ -108,6 +108,9 @@ public:
   /// Runs `work` on the host once everything queued on `s` before it is done. `work` must
   /// not call into the device API.
   virtual void host_work(stream_state &s, host_task work) = 0;
+  /// True on the thread that runs host work queued on this device, where no driver call may
+  /// be made (a CUDA host function): what is released there is released later.
+  virtual bool in_host_work() const noexcept { return false; }
 
   virtual launch_config elementwise_config(const kernel_ref &k, index_t work) = 0;
   virtual launch_config resident_config(const kernel_ref &k, index_t work) = 0;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "device/device_state.h"
@@ -29,7 +30,7 @@ namespace {
 struct delivery {
   std::uintptr_t begin, end;
   std::uint64_t id;
-  std::weak_ptr<stream_state> stream; ///< to ask, while waiting, whether it failed
+  std::shared_ptr<stream_state> stream; ///< to ask, while waiting, whether it failed
 };
 
 /// The deliveries queued and not yet written. `pending` lets readers skip the lock while
@@ -48,11 +49,16 @@ delivery_registry &registry() {
   return r.get();
 }
 
+/// Drops the delivery `id` (written, or never to be) and wakes the readers waiting.
 void forget(std::uint64_t id) noexcept {
   delivery_registry &r = registry();
+  std::shared_ptr<stream_state> stream; // let go after the lock: it may be the stream's last handle
   {
     std::lock_guard guard(r.lock);
-    std::erase_if(r.queued, [id](const delivery &d) { return d.id == id; });
+    if (const auto found = std::ranges::find(r.queued, id, &delivery::id); found != r.queued.end()) {
+      stream = std::move(found->stream);
+      r.queued.erase(found);
+    }
     r.pending.store(r.queued.size(), std::memory_order_release);
   }
   r.written.notify_all();
@@ -62,28 +68,34 @@ bool overlaps(const delivery &d, std::uintptr_t begin, std::uintptr_t end) noexc
   return d.begin < end && begin < d.end;
 }
 
+/// Forgets its delivery when destroyed: once written, or if the delivery never runs (the work
+/// could not be queued, or the stream dropped it), the task's destruction always happens.
+struct forget_when_done {
+  std::uint64_t id;
+  explicit forget_when_done(std::uint64_t delivery) noexcept : id(delivery) {}
+  forget_when_done(const forget_when_done &) = delete;
+  forget_when_done &operator=(const forget_when_done &) = delete;
+  ~forget_when_done() { forget(id); }
+};
+
 } // namespace
 
 void deliver_to_host(stream_state &s, const void *begin, const void *end, host_task deliver) {
   delivery_registry &r = registry();
+  std::shared_ptr<stream_state> stream = shared_stream(s);
   std::uint64_t id = 0;
   {
     std::lock_guard guard(r.lock);
     id = r.next_id++;
+  }
+  // Made before the delivery is listed, so that whatever fails after the listing forgets it.
+  auto done = std::make_shared<forget_when_done>(id);
+  {
+    std::lock_guard guard(r.lock);
     r.queued.push_back(
-        {reinterpret_cast<std::uintptr_t>(begin), reinterpret_cast<std::uintptr_t>(end), id, shared_stream(s)});
+        {reinterpret_cast<std::uintptr_t>(begin), reinterpret_cast<std::uintptr_t>(end), id, std::move(stream)});
     r.pending.store(r.queued.size(), std::memory_order_release);
   }
-  // Forgotten once written, or if the delivery never runs (the work could not be queued, or
-  // the stream dropped it): the task's destruction is the one thing that always happens.
-  struct forget_when_done {
-    std::uint64_t id;
-    explicit forget_when_done(std::uint64_t delivery) noexcept : id(delivery) {}
-    forget_when_done(const forget_when_done &) = delete;
-    forget_when_done &operator=(const forget_when_done &) = delete;
-    ~forget_when_done() { forget(id); }
-  };
-  auto done = std::make_shared<forget_when_done>(id);
   host_work(s, [deliver = std::move(deliver), done = std::move(done)] { deliver(); });
 }
 
@@ -91,18 +103,31 @@ void await_host_writes(const void *begin, const void *end) {
   delivery_registry &r = registry();
   if (r.pending.load(std::memory_order_acquire) == 0 || begin == end) return;
   const auto b = reinterpret_cast<std::uintptr_t>(begin), e = reinterpret_cast<std::uintptr_t>(end);
+  constexpr auto check_every = std::chrono::milliseconds(20);
+  auto next_check = std::chrono::steady_clock::now() + check_every;
   std::unique_lock guard(r.lock);
   for (;;) {
-    std::vector<std::weak_ptr<stream_state>> streams;
+    std::vector<std::pair<std::uint64_t, std::shared_ptr<stream_state>>> waited;
     for (const delivery &d : r.queued)
-      if (overlaps(d, b, e)) streams.push_back(d.stream);
-    if (streams.empty()) return;
-    if (r.written.wait_for(guard, std::chrono::milliseconds(20)) == std::cv_status::no_timeout) continue;
-    // A stream that failed (a kernel's illegal address ends the context) never runs the
-    // delivery: its query throws the failure, which this read then reports instead of hanging.
+      if (overlaps(d, b, e)) waited.emplace_back(d.id, d.stream);
+    if (waited.empty()) return;
+    if (r.written.wait_until(guard, next_check) == std::cv_status::no_timeout) continue;
+    next_check = std::chrono::steady_clock::now() + check_every;
+    // A stream that failed (a kernel's illegal address ends the context) never runs its
+    // deliveries: the read reports the failure (once: the delivery is dropped) instead of
+    // waiting for ever. A stream with nothing left to run that still has one listed dropped
+    // it unrun: nothing is coming.
     guard.unlock();
-    for (const std::weak_ptr<stream_state> &w : streams)
-      if (const std::shared_ptr<stream_state> s = w.lock()) (void)s->query();
+    for (auto &[id, stream] : waited) {
+      bool idle = false;
+      try {
+        idle = stream->query();
+      } catch (...) {
+        forget(id);
+        throw;
+      }
+      if (idle) forget(id);
+    }
     guard.lock();
   }
 }
