@@ -4,6 +4,7 @@
 #include "CreateKernelEntries.h"
 #include "DeviceCodeAnalysis.h"
 #include "DeviceEntries.h"
+#include "EraseUnusedGlobals.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
@@ -81,19 +82,11 @@ PreservedAnalyses CreateKernelEntriesPass::run(Module &M, ModuleAnalysisManager 
 
   // What only host exception handling used (__clang_call_terminate after the invokes that
   // reached it became calls) is dead now; drop it before it is checked or compiled.
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (Function &F : llvm::make_early_inc_range(M))
-      if ((F.hasLocalLinkage() || F.isDeclaration()) && F.use_empty() && !F.isIntrinsic()) {
-        F.eraseFromParent();
-        Changed = true;
-      }
-    for (GlobalVariable &GV : llvm::make_early_inc_range(M.globals()))
-      if (GV.hasLocalLinkage() && GV.use_empty()) {
-        GV.eraseFromParent();
-        Changed = true;
-      }
-  }
+  eraseUnusedGlobals(M, [](const GlobalValue &GV) {
+    if (const auto *F = dyn_cast<Function>(&GV))
+      return (F->hasLocalLinkage() || F->isDeclaration()) && !F->isIntrinsic();
+    return isa<GlobalVariable>(GV) && GV.hasLocalLinkage();
+  });
   return PreservedAnalyses::none();
 }
 

@@ -2,6 +2,7 @@
 //===- ExtractDeviceModule.cpp - The code a GPU module needs --------------===//
 
 #include "ExtractDeviceModule.h"
+#include "EraseUnusedGlobals.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
@@ -77,30 +78,10 @@ void keepOnly(Module &M, const SmallPtrSet<const GlobalValue *, 32> &Reached) {
     if (GlobalVariable *GV = M.getGlobalVariable(Name, /*AllowInternal=*/true))
       GV->eraseFromParent();
 
-  // The arrays' initializers outlive them as constants that still use what they named.
-  auto Unused = [](GlobalValue &GV) {
-    GV.removeDeadConstantUsers();
-    return GV.use_empty();
-  };
-  bool Changed = true;
-  while (Changed) {
-    Changed = false;
-    for (GlobalAlias &A : llvm::make_early_inc_range(M.aliases()))
-      if (Unused(A)) {
-        A.eraseFromParent();
-        Changed = true;
-      }
-    for (Function &F : llvm::make_early_inc_range(M.functions()))
-      if (F.isDeclaration() && Unused(F)) {
-        F.eraseFromParent();
-        Changed = true;
-      }
-    for (GlobalVariable &GV : llvm::make_early_inc_range(M.globals()))
-      if (GV.isDeclaration() && Unused(GV)) {
-        GV.eraseFromParent();
-        Changed = true;
-      }
-  }
+  // The arrays' initializers outlive them as constants that still use what they named
+  // (eraseUnusedGlobals does not count those): aliases, and the declarations they used.
+  eraseUnusedGlobals(
+      M, [](const GlobalValue &GV) { return isa<GlobalAlias>(GV) || GV.isDeclaration(); });
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 //===- StripHostInstrumentation.cpp - Host-only checks out of GPU code ----===//
 
 #include "StripHostInstrumentation.h"
+#include "EraseUnusedGlobals.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -36,24 +37,6 @@ static bool isInstrumentationIntrinsic(Intrinsic::ID ID) {
   case Intrinsic::instrprof_mcdc_parameters:
   case Intrinsic::instrprof_mcdc_tvbitmap_update: return true;
   default: return false;
-  }
-}
-
-// Private globals nothing uses any more (the counters' names, ubsan's source locations and
-// type descriptors), and those only they used.
-static void removeDeadLocalGlobals(Module &M) {
-  bool Changed = true;
-  while (Changed) {
-    Changed = false;
-    for (GlobalVariable &GV : llvm::make_early_inc_range(M.globals())) {
-      if (!GV.hasLocalLinkage())
-        continue;
-      GV.removeDeadConstantUsers();
-      if (!GV.use_empty())
-        continue;
-      GV.eraseFromParent();
-      Changed = true;
-    }
   }
 }
 
@@ -121,7 +104,10 @@ PreservedAnalyses StripHostInstrumentationPass::run(Module &M, ModuleAnalysisMan
     if (F.isDeclaration() && F.use_empty() && (isInstrumentationRuntime(F) || F.isIntrinsic()))
       F.eraseFromParent();
   }
-  removeDeadLocalGlobals(M);
+  // Private globals nothing uses any more (the counters' names, ubsan's source locations and
+  // type descriptors), and those only they used.
+  eraseUnusedGlobals(
+      M, [](const GlobalValue &GV) { return isa<GlobalVariable>(GV) && GV.hasLocalLinkage(); });
   return PreservedAnalyses::none();
 }
 

@@ -29,6 +29,7 @@
 #include "kernel/array.h"
 #include "kernel/config.h"
 #include "kernel/detail/function_traits.h"
+#include "kernel/detail/indexed_slots.h"
 #include "kernel/detail/static_text.h"
 #include "kernel/detail/ufunc_args.h"
 #include "kernel/device_array.h"
@@ -238,25 +239,6 @@ template <class... L> struct leaf_values<std::tuple<L...>> {
   using type = std::tuple<typename L::type...>;
 };
 
-/// The results of a program's steps for one element, one slot per step. A flat
-/// aggregate rather than a tuple grown one step at a time: that instantiated a tuple (and
-/// its tuple_cat) of every length up to the step count, quadratic in the expression's depth.
-template <std::size_t J, class T> struct step_slot {
-  union {
-    T value;
-  };
-  KERNEL_ALWAYS_INLINE step_slot() noexcept {}
-};
-template <class Steps, class Results> struct step_slots;
-template <std::size_t... J, class... T>
-struct step_slots<std::index_sequence<J...>, std::tuple<T...>> : step_slot<J, T>... {};
-template <std::size_t J, class T> KERNEL_ALWAYS_INLINE const T &slot_value(const step_slot<J, T> &s) noexcept {
-  return s.value;
-}
-template <std::size_t J, class T> KERNEL_ALWAYS_INLINE step_slot<J, T> &slot_of(step_slot<J, T> &s) noexcept {
-  return s;
-}
-
 template <class Ref> struct operand_value;
 template <std::size_t K> struct operand_value<leaf_ref<K>> {
   template <class L, class V> static KERNEL_ALWAYS_INLINE auto get(const L &leaves, const V &) noexcept {
@@ -265,7 +247,7 @@ template <std::size_t K> struct operand_value<leaf_ref<K>> {
 };
 template <std::size_t J> struct operand_value<step_ref<J>> {
   template <class L, class V> static KERNEL_ALWAYS_INLINE auto get(const L &, const V &values) noexcept {
-    return slot_value<J>(values);
+    return slot<J>(values).value;
   }
 };
 
@@ -289,14 +271,15 @@ struct program_traits<program<std::tuple<S...>, std::tuple<L...>, std::tuple<R..
   static constexpr std::size_t nleaves = sizeof...(L);
   static constexpr std::size_t nsteps = sizeof...(S);
   static constexpr std::size_t nout = sizeof...(R);
-  using slots = step_slots<std::index_sequence_for<S...>, std::tuple<typename step_eval<S>::result...>>;
+  /// The results of the steps for one element, a slot per step (indexed_slots: a tuple grown
+  /// one step at a time instantiated every length up to the step count).
+  using slots = indexed_slots<deferred<typename step_eval<S>::result>...>;
 
   /// Every root's value for one element.
   static KERNEL_ALWAYS_INLINE auto evaluate(const values &l) {
     slots v;
     [&]<std::size_t... J>(std::index_sequence<J...>) {
-      (::new (static_cast<void *>(&slot_of<J>(v).value)) typename step_eval<S>::result(step_eval<S>::compute(l, v)),
-       ...);
+      (::new (static_cast<void *>(&slot<J>(v).value)) typename step_eval<S>::result(step_eval<S>::compute(l, v)), ...);
     }(std::index_sequence_for<S...>{});
     return std::make_tuple(operand_value<R>::get(l, v)...);
   }

@@ -40,25 +40,9 @@ template <class L>
 using leaf_operand =
     std::conditional_t<L::is_scalar, scalar_operand<typename L::type>, strided_operand<const typename L::type>>;
 
-/// The operands in one flat aggregate, slot I a base of its own: reaching one is a cast, not
-/// the I nested members of a recursive pack, whose accessors were instantiated once per
-/// slot and depth (quadratic in the leaves of a deep expression).
-template <std::size_t I, class Operand> struct operand_slot {
-  Operand operand;
-};
-template <class Seq, class... Operand> struct flat_operands;
-template <std::size_t... I, class... Operand>
-struct flat_operands<std::index_sequence<I...>, Operand...> : operand_slot<I, Operand>... {};
-template <class... Operand> using operands_of = flat_operands<std::index_sequence_for<Operand...>, Operand...>;
-
-template <std::size_t I, class Operand>
-KERNEL_ALWAYS_INLINE constexpr Operand &slot(operand_slot<I, Operand> &s) noexcept {
-  return s.operand;
-}
-template <std::size_t I, class Operand>
-KERNEL_ALWAYS_INLINE constexpr const Operand &slot(const operand_slot<I, Operand> &s) noexcept {
-  return s.operand;
-}
+/// The operands in one flat aggregate (indexed_slots: a recursive pack's accessors were
+/// instantiated once per slot and depth, quadratic in the leaves of a deep expression).
+template <class... Operand> using operands_of = indexed_slots<Operand...>;
 
 template <class Traits, class Results = typename Traits::results, class Leaves = typename Traits::leaves>
 struct fused_params_of;
