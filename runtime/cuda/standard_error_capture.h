@@ -16,10 +16,10 @@ namespace kernel::runtime::cuda {
 /// destructor) puts the real standard error back, writes to it everything captured except
 /// the errors in it, and returns those: what follows `error_prefix` in a line, or a line's
 /// text from `error_start` on (the same errors untagged, as other library versions print
-/// them; empty: none). Output other threads wrote
-/// meanwhile is delayed (and lost only if the process dies before the capture ends). Captures
-/// are serialized by a lock of their own; where the file cannot be made, or standard error is
-/// closed, nothing is captured and finish() returns nothing.
+/// them; empty: none). Output other threads wrote meanwhile is delayed (and lost only if the
+/// process dies before the capture ends). Captures are serialized by a lock of their own;
+/// where the file cannot be made, or standard error is closed, nothing is captured and
+/// finish() returns nothing.
 class standard_error_capture {
 public:
   explicit standard_error_capture(std::string error_prefix, std::string error_start = {});

@@ -39,7 +39,7 @@ struct delivery_registry {
   std::mutex lock;
   std::condition_variable written;
   std::vector<delivery> queued;
-  std::uint64_t next_id = 0;
+  std::atomic<std::uint64_t> next_id{0};
   std::atomic<std::size_t> pending{0};
 };
 
@@ -83,11 +83,7 @@ struct forget_when_done {
 void deliver_to_host(stream_state &s, const void *begin, const void *end, host_task deliver) {
   delivery_registry &r = registry();
   std::shared_ptr<stream_state> stream = shared_stream(s);
-  std::uint64_t id = 0;
-  {
-    std::lock_guard guard(r.lock);
-    id = r.next_id++;
-  }
+  const std::uint64_t id = r.next_id.fetch_add(1, std::memory_order_relaxed);
   // Made before the delivery is listed, so that whatever fails after the listing forgets it.
   auto done = std::make_shared<forget_when_done>(id);
   {

@@ -62,11 +62,17 @@ template <class T, std::size_t Rank> std::pair<const void *, const void *> bytes
   return {base + low * element, base + (high + 1) * element};
 }
 
+/// Waits for the results calls on streams are delivering into a host view's memory: what
+/// every read of host memory for a device call does first.
+template <class T, std::size_t Rank> void await_host_writes(const array_view<T, Rank> &v) {
+  const auto [first, past] = bytes_of(v);
+  await_host_writes(first, past);
+}
+
 /// Copies a view's elements, in row-major order, to contiguous memory, once the results that
 /// calls on streams are delivering into them have arrived (await_host_writes).
 template <class T, std::size_t Rank, class U> void gather(const array_view<T, Rank> &v, U *out) {
-  const auto [first, past] = bytes_of(v);
-  await_host_writes(first, past);
+  await_host_writes(v);
   if (v.is_c_contiguous()) {
     if constexpr (std::is_same_v<std::remove_cv_t<T>, U>) {
       std::memcpy(out, v.data(), static_cast<std::size_t>(v.size()) * sizeof(U));
@@ -335,8 +341,7 @@ private:
     require_stream_here("copy_from_host", *stream);
     detail::stream_state &s = *stream;
     if (view.is_c_contiguous()) {
-      const auto [first, past] = detail::bytes_of(view);
-      detail::await_host_writes(first, past); // gather does, below
+      detail::await_host_writes(view); // gather does, below
       detail::device_copy(*device_, data(), view.data(), bytes(), detail::copy_direction::host_to_device, s);
     } else {
       auto staging = detail::pinned_allocate(*device_, bytes());

@@ -180,10 +180,7 @@ public:
       if (this->placed_on().runs_on_host() || v.shape(ax) == 1) {
         // (An axis of one element takes no step: its elements converted, wherever the call
         // was placed: after the results calls on streams are delivering into them.)
-        if (!this->placed_on().runs_on_host()) {
-          const auto [first, past] = detail::bytes_of(v);
-          detail::await_host_writes(first, past);
-        }
+        if (!this->placed_on().runs_on_host()) detail::await_host_writes(v);
         reduce_on_host<fn>(v, ax, result.data());
       } else {
         // On a device: the array goes there once, converted to the type of the loop's second

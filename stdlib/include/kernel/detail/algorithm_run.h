@@ -152,8 +152,7 @@ template <class T, class A> input_elements<T> host_input(std::string_view name, 
   in.size = v.size();
   if constexpr (std::is_same_v<std::remove_cv_t<typename decltype(v)::value_type>, T>)
     if (v.is_c_contiguous()) {
-      const auto [first, past] = bytes_of(v);
-      await_host_writes(first, past); // as gather does
+      await_host_writes(v); // as gather does
       in.data = v.data();
       return in;
     }
