@@ -9,6 +9,10 @@
 // Every result is checked against the direct call's (a difference is printed and fails the
 // exit status). Prints "no GPU" without one.
 //
+// select_if is timed twice: returning a new array of the kept elements (which is copied to
+// memory of its size when it fills less than half of the pass's), and into a buffer with room
+// for every element, as CUB's caller gives it.
+//
 // "ours" is what kernel/algorithm.h does: sorts and sums of built-in types through CUB
 // compiled ahead of time (runtime/cub/), the rest through kernels of its own; for the rows
 // CUB takes, the library's own kernels are timed too (KERNEL_CUB=0).
@@ -281,7 +285,17 @@ int main(int argc, char **argv) {
     std::vector<float> theirs = to_host(kept);
     theirs.resize(static_cast<std::size_t>(cub_count));
     require(to_host(ours_kept) == theirs, "select_if");
-    report("select_if float32 > 0", first_ours, first_cub, bench::gpu_ms(s, reps, ours), bench::gpu_ms(s, reps, cub));
+    const double cub_ms = bench::gpu_ms(s, reps, cub);
+    report("select_if float32 > 0", first_ours, first_cub, bench::gpu_ms(s, reps, ours), cub_ms);
+    // As CUB's caller: into a buffer with room for every element, the count returned.
+    kernel::device_array<float> into(n, s);
+    kernel::index_t into_count = 0;
+    const auto ours_into = [&] { into_count = kernel::select_if.on(s)(x, is_positive, into); };
+    const double first_into = first_call_ms(s, ours_into);
+    std::vector<float> got = to_host(into);
+    got.resize(static_cast<std::size_t>(into_count));
+    require(got == theirs, "select_if into a buffer");
+    report("select_if float32 > 0, into a buffer", first_into, first_cub, bench::gpu_ms(s, reps, ours_into), cub_ms);
   }
   {
     // The sparse PCA case. CUB has no top-k: its user sorts each segment (descending) with

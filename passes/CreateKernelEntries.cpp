@@ -59,6 +59,19 @@ PreservedAnalyses CreateKernelEntriesPass::run(Module &M, ModuleAnalysisManager 
     Annotations->addOperand(
         MDNode::get(Ctx, {ValueAsMetadata::get(Kernel), MDString::get(Ctx, "grid_constant"),
                           MDNode::get(Ctx, {ConstantAsMetadata::get(ConstantInt::get(I32, 1))})}));
+    // Blocks larger than ptxas would otherwise plan for: .maxntid and .minnctapersm make it
+    // keep the registers within what that many such blocks may have (for sm_75 it gave a
+    // 512-thread compaction tile 144 a thread, more than one block of 512 can have, and the
+    // launch would have failed; with .maxntid alone, 80 on sm_90, one block a multiprocessor).
+    auto Bound = [&](StringRef Name, uint64_t Value) {
+      Annotations->addOperand(
+          MDNode::get(Ctx, {ValueAsMetadata::get(Kernel), MDString::get(Ctx, Name),
+                            ConstantAsMetadata::get(ConstantInt::get(I32, Value))}));
+    };
+    if (E.Info.MaxThreads > 0)
+      Bound("maxntidx", E.Info.MaxThreads);
+    if (E.Info.MaxThreads > 0 && E.Info.MinBlocks > 0)
+      Bound("minctasm", E.Info.MinBlocks);
 
     IRBuilder<> B(BasicBlock::Create(Ctx, "entry", Kernel));
     B.CreateCall(Body, {Block});

@@ -37,13 +37,19 @@ const char *entryKindName(kernel_entry_kind Kind) {
 }
 
 std::string EntryAnnotation::encode() const {
-  return encodeAnnotation(Tag, {kindName(), Name, Signature, Location, std::to_string(ParamSize),
-                                std::to_string(ParamAlign)});
+  std::vector<std::string> Fields = {
+      kindName(), Name, Signature, Location, std::to_string(ParamSize), std::to_string(ParamAlign)};
+  // Optional, last: most entries have no bound.
+  if (MaxThreads > 0) {
+    Fields.push_back(std::to_string(MaxThreads));
+    Fields.push_back(std::to_string(MinBlocks));
+  }
+  return encodeAnnotation(Tag, Fields);
 }
 
 std::optional<EntryAnnotation> EntryAnnotation::decode(StringRef Text) {
   std::optional<SmallVector<StringRef, 8>> Fields = decodeAnnotation(Text, Tag);
-  if (!Fields || Fields->size() != 6)
+  if (!Fields || (Fields->size() != 6 && Fields->size() != 8))
     return std::nullopt;
   EntryAnnotation A;
   const uint32_t Kind = kernel_entry_kind_from_name((*Fields)[0].str().c_str());
@@ -53,7 +59,9 @@ std::optional<EntryAnnotation> EntryAnnotation::decode(StringRef Text) {
   A.Name = (*Fields)[1].str();
   A.Signature = (*Fields)[2].str();
   A.Location = (*Fields)[3].str();
-  if ((*Fields)[4].getAsInteger(10, A.ParamSize) || (*Fields)[5].getAsInteger(10, A.ParamAlign))
+  if ((*Fields)[4].getAsInteger(10, A.ParamSize) || (*Fields)[5].getAsInteger(10, A.ParamAlign) ||
+      (Fields->size() == 8 && ((*Fields)[6].getAsInteger(10, A.MaxThreads) || A.MaxThreads == 0 ||
+                               (*Fields)[7].getAsInteger(10, A.MinBlocks))))
     return std::nullopt;
   return A;
 }

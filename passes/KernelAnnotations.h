@@ -53,6 +53,12 @@ struct EntryAnnotation {
   std::string Location;  ///< "saxpy.cpp:12"
   uint64_t ParamSize = 0;
   uint64_t ParamAlign = 1;
+  /// The threads a block of this entry has at most (PTX's .maxntid), 0 when unbounded, and
+  /// the blocks of that size a multiprocessor should hold at once (.minnctapersm), 0 for any:
+  /// an entry laid out for larger blocks than the default says so, so that ptxas keeps its
+  /// registers within what such blocks can have, on every architecture.
+  uint64_t MaxThreads = 0;
+  uint64_t MinBlocks = 0;
   /// The most bytes a kernel's parameters may take in the PTX the passes emit (ISA 7.8,
   /// OffloadOptions::PTXFeatures); ptxas refuses more, and with them the module's every kernel.
   static constexpr uint64_t MaxParamSize = 4352;

@@ -222,6 +222,11 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
       {"__kernel_threadfence", noResult(Intrinsic::nvvm_membar_gl)},
       {"__kernel_threadfence_block", noResult(Intrinsic::nvvm_membar_cta)},
       {"__kernel_threadfence_system", noResult(Intrinsic::nvvm_membar_sys)},
+      {"__kernel_nanosleep",
+       [](IRBuilder<> &B, CallInst &C) -> Value * {
+         callIntrinsic(B, Intrinsic::nvvm_nanosleep, {C.getArgOperand(0)});
+         return nullptr;
+       }},
       {"__kernel_shfl_idx", shuffle(Intrinsic::nvvm_shfl_sync_idx_i32, false)},
       {"__kernel_shfl_up", shuffle(Intrinsic::nvvm_shfl_sync_up_i32, true)},
       {"__kernel_shfl_down", shuffle(Intrinsic::nvvm_shfl_sync_down_i32, false)},

@@ -5,7 +5,9 @@
 
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -13,6 +15,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <algorithm>
 #include <mutex>
 
 extern "C" void LLVMInitializeNVPTXTargetInfo();
@@ -63,6 +66,41 @@ std::optional<DataLayout> nvptxDataLayout(DeviceDiagnostics &Diags) {
   return TM->createDataLayout();
 }
 
+/// The threads a multiprocessor of `Arch` holds at once: 2048 from Volta on, except Turing's
+/// 1024 and the 1536 of the consumer parts of Ampere and Ada.
+static unsigned residentThreadsPerSM(StringRef Arch) {
+  if (Arch == "sm_75")
+    return 1024;
+  if (Arch == "sm_86" || Arch == "sm_87" || Arch == "sm_89")
+    return 1536;
+  return 2048;
+}
+
+/// An entry's blocks per multiprocessor (CreateKernelEntries' minctasm) count blocks on a
+/// multiprocessor of 2048 threads: one of `Arch` holding fewer asks for proportionally fewer,
+/// at least one, so that the registers a thread may have are what the entry asked for
+/// everywhere (two blocks of 512 on Turing would leave 64 registers a thread and spill).
+static void scaleBlocksPerSM(Module &M, StringRef Arch) {
+  const unsigned Threads = residentThreadsPerSM(Arch);
+  NamedMDNode *Annotations = M.getNamedMetadata("nvvm.annotations");
+  if (!Annotations || Threads == 2048)
+    return;
+  for (unsigned I = 0; I < Annotations->getNumOperands(); ++I) {
+    MDNode *Node = Annotations->getOperand(I);
+    if (Node->getNumOperands() != 3)
+      continue;
+    auto *Name = dyn_cast<MDString>(Node->getOperand(1));
+    auto *Value = mdconst::dyn_extract<ConstantInt>(Node->getOperand(2));
+    if (!Name || Name->getString() != "minctasm" || !Value)
+      continue;
+    const uint64_t Blocks = std::max<uint64_t>(Value->getZExtValue() * Threads / 2048, 1);
+    Annotations->setOperand(
+        I, MDNode::get(M.getContext(),
+                       {Node->getOperand(0), Node->getOperand(1),
+                        ConstantAsMetadata::get(ConstantInt::get(Value->getType(), Blocks))}));
+  }
+}
+
 std::optional<CompiledModule> emitPTX(const Module &Prepared, StringRef Arch, StringRef Features,
                                       bool KeepIR, DeviceDiagnostics &Diags) {
   std::unique_ptr<TargetMachine> TM = createTargetMachine(Arch, Features, Diags);
@@ -70,6 +108,7 @@ std::optional<CompiledModule> emitPTX(const Module &Prepared, StringRef Arch, St
     return std::nullopt;
   std::unique_ptr<Module> M = CloneModule(Prepared);
   M->setDataLayout(TM->createDataLayout());
+  scaleBlocksPerSM(*M, Arch);
 
   {
     LoopAnalysisManager LAM;

@@ -26,19 +26,25 @@ using namespace clang;
 namespace kernel {
 namespace plugin {
 
+// The value of the constexpr static data member `Member` of `Record`, instantiated if need
+// be; null when there is none.
+static const APValue *evaluateStaticMember(Sema &S, CXXRecordDecl *Record, llvm::StringRef Member) {
+  DeclContextLookupResult Found = Record->lookup(&S.Context.Idents.get(Member));
+  auto *Var = Found.empty() ? nullptr : dyn_cast<VarDecl>(Found.front());
+  if (!Var)
+    return nullptr;
+  if (!Var->getInit() && Var->getInstantiatedFromStaticDataMember())
+    S.InstantiateVariableDefinition(Var->getLocation(), Var);
+  if (!Var->getInit() || Var->getInit()->isValueDependent())
+    return nullptr;
+  return Var->evaluateValue();
+}
+
 // The text of `static constexpr static_text<N> Member` of `Record`: a struct whose one
 // field is the character array.
 static std::optional<std::string> readStaticText(Sema &S, CXXRecordDecl *Record,
                                                  llvm::StringRef Member) {
-  DeclContextLookupResult Found = Record->lookup(&S.Context.Idents.get(Member));
-  auto *Var = Found.empty() ? nullptr : dyn_cast<VarDecl>(Found.front());
-  if (!Var)
-    return std::nullopt;
-  if (!Var->getInit() && Var->getInstantiatedFromStaticDataMember())
-    S.InstantiateVariableDefinition(Var->getLocation(), Var);
-  if (!Var->getInit() || Var->getInit()->isValueDependent())
-    return std::nullopt;
-  const APValue *Value = Var->evaluateValue();
+  const APValue *Value = evaluateStaticMember(S, Record, Member);
   if (!Value || !Value->isStruct() || Value->getStructNumFields() < 1)
     return std::nullopt;
   const APValue &Chars = Value->getStructField(0);
@@ -53,6 +59,15 @@ static std::optional<std::string> readStaticText(Sema &S, CXXRecordDecl *Record,
     Text += static_cast<char>(C.getInt().getExtValue());
   }
   return Text;
+}
+
+// The value of `static constexpr <integer> Member` of `Record`, if it has one.
+static std::optional<uint64_t> readStaticInteger(Sema &S, CXXRecordDecl *Record,
+                                                 llvm::StringRef Member) {
+  const APValue *Value = evaluateStaticMember(S, Record, Member);
+  if (!Value || !Value->isInt() || Value->getInt().isNegative())
+    return std::nullopt;
+  return Value->getInt().getZExtValue();
 }
 
 // The functions an entry's argument type names as template arguments (the steps' loops,
@@ -128,6 +143,9 @@ void markLibraryEntries(Sema &S, std::vector<GpuRoot> &Roots) {
       QualType Params = Spec->getParamDecl(0)->getType().getNonReferenceType();
       A.ParamSize = Ctx.getTypeSizeInChars(Params).getQuantity();
       A.ParamAlign = Ctx.getTypeAlignInChars(Params).getQuantity();
+      // An algorithm step laid out for blocks other than the default's (algorithm_kernel.h).
+      A.MaxThreads = readStaticInteger(S, Record, "block_threads").value_or(0);
+      A.MinBlocks = A.MaxThreads ? readStaticInteger(S, Record, "blocks_per_sm").value_or(0) : 0;
       if (A.ParamSize > passes::EntryAnnotation::MaxParamSize) {
         S.Diag(
             Spec->getPointOfInstantiation(),

@@ -9,6 +9,10 @@
 # keep their per-thread arrays in registers: a stack frame means an array indexed by a
 # variable went to local memory, which cost the compaction a round trip of 128 bytes a thread.
 # (top_k's per-thread candidates, of a length known at run time, live there by design.)
+# The compaction's wide tiles (a predicate over values of at most 4 bytes), laid out for
+# blocks of 512 threads, bound them (.maxntid) and ask for two such blocks a multiprocessor on
+# sm_90 (.minnctapersm 2: 64 registers a thread), one on Turing's smaller multiprocessors; the
+# other compactions run unbounded blocks of 256.
 set -euo pipefail
 kernel_ptx=$1
 shift
@@ -35,6 +39,17 @@ for binary in "$@"; do
     if [[ -n $framed ]]; then
       echo "FAIL: $(basename "$ptx") of $binary: runtime kernels keep arrays in local memory:" >&2
       echo "$framed" >&2
+      exit 1
+    fi
+    blocks=$([[ $arch == sm_75 ]] && echo 1 || echo 2)
+    unbounded=$(awk -v blocks="$blocks" '
+      /\.entry .*13compact_entryI[bcahstijf]Xad/ {name = $3; want = 1; seen = 0; next}
+      want && /^\.maxntid 512, 1, 1/ {seen++; next}
+      want && $0 == ".minnctapersm " blocks {seen++; next}
+      want && /^\{/ {if (seen != 2) print name; want = 0}' "$ptx")
+    if [[ -n $unbounded ]]; then
+      echo "FAIL: $(basename "$ptx") of $binary: compaction kernels without .maxntid 512 and .minnctapersm $blocks:" >&2
+      echo "$unbounded" >&2
       exit 1
     fi
     if grep -q "cvta.param" "$ptx"; then

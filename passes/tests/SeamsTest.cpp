@@ -88,6 +88,34 @@ TEST(Annotations, EntryRoundTrips) {
   EXPECT_EQ(B->Location, A.Location);
   EXPECT_EQ(B->ParamSize, 328u);
   EXPECT_EQ(B->ParamAlign, 8u);
+  EXPECT_EQ(B->MaxThreads, 0u);
+  // A bound on the blocks, when there is one, comes last: threads, then blocks a multiprocessor.
+  A.MaxThreads = 512;
+  A.MinBlocks = 2;
+  const std::string Bounded = A.encode();
+  EXPECT_EQ(Bounded, Text + "\x1f"
+                            "512\x1f"
+                            "2");
+  std::optional<EntryAnnotation> C = EntryAnnotation::decode(Bounded);
+  ASSERT_TRUE(C);
+  EXPECT_EQ(C->MaxThreads, 512u);
+  EXPECT_EQ(C->MinBlocks, 2u);
+  EXPECT_EQ(C->ParamAlign, 8u);
+  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
+                                              "512"));
+  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
+                                              "0\x1f"
+                                              "2"));
+  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
+                                              "many\x1f"
+                                              "2"));
+  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
+                                              "512\x1f"
+                                              "two"));
+  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
+                                              "512\x1f"
+                                              "2\x1f"
+                                              "1"));
 }
 
 TEST(Annotations, MalformedEntriesAreNotEntries) {

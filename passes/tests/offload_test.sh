@@ -33,6 +33,9 @@ for src in "$@"; do
   done
 done
 
+# nanosleep becomes PTX's, with the thread's duration.
+grep -q "nanosleep.u32" "$tmp"/warp_match-O2/*.sm_90.ptx || fail "nanosleep did not become nanosleep.u32"
+
 # printf becomes the driver's vprintf.
 "${cxx[@]}" -O2 -fplugin-arg-kernel-inspect="$tmp/valid" plugin/tests/verify/valid_code.cpp -o "$tmp/v.o"
 grep -A1 "call.uni" "$tmp"/valid/*.sm_90.ptx | grep -q "vprintf" || fail "printf did not become vprintf"

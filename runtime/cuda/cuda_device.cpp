@@ -418,9 +418,20 @@ detail::launch_config cuda_device::elementwise_config(const detail::kernel_ref &
   return grid_stride_config(lk.block_size, lk.full_grid, work, 4);
 }
 
-detail::launch_config cuda_device::resident_config(const detail::kernel_ref &k, index_t work) {
+detail::launch_config cuda_device::resident_config(const detail::kernel_ref &k, index_t work, unsigned block) {
   const loaded_kernel &lk = kernel_for(k);
-  return grid_stride_config(lk.block_size, lk.full_grid, work, 1);
+  const std::uint64_t last = lk.resident->load(std::memory_order_relaxed);
+  std::uint64_t per_sm = last & 0xffffffffu;
+  if (last >> 32 != block) {
+    int blocks = 0;
+    drv_.check(drv_.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lk.function, static_cast<int>(block), 0),
+               "cuOccupancyMaxActiveBlocksPerMultiprocessor", "'" + std::string(k.name) + "' on " + name_);
+    per_sm = static_cast<std::uint64_t>(std::max(blocks, 1));
+    lk.resident->store(std::uint64_t{block} << 32 | per_sm, std::memory_order_relaxed);
+  }
+  const index_t needed = std::max<index_t>((work + block - 1) / block, 1);
+  const index_t grid = std::min<index_t>(needed, static_cast<index_t>(per_sm) * multiprocessors_);
+  return detail::launch_config{dim3(static_cast<std::uint32_t>(grid)), dim3(block), 0};
 }
 
 void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_config &c, const void *params, std::size_t,

@@ -47,7 +47,7 @@ public:
   bool in_host_work() const noexcept override;
 
   detail::launch_config elementwise_config(const detail::kernel_ref &k, index_t work) override;
-  detail::launch_config resident_config(const detail::kernel_ref &k, index_t work) override;
+  detail::launch_config resident_config(const detail::kernel_ref &k, index_t work, unsigned block) override;
   void launch(const detail::kernel_ref &k, const detail::launch_config &config, const void *params,
               std::size_t param_size, detail::stream_state &s) override;
   void synchronize() override;
@@ -65,7 +65,10 @@ private:
   struct loaded_kernel {
     CUfunction function = nullptr;
     int block_size = 0; // what the occupancy calculator suggests
-    int full_grid = 0;  // blocks that fill every SM at that block size (resident_config)
+    int full_grid = 0;  // blocks that fill every SM at that block size
+    // resident_config's last answer: the block size (high 32 bits) and the blocks of it that
+    // every SM holds at once. Shared by the copies of this record.
+    std::shared_ptr<std::atomic<std::uint64_t>> resident = std::make_shared<std::atomic<std::uint64_t>>(0);
     // Dynamic shared memory the kernel may use so far: raised with cuFuncSetAttribute once per
     // new maximum, not at every launch. Shared by the copies of this record.
     std::shared_ptr<std::atomic<int>> max_dynamic_shared = std::make_shared<std::atomic<int>>(0);

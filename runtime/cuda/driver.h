@@ -61,6 +61,7 @@ namespace kernel::runtime::cuda {
   X(cuFuncGetAttribute)                                                                                                \
   X(cuFuncSetAttribute)                                                                                                \
   X(cuOccupancyMaxPotentialBlockSize)                                                                                  \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                                       \
   X(cuLaunchKernel)
 
 class driver {

@@ -184,7 +184,9 @@ launch_config elementwise_config(device_state &d, const kernel_ref &k, index_t w
   return d.elementwise_config(k, work);
 }
 
-launch_config resident_config(device_state &d, const kernel_ref &k, index_t work) { return d.resident_config(k, work); }
+launch_config resident_config(device_state &d, const kernel_ref &k, index_t work, unsigned block) {
+  return d.resident_config(k, work, block);
+}
 
 void launch(device_state &d, const kernel_ref &k, const launch_config &config, const void *params,
             std::size_t param_size, stream_state &s) {

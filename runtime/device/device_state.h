@@ -113,7 +113,9 @@ public:
   virtual bool in_host_work() const noexcept { return false; }
 
   virtual launch_config elementwise_config(const kernel_ref &k, index_t work) = 0;
-  virtual launch_config resident_config(const kernel_ref &k, index_t work) = 0;
+  /// Blocks of `block` threads, as many as the device runs at once (fewer when `work` items
+  /// need fewer, one thread each).
+  virtual launch_config resident_config(const kernel_ref &k, index_t work, unsigned block) = 0;
   virtual void launch(const kernel_ref &k, const launch_config &config, const void *params, std::size_t param_size,
                       stream_state &s) = 0;
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "kernel/intrinsics.h"
@@ -146,6 +147,8 @@ void __kernel_threadfence() noexcept {
 }
 void __kernel_threadfence_block() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
 void __kernel_threadfence_system() noexcept { __kernel_threadfence(); }
+// Another host thread may be the one a simulated spin loop waits for.
+void __kernel_nanosleep(std::uint32_t) noexcept { std::this_thread::yield(); }
 
 std::uint32_t __kernel_laneid() noexcept {
   sim_thread *t = current_sim_thread();

@@ -33,8 +33,8 @@ public:
   void host_work(detail::stream_state &s, kernel::detail::host_task work) override;
 
   detail::launch_config elementwise_config(const detail::kernel_ref &k, index_t work) override;
-  detail::launch_config resident_config(const detail::kernel_ref &k, index_t work) override {
-    return elementwise_config(k, work);
+  detail::launch_config resident_config(const detail::kernel_ref &, index_t, unsigned block) override {
+    return detail::launch_config{dim3(1), dim3(block), 0};
   }
   void launch(const detail::kernel_ref &k, const detail::launch_config &config, const void *params,
               std::size_t param_size, detail::stream_state &s) override;

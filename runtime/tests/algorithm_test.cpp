@@ -538,9 +538,12 @@ TEST_P(Targets, CompactionUniqueAndRuns) {
     for (std::size_t i = 0; i < n; ++i) mask[static_cast<kernel::index_t>(i)] = x[i] > 0;
     EXPECT_EQ(to_vector(kernel::select_if.on(t)(x, mask)), kept);
   }
-  // Around the device's tiles of 4096, and past 1024 of them (the scan of the tiles' counts
-  // then takes two levels): a mask keeping every third, and the rest after.
-  for (std::size_t n : {std::size_t{4095}, std::size_t{4096}, std::size_t{4097}, std::size_t{4096 * 1025 + 3}}) {
+  // Around the device's tiles (4096 elements where flags decide), and past 1024 of them (the
+  // scan of the tiles' counts then takes two levels): a mask keeping every third, and the rest
+  // after.
+  constexpr std::size_t tile = kernel::detail::compact_entry<int>::tile_size;
+  static_assert(tile == 4096);
+  for (std::size_t n : {tile - 1, tile, tile + 1, tile * 1025 + 3}) {
     std::vector<int> x(n);
     std::iota(x.begin(), x.end(), 0);
     kernel::ndarray<bool, 1> mask(kernel::ndarray<bool, 1>::extents_type{static_cast<kernel::index_t>(n)});
@@ -557,12 +560,15 @@ TEST_P(Targets, CompactionUniqueAndRuns) {
     // A device selects in one pass, each tile looking back over up to 32 tiles at a time.
     EXPECT_EQ(to_vector(kernel::select_if.on(t)(x, mask)), std::vector<int>(both.begin(), both.begin() + kept)) << n;
   }
-  // Runs of kept and dropped tiles, so that tiles find their offset past tiles keeping nothing.
+  // Runs of kept and dropped tiles (of 16384 where a predicate of 4-byte values decides), so
+  // that tiles find their offset past tiles keeping nothing.
   {
-    const std::size_t n = 4096 * 100 + 17;
+    constexpr std::size_t tile = kernel::detail::compact_entry<float, positive>::tile_size;
+    static_assert(tile == 16384);
+    const std::size_t n = tile * 100 + 17;
     std::vector<float> x(n), kept;
     for (std::size_t i = 0; i < n; ++i) {
-      x[i] = (i / 4096) % 7 < 3 ? static_cast<float>(i % 5) : -1.0f;
+      x[i] = (i / tile) % 7 < 3 ? static_cast<float>(i % 5) : -1.0f;
       if (x[i] > 0) kept.push_back(x[i]);
     }
     EXPECT_EQ(to_vector(kernel::select_if.on(t)(x, is_positive)), kept);
@@ -580,6 +586,77 @@ TEST_P(Targets, CompactionUniqueAndRuns) {
   ASSERT_EQ(runs.values.size(), 5);
   EXPECT_EQ(to_vector(runs.counts), (std::vector<kernel::index_t>{2, 2, 2, 1, 3}));
   EXPECT_EQ(runs.values[3], 1.0f);
+}
+
+// select_if into the caller's array (CUB's DeviceSelect): the kept elements first, the places
+// after them as they were, the count returned; room for the kept ones alone is enough (a
+// count first), too little is refused before anything is written. Host arrays on every
+// target; device arrays (one pass straight into room for every element, or a strided view,
+// or too little room) where the target has a device.
+TEST_P(Targets, SelectIntoTheCallersArray) {
+  const kernel::target t = GetParam();
+  const float untouched = 12345.0f;
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{257}, std::size_t{16384 * 3 + 7}}) {
+    const std::vector<float> x = random_floats(n, 77 + static_cast<unsigned>(n));
+    std::vector<float> kept;
+    for (float v : x)
+      if (v > 0) kept.push_back(v);
+    const auto k = static_cast<kernel::index_t>(kept.size());
+    std::vector<float> roomy(n + 3, untouched);
+    EXPECT_EQ(kernel::select_if.on(t)(x, is_positive, roomy), k) << n;
+    std::vector<float> expected = kept;
+    expected.resize(n + 3, untouched);
+    EXPECT_EQ(roomy, expected) << n;
+    std::vector<float> exact(kept.size(), untouched);
+    EXPECT_EQ(kernel::select_if.on(t)(x, is_positive, exact), k);
+    EXPECT_EQ(exact, kept);
+    // Every other place of a longer array.
+    std::vector<float> spaced(2 * kept.size() + 1, untouched);
+    kernel::array_view<float, 1> every_other(spaced.data(), {k}, {2});
+    EXPECT_EQ(kernel::select_if.on(t)(x, is_positive, every_other), k);
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      EXPECT_EQ(spaced[2 * i], kept[i]);
+      EXPECT_EQ(spaced[2 * i + 1], untouched);
+    }
+    if (k > 0) {
+      std::vector<float> small(kept.size() - 1, untouched);
+      EXPECT_THROW(
+          {
+            try {
+              kernel::select_if.on(t)(x, is_positive, small);
+            } catch (const kernel::argument_error &e) {
+              EXPECT_EQ(e.argument(), 3);
+              EXPECT_NE(std::string(e.what()).find("room for"), std::string::npos) << e.what();
+              throw;
+            }
+          },
+          kernel::argument_error);
+      EXPECT_EQ(small, std::vector<float>(kept.size() - 1, untouched)) << "nothing written";
+    }
+    if (t == kernel::target::cpu || t == kernel::target::parallel) continue;
+    const auto dx = kernel::to_device(x, kernel_test::device());
+    auto dout = kernel::to_device(std::vector<float>(n + 1, untouched), kernel_test::device());
+    EXPECT_EQ(kernel::select_if(dx, is_positive, dout), k);
+    expected.resize(n + 1);
+    EXPECT_EQ(to_vector(dout.copy_to_host()), expected) << n;
+    auto dspaced = kernel::to_device(std::vector<float>(2 * kept.size() + 1, untouched), kernel_test::device());
+    kernel::device_view<float, 1> dev_every_other(kernel_test::device(), dspaced.data(), {k}, {2});
+    EXPECT_EQ(kernel::select_if(dx, is_positive, dev_every_other), k);
+    const auto back = to_vector(dspaced.copy_to_host());
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      EXPECT_EQ(back[2 * i], kept[i]);
+      EXPECT_EQ(back[2 * i + 1], untouched);
+    }
+    if (k > 0) {
+      auto dsmall = kernel::to_device(std::vector<float>(kept.size() - 1, untouched), kernel_test::device());
+      EXPECT_THROW(kernel::select_if(dx, is_positive, dsmall), kernel::argument_error);
+      EXPECT_EQ(to_vector(dsmall.copy_to_host()), std::vector<float>(kept.size() - 1, untouched));
+      // A host array receives a device call's selection.
+      std::vector<float> host(kept.size(), untouched);
+      EXPECT_EQ(kernel::select_if(dx, is_positive, host), k);
+      EXPECT_EQ(host, kept);
+    }
+  }
 }
 
 TEST_P(Targets, HistogramsAsNumPy) {

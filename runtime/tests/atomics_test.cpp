@@ -2,7 +2,7 @@
 // Atomics on every type Numba's cuda.atomic takes: max and min of float and double, inc and
 // dec of 32- and 64-bit unsigned integers, contended by the threads of many blocks (on the
 // simulator, or the GPU under KERNEL_TEST_DEVICE=cuda) and by host threads (the CPU targets
-// run the same header functions).
+// run the same header functions); blocks waiting for blocks, backing off with nanosleep.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,6 +57,22 @@ template <class T> KERNEL_ALWAYS_INLINE T offer(index_t i, index_t n) { return T
   std::atomic_ref<int>(counts[2]).compare_exchange_strong(expected, static_cast<int>(i) + 1);
 }
 
+// Each block's first thread waits, backing off with nanosleep, until every block before it
+// has passed, then passes: blocks wait only for blocks of lower index, which start first (the
+// order a single-pass compaction's look-back relies on), so every wait ends.
+[[kernel::jit]] void relay(array_view<std::uint32_t> baton, array_view<std::uint32_t> order) {
+  if (kernel::threadIdx.x != 0) return;
+  const std::uint32_t block = kernel::blockIdx.x;
+  std::atomic_ref<std::uint32_t> passed(baton[0]);
+  std::uint32_t sleep = 32;
+  while (passed.load(std::memory_order_acquire) != block) {
+    kernel::nanosleep(sleep);
+    sleep = sleep < 4096 ? 2 * sleep : sleep;
+  }
+  order[block] = std::atomic_ref<std::uint32_t>(baton[1]).fetch_add(1);
+  passed.store(block + 1, std::memory_order_release);
+}
+
 namespace {
 
 const auto on_dev = kernel_test::target();
@@ -71,6 +87,14 @@ TEST(Atomics, StandardAtomicRefsAndFences) {
   std::vector<int> sorted = tickets;
   std::sort(sorted.begin(), sorted.end());
   for (index_t i = 0; i < threads; ++i) ASSERT_EQ(sorted[static_cast<std::size_t>(i)], i); // one ticket each
+}
+
+TEST(Atomics, BlocksWaitForEarlierBlocksWithNanosleep) {
+  const index_t blocks = 48;
+  std::vector<std::uint32_t> baton(2, 0), order(blocks, 0);
+  kernel::launch<relay>(blocks, 64).on(on_dev)(baton, order);
+  EXPECT_EQ(baton[0], static_cast<std::uint32_t>(blocks));
+  for (index_t b = 0; b < blocks; ++b) EXPECT_EQ(order[static_cast<std::size_t>(b)], static_cast<std::uint32_t>(b));
 }
 
 TEST(Atomics, FloatMaxAndMin) {

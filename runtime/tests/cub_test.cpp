@@ -53,7 +53,8 @@ public:
   kernel::detail::launch_config elementwise_config(const kernel::detail::kernel_ref &, kernel::index_t) override {
     throw unused();
   }
-  kernel::detail::launch_config resident_config(const kernel::detail::kernel_ref &, kernel::index_t) override {
+  kernel::detail::launch_config resident_config(const kernel::detail::kernel_ref &, kernel::index_t,
+                                                unsigned) override {
     throw unused();
   }
   void launch(const kernel::detail::kernel_ref &, const kernel::detail::launch_config &, const void *, std::size_t,

@@ -122,7 +122,8 @@ public:
   kernel::detail::launch_config elementwise_config(const kernel::detail::kernel_ref &, kernel::index_t) override {
     throw std::logic_error("no kernels here");
   }
-  kernel::detail::launch_config resident_config(const kernel::detail::kernel_ref &, kernel::index_t) override {
+  kernel::detail::launch_config resident_config(const kernel::detail::kernel_ref &, kernel::index_t,
+                                                unsigned) override {
     throw std::logic_error("no kernels here");
   }
   void launch(const kernel::detail::kernel_ref &, const kernel::detail::launch_config &, const void *, std::size_t,

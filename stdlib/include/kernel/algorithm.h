@@ -780,7 +780,8 @@ constexpr auto fused_predicate<ufunc<F>, V> = F;
 template <class V, auto Pred = nullptr>
 flag_positions positions_on_device(const device_call &c, const std::uint8_t *flags, const V *src, index_t n) {
   flag_positions f;
-  f.tiles = (n + compact_tile - 1) / compact_tile;
+  constexpr index_t tile = compact_entry<V, Pred>::tile_size;
+  f.tiles = (n + tile - 1) / tile;
   f.memory = device_temp<index_t>(c, f.tiles + 1);
   f.positions = data_of<index_t>(f.memory);
   if (n == 0) return f;
@@ -814,6 +815,11 @@ inline flag_positions positions_of(const algorithm_site &site, const input_eleme
 template <class V, auto Pred = nullptr>
 void compact(const algorithm_site &site, const V *src, const input_elements<std::uint8_t> &flags,
              const flag_positions &f, V *dst, bool rest_after) {
+  // Without Pred the positions were counted over the flags' bytes (positions_of): in tiles of
+  // the same size.
+  static_assert(!std::is_same_v<decltype(Pred), std::nullptr_t> ||
+                    compact_entry<V, Pred>::tile_size == compact_entry<std::uint8_t>::tile_size,
+                "a compaction by flags is placed by the flags' own tiles");
   if (site.on_device()) {
     launch_tiles<compact_entry<V, Pred>>(*site.call, f.tiles,
                                          {src, flags.data, flags.size, f.tiles, const_cast<index_t *>(f.positions), dst,
@@ -837,24 +843,32 @@ struct selected_elements {
   std::shared_ptr<void> memory;
   index_t kept = 0;
 };
+/// Writes the flagged elements of `src` in order to `dst`, device memory with room for all
+/// `n`, in one pass (compact_mode::select), and returns how many they are, once the stream
+/// is done. Only the places below that count are written.
+template <class V, auto Pred = nullptr>
+index_t select_on_device_into(const device_call &c, const V *src, const std::uint8_t *flags, index_t n, V *dst) {
+  if (n == 0) return 0;
+  constexpr index_t tile = compact_entry<V, Pred>::tile_size;
+  const index_t tiles = (n + tile - 1) / tile;
+  const std::shared_ptr<void> states = device_temp<std::uint64_t>(c, tiles + 1);
+  std::uint64_t *words = data_of<std::uint64_t>(states);
+  zero_on_device(c, words, tiles + 1);
+  launch_tiles<compact_entry<V, Pred>>(c, tiles, {src, flags, n, tiles, nullptr, dst, 0, compact_mode::select, words});
+  return static_cast<index_t>(read_back(c, words + tiles, 1)[0]); // the stream is done
+}
 template <class V, auto Pred = nullptr>
 std::optional<selected_elements> select_on_device(const device_call &c, const V *src, const std::uint8_t *flags,
                                                   index_t n) {
   selected_elements r;
   if (n == 0) return r;
-  const index_t tiles = (n + compact_tile - 1) / compact_tile;
   try {
     r.memory = device_temp<V>(c, n);
   } catch (const cuda_error &e) {
     if (!e.out_of_memory()) throw;
     return std::nullopt;
   }
-  const std::shared_ptr<void> states = device_temp<std::uint64_t>(c, tiles + 2);
-  std::uint64_t *words = data_of<std::uint64_t>(states);
-  zero_on_device(c, words, tiles + 2);
-  launch_tiles<compact_entry<V, Pred>>(
-      c, tiles, {src, flags, n, tiles, nullptr, data_of<V>(r.memory), 0, compact_mode::select, words});
-  r.kept = static_cast<index_t>(read_back(c, words + tiles + 1, 1)[0]); // the stream is done
+  r.kept = select_on_device_into<V, Pred>(c, src, flags, n, data_of<V>(r.memory));
   return r;
 }
 
@@ -924,6 +938,14 @@ template <class X, class P> struct predicate_positions {
       return detail::select_on_device<element_of<X>>(*site.call, xs.data, flags.data, xs.size);
   }
 
+  /// detail::select_on_device_into with this predicate (the call runs on a device).
+  index_t select_into(const algorithm_site &site, const input_elements<element_of<X>> &xs, element_of<X> *dst) const {
+    if constexpr (is_fused)
+      return detail::select_on_device_into<element_of<X>, fused>(*site.call, xs.data, nullptr, xs.size, dst);
+    else
+      return detail::select_on_device_into<element_of<X>>(*site.call, xs.data, flags.data, xs.size, dst);
+  }
+
   /// compact() with this predicate, once counted.
   void compact(const algorithm_site &site, const element_of<X> *src, element_of<X> *dst, bool rest_after) const {
     if constexpr (is_fused)
@@ -931,6 +953,14 @@ template <class X, class P> struct predicate_positions {
     detail::compact(site, src, flags, positions, dst, rest_after);
   }
 };
+
+/// The first `count` elements of `a`, a 1-D array whose memory `v` views, with its stride.
+template <class A, class T> auto front_of(const A &a, const array_view<T, 1> &v, index_t count) {
+  if constexpr (ufunc_arg<const A &>::is_device)
+    return device_view<T, 1>(a.device(), v.data(), {count}, {v.stride(0)});
+  else
+    return array_view<T, 1>(v.data(), {count}, {v.stride(0)});
+}
 
 } // namespace detail
 
@@ -962,10 +992,52 @@ public:
     dst.deliver();
     return out;
   }
+  /// The same into `out`, a 1-D array of x's elements (or a view of one), as CUB's
+  /// DeviceSelect writes its caller's buffer: the kept elements go to its first places in
+  /// order, the places after them are left as they were, and their count is returned. `out`
+  /// needs room for the kept ones (else an argument_error, thrown before anything is written).
+  /// A contiguous device array with room for every element of `x` is written in the one pass,
+  /// with no count first and no memory of the call's own.
+  template <class X, class P, class Out> index_t operator()(const X &x, const P &pred, Out &&out) const {
+    using W = detail::ufunc_arg<std::remove_reference_t<Out> &>;
+    detail::require_array<X>();
+    detail::require_array<std::remove_cvref_t<Out>>();
+    static_assert(W::rank == 1, "select_if writes the kept elements to a 1-D array");
+    static_assert(W::writable, "select_if writes the kept elements to a writable array");
+    using V = detail::element_of<X>;
+    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred, out);
+    detail::require_apart(name(), 3, out, 1, x);
+    const auto view = W::view(out); // of host or device memory
+    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+    detail::predicate_positions<X, P> f(site, name(), x, xs, pred, detail::flags_alone_t{});
+    if constexpr (W::is_device && std::is_same_v<typename W::element_type, V>) {
+      if (site.on_device() && &out.device().state() == site.call->device && view.size() >= xs.size &&
+          (view.size() <= 1 || view.stride(0) == 1))
+        return f.select_into(site, xs, view.data()); // the stream is done: nothing to hold
+    }
+    f.count(site, xs);
+    const index_t kept = f.positions.kept;
+    if (kept > view.size())
+      throw argument_error(std::string(name()), 3,
+                           "has room for " + std::to_string(view.size()) + " elements but " + std::to_string(kept) +
+                               " are selected");
+    auto front = detail::front_of(out, view, kept);
+    detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 3, front);
+    f.compact(site, xs.data, dst.data, false);
+    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
+    dst.deliver();
+    return kept;
+  }
   template <class X, class P>
     requires(detail::any_expression_arg<X, P>)
   auto operator()(const X &x, const P &pred) const {
     return (*this)(detail::evaluated(this->placed_on(), x), detail::evaluated(this->placed_on(), pred));
+  }
+  template <class X, class P, class Out>
+    requires(detail::any_expression_arg<X, P>)
+  index_t operator()(const X &x, const P &pred, Out &&out) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), detail::evaluated(this->placed_on(), pred),
+                   std::forward<Out>(out));
   }
 };
 inline constexpr select_if_fn select_if{};

@@ -44,6 +44,7 @@ void __kernel_syncwarp(std::uint32_t mask) noexcept;
 void __kernel_threadfence() noexcept;
 void __kernel_threadfence_block() noexcept;
 void __kernel_threadfence_system() noexcept;
+void __kernel_nanosleep(std::uint32_t nanoseconds) noexcept;
 
 std::uint32_t __kernel_laneid() noexcept;
 // Not merged across branches: in a divergent if/else each branch's call sees its own lanes.
@@ -167,6 +168,12 @@ KERNEL_ALWAYS_INLINE void syncwarp(std::uint32_t mask = full_mask) noexcept { de
 KERNEL_ALWAYS_INLINE void threadfence() noexcept { detail::__kernel_threadfence(); }
 KERNEL_ALWAYS_INLINE void threadfence_block() noexcept { detail::__kernel_threadfence_block(); }
 KERNEL_ALWAYS_INLINE void threadfence_system() noexcept { detail::__kernel_threadfence_system(); }
+
+/// Suspends the thread for about `nanoseconds` (0 to 1 ms; CUDA's __nanosleep, Numba's
+/// cuda.nanosleep): the back-off of a loop that waits for another block, so that the waiting
+/// warps leave the multiprocessor's issue slots to the others. The simulator and the CPU
+/// targets yield the host thread instead.
+KERNEL_ALWAYS_INLINE void nanosleep(std::uint32_t nanoseconds) noexcept { detail::__kernel_nanosleep(nanoseconds); }
 
 /// This thread's lane in its warp (0 to 31), and the lanes of the warp now executing.
 KERNEL_ALWAYS_INLINE std::uint32_t laneid() noexcept { return detail::__kernel_laneid(); }

@@ -6,8 +6,9 @@
 // its body (E::run); the plugin marks each instantiation as an entry (plugin/LibraryEntries),
 // so user-defined operators are inlined into the kernel and checked as GPU code.
 //
-// Every kernel is launched with algorithm_block threads per block: the radix passes use one
-// thread per digit value, and the scans' shared arrays are sized for it.
+// Every kernel is launched with algorithm_block threads per block (the radix passes use one
+// thread per digit value, and the scans' shared arrays are sized for it), except where E
+// says otherwise (a nonzero E::block_threads: the compaction's wide tiles).
 #pragma once
 
 #include <bit>
@@ -31,6 +32,14 @@ template <class E> void algorithm_kernel(const typename E::params &p) { E::run(p
 
 inline constexpr unsigned algorithm_block = 256;
 inline constexpr unsigned algorithm_warps = algorithm_block / warpsize;
+
+/// The threads per block of step E's kernel.
+template <class E> constexpr unsigned block_threads_of() {
+  if constexpr (requires { E::block_threads; })
+    return E::block_threads ? E::block_threads : algorithm_block;
+  else
+    return algorithm_block;
+}
 
 /// Where element `j` of segment `s` of an array lies, for segments along one axis of a
 /// C-contiguous array of shape [outer, len, inner] (a segment is one (outer, inner) pair).
@@ -637,8 +646,18 @@ template <class V, class I> struct index_entry {
 // ---------------------------------------------------------------------------------------
 // Compaction: keep the flagged elements, in order
 
-inline constexpr unsigned compact_items = 16; // per thread and tile
-inline constexpr index_t compact_tile = index_t{algorithm_block} * compact_items;
+// A tile's look-back waits several round trips to memory (for the tiles before it to publish)
+// while its block idles: at 4096 elements a tile (256 threads, 16 each) blocks waited at the
+// barrier after it for a third of a single pass on an H200 (Nsight Compute's stall sampling).
+// Larger tiles wait less often per element: select_if of 2^28 float32 by a predicate took
+// 0.90 ms in tiles of 4096, 0.84 in tiles of 8192 (512 threads, 16 each) and 0.79 in tiles of
+// 16384 (512 threads, 32 each, 64 registers: two blocks a multiprocessor). Those wide tiles
+// are where a predicate decides over values of at most 4 bytes. Flags (a mask, or a predicate
+// evaluated apart) take registers of their own and wider values twice as many: in blocks of
+// 512 those spilled on sm_75 (128 registers at most), so they keep tiles of 4096 (256 threads,
+// 16 each, unbounded). All flag-driven compactions share that tile size: their positions are
+// counted by the entry over the flags' bytes (positions_of).
+template <class V, bool ByPredicate> inline constexpr bool compact_wide = ByPredicate && sizeof(V) <= 4;
 
 enum class compact_mode : std::int32_t { count, scatter, select };
 
@@ -651,8 +670,8 @@ template <class V> struct compact_params {
   V *dst;                  // scatter, select (room for n)
   std::int32_t rest_after; // also write the elements not kept, after the kept ones (a stable partition)
   compact_mode mode;
-  std::uint64_t *tile_states; // select: a word per tile (tile_state), the next tile to take, then the
-                              // total kept; all zero before the launch
+  std::uint64_t *tile_states; // select: a word per tile (tile_state), then the total kept; all zero
+                              // before the launch
 };
 
 /// A tile's word in a single-pass compaction: its kept count alone (aggregate), or with all
@@ -670,9 +689,12 @@ inline constexpr std::uint64_t count_mask = aggregate - 1;
 /// 2016): the tile publishes its own count at once, then warp 0 reads the words of the 32
 /// tiles before it, waits while any is unpublished, and adds counts back to the nearest
 /// inclusive word (32 more tiles at a time when there is none); the tile then publishes its
-/// inclusive count. Tiles are numbered in the order their blocks start (a ticket, not
-/// blockIdx), so every tile waited for belongs to a block already running, on a GPU as on the
-/// simulator's cores, and the wait ends. Called by every lane of warp 0, which all get it.
+/// inclusive count. A tile waits only for tiles of lower blockIdx, whose blocks started first
+/// and wait for nothing later: a GPU starts a grid's blocks in that order (CUB's single-pass
+/// scans rely on it too), and the simulator's cores take them from one counter in that order,
+/// each running its block to the end. (A ticket per block, taken with an atomic before the
+/// tile's loads, ordered the tiles without that assumption; it cost under 1% on an H200.)
+/// Called by every lane of warp 0, which all get it.
 KERNEL_ALWAYS_INLINE index_t kept_before_tile(std::uint64_t *states, index_t tile, std::uint64_t kept) noexcept {
   using namespace tile_state;
   const unsigned lane = threadIdx.x % warpsize;
@@ -685,6 +707,8 @@ KERNEL_ALWAYS_INLINE index_t kept_before_tile(std::uint64_t *states, index_t til
   for (index_t last = tile - 1;; last -= warpsize) {
     const index_t at = last - static_cast<index_t>(lane);
     std::uint64_t word;
+    // No back-off (kernel::nanosleep) while a tile is unpublished: pauses of 32 ns to 4 us,
+    // fixed or doubling, changed nothing on an H200.
     do word = at >= 0 ? __atomic_load_n(&states[at], __ATOMIC_RELAXED) : inclusive; // none before tile 0
     while (any_sync(full_mask, (word >> status_shift) == 0));
     const std::uint32_t complete = ballot_sync(full_mask, (word & inclusive) != 0);
@@ -699,16 +723,18 @@ KERNEL_ALWAYS_INLINE index_t kept_before_tile(std::uint64_t *states, index_t til
   return static_cast<index_t>(before);
 }
 
-/// Compaction by tiles of compact_tile elements, thread t of a tile taking elements t,
-/// t + algorithm_block, ... of it (loads of a warp side by side): `count` counts each tile's
+/// Compaction by tiles of tile_size elements, thread t of a tile taking elements t,
+/// t + threads, ... of it (loads of a warp side by side): `count` counts each tile's
 /// kept elements; once those are scanned into offsets, `scatter` writes each kept element
 /// to its tile's offset plus the number kept before it in the tile (ballots per warp and
 /// round, scanned in the block). Reads the data twice and writes only what is kept; no
 /// position per element is stored. `select` does both in one pass, where the result's size
 /// need not be known first: each tile finds its offset from the tiles before it
-/// (kept_before_tile) and writes into room for every element. `Pred`, a [[kernel::vectorize]] function of a V (or of a
-/// type a V converts to), decides in place of the flags when given: the predicate evaluated
-/// where the values are read.
+/// (kept_before_tile) and writes into room for every element. (Gathering a tile's kept values
+/// in shared memory first, so that each warp stores whole lines as CUB's two-phase scatter
+/// does, changed nothing on an H200: the stores are not what holds the pass back.) `Pred`, a
+/// [[kernel::vectorize]] function of a V (or of a type a V converts to), decides in place of
+/// the flags when given: the predicate evaluated where the values are read.
 template <class V, auto Pred = nullptr> struct compact_entry {
   using params = compact_params<V>;
   static constexpr ctext make_name() { return entry_name<V, Pred>("compact"); }
@@ -716,43 +742,52 @@ template <class V, auto Pred = nullptr> struct compact_entry {
   static constexpr auto kernel_signature = to_text<&compact_entry::make_name>();
 
   static constexpr bool by_predicate = !std::is_same_v<decltype(Pred), std::nullptr_t>;
+  static constexpr bool wide = compact_wide<V, by_predicate>;
+  static constexpr unsigned threads = wide ? 512 : algorithm_block, warps = threads / warpsize;
+  static constexpr unsigned items = wide ? 32 : 16; // per thread and tile
+  static constexpr index_t tile_size = index_t{threads} * items;
+  static_assert(items <= 32, "a thread's kept elements are the bits of a 32-bit word");
+  // Wide tiles: two blocks of 512 a multiprocessor, so that ptxas keeps a thread's registers
+  // to 64 (the plugin gives the kernel PTX's .maxntid and .minnctapersm); 0: the default block.
+  static constexpr unsigned block_threads = wide ? threads : 0;
+  static constexpr unsigned blocks_per_sm = wide ? 2 : 0;
   // Values of at most 8 bytes stay in registers from the first read to the write.
   static constexpr bool values_held = sizeof(V) <= 8;
 
   static void run(const params &p) noexcept {
     const unsigned tid = threadIdx.x, lane = tid % warpsize, warp = tid / warpsize;
     const bool single_pass = p.mode == compact_mode::select;
-    auto taken = shared_array<index_t, 2>(); // select: the block's tile, then the kept before it
-    if (single_pass) {
-      if (tid == 0) taken[0] = static_cast<index_t>(atomic_add(p.tile_states[p.tiles], std::uint64_t{1}));
-      syncthreads();
-    }
-    const index_t tile = single_pass ? taken[0] : index_t{blockIdx.x}, start = tile * compact_tile;
+    // Read once, here, and used throughout: a load of p.n left next to the choice of `total`
+    // below became a load from a choice between the addresses of p.n and of an offset, which
+    // takes the whole parameter block out of the parameter space (tests/example_ptx_test.sh).
+    const index_t n = p.n;
+    auto kept_before = shared_array<index_t, 1>(); // select: the kept elements of the tiles before
+    const index_t tile = index_t{blockIdx.x}, start = tile * tile_size;
     const bool scatter = p.mode != compact_mode::count;
     std::uint32_t mine = 0; // bit j: this thread's element of round j is kept
-    V held[compact_items];
-    if (start + compact_tile <= p.n) {
+    V held[items];
+    if (start + tile_size <= n) {
       // A whole tile: every load issued before any is used (one at a time, each behind its
       // bounds check and predicate, the passes read at a third of memory speed).
       if constexpr (by_predicate) {
-        for (unsigned j = 0; j < compact_items; ++j) held[j] = p.src[start + index_t{j} * algorithm_block + tid];
-        for (unsigned j = 0; j < compact_items; ++j)
+        for (unsigned j = 0; j < items; ++j) held[j] = p.src[start + index_t{j} * threads + tid];
+        for (unsigned j = 0; j < items; ++j)
           if (static_cast<bool>(Pred(held[j]))) mine |= 1u << j;
       } else {
-        std::uint8_t f[compact_items];
-        for (unsigned j = 0; j < compact_items; ++j) f[j] = p.flags[start + index_t{j} * algorithm_block + tid];
+        std::uint8_t f[items];
+        for (unsigned j = 0; j < items; ++j) f[j] = p.flags[start + index_t{j} * threads + tid];
         if (values_held && scatter && p.src)
-          for (unsigned j = 0; j < compact_items; ++j) held[j] = p.src[start + index_t{j} * algorithm_block + tid];
-        for (unsigned j = 0; j < compact_items; ++j)
+          for (unsigned j = 0; j < items; ++j) held[j] = p.src[start + index_t{j} * threads + tid];
+        for (unsigned j = 0; j < items; ++j)
           if (f[j] != 0) mine |= 1u << j;
       }
     } else {
       // Unrolled, as every loop over held and ballots: indexed by a variable, they would live
       // in local memory instead of registers.
       KERNEL_UNROLL
-      for (unsigned j = 0; j < compact_items; ++j) {
-        const index_t i = start + index_t{j} * algorithm_block + tid;
-        if (i < p.n) {
+      for (unsigned j = 0; j < items; ++j) {
+        const index_t i = start + index_t{j} * threads + tid;
+        if (i < n) {
           if (p.src && (by_predicate || (values_held && scatter))) held[j] = p.src[i];
           bool keep;
           if constexpr (by_predicate)
@@ -764,75 +799,78 @@ template <class V, auto Pred = nullptr> struct compact_entry {
       }
     }
     if (p.mode == compact_mode::count) {
-      auto warp_sums = shared_array<std::uint32_t, algorithm_warps>();
+      auto warp_sums = shared_array<std::uint32_t, warps>();
       std::uint32_t c = static_cast<std::uint32_t>(__builtin_popcount(mine));
       for (unsigned offset = warpsize / 2; offset > 0; offset /= 2) c += shfl_down_sync(full_mask, c, offset);
       if (lane == 0) warp_sums[warp] = c;
       syncthreads();
       if (tid == 0) {
         std::uint32_t total = 0;
-        for (unsigned w = 0; w < algorithm_warps; ++w) total += warp_sums[w];
+        for (unsigned w = 0; w < warps; ++w) total += warp_sums[w];
         p.offsets[tile] = total;
         if (tile == 0) p.offsets[p.tiles] = 0;
       }
       return;
     }
     // The kept elements before each (round, warp) of the tile, in the elements' order.
-    static_assert(compact_items * algorithm_warps == 4 * warpsize, "one warp scans the tile's counts, four a lane");
-    auto before = shared_array<std::uint32_t, compact_items * algorithm_warps>();
-    std::uint32_t ballots[compact_items];
+    // A round's ballot is taken again where it is used, not held: sixteen registers fewer a
+    // thread let more tiles be in flight on each multiprocessor.
+    constexpr unsigned per_lane = items * warps / warpsize;
+    static_assert(per_lane * warpsize == items * warps, "one warp scans the tile's counts");
+    auto before = shared_array<std::uint32_t, items * warps>();
     KERNEL_UNROLL
-    for (unsigned j = 0; j < compact_items; ++j) {
-      ballots[j] = ballot_sync(full_mask, ((mine >> j) & 1u) != 0);
-      if (lane == 0) before[j * algorithm_warps + warp] = static_cast<std::uint32_t>(__builtin_popcount(ballots[j]));
+    for (unsigned j = 0; j < items; ++j) {
+      const std::uint32_t ballot = ballot_sync(full_mask, ((mine >> j) & 1u) != 0);
+      if (lane == 0) before[j * warps + warp] = static_cast<std::uint32_t>(__builtin_popcount(ballot));
     }
     syncthreads();
     if (warp == 0) {
-      std::uint32_t c[4], own = 0;
-      for (unsigned k = 0; k < 4; ++k) own += c[k] = before[4 * lane + k];
+      std::uint32_t c[per_lane], own = 0;
+      KERNEL_UNROLL
+      for (unsigned k = 0; k < per_lane; ++k) own += c[k] = before[per_lane * lane + k];
       std::uint32_t run = own;
       for (unsigned offset = 1; offset < warpsize; offset *= 2) {
         const std::uint32_t other = shfl_up_sync(full_mask, run, offset);
         if (lane >= offset) run += other;
       }
       run -= own;
-      for (unsigned k = 0; k < 4; ++k) {
-        before[4 * lane + k] = run;
+      KERNEL_UNROLL
+      for (unsigned k = 0; k < per_lane; ++k) {
+        before[per_lane * lane + k] = run;
         run += c[k];
       }
       if (single_pass) {
         const std::uint32_t kept = shfl_sync(full_mask, run, warpsize - 1); // the tile's
-        const index_t kept_before = kept_before_tile(p.tile_states, tile, kept);
+        const index_t before_tile = kept_before_tile(p.tile_states, tile, kept);
         if (lane == 0) {
-          taken[1] = kept_before;
-          if (tile == p.tiles - 1) p.tile_states[p.tiles + 1] = static_cast<std::uint64_t>(kept_before) + kept;
+          kept_before[0] = before_tile;
+          if (tile == p.tiles - 1) p.tile_states[p.tiles] = static_cast<std::uint64_t>(before_tile) + kept;
         }
       }
     }
     syncthreads();
     // A single pass writes only below n (dst's room): an element's place is at most its index.
-    // (n is read into a variable first: a choice between the addresses of p.n and of an offset
-    // would take the parameter block out of the parameter space, tests/example_ptx_test.sh.)
-    const index_t n = p.n;
     index_t base = 0, total = n;
     if (single_pass) {
-      base = taken[1];
+      base = kept_before[0];
     } else {
       base = p.offsets[tile];
       total = p.offsets[p.tiles];
     }
     const std::uint32_t lower = lanemask_lt();
     KERNEL_UNROLL
-    for (unsigned j = 0; j < compact_items; ++j) {
-      const index_t i = start + index_t{j} * algorithm_block + tid;
-      if (i >= p.n) continue;
-      const index_t at = base + before[j * algorithm_warps + warp] +
-                         static_cast<std::uint32_t>(__builtin_popcount(ballots[j] & lower));
+    for (unsigned j = 0; j < items; ++j) {
+      const index_t i = start + index_t{j} * threads + tid;
+      // Before the bounds check: every lane of the warp takes part.
+      const std::uint32_t ballot = ballot_sync(full_mask, ((mine >> j) & 1u) != 0);
+      if (i >= n) continue;
+      const index_t at =
+          base + before[j * warps + warp] + static_cast<std::uint32_t>(__builtin_popcount(ballot & lower));
       const V v = !p.src ? static_cast<V>(i) : by_predicate || values_held ? held[j] : p.src[i];
       // Bounded by the counts, should a predicate not flag as it did when they were made.
       if ((mine >> j) & 1u) {
         if (at < total) p.dst[at] = v;
-      } else if (p.rest_after && i - at < p.n - total) {
+      } else if (p.rest_after && i - at < n - total) {
         p.dst[total + i - at] = v;
       }
     }

@@ -169,12 +169,12 @@ template <class E> kernel_ref algorithm_ref() {
           [](const void *p) { algorithm_kernel<E>(*static_cast<const typename E::params *>(p)); }};
 }
 
-/// `blocks` blocks of algorithm_block threads, for the kernels that work per tile.
+/// `blocks` blocks of E's threads (block_threads_of), for the kernels that work per tile.
 template <class E> void launch_tiles(const device_call &c, index_t blocks, const typename E::params &p) {
   if (blocks <= 0) return;
   if (blocks > 0x7fffffff)
     throw argument_error(std::string(E::kernel_name.view()), 0, "needs more blocks than a launch can have");
-  launch(*c.device, algorithm_ref<E>(), {dim3(static_cast<std::uint32_t>(blocks)), dim3(algorithm_block), 0}, &p,
+  launch(*c.device, algorithm_ref<E>(), {dim3(static_cast<std::uint32_t>(blocks)), dim3(block_threads_of<E>()), 0}, &p,
          sizeof p, *c.stream);
 }
 

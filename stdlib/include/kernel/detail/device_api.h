@@ -102,9 +102,11 @@ void keep_until_done(stream_state &s, std::vector<std::shared_ptr<void>> what);
 /// The configuration for `work` independent items processed in a grid-stride loop: up to
 /// one thread per item.
 launch_config elementwise_config(device_state &d, const kernel_ref &k, index_t work);
-/// At most the blocks that the device runs at once, for kernels that combine per block
-/// (reductions): each block walks a share of the `work` items.
-launch_config resident_config(device_state &d, const kernel_ref &k, index_t work);
+/// Blocks of `block` threads, at most as many as the device runs at once, for kernels that
+/// combine per block (reductions): each block walks a share of the `work` items. Counted at
+/// that block size: a count of the occupancy calculator's larger blocks, converted, can ask
+/// for more than fit (one block in nine ran as a second wave on an H200).
+launch_config resident_config(device_state &d, const kernel_ref &k, index_t work, unsigned block);
 /// Kernels launched on a device and device allocations made, since the program started.
 struct device_counters {
   std::uint64_t launches = 0;

@@ -24,12 +24,9 @@ template <class T, class Params, class SetOut, class OverValues>
 T reduce_in_two_launches(const device_call &call, const kernel_ref &k, index_t n, Params first, SetOut &&set_out,
                          OverValues &&over_values) {
   constexpr unsigned block = 256; // whole warps: the kernels' shuffles need them
-  // As many threads as the device holds at once: the resident grid is counted in blocks of
-  // the occupancy calculator's size, which may be larger than `block` (capping the grid at its
-  // block count left three quarters of an H200 idle and read at half of CUB's speed).
-  const launch_config resident = resident_config(*call.device, k, n);
-  const index_t cap = std::max<index_t>(index_t{resident.grid.x} * resident.block.x / block, 1);
-  const index_t blocks = std::min<index_t>((n + block - 1) / block, cap);
+  // As many blocks as the device holds at once, counted at this block size: fewer left most
+  // of an H200 idle, more ran the last ninth of the grid as a second wave on a few SMs.
+  const index_t blocks = resident_config(*call.device, k, n, block).grid.x;
   auto partials = device_allocate(*call.device, static_cast<std::size_t>(blocks) * sizeof(T), call.stream);
   set_out(first, static_cast<T *>(partials.get()));
   launch(*call.device, k, {dim3(static_cast<std::uint32_t>(blocks)), dim3(block), 0}, &first, sizeof first,
