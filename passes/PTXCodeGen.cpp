@@ -78,8 +78,9 @@ static unsigned residentThreadsPerSM(StringRef Arch) {
 
 /// An entry's blocks per multiprocessor (CreateKernelEntries' minctasm) count blocks on a
 /// multiprocessor of 2048 threads: one of `Arch` holding fewer asks for proportionally fewer,
-/// at least one, so that the registers a thread may have are what the entry asked for
-/// everywhere (two blocks of 512 on Turing would leave 64 registers a thread and spill).
+/// at least one, so that the entry asks for the same share of each multiprocessor's threads
+/// (two blocks of 512 fill Turing's, and at the 64 registers a thread that leaves, the
+/// compaction's sm_75 code spilled; one block may have 128).
 static void scaleBlocksPerSM(Module &M, StringRef Arch) {
   const unsigned Threads = residentThreadsPerSM(Arch);
   NamedMDNode *Annotations = M.getNamedMetadata("nvvm.annotations");

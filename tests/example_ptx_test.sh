@@ -42,14 +42,22 @@ for binary in "$@"; do
       exit 1
     fi
     blocks=$([[ $arch == sm_75 ]] && echo 1 || echo 2)
-    unbounded=$(awk -v blocks="$blocks" '
-      /\.entry .*13compact_entryI[bcahstijf]Xad/ {name = $3; want = 1; seen = 0; next}
-      want && /^\.maxntid 512, 1, 1/ {seen++; next}
-      want && $0 == ".minnctapersm " blocks {seen++; next}
-      want && /^\{/ {if (seen != 2) print name; want = 0}' "$ptx")
-    if [[ -n $unbounded ]]; then
-      echo "FAIL: $(basename "$ptx") of $binary: compaction kernels without .maxntid 512 and .minnctapersm $blocks:" >&2
-      echo "$unbounded" >&2
+    # Each compaction kernel: bounded as a wide tile (.maxntid 512 with .minnctapersm for this
+    # architecture), or not at all; those of a predicate over float, int32 or uint32 are wide.
+    misbounded=$(awk -v blocks="$blocks" '
+      function judge() {
+        if (!name) return
+        wide = name ~ /13compact_entryI[fij]Xad/
+        if (threads == "" && rest == "" && !wide) return
+        if (threads != "512, 1, 1" || rest != blocks) print name " (.maxntid " threads ", .minnctapersm " rest ")"
+      }
+      /\.entry / {name = $3 ~ /13compact_entry/ ? $3 : ""; threads = ""; rest = ""; next}
+      name && /^\.maxntid / {threads = substr($0, 10); next}
+      name && /^\.minnctapersm / {rest = $2; next}
+      name && /^\{/ {judge(); name = ""}' "$ptx")
+    if [[ -n $misbounded ]]; then
+      echo "FAIL: $(basename "$ptx") of $binary: compaction kernels not bounded as wide tiles (.maxntid 512, .minnctapersm $blocks) or not at all:" >&2
+      echo "$misbounded" >&2
       exit 1
     fi
     if grep -q "cvta.param" "$ptx"; then

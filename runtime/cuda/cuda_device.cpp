@@ -423,6 +423,7 @@ detail::launch_config cuda_device::resident_config(const detail::kernel_ref &k, 
   const std::uint64_t last = lk.resident->load(std::memory_order_relaxed);
   std::uint64_t per_sm = last & 0xffffffffu;
   if (last >> 32 != block) {
+    make_current();
     int blocks = 0;
     drv_.check(drv_.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lk.function, static_cast<int>(block), 0),
                "cuOccupancyMaxActiveBlocksPerMultiprocessor", "'" + std::string(k.name) + "' on " + name_);

@@ -647,6 +647,20 @@ TEST_P(Targets, SelectIntoTheCallersArray) {
       EXPECT_EQ(back[2 * i], kept[i]);
       EXPECT_EQ(back[2 * i + 1], untouched);
     }
+    // Room for the kept ones but not for every element: counted first, then written in place.
+    auto dexact = kernel::to_device(std::vector<float>(kept.size() + 1, untouched), kernel_test::device());
+    if (kept.size() + 1 < n) {
+      EXPECT_EQ(kernel::select_if(dx, is_positive, dexact), k);
+      std::vector<float> with_room = kept;
+      with_room.push_back(untouched);
+      EXPECT_EQ(to_vector(dexact.copy_to_host()), with_room);
+    }
+    // A mask, on the device, into room for every element.
+    kernel::ndarray<bool, 1> mask(kernel::ndarray<bool, 1>::extents_type{static_cast<kernel::index_t>(n)});
+    for (std::size_t i = 0; i < n; ++i) mask[static_cast<kernel::index_t>(i)] = x[i] > 0;
+    auto dmasked = kernel::to_device(std::vector<float>(n + 1, untouched), kernel_test::device());
+    EXPECT_EQ(kernel::select_if(dx, kernel::to_device(mask, kernel_test::device()), dmasked), k);
+    EXPECT_EQ(to_vector(dmasked.copy_to_host()), expected);
     if (k > 0) {
       auto dsmall = kernel::to_device(std::vector<float>(kept.size() - 1, untouched), kernel_test::device());
       EXPECT_THROW(kernel::select_if(dx, is_positive, dsmall), kernel::argument_error);

@@ -58,8 +58,10 @@ template <class T> KERNEL_ALWAYS_INLINE T offer(index_t i, index_t n) { return T
 }
 
 // Each block's first thread waits, backing off with nanosleep, until every block before it
-// has passed, then passes: blocks wait only for blocks of lower index, which start first (the
-// order a single-pass compaction's look-back relies on), so every wait ends.
+// has passed, then passes: blocks wait only for blocks of lower index. With more blocks than
+// a device holds at once, every wait ends only if blocks start in the order of their index
+// (what a single-pass compaction's look-back relies on): otherwise the launch hangs, and the
+// test's timeout fails it.
 [[kernel::jit]] void relay(array_view<std::uint32_t> baton, array_view<std::uint32_t> order) {
   if (kernel::threadIdx.x != 0) return;
   const std::uint32_t block = kernel::blockIdx.x;
@@ -90,9 +92,10 @@ TEST(Atomics, StandardAtomicRefsAndFences) {
 }
 
 TEST(Atomics, BlocksWaitForEarlierBlocksWithNanosleep) {
-  const index_t blocks = 48;
+  // More than an H200 holds at once (132 multiprocessors of at most 32 blocks).
+  const index_t blocks = 5000;
   std::vector<std::uint32_t> baton(2, 0), order(blocks, 0);
-  kernel::launch<relay>(blocks, 64).on(on_dev)(baton, order);
+  kernel::launch<relay>(blocks, 32).on(on_dev)(baton, order);
   EXPECT_EQ(baton[0], static_cast<std::uint32_t>(blocks));
   for (index_t b = 0; b < blocks; ++b) EXPECT_EQ(order[static_cast<std::size_t>(b)], static_cast<std::uint32_t>(b));
 }

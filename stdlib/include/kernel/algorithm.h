@@ -996,8 +996,9 @@ public:
   /// DeviceSelect writes its caller's buffer: the kept elements go to its first places in
   /// order, the places after them are left as they were, and their count is returned. `out`
   /// needs room for the kept ones (else an argument_error, thrown before anything is written).
-  /// A contiguous device array with room for every element of `x` is written in the one pass,
-  /// with no count first and no memory of the call's own.
+  /// A contiguous device array of x's element type on the call's device, with room for every
+  /// element of `x`, is written in the one pass, with no count first and no array of the
+  /// call's own for the result.
   template <class X, class P, class Out> index_t operator()(const X &x, const P &pred, Out &&out) const {
     using W = detail::ufunc_arg<std::remove_reference_t<Out> &>;
     detail::require_array<X>();
@@ -1007,7 +1008,9 @@ public:
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred, out);
     detail::require_apart(name(), 3, out, 1, x);
-    const auto view = W::view(out); // of host or device memory
+    if constexpr (detail::ufunc_arg<const P &>::supported && !detail::ufunc_arg<const P &>::is_scalar)
+      detail::require_apart(name(), 3, out, 2, pred); // a mask
+    const auto view = W::view(out);                   // of host or device memory
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
     detail::predicate_positions<X, P> f(site, name(), x, xs, pred, detail::flags_alone_t{});
     if constexpr (W::is_device && std::is_same_v<typename W::element_type, V>) {
@@ -1024,7 +1027,11 @@ public:
     auto front = detail::front_of(out, view, kept);
     detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 3, front);
     f.compact(site, xs.data, dst.data, false);
-    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
+    // `front` views out's memory without owning it: a device array's is held here, as
+    // output_elements holds an array it is given (it may be freed in another stream's order).
+    if (site.on_device())
+      detail::keep_until_done(*site.call,
+                              {xs.keep, f.flags.keep, f.positions.memory, detail::owned_device_memory(out)});
     dst.deliver();
     return kept;
   }
