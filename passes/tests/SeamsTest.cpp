@@ -101,21 +101,11 @@ TEST(Annotations, EntryRoundTrips) {
   EXPECT_EQ(C->MaxThreads, 512u);
   EXPECT_EQ(C->MinBlocks, 2u);
   EXPECT_EQ(C->ParamAlign, 8u);
-  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
-                                              "512"));
-  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
-                                              "0\x1f"
-                                              "2"));
-  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
-                                              "many\x1f"
-                                              "2"));
-  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
-                                              "512\x1f"
-                                              "two"));
-  EXPECT_FALSE(EntryAnnotation::decode(Text + "\x1f"
-                                              "512\x1f"
-                                              "2\x1f"
-                                              "1"));
+  // A bound without its blocks, of no threads, not a number, or followed by more.
+  const std::string S = "\x1f";
+  for (const std::string &Tail : {S + "512", S + "0" + S + "2", S + "many" + S + "2",
+                                  S + "512" + S + "two", S + "512" + S + "2" + S + "1"})
+    EXPECT_FALSE(EntryAnnotation::decode(Text + Tail)) << Tail;
 }
 
 TEST(Annotations, MalformedEntriesAreNotEntries) {

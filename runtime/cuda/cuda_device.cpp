@@ -401,21 +401,19 @@ const cuda_device::loaded_kernel &cuda_device::kernel_for_locked(const detail::k
   return load_kernel(*found->entry, *found->module, module);
 }
 
-// The occupancy calculator's block size, and a grid of one thread per item up to `waves`
-// times the blocks that the SMs hold at once.
-static detail::launch_config grid_stride_config(int block_size, int full_grid, index_t work, index_t waves) {
-  const index_t block = std::max(block_size, 32);
+// Blocks of `block` threads, one thread per item of `work`, at most `most` of them.
+static detail::launch_config grid_up_to(index_t work, index_t block, index_t most) {
   const index_t needed = std::max<index_t>((work + block - 1) / block, 1);
-  const index_t grid = std::min<index_t>(needed, index_t{full_grid} * waves);
+  const index_t grid = std::min<index_t>(needed, most);
   return detail::launch_config{dim3(static_cast<std::uint32_t>(grid)), dim3(static_cast<std::uint32_t>(block)), 0};
 }
 
 detail::launch_config cuda_device::elementwise_config(const detail::kernel_ref &k, index_t work) {
-  // Four waves: enough threads to keep the memory busy, each taking several elements per
-  // trip of the grid-stride loop, so that what a thread reads from its parameter block
-  // once is shared by many elements.
+  // The occupancy calculator's block size and four waves of its grid: enough threads to keep
+  // the memory busy, each taking several elements per trip of the grid-stride loop, so that
+  // what a thread reads from its parameter block once is shared by many elements.
   const loaded_kernel &lk = kernel_for(k);
-  return grid_stride_config(lk.block_size, lk.full_grid, work, 4);
+  return grid_up_to(work, std::max(lk.block_size, 32), index_t{lk.full_grid} * 4);
 }
 
 detail::launch_config cuda_device::resident_config(const detail::kernel_ref &k, index_t work, unsigned block) {
@@ -430,9 +428,7 @@ detail::launch_config cuda_device::resident_config(const detail::kernel_ref &k, 
     per_sm = static_cast<std::uint64_t>(std::max(blocks, 1));
     lk.resident->store(std::uint64_t{block} << 32 | per_sm, std::memory_order_relaxed);
   }
-  const index_t needed = std::max<index_t>((work + block - 1) / block, 1);
-  const index_t grid = std::min<index_t>(needed, static_cast<index_t>(per_sm) * multiprocessors_);
-  return detail::launch_config{dim3(static_cast<std::uint32_t>(grid)), dim3(block), 0};
+  return grid_up_to(work, block, static_cast<index_t>(per_sm) * multiprocessors_);
 }
 
 void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_config &c, const void *params, std::size_t,

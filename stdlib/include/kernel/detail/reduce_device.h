@@ -26,11 +26,11 @@ T reduce_in_two_launches(const device_call &call, const kernel_ref &k, index_t n
   constexpr unsigned block = 256; // whole warps: the kernels' shuffles need them
   // As many blocks as the device holds at once, counted at this block size: fewer left most
   // of an H200 idle, more ran the last ninth of the grid as a second wave on a few SMs.
-  const index_t blocks = resident_config(*call.device, k, n, block).grid.x;
+  const launch_config resident = resident_config(*call.device, k, n, block);
+  const index_t blocks = resident.grid.x;
   auto partials = device_allocate(*call.device, static_cast<std::size_t>(blocks) * sizeof(T), call.stream);
   set_out(first, static_cast<T *>(partials.get()));
-  launch(*call.device, k, {dim3(static_cast<std::uint32_t>(blocks)), dim3(block), 0}, &first, sizeof first,
-         *call.stream);
+  launch(*call.device, k, resident, &first, sizeof first, *call.stream);
   std::shared_ptr<void> result = partials;
   if (blocks > 1) {
     result = device_allocate(*call.device, sizeof(T), call.stream);
