@@ -3,11 +3,24 @@
 
 #include <cstdlib>
 #include <string_view>
+#include <unistd.h>
 
 #include "cuda/toolkit.h"
 #include "kernel/errors.h"
 
 namespace kernel::runtime::cuda {
+
+environment_stamp environment_stamp::now() noexcept {
+  environment_stamp s;
+  s.array = environ;
+  if (!environ) return s;
+  for (char **e = environ; *e; ++e) {
+    // Position-dependent, so that two entries trading places also change it.
+    s.folded = (s.folded * 31) ^ reinterpret_cast<std::uintptr_t>(*e);
+    ++s.entries;
+  }
+  return s;
+}
 
 math_library_settings current_math_library_settings(const math_library_spec &spec) noexcept {
   math_library_settings now{};

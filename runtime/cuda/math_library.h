@@ -7,6 +7,8 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +46,21 @@ private:
   bool kept_ = false;
 };
 
+/// What the environment is now, in a few words: its array, its length and its entries'
+/// addresses folded together. setenv, unsetenv and putenv change one of them (a value is
+/// replaced by a new string, an entry added or removed), so an equal stamp means the variables
+/// were not set since, and the settings need not be read again (each getenv scans the whole
+/// environment: three per library call were a tenth of an FFT's host time). A string given to
+/// putenv and then changed in place keeps the stamp: such a change is seen at the next
+/// setenv or unsetenv of any variable.
+struct environment_stamp {
+  const void *array = nullptr;
+  std::size_t entries = 0;
+  std::uintptr_t folded = 0;
+  static environment_stamp now() noexcept;
+  bool operator==(const environment_stamp &) const noexcept = default;
+};
+
 /// Where `spec`'s library is looked for under the current environment, in order.
 std::vector<std::string> math_library_candidates(const math_library_spec &spec);
 
@@ -69,6 +86,7 @@ template <class Functions> struct loaded_math_libraries {
   std::mutex lock;
   std::map<std::vector<std::string>, std::shared_ptr<math_library<Functions>>> by_candidates;
   kept_math_library_settings last_settings;
+  environment_stamp last_stamp;
   std::shared_ptr<math_library<Functions>> last;
 
   static loaded_math_libraries &instance() {
@@ -88,10 +106,18 @@ template <class Functions, class Needs>
   requires std::is_invocable_r_v<std::string, const Needs &>
 std::shared_ptr<const math_library<Functions>> load_math_library(const math_library_spec &spec, const Needs &needs) {
   loaded_math_libraries<Functions> &table = loaded_math_libraries<Functions>::instance();
+  const environment_stamp stamp = environment_stamp::now();
+  {
+    std::lock_guard guard(table.lock);
+    if (table.last && table.last_stamp == stamp) return table.last;
+  }
   const math_library_settings now = current_math_library_settings(spec);
   {
     std::lock_guard guard(table.lock);
-    if (table.last && table.last_settings.matches(now)) return table.last;
+    if (table.last && table.last_settings.matches(now)) {
+      table.last_stamp = stamp;
+      return table.last;
+    }
   }
   const std::vector<std::string> where = math_library_candidates(spec);
   std::lock_guard guard(table.lock);
@@ -106,6 +132,7 @@ std::shared_ptr<const math_library<Functions>> load_math_library(const math_libr
   }
   if (!lib->failure.empty()) throw_missing_math_library(spec, needs(), where, lib->failure);
   table.last_settings.keep(now);
+  table.last_stamp = stamp;
   table.last = lib;
   return lib;
 }

@@ -73,6 +73,7 @@ namespace {
 /// loops of `c`. Returns false when there is no element at all.
 bool batch_the_others(const fft_pass &p, const std::vector<int> &transformed, cufft_layout &c) {
   std::vector<cufft_layout::loop> others;
+  others.reserve(static_cast<std::size_t>(p.rank));
   for (int d = 0; d < p.rank; ++d) {
     const auto u = static_cast<std::size_t>(d);
     if (p.in_shape[u] == 0) {
@@ -212,7 +213,9 @@ cufft_plan_choice cufft_plan_of_passes(const fft_pass *passes, int count) {
     // The complex passes that go on in place from the first (after a real one, forward).
     const fft_transform then = complex ? first.transform : fft_transform::c2c_forward;
     int along = 1;
-    std::vector<int> axes{first.axis};
+    std::vector<int> axes;
+    axes.reserve(3);
+    axes.push_back(first.axis);
     const auto new_axis = [&](const fft_pass &q) { return std::find(axes.begin(), axes.end(), q.axis) == axes.end(); };
     while (along < count && along < 3 && continues(first, passes[along], then) && new_axis(passes[along])) {
       axes.push_back(passes[along].axis);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda/math_library.h"
 #include "fft/cufft_layout.h"
 #include "kernel/detail/fft_api.h"
 #include "kernel/errors.h"
@@ -434,5 +435,41 @@ TEST(CufftLibrary, MissingOrWrongLibrary) {
 
 // The toolkit's libcufft loads (no GPU needed for that).
 TEST(CufftLibrary, TheToolkitsLoads) { EXPECT_NO_THROW(kernel::detail::cufft_require("fft")); }
+
+// A library once loaded is not looked for again while the environment is as it was, but a
+// change to the variable after that load is seen by the next call, and so is its removal.
+TEST(CufftLibrary, TheVariableIsReadAgainWhenItChanges) {
+  ASSERT_NO_THROW(kernel::detail::cufft_require("fft"));
+  ASSERT_EQ(setenv("KERNEL_CUFFT_LIBRARY", "/nonexistent/libcufft.so.12", 1), 0);
+  EXPECT_THROW(kernel::detail::cufft_require("fft"), kernel::target_unavailable_error);
+  EXPECT_THROW(kernel::detail::cufft_require("fft"), kernel::target_unavailable_error);
+  ASSERT_EQ(unsetenv("KERNEL_CUFFT_LIBRARY"), 0);
+  EXPECT_NO_THROW(kernel::detail::cufft_require("fft"));
+  // An unrelated variable set and removed leaves the library as it is.
+  ASSERT_EQ(setenv("KERNEL_CUFFT_TEST_UNRELATED", "1", 1), 0);
+  EXPECT_NO_THROW(kernel::detail::cufft_require("fft"));
+  ASSERT_EQ(unsetenv("KERNEL_CUFFT_TEST_UNRELATED"), 0);
+  EXPECT_NO_THROW(kernel::detail::cufft_require("fft"));
+}
+
+// The environment's stamp changes with every way a variable is set or removed, and only then.
+TEST(EnvironmentStamp, ChangesWithTheEnvironment) {
+  using kernel::runtime::cuda::environment_stamp;
+  const environment_stamp before = environment_stamp::now();
+  EXPECT_EQ(environment_stamp::now(), before);
+  ASSERT_EQ(setenv("KERNEL_STAMP_TEST", "a", 1), 0); // a new variable
+  const environment_stamp added = environment_stamp::now();
+  EXPECT_NE(added, before);
+  ASSERT_EQ(setenv("KERNEL_STAMP_TEST", "b", 1), 0); // a new value
+  const environment_stamp changed = environment_stamp::now();
+  EXPECT_NE(changed, added);
+  ASSERT_EQ(setenv("KERNEL_STAMP_TEST", "c", 0), 0); // not replaced: no change
+  EXPECT_EQ(environment_stamp::now(), changed);
+  static char entry[] = "KERNEL_STAMP_TEST=d";
+  ASSERT_EQ(putenv(entry), 0);
+  EXPECT_NE(environment_stamp::now(), changed);
+  ASSERT_EQ(unsetenv("KERNEL_STAMP_TEST"), 0);
+  EXPECT_EQ(environment_stamp::now().entries, before.entries);
+}
 
 } // namespace

@@ -472,6 +472,24 @@ TEST_P(Targets, InverseRealTransformsOfAnyCoefficients) {
   const auto want2 = kernel::irfft2.on(kernel::target::cpu)(spectrum, {0, 1}, {6, 16});
   const auto got2 = kernel::irfft2.on(t)(spectrum, {0, 1}, {6, 16});
   EXPECT_LT(relative_error(got2.data(), want2.data(), static_cast<std::size_t>(want2.size())), 1e-6);
+  // Such coefficients along axes that are not the last: a batch axis after the real one, an
+  // odd complex axis, the real axis first; every normalisation; the input left as it was.
+  kernel::ndarray<cd, 3> cube({5, 4, 3});
+  const std::vector<cd> w = random_complex(static_cast<std::size_t>(cube.size()), 43);
+  std::copy(w.begin(), w.end(), cube.data());
+  for (kernel::fft_norm norm : {kernel::fft_norm::backward, kernel::fft_norm::ortho, kernel::fft_norm::forward}) {
+    const auto want3 = kernel::irfft2.on(kernel::target::cpu)(cube, {0, 1}, {5, 6}, norm);
+    const auto got3 = kernel::irfft2.on(t)(cube, {0, 1}, {5, 6}, norm);
+    EXPECT_LT(relative_error(got3.data(), want3.data(), static_cast<std::size_t>(want3.size())), 1e-13) << int(norm);
+    const auto want4 = kernel::irfftn.on(kernel::target::cpu)(cube, {1, 2, 0}, {4, 3, 8}, norm);
+    const auto got4 = kernel::irfftn.on(t)(cube, {1, 2, 0}, {4, 3, 8}, norm);
+    EXPECT_LT(relative_error(got4.data(), want4.data(), static_cast<std::size_t>(want4.size())), 1e-13) << int(norm);
+    // Padded along the complex axis (6 of 5), in the call's own copy: made Hermitian in place.
+    const auto want5 = kernel::irfftn.on(kernel::target::cpu)(cube, {0, 1}, {6, 7}, norm);
+    const auto got5 = kernel::irfftn.on(t)(cube, {0, 1}, {6, 7}, norm);
+    EXPECT_LT(relative_error(got5.data(), want5.data(), static_cast<std::size_t>(want5.size())), 1e-13) << int(norm);
+  }
+  for (kernel::index_t i = 0; i < cube.size(); ++i) ASSERT_EQ(cube.data()[i], w[static_cast<std::size_t>(i)]);
   if (t == kernel::target::cpu || t == kernel::target::parallel) return;
   auto d = kernel::to_device(spectrum, kernel_test::device());
   kernel::device_array<float, 2> back = kernel::irfftn(d, {0, 1}, {6, 16});

@@ -35,6 +35,7 @@
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -110,9 +111,8 @@ struct fft_step {
   fft_transform transform = fft_transform::c2c_forward;
   bool double_precision = false;
   bool real_input = false;
-  // A c2r step on a device, whose input is the call's own memory: cuFFT may overwrite it, and
-  // run_fft_on_device zeroes the imaginary parts NumPy ignores (at 0 and n/2 along the axis)
-  // in it first.
+  // A c2r step on a device, whose input is the call's own memory, which cuFFT may overwrite
+  // (real_inverse made it, Hermitian where NumPy reads only real parts).
   bool input_disposable = false;
   int rank = 0, axis = 0;
   index_t n = 0;
@@ -230,6 +230,7 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
   if (!simulator) cufft_require(name);
   // cuFFT's passes not yet queued, consecutive: as few plans as can take them.
   std::vector<fft_pass> pending;
+  pending.reserve(steps.size());
   const auto queue_pending = [&] {
     for (std::size_t i = 0; i < pending.size();)
       i += static_cast<std::size_t>(
@@ -248,17 +249,6 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
     }
     scale *= s.scale;
     s.scale = 1;
-    if (s.transform == fft_transform::c2r && s.input_disposable && s.n > 1) {
-      queue_pending();
-      index_t outer = 1, inner = 1;
-      for (int d = 0; d < s.axis; ++d) outer *= s.in_shape[static_cast<std::size_t>(d)];
-      for (int d = s.axis + 1; d < s.rank; ++d) inner *= s.in_shape[static_cast<std::size_t>(d)];
-      const index_t nyquist = s.n % 2 == 0 ? s.n / 2 : -1;
-      const index_t changed = outer * inner * (nyquist < 0 ? 1 : 2);
-      launch_over<fft_real_planes_entry<R>>(c, changed,
-                                            {static_cast<R *>(const_cast<void *>(s.in)), changed,
-                                             s.in_shape[static_cast<std::size_t>(s.axis)], inner, nyquist});
-    }
     if (s.n == 1) {
       queue_pending();
       // The identity, with the real transforms' change of type (the layouts are contiguous).
@@ -464,6 +454,7 @@ protected:
     if (sized != shape) src = fft_resized(site, src, shape, sized);
     output_elements<Complex> dst = output_elements<Complex>::make(site, name, 0, result);
     std::vector<fft_step> steps;
+    steps.reserve(along.size());
     steps.push_back(fft_step_along(fft_transform::r2c, std::is_same_v<T, double>, sized, out_shape, along.back(),
                                    sized[last], fft_scale(norm, false, sized[last]), src.data, dst.data));
     for (std::size_t i = 0; i + 1 < along.size(); ++i) {
@@ -511,42 +502,61 @@ protected:
     input_elements<C> src = input_on<C>(site, name, 1, x);
     bool own_copy = needed != shape;
     if (own_copy) src = fft_resized(site, src, shape, needed);
-    // On a device the real pass reads memory of the call's own, which cuFFT's C2R may
-    // overwrite and whose ignored imaginary parts are zeroed first (fft_real_planes_entry):
-    // after the complex passes, which write such memory, or else in a copy.
-    const bool device = site.on_device() && elements_of(needed) > 0;
-    if (device && along.size() == 1 && !own_copy) {
-      input_elements<C> copy;
-      copy.size = elements_of(needed);
-      copy.keep = fft_scratch<C>(site, copy.size);
-      copy.data = static_cast<const C *>(copy.keep.get());
-      device_copy(*site.call->device, copy.keep.get(), src.data, static_cast<std::size_t>(copy.size) * sizeof(C),
-                  copy_direction::device_to_device, *site.call->stream);
-      keep_until_done(*site.call, {src.keep});
-      src = std::move(copy);
-      own_copy = true;
-    }
     output_elements<T> dst = output_elements<T>::make(site, name, 0, result);
     std::vector<fft_step> steps;
+    steps.reserve(along.size());
     std::vector<std::shared_ptr<void>> keep{src.keep};
+    const bool device = site.on_device() && elements_of(needed) > 0;
+    double scale = 1;
+    const auto pass_scale = [&](index_t n) {
+      const double s = fft_scale(norm, true, n);
+      if (!device) return s;
+      scale *= s;
+      return 1.0;
+    };
+    // On a device every pass reads and writes memory of the call's own (cuFFT's C2R
+    // overwrites its input), made from the coefficients by one pass that also normalises and
+    // makes the planes NumPy takes real parts of Hermitian (fft_hermitian_entry), so that
+    // cuFFT can take the passes as one C2R plan. On the host each pass reads as NumPy's.
     const void *spectrum = src.data;
-    if (along.size() > 1) {
+    C *work = const_cast<C *>(src.data);
+    if (device && !own_copy) {
+      keep.push_back(fft_scratch<C>(site, elements_of(needed)));
+      work = static_cast<C *>(keep.back().get());
+    } else if (!device && along.size() > 1 && !own_copy) {
       // The complex passes write memory of this call's own, never the caller's input.
-      C *work = const_cast<C *>(src.data);
-      if (!own_copy) {
-        keep.push_back(fft_scratch<C>(site, elements_of(needed)));
-        work = static_cast<C *>(keep.back().get());
-      }
-      for (std::size_t i = 0; i + 1 < along.size(); ++i) {
-        const index_t n = needed[static_cast<std::size_t>(along[i])];
-        steps.push_back(fft_step_along(fft_transform::c2c_inverse, std::is_same_v<T, double>, needed, needed, along[i],
-                                       n, fft_scale(norm, true, n), i == 0 ? spectrum : work, work));
-      }
-      spectrum = work;
+      keep.push_back(fft_scratch<C>(site, elements_of(needed)));
+      work = static_cast<C *>(keep.back().get());
     }
+    for (std::size_t i = 0; i + 1 < along.size(); ++i) {
+      const index_t n = needed[static_cast<std::size_t>(along[i])];
+      steps.push_back(fft_step_along(fft_transform::c2c_inverse, std::is_same_v<T, double>, needed, needed, along[i], n,
+                                     pass_scale(n), i == 0 && !device ? spectrum : work, work));
+    }
+    if (along.size() > 1 || device) spectrum = work;
     steps.push_back(fft_step_along(fft_transform::c2r, std::is_same_v<T, double>, needed, out_shape, along.back(),
-                                   out_shape[last], fft_scale(norm, true, out_shape[last]), spectrum, dst.data));
+                                   out_shape[last], pass_scale(out_shape[last]), spectrum, dst.data));
     steps.back().input_disposable = device;
+    if (device) {
+      fft_hermitian_params<T, R> p{reinterpret_cast<const T *>(src.data),
+                                   reinterpret_cast<T *>(work),
+                                   elements_of(needed),
+                                   {},
+                                   0,
+                                   1,
+                                   needed[last],
+                                   out_shape[last] % 2 == 0 ? out_shape[last] / 2 : -1,
+                                   static_cast<T>(scale),
+                                   false};
+      const auto whole = [](const void *at) { return reinterpret_cast<std::uintptr_t>(at) % (2 * sizeof(T)) == 0; };
+      p.paired = whole(src.data) && whole(work);
+      for (std::size_t d = 0; d < R; ++d) {
+        p.shape[d] = needed[d];
+        if (d > last) p.real_inner *= needed[d];
+      }
+      for (std::size_t i = 0; i + 1 < along.size(); ++i) p.mirrored |= 1u << along[i];
+      launch_over<fft_hermitian_entry<T, R>>(*site.call, p.n, p);
+    }
     if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), std::move(keep));
     dst.deliver();
     return result;
@@ -558,6 +568,7 @@ private:
                       output_elements<Complex> &dst, const std::array<index_t, R> &shape, const std::vector<int> &along,
                       fft_norm norm, bool inverse) {
     std::vector<fft_step> steps;
+    steps.reserve(along.size()); // a step is a kilobyte: grown, the vector copies them
     for (std::size_t i = 0; i < along.size(); ++i) {
       const int axis = along[i];
       const index_t n = shape[static_cast<std::size_t>(axis)];

@@ -26,7 +26,7 @@ template <class R, class... A> struct function_traits<R (*)(A...) noexcept> : fu
 
 /// The name of the function `F` as the compiler prints it ("saxpy", "ns::mul"), read from
 /// the signature of this function template so it works without the plugin too.
-template <auto F> constexpr std::string_view function_name() noexcept {
+template <auto F> constexpr std::string_view function_name_of_signature() noexcept {
   std::string_view s = __PRETTY_FUNCTION__;
   const std::size_t key = s.find("F = ");
   if (key == std::string_view::npos) return "<function>";
@@ -35,5 +35,8 @@ template <auto F> constexpr std::string_view function_name() noexcept {
   const std::size_t end = s.find_first_of(";]");
   return end == std::string_view::npos ? s : s.substr(0, end);
 }
+/// Read once, at compile time: every ufunc call names its function, for its errors.
+template <auto F> inline constexpr std::string_view function_name_v = function_name_of_signature<F>();
+template <auto F> constexpr std::string_view function_name() noexcept { return function_name_v<F>; }
 
 } // namespace kernel::detail

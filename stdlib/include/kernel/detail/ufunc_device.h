@@ -119,6 +119,22 @@ template <class A> std::shared_ptr<void> owned_device_memory(const A &a) {
     return nullptr;
 }
 
+/// A device array read as Param on the call's device: on that device, of that type (device
+/// arrays are never converted implicitly).
+template <class Param, class A>
+void require_device_operand(std::string_view callee, int argument, const device_call &call, const A &a) {
+  using arg = ufunc_arg<const A &>;
+  if (&a.device().state() != call.device)
+    throw argument_error(std::string(callee), argument,
+                         "is a device array on " + a.device().name() + " but the call runs on " +
+                             device_name(*call.device));
+  if constexpr (!std::is_same_v<typename arg::element_type, Param>)
+    throw argument_error(std::string(callee), argument,
+                         "is a device array of " + std::string(dtype_name(dtype_of<typename arg::element_type>)) +
+                             " but the selected loop reads " + std::string(dtype_name(dtype_of<Param>)) +
+                             "; convert it on the device first (device arrays are never converted implicitly)");
+}
+
 template <class Param, class A>
 staged_operand stage_input(std::string_view callee, int argument, const device_call &call, A &a,
                            std::vector<std::shared_ptr<void>> &keep_alive) {
@@ -128,15 +144,7 @@ staged_operand stage_input(std::string_view callee, int argument, const device_c
   if constexpr (arg::is_scalar) {
     return op; // travels by value in the parameter block
   } else if constexpr (arg::is_device) {
-    if (&a.device().state() != call.device)
-      throw argument_error(std::string(callee), argument,
-                           "is a device array on " + a.device().name() + " but the call runs on " +
-                               device_name(*call.device));
-    if constexpr (!std::is_same_v<typename arg::element_type, Param>)
-      throw argument_error(std::string(callee), argument,
-                           "is a device array of " + std::string(dtype_name(dtype_of<typename arg::element_type>)) +
-                               " but the selected loop reads " + std::string(dtype_name(dtype_of<Param>)) +
-                               "; convert it on the device first (device arrays are never converted implicitly)");
+    require_device_operand<Param>(callee, argument, call, a);
     op.layout = layout_of(callee, arg::view(a), argument);
     op.on_device_already = true;
     op.array_memory = owned_device_memory(a);
@@ -174,12 +182,6 @@ template <class A> operand_layout user_layout(std::string_view callee, A &a, int
   return l;
 }
 
-template <std::size_t N> std::array<operand_layout, N> layouts_of(const std::array<staged_operand, N> &ops) {
-  std::array<operand_layout, N> layouts{};
-  for (std::size_t k = 0; k < N; ++k) layouts[k] = ops[k].layout;
-  return layouts;
-}
-
 /// Runs loop `Fn` on the device of `call`: `out` is the output argument (a host or device
 /// array) and `in...` the inputs.
 template <auto Fn, class Out, class... In>
@@ -192,33 +194,43 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
   using out_arg = ufunc_arg<Out &>;
 
   // The user's arrays are checked, broadcast and checked for overlap as the CPU targets do,
-  // before anything is allocated or staged.
-  {
-    std::array<operand_layout, N> user{};
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((user[K] = user_layout(callee, in, int(K) + 1, false)), ...);
-    }(std::index_sequence_for<In...>{});
-    user[nin] = user_layout(callee, out, int(N), true);
-    broadcast_shapes(callee, user);
-    check_overlap(callee, user);
-  }
+  // before anything is allocated or staged. Their layouts then become the device operands'
+  // in place: a device array's is its own, a host array's becomes its staged copy's (the same
+  // shape), so the iteration space is the user's. (Copies and second passes over these
+  // layouts, of 32 dimensions each, were a third of a call's host time.)
+  std::array<operand_layout, N> layouts{};
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((layouts[K] = user_layout(callee, in, int(K) + 1, false)), ...);
+  }(std::index_sequence_for<In...>{});
+  layouts[nin] = user_layout(callee, out, int(N), true);
+  const iteration_space space = broadcast_shapes(callee, layouts);
+  check_overlap(callee, layouts);
 
   std::vector<std::shared_ptr<void>> keep_alive;
+  keep_alive.reserve(N + 1);
   params_type params{};
+  // Host inputs' device copies, freed in the call stream's order once the kernel is queued.
+  std::array<std::shared_ptr<void>, N> staged;
 
   // Inputs: staged, and scalars converted into the parameter block.
-  std::array<staged_operand, N> ops{};
   [&]<std::size_t... K>(std::index_sequence<K...>) {
-    ((ops[K] = stage_input<typename traits::template arg<K>>(callee, int(K) + 1, call, in, keep_alive)), ...);
-    auto set_scalar = [&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto &value) {
+    auto stage = [&]<std::size_t I>(std::integral_constant<std::size_t, I>, auto &value) {
       using arg = ufunc_arg<std::remove_reference_t<decltype(value)> &>;
-      auto &operand = get_operand<I>(params.in);
+      using P = typename traits::template arg<I>;
       if constexpr (arg::is_scalar) {
+        auto &operand = get_operand<I>(params.in);
         operand.data = nullptr;
-        operand.value = convert_scalar<typename traits::template arg<I>>(callee, int(I) + 1, value);
+        operand.value = convert_scalar<P>(callee, int(I) + 1, value);
+      } else if constexpr (arg::is_device) {
+        require_device_operand<P>(callee, int(I) + 1, call, value);
+        if (std::shared_ptr<void> owned = owned_device_memory(value)) keep_alive.push_back(std::move(owned));
+      } else {
+        staged_operand op = stage_input<P>(callee, int(I) + 1, call, value, keep_alive);
+        layouts[I] = op.layout;
+        staged[I] = std::move(op.device_memory);
       }
     };
-    (set_scalar(std::integral_constant<std::size_t, K>{}, in), ...);
+    (stage(std::integral_constant<std::size_t, K>{}, in), ...);
   }(std::index_sequence_for<In...>{});
 
   // The output: a device array written in place, or device memory copied back afterwards.
@@ -234,9 +246,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
       throw argument_error(std::string(callee), int(N),
                            "is a device array of " + std::string(dtype_name(dtype_of<out_elem>)) +
                                " but the selected loop writes " + std::string(dtype_name(dtype_of<R>)));
-    ops[nin].layout = layout_of(callee, out_view, int(N), /*is_output=*/true);
-    ops[nin].on_device_already = true;
-    ops[nin].array_memory = owned_device_memory(out);
+    if (std::shared_ptr<void> owned = owned_device_memory(out)) keep_alive.push_back(std::move(owned));
   } else {
     const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
     array_view<R, decltype(out_view)::rank> device_view(nullptr, out_view.shape());
@@ -244,13 +254,9 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
       out_memory = allocate_for(callee, int(N), call, bytes);
       device_view = array_view<R, decltype(out_view)::rank>(static_cast<R *>(out_memory.get()), out_view.shape());
     }
-    ops[nin].layout = layout_of(callee, device_view, int(N), /*is_output=*/true);
+    layouts[nin] = layout_of(callee, device_view, int(N), /*is_output=*/true);
   }
 
-  for (const staged_operand &op : ops)
-    if (op.array_memory) keep_alive.push_back(op.array_memory);
-  const std::array<operand_layout, N> layouts = layouts_of(ops);
-  const iteration_space space = broadcast_shapes(callee, layouts);
   const loop_plan<N> plan = plan_loop<N>(space, layouts);
   const index_t size = space.size();
   if (size == 0) return;
@@ -264,13 +270,13 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
   params.ndim = plan.ndim;
   for (int d = 0; d < plan.ndim; ++d) params.shape[d] = plan.shape[d];
   for (int d = 0; d < plan.ndim; ++d) params.out.strides[d] = plan.strides[nin][d];
-  params.out.data = static_cast<R *>(const_cast<void *>(ops[nin].layout.data));
+  params.out.data = static_cast<R *>(const_cast<void *>(layouts[nin].data));
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     auto set_array = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
       auto &operand = get_operand<I>(params.in);
-      if (ops[I].layout.rank == 0) return; // scalar, set above
+      if (layouts[I].rank == 0) return; // scalar, set above
       using P = typename traits::template arg<I>;
-      operand.data = static_cast<const P *>(ops[I].layout.data);
+      operand.data = static_cast<const P *>(layouts[I].data);
       for (int d = 0; d < plan.ndim; ++d) operand.strides[d] = plan.strides[I][d];
     };
     (set_array(std::integral_constant<std::size_t, K>{}), ...);
