@@ -9,9 +9,11 @@ bench=$1
 libs=$(mktemp -d "${TEST_TMPDIR:-/tmp}/null_driver.XXXXXX")
 cp "$2" "$libs/libcuda.so.1"
 cp "$3" "$libs/libcufft.so.12"
+rc=0
 out=$(LD_LIBRARY_PATH=$libs KERNEL_CUFFT_LIBRARY=$libs/libcufft.so.12 KERNEL_CACHE_DIR="$libs/cache" \
-  NULL_CUFFT_TRACE=1 "$bench" 2>&1)
+  NULL_CUFFT_TRACE=1 "$bench" 2>&1) || rc=$?
 echo "$out"
+((rc == 0)) || { echo "FAIL: the benchmark exited with $rc" >&2; exit 1; }
 grep -q "null GPU" <<<"$out" || { echo "FAIL: the runtime did not take the null driver" >&2; exit 1; }
 for call in "ufunc on three device arrays" "launch of a 4-argument kernel" "fft_inplace 64^2 complex64" \
   "rfft2 64^2 float32" "irfft2 64^2 float32"; do

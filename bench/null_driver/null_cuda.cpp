@@ -9,6 +9,7 @@
 // multiprocessors. Never used by the runtime's tests: results of kernels are not computed.
 #include <cuda.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -227,8 +228,12 @@ NULL_CUDA_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule, const cha
   return CUDA_SUCCESS;
 }
 NULL_CUDA_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *p, std::size_t *bytes, CUmodule, const char *) {
-  // The runtime's globals are flags and counters of a few words.
-  if (p) *p = host_memory(4096);
+  // The runtime's globals are flags and counters of a few words, zero as a module loads them
+  // (the runtime reads a status word after launches of some modules).
+  if (p) {
+    *p = host_memory(4096);
+    std::memset(reinterpret_cast<void *>(*p), 0, 4096);
+  }
   if (bytes) *bytes = 4096;
   return CUDA_SUCCESS;
 }

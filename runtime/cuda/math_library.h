@@ -112,10 +112,13 @@ std::shared_ptr<const math_library<Functions>> load_math_library(const math_libr
     if (table.last && table.last_stamp == stamp) return table.last;
   }
   const math_library_settings now = current_math_library_settings(spec);
+  // Kept under `stamp` only if the environment did not change while it was read (another
+  // thread's setenv): else the next call reads it again.
+  const bool settled = environment_stamp::now() == stamp;
   {
     std::lock_guard guard(table.lock);
     if (table.last && table.last_settings.matches(now)) {
-      table.last_stamp = stamp;
+      if (settled) table.last_stamp = stamp;
       return table.last;
     }
   }
@@ -132,7 +135,7 @@ std::shared_ptr<const math_library<Functions>> load_math_library(const math_libr
   }
   if (!lib->failure.empty()) throw_missing_math_library(spec, needs(), where, lib->failure);
   table.last_settings.keep(now);
-  table.last_stamp = stamp;
+  table.last_stamp = settled ? stamp : environment_stamp{};
   table.last = lib;
   return lib;
 }

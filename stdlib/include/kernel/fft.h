@@ -538,6 +538,8 @@ protected:
                                    out_shape[last], pass_scale(out_shape[last]), spectrum, dst.data));
     steps.back().input_disposable = device;
     if (device) {
+      // Before anything is queued: a missing cuFFT leaves the output as it was.
+      if (!device_is_simulator(*site.call->device)) cufft_require(name);
       fft_hermitian_params<T, R> p{reinterpret_cast<const T *>(src.data),
                                    reinterpret_cast<T *>(work),
                                    elements_of(needed),
