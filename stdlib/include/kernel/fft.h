@@ -520,11 +520,8 @@ protected:
     // cuFFT can take the passes as one C2R plan. On the host each pass reads as NumPy's.
     const void *spectrum = src.data;
     C *work = const_cast<C *>(src.data);
-    if (device && !own_copy) {
-      keep.push_back(fft_scratch<C>(site, elements_of(needed)));
-      work = static_cast<C *>(keep.back().get());
-    } else if (!device && along.size() > 1 && !own_copy) {
-      // The complex passes write memory of this call's own, never the caller's input.
+    if (!own_copy && (device || along.size() > 1)) {
+      // Passes that write their input write memory of this call's own, never the caller's.
       keep.push_back(fft_scratch<C>(site, elements_of(needed)));
       work = static_cast<C *>(keep.back().get());
     }
@@ -538,8 +535,8 @@ protected:
                                    out_shape[last], pass_scale(out_shape[last]), spectrum, dst.data));
     steps.back().input_disposable = device;
     if (device) {
-      // Before anything is queued: a missing cuFFT leaves the output as it was.
-      if (!device_is_simulator(*site.call->device)) cufft_require(name);
+      // Queued before run_fft_on_device finds cuFFT missing, if it is: it writes only `work`,
+      // memory of the call's own, so the output and the input are left as they were.
       fft_hermitian_params<T, R> p{reinterpret_cast<const T *>(src.data),
                                    reinterpret_cast<T *>(work),
                                    elements_of(needed),

@@ -99,9 +99,13 @@ struct host_argument {
   int same_as = -1;      // an earlier argument with exactly these elements, whose copy it shares
 };
 
+/// Argument A feeds array parameter P from host memory: it is copied to the device (launcher::pass).
+template <class P, class A>
+inline constexpr bool host_array_argument = kernel_param<P>::is_array && !ufunc_arg<const A &>::is_device;
+
 template <class P, class A> host_argument describe_host_argument(const A &a) {
   host_argument h;
-  if constexpr (kernel_param<P>::is_array && !ufunc_arg<const A &>::is_device) {
+  if constexpr (host_array_argument<P, A>) {
     const auto v = ufunc_arg<const A &>::view(a);
     static_assert(ufunc_arg<const A &>::rank <= max_dims, "arrays have at most 32 dimensions");
     h.is_host_array = true;
@@ -205,9 +209,7 @@ public:
     // only when there are any: each description holds a layout of 32 dimensions, and zeroing
     // and copying them was a fifth of a launch's host time with device arrays alone.
     constexpr bool any_host_array = []<std::size_t... K>(std::index_sequence<K...>) {
-      return ((detail::is_array_view<std::remove_cvref_t<typename traits::template arg<K>>>::value &&
-               !detail::ufunc_arg<std::remove_reference_t<Args> &>::is_device) ||
-              ...);
+      return (detail::host_array_argument<typename traits::template arg<K>, std::remove_cvref_t<Args>> || ...);
     }(std::make_index_sequence<traits::arity>{});
     constexpr std::size_t described = any_host_array ? traits::arity + 1 : 1;
     std::array<detail::host_argument, described> hosts{};

@@ -119,10 +119,11 @@ template <class A> std::shared_ptr<void> owned_device_memory(const A &a) {
     return nullptr;
 }
 
-/// A device array read as Param on the call's device: on that device, of that type (device
-/// arrays are never converted implicitly).
+/// A device array the loop reads (or, `written`, writes) as Param on the call's device: on that
+/// device, of that type (device arrays are never converted implicitly).
 template <class Param, class A>
-void require_device_operand(std::string_view callee, int argument, const device_call &call, const A &a) {
+void require_device_operand(std::string_view callee, int argument, const device_call &call, const A &a,
+                            bool written = false) {
   using arg = ufunc_arg<const A &>;
   if (&a.device().state() != call.device)
     throw argument_error(std::string(callee), argument,
@@ -131,8 +132,11 @@ void require_device_operand(std::string_view callee, int argument, const device_
   if constexpr (!std::is_same_v<typename arg::element_type, Param>)
     throw argument_error(std::string(callee), argument,
                          "is a device array of " + std::string(dtype_name(dtype_of<typename arg::element_type>)) +
-                             " but the selected loop reads " + std::string(dtype_name(dtype_of<Param>)) +
-                             "; convert it on the device first (device arrays are never converted implicitly)");
+                             (written ? " but the selected loop writes " : " but the selected loop reads ") +
+                             std::string(dtype_name(dtype_of<Param>)) +
+                             (written ? ""
+                                      : "; convert it on the device first (device arrays are never converted "
+                                        "implicitly)"));
 }
 
 template <class Param, class A>
@@ -235,17 +239,9 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
 
   // The output: a device array written in place, or device memory copied back afterwards.
   auto out_view = out_arg::view(out);
-  using out_elem = typename out_arg::element_type;
   std::shared_ptr<void> out_memory;
   if constexpr (out_arg::is_device) {
-    if (&out.device().state() != call.device)
-      throw argument_error(std::string(callee), int(N),
-                           "is a device array on " + out.device().name() + " but the call runs on " +
-                               device_name(*call.device));
-    if constexpr (!std::is_same_v<out_elem, R>)
-      throw argument_error(std::string(callee), int(N),
-                           "is a device array of " + std::string(dtype_name(dtype_of<out_elem>)) +
-                               " but the selected loop writes " + std::string(dtype_name(dtype_of<R>)));
+    require_device_operand<R>(callee, int(N), call, out, /*written=*/true);
     if (std::shared_ptr<void> owned = owned_device_memory(out)) keep_alive.push_back(std::move(owned));
   } else {
     const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
