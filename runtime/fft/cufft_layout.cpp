@@ -71,9 +71,8 @@ namespace {
 /// The dimensions other than `transformed` (extents above 1), merged where stepping one to its
 /// end is stepping the one before it by one, as the batch (the longest) and the executions'
 /// loops of `c`. Returns false when there is no element at all.
-bool batch_the_others(const fft_pass &p, const std::vector<int> &transformed, cufft_layout &c) {
-  std::vector<cufft_layout::loop> others;
-  others.reserve(static_cast<std::size_t>(p.rank));
+bool batch_the_others(const fft_pass &p, const plan_axes &transformed, cufft_layout &c) {
+  fixed_list<cufft_layout::loop, max_dims> others;
   for (int d = 0; d < p.rank; ++d) {
     const auto u = static_cast<std::size_t>(d);
     if (p.in_shape[u] == 0) {
@@ -100,7 +99,7 @@ bool batch_the_others(const fft_pass &p, const std::vector<int> &transformed, cu
   c.in_dist = longest->in_stride;
   c.out_dist = longest->out_stride;
   others.erase(longest);
-  c.loops = std::move(others);
+  c.loops = others;
   return true;
 }
 
@@ -154,7 +153,7 @@ cufft_layout cufft_layout_of(const fft_pass &p) {
   return c;
 }
 
-std::optional<cufft_layout> cufft_layout_of_axes(const fft_pass &p, const std::vector<int> &axes) {
+std::optional<cufft_layout> cufft_layout_of_axes(const fft_pass &p, std::span<const int> axes) {
   if (axes.size() < 2 || axes.size() > 3) return std::nullopt;
   const bool real = p.transform == fft_transform::r2c || p.transform == fft_transform::c2r;
   for (int d = 0; d < p.rank; ++d) {
@@ -164,7 +163,8 @@ std::optional<cufft_layout> cufft_layout_of_axes(const fft_pass &p, const std::v
     if (p.in_shape[u] > 1 && (p.in_strides[u] <= 0 || p.out_strides[u] <= 0)) return std::nullopt;
   }
   // Outermost first: by the input's strides, which the output's must follow.
-  std::vector<int> order = axes;
+  plan_axes order;
+  for (int a : axes) order.push_back(a);
   for (int a : order)
     if (a < 0 || a >= p.rank || p.in_shape[static_cast<std::size_t>(a)] < 2) return std::nullopt;
   std::sort(order.begin(), order.end(), [&](int a, int b) {
@@ -213,9 +213,7 @@ cufft_plan_choice cufft_plan_of_passes(const fft_pass *passes, int count) {
     // The complex passes that go on in place from the first (after a real one, forward).
     const fft_transform then = complex ? first.transform : fft_transform::c2c_forward;
     int along = 1;
-    std::vector<int> axes;
-    axes.reserve(3);
-    axes.push_back(first.axis);
+    plan_axes axes{first.axis};
     const auto new_axis = [&](const fft_pass &q) { return std::find(axes.begin(), axes.end(), q.axis) == axes.end(); };
     while (along < count && along < 3 && continues(first, passes[along], then) && new_axis(passes[along])) {
       axes.push_back(passes[along].axis);
@@ -229,14 +227,16 @@ cufft_plan_choice cufft_plan_of_passes(const fft_pass *passes, int count) {
         fft_pass whole = last;
         whole.in = first.in;
         whole.in_strides = first.in_strides;
-        std::vector<int> all = axes;
+        plan_axes all = axes;
         all.push_back(last.axis);
-        if (std::optional<cufft_layout> l = cufft_layout_of_axes(whole, all)) return {along + 1, whole, std::move(*l)};
+        if (std::optional<cufft_layout> l = cufft_layout_of_axes(whole, {all.begin(), all.size()}))
+          return {along + 1, whole, std::move(*l)};
       }
     }
     // The most axes one plan takes: all of them, else the first two.
     for (; along >= 2; --along, axes.pop_back())
-      if (std::optional<cufft_layout> l = cufft_layout_of_axes(first, axes)) return {along, first, std::move(*l)};
+      if (std::optional<cufft_layout> l = cufft_layout_of_axes(first, {axes.begin(), axes.size()}))
+        return {along, first, std::move(*l)};
   }
   return {1, first, cufft_layout_of(first)};
 }

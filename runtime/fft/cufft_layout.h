@@ -9,13 +9,66 @@
 // along the others) are one plan of that rank where cuFFT's nested layout can describe them.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
+#include <initializer_list>
+#include <iterator>
 #include <optional>
-#include <vector>
+#include <span>
 
+#include "kernel/detail/broadcast.h"
 #include "kernel/detail/fft_api.h"
 
 namespace kernel::detail {
+
+/// Up to N values held in place: a layout is worked out at every call, whose host time is a
+/// few microseconds, of which heap allocations were a fifth.
+template <class T, std::size_t N> class fixed_list {
+public:
+  fixed_list() = default;
+  fixed_list(std::initializer_list<T> values) {
+    for (const T &v : values) push_back(v);
+  }
+  // Only the values held are copied (nor are the others ever set).
+  fixed_list(const fixed_list &o) noexcept : size_(o.size_) { std::copy(o.begin(), o.end(), begin()); }
+  fixed_list &operator=(const fixed_list &o) noexcept {
+    size_ = o.size_;
+    std::copy(o.begin(), o.end(), begin());
+    return *this;
+  }
+  void push_back(const T &v) noexcept { values_[size_++] = v; }
+  void pop_back() noexcept { --size_; }
+  /// Removes the value at `at`, keeping the others' order.
+  void erase(const T *at) noexcept {
+    T *const from = begin() + (at - begin());
+    std::copy(from + 1, end(), from);
+    --size_;
+  }
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  T &operator[](std::size_t i) noexcept { return values_[i]; }
+  const T &operator[](std::size_t i) const noexcept { return values_[i]; }
+  const T &front() const noexcept { return values_[0]; }
+  T &back() noexcept { return values_[size_ - 1]; }
+  const T &back() const noexcept { return values_[size_ - 1]; }
+  T *begin() noexcept { return values_.data(); }
+  T *end() noexcept { return values_.data() + size_; }
+  const T *begin() const noexcept { return values_.data(); }
+  const T *end() const noexcept { return values_.data() + size_; }
+  auto rbegin() const noexcept { return std::reverse_iterator<const T *>(end()); }
+  auto rend() const noexcept { return std::reverse_iterator<const T *>(begin()); }
+  friend bool operator==(const fixed_list &a, const fixed_list &b) noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+private:
+  std::array<T, N> values_;
+  std::size_t size_ = 0;
+};
+
+/// The axes of one plan (at most three, cuFFT's largest rank), in the plan's order.
+using plan_axes = fixed_list<int, 3>;
 
 struct cufft_layout {
   /// The transform's length (the real length for r2c and c2r), and the extents along the
@@ -31,8 +84,8 @@ struct cufft_layout {
   struct outer_axis {
     index_t n, in_ratio, out_ratio;
   };
-  std::vector<outer_axis> outer;
-  std::vector<int> axes;
+  fixed_list<outer_axis, 2> outer;
+  plan_axes axes;
   int rank() const noexcept { return static_cast<int>(outer.size()) + 1; }
   /// cuFFT's n, inembed and onembed, outermost axis first (rank() of each used; for several
   /// axes inembed[k], k > 0, is axis k - 1's stride in units of axis k's, and inembed[0],
@@ -48,7 +101,7 @@ struct cufft_layout {
   struct loop {
     index_t extent, in_stride, out_stride;
   };
-  std::vector<loop> loops;
+  fixed_list<loop, max_dims> loops;
 
   /// The elements from the first of one execution's input (output) to just past its last.
   index_t in_span() const noexcept;
@@ -70,7 +123,7 @@ cufft_layout cufft_layout_of(const fft_pass &p);
 /// innermost stride. Complex transforms do not read `p.axis` and `p.n`; real ones (r2c, c2r:
 /// complex along the other axes) are real along `p.axis`, of length `p.n`, which must be the
 /// innermost of the axes, as cuFFT's are.
-std::optional<cufft_layout> cufft_layout_of_axes(const fft_pass &p, const std::vector<int> &axes);
+std::optional<cufft_layout> cufft_layout_of_axes(const fft_pass &p, std::span<const int> axes);
 
 /// What one cuFFT plan does of a call's passes: the first `passes` of them, as `pass` (the
 /// first, or for irfftn's passes a real pass from the first's input to the last's output)

@@ -175,9 +175,9 @@ std::size_t span_bytes(const index_t *shape, const index_t *strides, int rank, s
 /// Queues `p`'s transforms, laid out as `l`, on `stream`.
 void execute(std::string_view name, const fft_pass &p, const cufft_layout &l, device_state &device,
              stream_state &stream) {
+  std::shared_ptr<const cufft_library> lib = cufft(name);
   const index_t executions = l.executions();
   if (executions == 0) return;
-  std::shared_ptr<const cufft_library> lib = cufft(name);
   device.make_current();
   const char *in = static_cast<const char *>(p.in);
   // cuFFT's complex-to-real transforms overwrite their input: they read a copy.

@@ -187,7 +187,7 @@ void expect_plan_over(const array_layout &in, const array_layout &out, const std
   const std::optional<cufft_layout> l = kernel::detail::cufft_layout_of_axes(p, axes);
   ASSERT_TRUE(l.has_value());
   ASSERT_EQ(l->rank(), static_cast<int>(axes.size()));
-  std::vector<int> planned = l->axes, wanted = axes;
+  std::vector<int> planned(l->axes.begin(), l->axes.end()), wanted = axes;
   std::sort(planned.begin(), planned.end());
   std::sort(wanted.begin(), wanted.end());
   ASSERT_EQ(planned, wanted);
@@ -267,7 +267,8 @@ TEST(CufftLayout, SeveralAxesOfAContiguousArrayAreOnePlan) {
   // The leading axes: the last dimension is a batch inside the innermost stride.
   expect_plan_over(c_contiguous({5, 4, 6}), c_contiguous({5, 4, 6}), {0, 1});
   const array_layout a = c_contiguous({4, 6, 8});
-  const auto l = kernel::detail::cufft_layout_of_axes(pass_of(fft_transform::c2c_forward, a, a, 1, 6), {1, 2});
+  const auto l =
+      kernel::detail::cufft_layout_of_axes(pass_of(fft_transform::c2c_forward, a, a, 1, 6), std::vector<int>{1, 2});
   ASSERT_TRUE(l.has_value());
   EXPECT_EQ(l->executions(), 1);
   EXPECT_EQ(l->batch, 4);
@@ -360,7 +361,7 @@ TEST(CufftLayout, RealTransformsOfSeveralAxesAreOnePlan) {
   kernel::detail::cufft_plan_choice c = kernel::detail::cufft_plan_of_passes(forward, 3);
   EXPECT_EQ(c.passes, 3);
   EXPECT_EQ(c.pass.transform, fft_transform::r2c);
-  EXPECT_EQ(c.layout.axes, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(std::vector<int>(c.layout.axes.begin(), c.layout.axes.end()), (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(c.layout.n, 8);
   EXPECT_EQ(c.layout.out_extent, 5);
   EXPECT_EQ(c.layout.executions(), 1);
@@ -379,7 +380,7 @@ TEST(CufftLayout, RealTransformsOfSeveralAxesAreOnePlan) {
   EXPECT_EQ(c.pass.transform, fft_transform::c2r);
   EXPECT_EQ(c.pass.in, &input); // the caller's coefficients (cuFFT's C2R writes a copy of them)
   EXPECT_EQ(c.pass.out, &output);
-  EXPECT_EQ(c.layout.axes, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(std::vector<int>(c.layout.axes.begin(), c.layout.axes.end()), (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(c.layout.in_extent, 5);
   EXPECT_EQ(c.layout.out_extent, 8);
   expect_plan_over(half, real, {0, 1, 2}, fft_transform::c2r, 2, 8);

@@ -49,6 +49,31 @@ template <class F> void expect_error(F &&f, const std::string &callee, const std
   }
 }
 
+// checked_size itself, whose common case is a separate, inlined loop: each branch of the
+// unusual one reached from it, at the edges of the limits.
+TEST(ShapeCheck, CheckedSizeOnEveryPath) {
+  using kernel::detail::checked_size;
+  const auto size = [](std::initializer_list<index_t> shape, std::size_t bytes) {
+    return checked_size("f", 2, shape.begin(), static_cast<int>(shape.size()), bytes);
+  };
+  EXPECT_EQ(checked_size("f", 1, nullptr, 0, 4), 1); // a scalar's shape
+  EXPECT_EQ(size({3, 5, 7}, 8), 105);
+  // Empty: 0 elements, whatever the other extents, even ones whose product overflows.
+  EXPECT_EQ(size({huge, 0, huge}, 4), 0);
+  EXPECT_EQ(size({0}, 1), 0);
+  // A negative extent is an error even beside a zero, before it or after it.
+  expect_error([&] { size({0, -1}, 1); }, "f", "argument 2: shape (0, -1): dimension 1 has a negative extent (-1)");
+  expect_error([&] { size({-2, 0}, 1); }, "f", "dimension 0 has a negative extent (-2)");
+  // The largest count that fits, in elements and in bytes, and one past it.
+  constexpr index_t most = PTRDIFF_MAX;
+  EXPECT_EQ(size({most}, 1), most);
+  EXPECT_EQ(size({most / 4}, 4), most / 4);
+  expect_error([&] { size({most / 4 + 1}, 4); }, "f", "too large for 4-byte elements");
+  // Overflowing 64 bits at the second dimension, and wrapping to a small product.
+  expect_error([&] { size({huge, 8}, 1); }, "f", "overflows at dimension 1");
+  expect_error([&] { size({wraps, 3}, 1); }, "f", "overflows at dimension 1");
+}
+
 TEST(ShapeCheck, NdarrayRejectsNegativeAndOverflowingShapes) {
   expect_error([] { kernel::ndarray<float> a(index_t{-1}); }, "ndarray", "dimension 0 has a negative extent (-1)");
   expect_error([] { kernel::ndarray<float, 2> a({2, -3}); }, "ndarray", "dimension 1 has a negative extent (-3)");

@@ -142,11 +142,21 @@ struct fft_step {
   }
 };
 
-template <std::size_t R> std::array<index_t, max_dims> padded(const std::array<index_t, R> &a) {
-  std::array<index_t, max_dims> s{};
-  for (std::size_t d = 0; d < R; ++d) s[d] = a[d];
-  return s;
-}
+/// The axes of a call, normalised, in the call's order: held in place, as a call's host time
+/// is a few microseconds and a heap allocation a noticeable part of it.
+class fft_axis_list {
+public:
+  void push_back(int a) noexcept { values_[static_cast<std::size_t>(count_++)] = a; }
+  std::size_t size() const noexcept { return static_cast<std::size_t>(count_); }
+  int operator[](std::size_t i) const noexcept { return values_[i]; }
+  int back() const noexcept { return values_[static_cast<std::size_t>(count_ - 1)]; }
+  const int *begin() const noexcept { return values_.data(); }
+  const int *end() const noexcept { return values_.data() + count_; }
+
+private:
+  std::array<int, max_dims> values_{};
+  int count_ = 0;
+};
 
 /// A pass along `axis` from a C-contiguous array of `in_shape` to one of `out_shape` (the two
 /// differ only along the axis, for the real transforms).
@@ -163,10 +173,16 @@ fft_step fft_step_along(fft_transform transform, bool double_precision, const st
   s.scale = scale;
   s.in = in;
   s.out = out;
-  s.in_shape = padded(in_shape);
-  s.out_shape = padded(out_shape);
-  s.in_strides = padded(array_view<const char, R>::contiguous_strides(in_shape));
-  s.out_strides = padded(array_view<const char, R>::contiguous_strides(out_shape));
+  // In place: the step is a kilobyte, zeroed once.
+  index_t in_stride = 1, out_stride = 1;
+  for (std::size_t d = R; d-- > 0;) {
+    s.in_shape[d] = in_shape[d];
+    s.out_shape[d] = out_shape[d];
+    s.in_strides[d] = in_stride;
+    s.out_strides[d] = out_stride;
+    in_stride *= in_shape[d];
+    out_stride *= out_shape[d];
+  }
   return s;
 }
 
@@ -188,12 +204,12 @@ inline void require_norm(std::string_view name, fft_norm norm, int argument) {
 }
 
 /// `axes` for an array of rank `rank`: in range, distinct, at least one.
-inline std::vector<int> fft_axes_of(std::string_view name, int argument, const fft_axes &axes, int rank) {
+inline fft_axis_list fft_axes_of(std::string_view name, int argument, const fft_axes &axes, int rank) {
   if (axes.count() == 0) throw argument_error(std::string(name), argument, "names no axis to transform");
   if (axes.count() > rank)
     throw argument_error(std::string(name), argument,
                          "names " + std::to_string(axes.count()) + " axes of an array of rank " + std::to_string(rank));
-  std::vector<int> out;
+  fft_axis_list out;
   for (int i = 0; i < axes.count(); ++i) {
     const int a = normalize_axis(name, argument, axes[i], rank);
     for (int b : out)
@@ -204,7 +220,7 @@ inline std::vector<int> fft_axes_of(std::string_view name, int argument, const f
 }
 
 template <std::size_t R>
-void require_points(std::string_view name, const std::array<index_t, R> &shape, const std::vector<int> &axes) {
+void require_points(std::string_view name, const std::array<index_t, R> &shape, const fft_axis_list &axes) {
   for (int a : axes)
     if (shape[static_cast<std::size_t>(a)] == 0)
       throw argument_error(std::string(name), 1, "has no points along axis " + std::to_string(a) + " to transform");
@@ -222,20 +238,25 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
     for (int d = 0; d < rank; ++d) n *= shape[static_cast<std::size_t>(d)];
     return n;
   };
+  const bool simulator = device_is_simulator(*c.device);
+  // Before a kernel of this call is queued: a missing cuFFT leaves the output as it was. A
+  // call whose first work is a cuFFT plan learns it there, before it queues anything.
+  bool cufft_found = simulator;
   const auto convert = [&](const void *in, void *out, index_t n, fft_conversion how) {
+    if (!std::exchange(cufft_found, true)) cufft_require(name);
     launch_over<fft_convert_entry<R>>(c, n, {static_cast<const R *>(in), static_cast<R *>(out), n, how});
   };
-  const bool simulator = device_is_simulator(*c.device);
-  // Before anything is queued: a missing cuFFT leaves the output as it was.
-  if (!simulator) cufft_require(name);
-  // cuFFT's passes not yet queued, consecutive: as few plans as can take them.
-  std::vector<fft_pass> pending;
-  pending.reserve(steps.size());
+  // cuFFT's passes not yet queued, consecutive: as few plans as can take them. In place for
+  // up to three (a call's host time is a few microseconds; a heap allocation is seen in it).
+  std::array<fft_pass, 3> few_pending;
+  std::vector<fft_pass> more_pending(steps.size() > few_pending.size() ? steps.size() : 0);
+  fft_pass *const pending = more_pending.empty() ? few_pending.data() : more_pending.data();
+  int pending_count = 0;
   const auto queue_pending = [&] {
-    for (std::size_t i = 0; i < pending.size();)
-      i += static_cast<std::size_t>(
-          fft_cuda_passes(name, pending.data() + i, static_cast<int>(pending.size() - i), *c.device, *c.stream));
-    pending.clear();
+    for (int i = 0; i < pending_count;)
+      i += fft_cuda_passes(name, pending + i, pending_count - i, *c.device, *c.stream);
+    if (pending_count > 0) cufft_found = true;
+    pending_count = 0;
   };
   double scale = 1;
   for (fft_step &s : steps) {
@@ -261,10 +282,13 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
     } else if (simulator) {
       host_work(*c.stream, [s] { fft_host(s.pass(true)); });
     } else {
-      pending.push_back(s.pass(false)); // its arrays stay in `steps`, which no longer grows
+      pending[pending_count++] = s.pass(false); // its arrays stay in `steps`
     }
   }
   queue_pending();
+  // Transforms of one point only, in place: nothing queued yet, and no cuFFT needed, but a
+  // call of this shape fails as any other where cuFFT is missing.
+  if (!cufft_found) cufft_require(name);
   const fft_step &last = steps.back();
   if (scale != 1) {
     const index_t reals = count(last.out_shape, last.rank) * (last.transform == fft_transform::c2r ? 1 : 2);
@@ -273,23 +297,26 @@ template <class R> void run_fft_on_device(std::string_view name, const device_ca
 }
 
 /// Runs `steps` where the call runs: at once on the host, else in stream order on the
-/// device. `keep` lives until they are done. R is the real type of the transforms.
-template <class R>
-void run_fft_steps(std::string_view name, const algorithm_site &site, std::vector<fft_step> steps,
-                   std::vector<std::shared_ptr<void>> keep) {
+/// device. `keep` (memory, or a list of it) lives until they are done. R is the real type of
+/// the transforms.
+template <class R, class Keep>
+void run_fft_steps(std::string_view name, const algorithm_site &site, std::vector<fft_step> steps, Keep keep) {
   if (!site.on_device()) {
     for (const fft_step &s : steps) fft_host(s.pass(site.parallel()));
     return;
   }
   run_fft_on_device<R>(name, *site.call, std::move(steps));
-  keep_until_done(*site.call, std::move(keep));
+  if constexpr (std::is_same_v<Keep, std::shared_ptr<void>>)
+    keep_until_done(*site.call, {std::move(keep)});
+  else
+    keep_until_done(*site.call, std::move(keep));
 }
 
 /// `shape` with `lengths[i]` along `along[i]`, checked: what an input is cropped or padded to.
 /// Without lengths, `shape` itself.
 template <std::size_t R>
 std::array<index_t, R> fft_sized(std::string_view name, int argument, std::array<index_t, R> shape,
-                                 const std::vector<int> &along, const fft_lengths *lengths) {
+                                 const fft_axis_list &along, const fft_lengths *lengths) {
   if (!lengths) return shape;
   if (lengths->count() != static_cast<int>(along.size()))
     throw argument_error(std::string(name), argument,
@@ -383,7 +410,7 @@ protected:
     static_assert(R >= 1, "an FFT takes an array");
     const algorithm_site site = site_of(name, this->placed_on(), x);
     const auto shape = shape_of(x);
-    const std::vector<int> along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
+    const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
     require_points(name, sized, along);
     require_norm(name, norm, norm_argument);
@@ -417,7 +444,7 @@ protected:
     constexpr std::size_t R = arg_of<AA>::rank;
     const algorithm_site site = site_of(name, this->placed_on(), x);
     const auto shape = shape_of(x);
-    const std::vector<int> along = fft_axes_of(name, 2, axes, static_cast<int>(R));
+    const fft_axis_list along = fft_axes_of(name, 2, axes, static_cast<int>(R));
     require_points(name, shape, along);
     require_norm(name, norm, norm_argument);
     // The array's own memory where it is contiguous and where the call runs; else a copy,
@@ -442,7 +469,7 @@ protected:
     static_assert(R >= 1, "an FFT takes an array");
     const algorithm_site site = site_of(name, this->placed_on(), x);
     const auto shape = shape_of(x);
-    const std::vector<int> along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
+    const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
     require_points(name, sized, along);
     require_norm(name, norm, norm_argument);
@@ -462,7 +489,7 @@ protected:
       steps.push_back(fft_step_along(fft_transform::c2c_forward, std::is_same_v<T, double>, out_shape, out_shape,
                                      along[i], n, fft_scale(norm, false, n), dst.data, dst.data));
     }
-    if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), {src.keep});
+    if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), src.keep);
     dst.deliver();
     return result;
   }
@@ -483,7 +510,7 @@ protected:
     static_assert(R >= 1, "an FFT takes an array");
     const algorithm_site site = site_of(name, this->placed_on(), x);
     const auto shape = shape_of(x);
-    const std::vector<int> along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
+    const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto last = static_cast<std::size_t>(along.back());
     auto out_shape = fft_sized(name, lengths_argument, shape, along, lengths);
     require_norm(name, norm, norm_argument);
@@ -564,7 +591,7 @@ protected:
 private:
   template <class T, class Complex, std::size_t R>
   static void run_c2c(std::string_view name, const algorithm_site &site, input_elements<T> &src,
-                      output_elements<Complex> &dst, const std::array<index_t, R> &shape, const std::vector<int> &along,
+                      output_elements<Complex> &dst, const std::array<index_t, R> &shape, const fft_axis_list &along,
                       fft_norm norm, bool inverse) {
     std::vector<fft_step> steps;
     steps.reserve(along.size()); // a step is a kilobyte: grown, the vector copies them
@@ -579,7 +606,7 @@ private:
       s.real_input = i == 0 && !std::is_same_v<T, Complex>;
       steps.push_back(s);
     }
-    if (elements_of(shape) > 0) run_fft_steps<real_of_t<Complex>>(name, site, std::move(steps), {src.keep});
+    if (elements_of(shape) > 0) run_fft_steps<real_of_t<Complex>>(name, site, std::move(steps), src.keep);
     dst.deliver();
   }
 };
@@ -737,7 +764,7 @@ private:
     static_assert(R >= 1, "fftshift takes an array");
     const algorithm_site site = site_of(name(), this->placed_on(), x);
     const auto shape = shape_of(x);
-    const std::vector<int> along = fft_axes_of(name(), 2, axes, static_cast<int>(R));
+    const fft_axis_list along = fft_axes_of(name(), 2, axes, static_cast<int>(R));
     // Where each output element's value comes from, per dimension: an offset below its
     // extent. fftshift moves element k to k + n/2; ifftshift moves it back.
     std::array<index_t, R> reals = shape, from{};

@@ -6,10 +6,12 @@
 // stream, and launch its kernels.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -190,6 +192,17 @@ template <class E> void launch_over(const device_call &c, index_t work, const ty
 inline void keep_until_done(const device_call &c, std::vector<std::shared_ptr<void>> what) {
   keep_until_done(*c.stream, std::move(what));
 }
+/// The same for a few pointers in braces, without building their list on the heap where none
+/// needs holding (the common case: a device array of the call's own stream).
+inline void keep_until_done(stream_state &s, std::initializer_list<std::shared_ptr<void>> what) {
+  if (std::all_of(what.begin(), what.end(),
+                  [&](const std::shared_ptr<void> &p) { return !p || freed_in_order_on(p, s); }))
+    return;
+  keep_until_done(s, std::vector<std::shared_ptr<void>>(what));
+}
+inline void keep_until_done(const device_call &c, std::initializer_list<std::shared_ptr<void>> what) {
+  keep_until_done(*c.stream, what);
+}
 
 /// Copies `n` elements between device memory laid out as `from` and as `to` (same shape), on
 /// the call's stream.
@@ -287,7 +300,8 @@ public:
         if (c_contiguous<arg::rank>(l)) {
           out.data = static_cast<T *>(const_cast<void *>(l.data));
           // The array's memory, held until the call's work is done (owned_device_memory).
-          if (auto owned = owned_device_memory(a))
+          // Memory freed in the order of the call's own stream needs nothing.
+          if (auto owned = owned_device_memory(a); owned && !freed_in_order_on(owned, *site.call->stream))
             out.deliver_ = [c = *site.call, owned = std::move(owned)] { keep_until_done(c, {owned}); };
         } else {
           // A strided device view: results made contiguous, then scattered into it on the device.

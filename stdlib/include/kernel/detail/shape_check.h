@@ -74,11 +74,10 @@ inline void require_distinct_elements(std::string_view callee, int argument, con
 /// Largest byte size of one object (what operator new and the device allocators accept).
 inline constexpr std::uint64_t max_object_bytes = static_cast<std::uint64_t>(PTRDIFF_MAX);
 
-/// The number of elements of `shape` (rank `rank`, elements of `elem_size` bytes), after
-/// checking that no extent is negative and that the count and its bytes fit one object.
-/// Errors are `argument_error`s of `callee` naming `argument` (0: the call) and the dimension.
-inline index_t checked_size(std::string_view callee, int argument, const index_t *shape, int rank,
-                            std::size_t elem_size) {
+/// checked_size where a shape has an extent of 0 or less, or its count overflows: it
+/// throws, or returns 0 for an empty shape. Out of line: checked_size's common case inlines.
+[[gnu::noinline]] inline index_t checked_size_of_unusual(std::string_view callee, int argument, const index_t *shape,
+                                                         int rank, std::size_t elem_size) {
   for (int d = 0; d < rank; ++d)
     if (shape[d] < 0)
       throw argument_error(std::string(callee), argument,
@@ -97,6 +96,24 @@ inline index_t checked_size(std::string_view callee, int argument, const index_t
                                ": its size overflows at dimension " + std::to_string(d) + " (at most " +
                                std::to_string(max_object_bytes) + " bytes)");
   }
+  return static_cast<index_t>(n);
+}
+
+/// The number of elements of `shape` (rank `rank`, elements of `elem_size` bytes), after
+/// checking that no extent is negative and that the count and its bytes fit one object.
+/// Errors are `argument_error`s of `callee` naming `argument` (0: the call) and the dimension.
+/// Every call checks its arrays' shapes, often more than once: the common case, positive
+/// extents whose count fits, is a loop the compiler can inline.
+inline index_t checked_size(std::string_view callee, int argument, const index_t *shape, int rank,
+                            std::size_t elem_size) {
+  std::uint64_t n = 1;
+  bool overflow = false;
+  for (int d = 0; d < rank; ++d) {
+    if (shape[d] <= 0) return checked_size_of_unusual(callee, argument, shape, rank, elem_size);
+    overflow |= __builtin_mul_overflow(n, static_cast<std::uint64_t>(shape[d]), &n);
+  }
+  if (overflow || n > max_object_bytes / (elem_size ? elem_size : 1))
+    return checked_size_of_unusual(callee, argument, shape, rank, elem_size);
   return static_cast<index_t>(n);
 }
 
