@@ -16,7 +16,8 @@ echo "$out"
 ((rc == 0)) || { echo "FAIL: the benchmark exited with $rc" >&2; exit 1; }
 grep -q "null GPU" <<<"$out" || { echo "FAIL: the runtime did not take the null driver" >&2; exit 1; }
 for call in "ufunc on three device arrays" "launch of a 4-argument kernel" "fft_inplace 64^2 complex64" \
-  "rfft2 64^2 float32" "irfft2 64^2 float32"; do
+  "rfft2 64^2 float32 (a new array)" "irfft2 64^2 float32 (a new array)" "rfft2 64^2 float32 (into an array)" \
+  "irfft2 64^2 float32 (into an array)"; do
   grep -q "^$call.* ns per call" <<<"$out" || { echo "FAIL: no figure for '$call'" >&2; exit 1; }
 done
 # irfft2 of 64 x 64 is one two-dimensional C2R plan (type 0x2c) of the whole array.

@@ -128,7 +128,20 @@ bool continues(const fft_pass &first, const fft_pass &q, fft_transform t) {
 
 } // namespace
 
+namespace {
+
+/// A pass's rank, which the layouts' fixed lists hold: at most max_dims, as kernel/fft.h's
+/// arrays (fft_cuda takes any pass).
+void require_rank(const fft_pass &p) {
+  if (p.rank < 1 || p.rank > max_dims)
+    throw std::invalid_argument("cuFFT pass: rank " + std::to_string(p.rank) + " is not between 1 and " +
+                                std::to_string(max_dims));
+}
+
+} // namespace
+
 cufft_layout cufft_layout_of(const fft_pass &p) {
+  require_rank(p);
   cufft_layout c;
   const auto axis = static_cast<std::size_t>(p.axis);
   c.n = p.n;
@@ -155,6 +168,7 @@ cufft_layout cufft_layout_of(const fft_pass &p) {
 
 std::optional<cufft_layout> cufft_layout_of_axes(const fft_pass &p, std::span<const int> axes) {
   if (axes.size() < 2 || axes.size() > 3) return std::nullopt;
+  require_rank(p);
   const bool real = p.transform == fft_transform::r2c || p.transform == fft_transform::c2r;
   for (int d = 0; d < p.rank; ++d) {
     const auto u = static_cast<std::size_t>(d);

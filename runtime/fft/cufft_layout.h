@@ -33,8 +33,10 @@ public:
   // Only the values held are copied (nor are the others ever set).
   fixed_list(const fixed_list &o) noexcept : size_(o.size_) { std::copy(o.begin(), o.end(), begin()); }
   fixed_list &operator=(const fixed_list &o) noexcept {
-    size_ = o.size_;
-    std::copy(o.begin(), o.end(), begin());
+    if (this != &o) {
+      size_ = o.size_;
+      std::copy(o.begin(), o.end(), begin());
+    }
     return *this;
   }
   void push_back(const T &v) noexcept { values_[size_++] = v; }
@@ -113,7 +115,8 @@ struct cufft_layout {
   void offsets(index_t e, index_t &in, index_t &out) const noexcept;
 };
 
-/// The layout of pass `p`; throws std::invalid_argument when its strides are not positive.
+/// The layout of pass `p`; throws std::invalid_argument when its strides are not positive or
+/// its rank is above max_dims.
 cufft_layout cufft_layout_of(const fft_pass &p);
 
 /// One plan for the transforms of `p`'s arrays along `axes` (two or three, distinct, each

@@ -413,6 +413,19 @@ TEST(CufftLayout, StridesMustBePositive) {
       std::invalid_argument);
 }
 
+// The layouts hold at most max_dims dimensions in place: a pass of more is refused, where a
+// list would overflow (kernel/fft.h makes none: its arrays have at most 32 dimensions).
+TEST(CufftLayout, RankAboveMaxDimsIsRefused) {
+  const array_layout wide = c_contiguous(std::vector<index_t>(33, 2));
+  const fft_pass p = pass_of(fft_transform::c2c_forward, wide, wide, 32, 2);
+  EXPECT_THROW(kernel::detail::cufft_layout_of(p), std::invalid_argument);
+  EXPECT_THROW((void)kernel::detail::cufft_layout_of_axes(p, std::vector<int>{31, 32}), std::invalid_argument);
+  // At max_dims, every dimension but the axis a loop or the batch.
+  const array_layout most = c_contiguous(std::vector<index_t>(32, 2));
+  const cufft_layout l = kernel::detail::cufft_layout_of(pass_of(fft_transform::c2c_forward, most, most, 0, 2));
+  EXPECT_EQ(l.executions() * l.batch, index_t{1} << 31);
+}
+
 // libcufft is looked for where KERNEL_CUFFT_LIBRARY says: a missing file and a library
 // without cuFFT's functions are target_unavailable_error naming the call and the path.
 TEST(CufftLibrary, MissingOrWrongLibrary) {

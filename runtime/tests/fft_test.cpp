@@ -429,6 +429,117 @@ TEST_P(Targets, ErrorsNameTheCallAndWriteNothing) {
   EXPECT_EQ(row, (std::vector<cf>{cf(1), cf(2), cf(3), cf(4)}));
 }
 
+// NumPy's `out`: every transform writes into an array given as its second argument what it
+// would return, on every target: contiguous or strided (the elements between left alone), of
+// the other precision (host arrays convert), the input itself for the complex transforms. A
+// wrong shape, or an overlap with the input, is an argument_error naming argument 2 that
+// writes nothing; so is a device array of the other precision (never converted implicitly).
+TEST_P(Targets, IntoGivenArrays) {
+  const kernel::target t = GetParam();
+  const std::vector<cd> v = random_complex(6 * 8, 21);
+  kernel::ndarray<cf, 2> x({6, 8});
+  kernel::ndarray<float, 2> r({6, 8});
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    x.data()[i] = cf(v[i]);
+    r.data()[i] = static_cast<float>(v[i].real());
+  }
+  const auto close = [](const auto &got, const auto &want) {
+    EXPECT_EQ(got.shape(), want.shape());
+    return relative_error(got.data(), want.data(), static_cast<std::size_t>(want.size()));
+  };
+  kernel::ndarray<cf, 2> a({6, 8});
+  kernel::fft.on(t)(x, a);
+  EXPECT_LT(close(a, kernel::fft.on(t)(x)), 1e-6);
+  kernel::ndarray<cf, 2> padded({10, 8});
+  kernel::fft.on(t)(x, padded, 10, 0, kernel::fft_norm::forward);
+  EXPECT_LT(close(padded, kernel::fft.on(t)(x, 10, 0, kernel::fft_norm::forward)), 1e-6);
+  kernel::ndarray<cd, 2> wide({6, 8}); // complex128 results of complex64 transforms
+  kernel::ifft2.on(t)(x, wide);
+  EXPECT_LT(close(wide, kernel::ifft2.on(t)(x)), 1e-6);
+  // Every other column of a wider array: the columns between keep their values.
+  kernel::ndarray<cf, 2> every_other({6, 16}, cf(7, 7));
+  kernel::array_view<cf, 2> even(every_other.data(), {6, 8}, {16, 2});
+  kernel::fftn.on(t)(x, even, {0, 1}, kernel::fft_norm::ortho);
+  const auto want_ortho = kernel::fftn.on(t)(x, {0, 1}, kernel::fft_norm::ortho);
+  for (kernel::index_t i = 0; i < 6; ++i)
+    for (kernel::index_t j = 0; j < 8; ++j) {
+      ASSERT_LT(std::abs(cd(every_other(i, 2 * j)) - cd(want_ortho(i, j))), 1e-5);
+      ASSERT_EQ(every_other(i, 2 * j + 1), cf(7, 7));
+    }
+  // The input itself, as fft_inplace.
+  kernel::ndarray<cf, 2> y = x;
+  kernel::fft2.on(t)(y, y);
+  EXPECT_LT(close(y, kernel::fft2.on(t)(x)), 1e-6);
+  // The real transforms.
+  kernel::ndarray<cf, 2> half({6, 5});
+  kernel::rfft2.on(t)(r, half);
+  const auto want_half = kernel::rfft2.on(t)(r);
+  EXPECT_LT(close(half, want_half), 1e-6);
+  std::vector<cf> row(5);
+  kernel::rfft.on(t)(std::vector<float>(r.data(), r.data() + 8), row);
+  EXPECT_LT(relative_error(row.data(), kernel::rfft.on(t)(std::vector<float>(r.data(), r.data() + 8)).data(), 5), 1e-6);
+  kernel::ndarray<float, 2> back({6, 8});
+  kernel::irfft2.on(t)(half, back);
+  EXPECT_LT(close(back, r), 1e-5);
+  kernel::ndarray<double, 2> back_wide({6, 8});
+  kernel::irfftn.on(t)(half, back_wide, {0, 1}, {6, 8});
+  EXPECT_LT(close(back_wide, r), 1e-5);
+  kernel::ndarray<double, 1> line(8);
+  kernel::irfft.on(t)(std::vector<cf>(half.data(), half.data() + 5), line, 8);
+  EXPECT_LT(
+      relative_error(line.data(), kernel::irfft.on(t)(std::vector<cf>(half.data(), half.data() + 5), 8).data(), 8),
+      1e-6);
+  // Errors: nothing written.
+  kernel::ndarray<cf, 2> wrong({6, 8}, cf(3, 3));
+  try {
+    kernel::rfft2.on(t)(r, wrong);
+    FAIL() << "an output of the input's shape";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("'rfft2': argument 2: has shape (6, 8) but the results have shape (6, 5)"),
+              std::string::npos)
+        << e.what();
+  }
+  kernel::ndarray<cf, 1> shared({56}, cf(1, 1));
+  kernel::array_view<cf, 2> first(shared.data(), {6, 8}, {8, 1}), shifted(shared.data() + 8, {6, 8}, {8, 1});
+  try {
+    kernel::fft2.on(t)(first, shifted);
+    FAIL() << "an output overlapping the input";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("overlaps argument 1"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(kernel::ifft.on(t)(x, wrong, 4), kernel::argument_error); // 4 points: shape (6, 4)
+  for (kernel::index_t i = 0; i < wrong.size(); ++i) ASSERT_EQ(wrong.data()[i], cf(3, 3));
+  for (kernel::index_t i = 0; i < shared.size(); ++i) ASSERT_EQ(shared.data()[i], cf(1, 1));
+  if (t == kernel::target::cpu || t == kernel::target::parallel) return;
+  // Device arrays: results stay on the device; a device output of the other precision is refused.
+  auto dx = kernel::to_device(x, kernel_test::device());
+  kernel::device_array<cf, 2> dout({6, 8}, kernel_test::device());
+  kernel::fft2(dx, dout);
+  EXPECT_LT(close(dout.copy_to_host(), kernel::fft2.on(kernel::target::cpu)(x)), 1e-6);
+  auto dr = kernel::to_device(r, kernel_test::device());
+  kernel::device_array<cf, 2> dhalf({6, 5}, kernel_test::device());
+  kernel::rfft2(dr, dhalf);
+  EXPECT_LT(close(dhalf.copy_to_host(), want_half), 1e-6);
+  kernel::device_array<float, 2> dback({6, 8}, kernel_test::device());
+  kernel::irfft2(dhalf, dback);
+  EXPECT_LT(close(dback.copy_to_host(), r), 1e-5);
+  kernel::device_array<cd, 2> dwide({6, 8}, kernel_test::device());
+  try {
+    kernel::fft2(dx, dwide);
+    FAIL() << "a complex128 device array for complex64 results";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("never converted"), std::string::npos) << e.what();
+  }
+  // A host output of a device input: the results come back to it.
+  kernel::ndarray<cf, 2> host_out({6, 8});
+  kernel::fft2(dx, host_out);
+  kernel_test::device().synchronize();
+  EXPECT_LT(close(host_out, kernel::fft2.on(kernel::target::cpu)(x)), 1e-6);
+}
+
 /// `x` (row-major, of `from`) cropped or padded with zeros to `to`.
 template <class T>
 std::vector<T> resized(const std::vector<T> &x, const std::vector<kernel::index_t> &from,

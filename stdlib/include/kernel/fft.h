@@ -11,6 +11,8 @@
 //   auto R = kernel::rfft2(image);                // real along the last axis, complex the other
 //   auto r = kernel::irfft2(R, {-2, -1}, {h, w}); // rfftn, irfftn: along any axes
 //   auto P = kernel::fft2(x, {0, 1}, {64, 64});   // lengths (NumPy's s): cropped or zero-padded
+//   kernel::rfft2(image, spectrum);               // into a given array (NumPy's out), second
+//   kernel::fft(x, X, {}, 0);                     // then the same arguments as without it
 //   auto C = kernel::fftshift(F);                 // zero frequency in the middle; ifftshift back
 //   auto f = kernel::fftfreq(n, dt);              // the coefficients' frequencies; rfftfreq
 //   kernel::fft_inplace(image);                   // complex arrays, every axis by default
@@ -395,40 +397,120 @@ input_elements<T> fft_resized(const algorithm_site &site, const input_elements<T
   return out;
 }
 
+/// Where a call's results go: a new array made for them (errors about it name argument 0,
+/// the call's result)...
+struct fft_new_array {
+  static constexpr bool new_array = true;
+  static constexpr int argument = 0;
+};
+/// ... or the caller's array `array`, argument 2 (NumPy's `out`): of the results' shape, any
+/// strides; a host array of the other precision takes them converted, a device array must be
+/// of their type (device arrays are never converted implicitly).
+template <class Out> struct fft_into {
+  static constexpr bool new_array = false;
+  static constexpr int argument = 2;
+  Out &array;
+};
+
+/// An argument that is an output array rather than a length, an axis or a norm.
+template <class O>
+concept fft_output_array = ufunc_arg<O &>::supported && !ufunc_arg<O &>::is_scalar;
+
+/// Whether the output array `Out` takes a transform's results of input `A` (coefficients
+/// where Complex, else real values): of their rank, complex or real as they are (of either
+/// precision). Where not, the call stops at compile time here, with one message, and the
+/// transform is not instantiated.
+template <class Out, class A, bool Complex> constexpr bool fft_output_fits() {
+  using E = evaluated_t<A>;
+  using O = element_of<std::remove_cvref_t<Out>>;
+  constexpr bool rank = arg_of<std::remove_cvref_t<Out>>::rank == arg_of<E>::rank;
+  static_assert(rank, "an FFT's output array (argument 2) has the rank of its input");
+  if constexpr (Complex) {
+    constexpr bool kind = std::is_same_v<O, std::complex<float>> || std::is_same_v<O, std::complex<double>>;
+    static_assert(kind, "the output of a transform to coefficients is a complex64 or complex128 array");
+    return rank && kind;
+  } else {
+    constexpr bool kind = std::is_same_v<O, float> || std::is_same_v<O, double>;
+    static_assert(kind, "the output of an inverse real transform (irfft, irfft2, irfftn) is a float32 or float64 "
+                        "array");
+    return rank && kind;
+  }
+}
+
+/// fft_output_fits for the array of `Sink`; a new array always fits.
+template <class Sink, class A, bool Complex> constexpr bool fft_sink_fits() {
+  if constexpr (Sink::new_array)
+    return true;
+  else
+    return fft_output_fits<decltype(std::declval<const Sink &>().array), A, Complex>();
+}
+
+/// The array a call's results of type T and `shape` go to, for `sink`: made into `made`, or the
+/// caller's (fft_output_fits), checked: its shape, and that it does not overlap the input `x`,
+/// unless it is exactly `x` where `may_be_input`.
+template <class T, std::size_t R, bool Device, class Sink, class A>
+auto &fft_output(std::string_view name, const algorithm_site &site, const Sink &sink,
+                 std::optional<result_array<T, R, Device>> &made, const std::array<index_t, R> &shape, const A &x,
+                 bool may_be_input) {
+  if constexpr (Sink::new_array) {
+    return made.emplace(make_result<T, R, Device>(site, shape));
+  } else {
+    const auto got = shape_of(sink.array);
+    if (got != shape)
+      throw argument_error(std::string(name), Sink::argument,
+                           "has shape " + kernel::shape_string(got) + " but the results have shape " +
+                               kernel::shape_string(shape));
+    require_apart(name, Sink::argument, sink.array, 1, x, may_be_input);
+    return sink.array;
+  }
+}
+
+/// The site of a call reading `x` and writing to `sink`'s array: the output's device counts.
+template <class Sink, class A>
+algorithm_site fft_site(std::string_view name, const placement &p, const Sink &sink, const A &x) {
+  if constexpr (Sink::new_array)
+    return site_of(name, p, x);
+  else
+    return site_of(name, p, x, sink.array);
+}
+
 template <class Derived> class fft_calls : public placed<Derived> {
 protected:
   /// Complex transforms along `axes` (argument `axes_argument`) of any array, cropped or
-  /// padded to `lengths` (argument `lengths_argument`) when given, into a new complex array.
-  template <class A>
-  auto transform(std::string_view name, const A &x, const fft_axes &axes, int axes_argument, const fft_lengths *lengths,
-                 int lengths_argument, fft_norm norm, int norm_argument, bool inverse) const {
+  /// padded to `lengths` (argument `lengths_argument`) when given, into a new complex array
+  /// or the caller's (`sink`; it may be `x` itself).
+  template <class Sink, class A>
+  auto transform(std::string_view name, const Sink &sink, const A &x, const fft_axes &axes, int axes_argument,
+                 const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument,
+                 bool inverse) const {
     require_array<A>();
     using T = element_of<A>;
     static_assert(fft_element<T>, "FFTs take float32, float64, complex64 or complex128 arrays");
     using Complex = std::complex<real_of_t<T>>;
     constexpr std::size_t R = arg_of<A>::rank;
     static_assert(R >= 1, "an FFT takes an array");
-    const algorithm_site site = site_of(name, this->placed_on(), x);
+    const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
     const auto shape = shape_of(x);
     const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
     require_points(name, sized, along);
     require_norm(name, norm, norm_argument);
-    auto result = make_result<Complex, R, is_device_arg<A>>(site, sized);
+    std::optional<result_array<Complex, R, is_device_arg<A>>> made;
+    auto &result = fft_output<Complex, R, is_device_arg<A>>(name, site, sink, made, sized, x, true);
+    output_elements<Complex> dst = output_elements<Complex>::make(site, name, Sink::argument, result);
     input_elements<T> src = input_on<T>(site, name, 1, x);
     if (sized != shape) src = fft_resized(site, src, shape, sized);
-    output_elements<Complex> dst = output_elements<Complex>::make(site, name, 0, result);
     run_c2c(name, site, src, dst, sized, along, norm, inverse);
-    return result;
+    if constexpr (Sink::new_array) return std::move(*made);
   }
 
   /// An expression's transforms: the expression is evaluated into an array first, where the
   /// call is placed (as for the array algorithms).
-  template <class N>
-  auto transform(std::string_view name, const kernel::expr<N> &x, const fft_axes &axes, int axes_argument,
-                 const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument,
+  template <class Sink, class N>
+  auto transform(std::string_view name, const Sink &sink, const kernel::expr<N> &x, const fft_axes &axes,
+                 int axes_argument, const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument,
                  bool inverse) const {
-    return transform(name, evaluated(this->placed_on(), x), axes, axes_argument, lengths, lengths_argument, norm,
+    return transform(name, sink, evaluated(this->placed_on(), x), axes, axes_argument, lengths, lengths_argument, norm,
                      norm_argument, inverse);
   }
 
@@ -457,8 +539,8 @@ protected:
   /// The transform of real values: along the last of `axes` (argument `axes_argument`) real
   /// to its n/2+1 first coefficients, then complex along the others (NumPy's rfftn), each
   /// input length cropped or padded to `lengths` when given.
-  template <class A>
-  auto real_forward(std::string_view name, const A &x, const fft_axes &axes, int axes_argument,
+  template <class Sink, class A>
+  auto real_forward(std::string_view name, const Sink &sink, const A &x, const fft_axes &axes, int axes_argument,
                     const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument) const {
     require_array<A>();
     using T = element_of<A>;
@@ -467,7 +549,7 @@ protected:
     using Complex = std::complex<T>;
     constexpr std::size_t R = arg_of<A>::rank;
     static_assert(R >= 1, "an FFT takes an array");
-    const algorithm_site site = site_of(name, this->placed_on(), x);
+    const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
     const auto shape = shape_of(x);
     const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
@@ -476,10 +558,11 @@ protected:
     const auto last = static_cast<std::size_t>(along.back());
     auto out_shape = sized;
     out_shape[last] = sized[last] / 2 + 1;
-    auto result = make_result<Complex, R, is_device_arg<A>>(site, out_shape);
+    std::optional<result_array<Complex, R, is_device_arg<A>>> made;
+    auto &result = fft_output<Complex, R, is_device_arg<A>>(name, site, sink, made, out_shape, x, false);
+    output_elements<Complex> dst = output_elements<Complex>::make(site, name, Sink::argument, result);
     input_elements<T> src = input_on<T>(site, name, 1, x);
     if (sized != shape) src = fft_resized(site, src, shape, sized);
-    output_elements<Complex> dst = output_elements<Complex>::make(site, name, 0, result);
     std::vector<fft_step> steps;
     steps.reserve(along.size());
     steps.push_back(fft_step_along(fft_transform::r2c, std::is_same_v<T, double>, sized, out_shape, along.back(),
@@ -491,15 +574,15 @@ protected:
     }
     if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), src.keep);
     dst.deliver();
-    return result;
+    if constexpr (Sink::new_array) return std::move(*made);
   }
 
   /// The inverse of real_forward: complex along all but the last of `axes`, then to real
   /// values along the last, of `lengths` when given (the input cropped or padded to n/2+1
   /// coefficients for a length n), else of the input's lengths and 2 (m - 1) for m
   /// coefficients along the last axis.
-  template <class A>
-  auto real_inverse(std::string_view name, const A &x, const fft_axes &axes, int axes_argument,
+  template <class Sink, class A>
+  auto real_inverse(std::string_view name, const Sink &sink, const A &x, const fft_axes &axes, int axes_argument,
                     const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument) const {
     require_array<A>();
     using C = element_of<A>;
@@ -508,7 +591,7 @@ protected:
     using T = typename C::value_type;
     constexpr std::size_t R = arg_of<A>::rank;
     static_assert(R >= 1, "an FFT takes an array");
-    const algorithm_site site = site_of(name, this->placed_on(), x);
+    const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
     const auto shape = shape_of(x);
     const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
     const auto last = static_cast<std::size_t>(along.back());
@@ -525,11 +608,12 @@ protected:
     // The coefficients the output reads.
     auto needed = out_shape;
     needed[last] = out_shape[last] / 2 + 1;
-    auto result = make_result<T, R, is_device_arg<A>>(site, out_shape);
+    std::optional<result_array<T, R, is_device_arg<A>>> made;
+    auto &result = fft_output<T, R, is_device_arg<A>>(name, site, sink, made, out_shape, x, false);
+    output_elements<T> dst = output_elements<T>::make(site, name, Sink::argument, result);
     input_elements<C> src = input_on<C>(site, name, 1, x);
     bool own_copy = needed != shape;
     if (own_copy) src = fft_resized(site, src, shape, needed);
-    output_elements<T> dst = output_elements<T>::make(site, name, 0, result);
     std::vector<fft_step> steps;
     steps.reserve(along.size());
     std::vector<std::shared_ptr<void>> keep{src.keep};
@@ -585,7 +669,7 @@ protected:
     }
     if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), std::move(keep));
     dst.deliver();
-    return result;
+    if constexpr (Sink::new_array) return std::move(*made);
   }
 
 private:
@@ -616,7 +700,9 @@ private:
 namespace detail {
 
 /// fft and ifft: along one axis (the last by default), as NumPy's fft(a, n, axis, norm): the
-/// input cropped or padded with zeros to `n` points when given (`{}`: its length).
+/// input cropped or padded with zeros to `n` points when given (`{}`: its length). Every
+/// transform also writes into a given array, NumPy's `out`, as its second argument:
+/// `fft(x, out, n, axis, norm)` (`out` may be `x` itself for the complex transforms).
 template <bool Inverse> class fft_1d_fn : public fft_calls<fft_1d_fn<Inverse>> {
 public:
   constexpr fft_1d_fn() noexcept = default;
@@ -624,7 +710,14 @@ public:
   template <class A>
   auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
     const fft_lengths lengths{n.value_or(0)};
-    return this->transform(name(), x, fft_axes{axis}, 3, n ? &lengths : nullptr, 2, norm, 4, Inverse);
+    return this->transform(name(), fft_new_array{}, x, fft_axes{axis}, 3, n ? &lengths : nullptr, 2, norm, 4, Inverse);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, std::optional<index_t> n = {}, int axis = -1,
+                  fft_norm norm = fft_norm::backward) const {
+    const fft_lengths lengths{n.value_or(0)};
+    if constexpr (fft_output_fits<Out, A, true>())
+      this->transform(name(), fft_into<Out>{out}, x, fft_axes{axis}, 4, n ? &lengths : nullptr, 3, norm, 5, Inverse);
   }
 };
 
@@ -635,12 +728,23 @@ public:
   static constexpr std::string_view name() noexcept { return Inverse ? "ifft2" : "fft2"; }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, 2, nullptr, 3, norm, 3, Inverse);
+    return this->transform(name(), fft_new_array{}, x, axes, 2, nullptr, 3, norm, 3, Inverse);
   }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes, const fft_lengths &lengths,
                   fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, 2, &lengths, 3, norm, 4, Inverse);
+    return this->transform(name(), fft_new_array{}, x, axes, 2, &lengths, 3, norm, 4, Inverse);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
+    if constexpr (fft_output_fits<Out, A, true>())
+      this->transform(name(), fft_into<Out>{out}, x, axes, 3, nullptr, 4, norm, 4, Inverse);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, const fft_axes &axes, const fft_lengths &lengths,
+                  fft_norm norm = fft_norm::backward) const {
+    if constexpr (fft_output_fits<Out, A, true>())
+      this->transform(name(), fft_into<Out>{out}, x, axes, 3, &lengths, 4, norm, 5, Inverse);
   }
 };
 
@@ -650,15 +754,33 @@ public:
   constexpr fft_nd_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "ifftn" : "fftn"; }
   template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, fft_axes::all(arg_of<evaluated_t<A>>::rank), 2, nullptr, 3, norm, 2, Inverse);
+    return this->transform(name(), fft_new_array{}, x, fft_axes::all(arg_of<evaluated_t<A>>::rank), 2, nullptr, 3, norm,
+                           2, Inverse);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, 2, nullptr, 3, norm, 3, Inverse);
+    return this->transform(name(), fft_new_array{}, x, axes, 2, nullptr, 3, norm, 3, Inverse);
   }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes, const fft_lengths &lengths,
                   fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), x, axes, 2, &lengths, 3, norm, 4, Inverse);
+    return this->transform(name(), fft_new_array{}, x, axes, 2, &lengths, 3, norm, 4, Inverse);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, fft_norm norm = fft_norm::backward) const {
+    if constexpr (fft_output_fits<Out, A, true>())
+      this->transform(name(), fft_into<Out>{out}, x, fft_axes::all(arg_of<evaluated_t<A>>::rank), 3, nullptr, 4, norm,
+                      3, Inverse);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
+    if constexpr (fft_output_fits<Out, A, true>())
+      this->transform(name(), fft_into<Out>{out}, x, axes, 3, nullptr, 4, norm, 4, Inverse);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, const fft_axes &axes, const fft_lengths &lengths,
+                  fft_norm norm = fft_norm::backward) const {
+    if constexpr (fft_output_fits<Out, A, true>())
+      this->transform(name(), fft_into<Out>{out}, x, axes, 3, &lengths, 4, norm, 5, Inverse);
   }
 };
 
@@ -679,7 +801,8 @@ public:
 /// The real transforms along one axis, as NumPy's (a, n, axis, norm): rfft (the n/2+1 first
 /// coefficients of n real values, the input cropped or padded with zeros to `n` when given)
 /// and irfft (`n` real values, by default 2 (m - 1) for m coefficients, from the first n/2+1,
-/// the coefficients cropped or padded with zeros to that many).
+/// the coefficients cropped or padded with zeros to that many). Into a given array (never the
+/// input): `rfft(x, out, n, axis, norm)`.
 class rfft_fn : public fft_calls<rfft_fn> {
 public:
   constexpr rfft_fn() noexcept = default;
@@ -687,8 +810,16 @@ public:
   template <class A>
   auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
     const fft_lengths lengths{n.value_or(0)};
-    return this->real_forward(name(), evaluated(this->placed_on(), x), fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
-                              norm, 4);
+    return this->real_forward(name(), fft_new_array{}, evaluated(this->placed_on(), x), fft_axes{axis}, 3,
+                              n ? &lengths : nullptr, 2, norm, 4);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, std::optional<index_t> n = {}, int axis = -1,
+                  fft_norm norm = fft_norm::backward) const {
+    const fft_lengths lengths{n.value_or(0)};
+    if constexpr (fft_output_fits<Out, A, true>())
+      this->real_forward(name(), fft_into<Out>{out}, evaluated(this->placed_on(), x), fft_axes{axis}, 4,
+                         n ? &lengths : nullptr, 3, norm, 5);
   }
 };
 class irfft_fn : public fft_calls<irfft_fn> {
@@ -698,13 +829,22 @@ public:
   template <class A>
   auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
     const fft_lengths lengths{n.value_or(0)};
-    return this->real_inverse(name(), evaluated(this->placed_on(), x), fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
-                              norm, 4);
+    return this->real_inverse(name(), fft_new_array{}, evaluated(this->placed_on(), x), fft_axes{axis}, 3,
+                              n ? &lengths : nullptr, 2, norm, 4);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, std::optional<index_t> n = {}, int axis = -1,
+                  fft_norm norm = fft_norm::backward) const {
+    const fft_lengths lengths{n.value_or(0)};
+    if constexpr (fft_output_fits<Out, A, false>())
+      this->real_inverse(name(), fft_into<Out>{out}, evaluated(this->placed_on(), x), fft_axes{axis}, 4,
+                         n ? &lengths : nullptr, 3, norm, 5);
   }
 };
 
 /// rfft2 and irfft2, rfftn and irfftn: the real transforms along several axes (NumPy's), the
-/// real one along the last of them. Two axes (the last two) by default, or every axis.
+/// real one along the last of them. Two axes (the last two by default), or every axis. Into
+/// a given array as the second argument, as the others.
 template <bool Inverse, bool AllAxes> class real_nd_fn : public fft_calls<real_nd_fn<Inverse, AllAxes>> {
 public:
   constexpr real_nd_fn() noexcept = default;
@@ -712,15 +852,28 @@ public:
     return AllAxes ? (Inverse ? "irfftn" : "rfftn") : (Inverse ? "irfft2" : "rfft2");
   }
   template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return run(x, default_axes<A>(), nullptr, norm, 2);
+    return run(fft_new_array{}, x, default_axes<A>(), nullptr, norm, 2);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
-    return run(x, axes, nullptr, norm, 3);
+    return run(fft_new_array{}, x, axes, nullptr, norm, 3);
   }
   template <class A>
   auto operator()(const A &x, const fft_axes &axes, const fft_lengths &lengths,
                   fft_norm norm = fft_norm::backward) const {
-    return run(x, axes, &lengths, norm, 4);
+    return run(fft_new_array{}, x, axes, &lengths, norm, 4);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, fft_norm norm = fft_norm::backward) const {
+    run(fft_into<Out>{out}, x, default_axes<A>(), nullptr, norm, 3);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
+    run(fft_into<Out>{out}, x, axes, nullptr, norm, 4);
+  }
+  template <class A, fft_output_array Out>
+  void operator()(const A &x, Out &&out, const fft_axes &axes, const fft_lengths &lengths,
+                  fft_norm norm = fft_norm::backward) const {
+    run(fft_into<Out>{out}, x, axes, &lengths, norm, 5);
   }
 
 private:
@@ -730,13 +883,20 @@ private:
     else
       return fft_axes{-2, -1};
   }
-  template <class A>
-  auto run(const A &x, const fft_axes &axes, const fft_lengths *lengths, fft_norm norm, int norm_argument) const {
-    const auto &array = evaluated(this->placed_on(), x);
-    if constexpr (Inverse)
-      return this->real_inverse(name(), array, axes, 2, lengths, 3, norm, norm_argument);
-    else
-      return this->real_forward(name(), array, axes, 2, lengths, 3, norm, norm_argument);
+  /// The axes are argument 2 (3 after an output array), the lengths the next one.
+  template <class Sink, class A>
+  auto run(const Sink &sink, const A &x, const fft_axes &axes, const fft_lengths *lengths, fft_norm norm,
+           int norm_argument) const {
+    if constexpr (fft_sink_fits<Sink, A, !Inverse>()) {
+      const auto &array = evaluated(this->placed_on(), x);
+      const int axes_argument = Sink::new_array ? 2 : 3;
+      if constexpr (Inverse)
+        return this->real_inverse(name(), sink, array, axes, axes_argument, lengths, axes_argument + 1, norm,
+                                  norm_argument);
+      else
+        return this->real_forward(name(), sink, array, axes, axes_argument, lengths, axes_argument + 1, norm,
+                                  norm_argument);
+    }
   }
 };
 
