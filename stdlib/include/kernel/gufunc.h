@@ -403,7 +403,7 @@ private:
         staged);
     for (auto &f : copy_back) f();
     if (!copy_back.empty() && !c.asynchronous) detail::stream_synchronize(*c.stream);
-    detail::keep_until_done(*c.stream, std::move(keep));
+    if (!keep.empty()) detail::keep_until_done(*c.stream, std::move(keep));
   }
 
   // A device-memory stand-in for one argument: scalars as they are, device arrays as views,
@@ -420,7 +420,8 @@ private:
         throw argument_error(std::string(name()), index + 1,
                              "is a device array on " + a.device().name() + " but the call runs on " +
                                  detail::device_name(*c.device));
-      if (auto owned = detail::owned_device_memory(a)) keep.push_back(std::move(owned));
+      if (auto owned = detail::owned_device_memory(a); owned && !detail::freed_in_order_on(owned, *c.stream))
+        keep.push_back(std::move(owned));
       // Read-only operands (const views, const device arrays) stay read-only.
       const auto v = arg::view(a);
       using T = std::remove_pointer_t<decltype(v.data())>;

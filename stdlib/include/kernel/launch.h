@@ -198,8 +198,9 @@ public:
 
     const detail::device_call call = call_for(args...);
     params_type params{};
+    // Empty, and never allocated, where every array is a device array of the launch's own
+    // stream (freed in its order anyway: see pass).
     std::vector<std::shared_ptr<void>> keep;
-    keep.reserve(traits::arity);
     std::vector<detail::host_task> copy_back;
     // Which arguments are temporary containers, gone with their elements when the statement
     // ends (a temporary view's elements are the caller's).
@@ -228,7 +229,7 @@ public:
     detail::launch(*call.device, k, config_, &params, sizeof params, *call.stream);
     for (auto &f : copy_back) f();
     if (!copy_back.empty() && !call.asynchronous) detail::stream_synchronize(*call.stream);
-    detail::keep_until_done(*call.stream, std::move(keep));
+    if (!keep.empty()) detail::keep_until_done(*call.stream, std::move(keep));
   }
 
 private:
@@ -260,7 +261,8 @@ private:
         slot = P(v.data(), v.shape(), v.strides());
         // Held until the kernel is done, should the launch run on another stream than the
         // one that frees the array.
-        if (auto owned = detail::owned_device_memory(a)) keep.push_back(std::move(owned));
+        if (auto owned = detail::owned_device_memory(a); owned && !detail::freed_in_order_on(owned, *call.stream))
+          keep.push_back(std::move(owned));
       } else {
         // A host array: a device copy in, and out again if the kernel may write it.
         if constexpr (!std::is_const_v<T>)

@@ -37,12 +37,13 @@ struct operand_layout {
   const void *memory = nullptr;
 };
 
-/// The layout of view `a`, argument `argument` of `callee`, after checking its shape.
+/// layout_of into `l`, a layout as made (zeros past the view's rank, no memory or core): a
+/// layout is half a kilobyte, and a call's layouts were copied about as often as checked.
 template <class T, std::size_t Rank>
-operand_layout layout_of(std::string_view callee, const array_view<T, Rank> &a, int argument, bool is_output = false) {
+void fill_layout(operand_layout &l, std::string_view callee, const array_view<T, Rank> &a, int argument,
+                 bool is_output = false) {
   static_assert(Rank <= max_dims, "arrays have at most 32 dimensions");
   check_view(callee, argument, a);
-  operand_layout l;
   l.data = a.data();
   l.elem_size = sizeof(T);
   l.rank = static_cast<int>(Rank);
@@ -52,6 +53,13 @@ operand_layout layout_of(std::string_view callee, const array_view<T, Rank> &a, 
   }
   l.argument = argument;
   l.is_output = is_output;
+}
+
+/// The layout of view `a`, argument `argument` of `callee`, after checking its shape.
+template <class T, std::size_t Rank>
+operand_layout layout_of(std::string_view callee, const array_view<T, Rank> &a, int argument, bool is_output = false) {
+  operand_layout l;
+  fill_layout(l, callee, a, argument, is_output);
   return l;
 }
 

@@ -172,18 +172,18 @@ staged_operand stage_input(std::string_view callee, int argument, const device_c
   }
 }
 
-/// The layout of a user's argument where it lives (host or device memory), checked.
-template <class A> operand_layout user_layout(std::string_view callee, A &a, int argument, bool is_output) {
+/// The layout of a user's argument where it lives (host or device memory), checked, into
+/// `l` as made (layouts[] of run_ufunc_on_device).
+template <class A>
+void fill_user_layout(operand_layout &l, std::string_view callee, A &a, int argument, bool is_output) {
   using arg = ufunc_arg<A &>;
-  operand_layout l;
   l.argument = argument;
   l.is_output = is_output;
   if constexpr (!arg::is_scalar) {
     if constexpr (arg::is_device) require_device_of(callee, argument, a);
-    l = layout_of(callee, arg::view(a), argument, is_output);
+    fill_layout(l, callee, arg::view(a), argument, is_output);
     if constexpr (arg::is_device) l.memory = &a.device().state();
   }
-  return l;
 }
 
 /// Runs loop `Fn` on the device of `call`: `out` is the output argument (a host or device
@@ -204,14 +204,18 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
   // layouts, of 32 dimensions each, were a third of a call's host time.)
   std::array<operand_layout, N> layouts{};
   [&]<std::size_t... K>(std::index_sequence<K...>) {
-    ((layouts[K] = user_layout(callee, in, int(K) + 1, false)), ...);
+    (fill_user_layout(layouts[K], callee, in, int(K) + 1, false), ...);
   }(std::index_sequence_for<In...>{});
-  layouts[nin] = user_layout(callee, out, int(N), true);
+  fill_user_layout(layouts[nin], callee, out, int(N), true);
   const iteration_space space = broadcast_shapes(callee, layouts);
   check_overlap(callee, layouts);
 
+  // What the queued work must hold: empty, and never allocated, for device arrays of the
+  // call's own stream, which are freed in its order anyway (the common case).
   std::vector<std::shared_ptr<void>> keep_alive;
-  keep_alive.reserve(N + 1);
+  const auto hold = [&](std::shared_ptr<void> owned) {
+    if (owned && !freed_in_order_on(owned, *call.stream)) keep_alive.push_back(std::move(owned));
+  };
   params_type params{};
   // Host inputs' device copies, freed in the call stream's order once the kernel is queued.
   std::array<std::shared_ptr<void>, N> staged;
@@ -227,7 +231,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
         operand.value = convert_scalar<P>(callee, int(I) + 1, value);
       } else if constexpr (arg::is_device) {
         require_device_operand<P>(callee, int(I) + 1, call, value);
-        if (std::shared_ptr<void> owned = owned_device_memory(value)) keep_alive.push_back(std::move(owned));
+        hold(owned_device_memory(value));
       } else {
         staged_operand op = stage_input<P>(callee, int(I) + 1, call, value, keep_alive);
         layouts[I] = op.layout;
@@ -242,7 +246,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
   std::shared_ptr<void> out_memory;
   if constexpr (out_arg::is_device) {
     require_device_operand<R>(callee, int(N), call, out, /*written=*/true);
-    if (std::shared_ptr<void> owned = owned_device_memory(out)) keep_alive.push_back(std::move(owned));
+    hold(owned_device_memory(out));
   } else {
     const std::size_t bytes = static_cast<std::size_t>(out_view.size()) * sizeof(R);
     array_view<R, decltype(out_view)::rank> device_view(nullptr, out_view.shape());
@@ -290,7 +294,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
     device_copy(*call.device, staging.get(), out_memory.get(), bytes, copy_direction::device_to_host, *call.stream);
     deliver_into<R>(*call.stream, std::move(staging), out_view, std::move(keep_alive));
     if (!call.asynchronous) stream_synchronize(*call.stream);
-  } else {
+  } else if (!keep_alive.empty()) {
     keep_until_done(*call.stream, std::move(keep_alive));
   }
 }
