@@ -803,44 +803,38 @@ public:
 /// and irfft (`n` real values, by default 2 (m - 1) for m coefficients, from the first n/2+1,
 /// the coefficients cropped or padded with zeros to that many). Into a given array (never the
 /// input): `rfft(x, out, n, axis, norm)`.
-class rfft_fn : public fft_calls<rfft_fn> {
+template <bool Inverse> class real_1d_fn : public fft_calls<real_1d_fn<Inverse>> {
 public:
-  constexpr rfft_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "rfft"; }
+  constexpr real_1d_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return Inverse ? "irfft" : "rfft"; }
   template <class A>
   auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
-    const fft_lengths lengths{n.value_or(0)};
-    return this->real_forward(name(), fft_new_array{}, evaluated(this->placed_on(), x), fft_axes{axis}, 3,
-                              n ? &lengths : nullptr, 2, norm, 4);
+    return run(fft_new_array{}, x, n, axis, norm);
   }
   template <class A, fft_output_array Out>
   void operator()(const A &x, Out &&out, std::optional<index_t> n = {}, int axis = -1,
                   fft_norm norm = fft_norm::backward) const {
-    const fft_lengths lengths{n.value_or(0)};
-    if constexpr (fft_output_fits<Out, A, true>())
-      this->real_forward(name(), fft_into<Out>{out}, evaluated(this->placed_on(), x), fft_axes{axis}, 4,
-                         n ? &lengths : nullptr, 3, norm, 5);
+    run(fft_into<Out>{out}, x, n, axis, norm);
+  }
+
+private:
+  template <class Sink, class A>
+  auto run(const Sink &sink, const A &x, std::optional<index_t> n, int axis, fft_norm norm) const {
+    if constexpr (fft_sink_fits<Sink, A, !Inverse>()) {
+      const fft_lengths lengths{n.value_or(0)};
+      const int n_argument = Sink::new_array ? 2 : 3; // then the axis and the norm
+      const auto &array = evaluated(this->placed_on(), x);
+      if constexpr (Inverse)
+        return this->real_inverse(name(), sink, array, fft_axes{axis}, n_argument + 1, n ? &lengths : nullptr,
+                                  n_argument, norm, n_argument + 2);
+      else
+        return this->real_forward(name(), sink, array, fft_axes{axis}, n_argument + 1, n ? &lengths : nullptr,
+                                  n_argument, norm, n_argument + 2);
+    }
   }
 };
-class irfft_fn : public fft_calls<irfft_fn> {
-public:
-  constexpr irfft_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return "irfft"; }
-  template <class A>
-  auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
-    const fft_lengths lengths{n.value_or(0)};
-    return this->real_inverse(name(), fft_new_array{}, evaluated(this->placed_on(), x), fft_axes{axis}, 3,
-                              n ? &lengths : nullptr, 2, norm, 4);
-  }
-  template <class A, fft_output_array Out>
-  void operator()(const A &x, Out &&out, std::optional<index_t> n = {}, int axis = -1,
-                  fft_norm norm = fft_norm::backward) const {
-    const fft_lengths lengths{n.value_or(0)};
-    if constexpr (fft_output_fits<Out, A, false>())
-      this->real_inverse(name(), fft_into<Out>{out}, evaluated(this->placed_on(), x), fft_axes{axis}, 4,
-                         n ? &lengths : nullptr, 3, norm, 5);
-  }
-};
+using rfft_fn = real_1d_fn<false>;
+using irfft_fn = real_1d_fn<true>;
 
 /// rfft2 and irfft2, rfftn and irfftn: the real transforms along several axes (NumPy's), the
 /// real one along the last of them. Two axes (the last two by default), or every axis. Into
