@@ -2,10 +2,12 @@
 // kernel/fft.h's CUDA path without a GPU, on the null driver (memory is host memory, copies
 // copy, kernels run no code): with cuFFT missing every transform of CUDA memory is a
 // target_unavailable_error naming the call, the library and where it was looked for, and
-// leaves the caller's arrays as they were with none of the call's own kernels queued (except
-// the resizing and irfft's copy of the coefficients, which write the call's own memory
-// only). Once KERNEL_CUFFT_LIBRARY names a cuFFT (the null one, argv[1]) the same calls go
-// through, and an output array of the wrong shape or precision is refused first.
+// queues none of the call's kernels before it (the runtime's launch counter; the resizing and
+// irfft's copy of the coefficients, which write the call's own memory only, excepted); the
+// caller's arrays are compared too, which catches the copies the null driver does make. Once
+// KERNEL_CUFFT_LIBRARY names a cuFFT (the null one, argv[1]) the same calls go through, and an
+// output array of the wrong shape or precision is refused before anything is queued, the
+// input's resizing included.
 //   cufft_missing_test NULL_LIBCUFFT (with the null libcuda.so.1 on LD_LIBRARY_PATH)
 #include <gtest/gtest.h>
 
@@ -113,6 +115,9 @@ TEST(NullDriverFft, MissingCufftLeavesEverythingAsItWas) {
     EXPECT_EQ(e.argument(), 2);
     EXPECT_NE(std::string(e.what()).find("never converted"), std::string::npos) << e.what();
   }
+  // Refused before the input is resized (a kernel): outputs are checked first.
+  kernel::device_array<std::complex<double>, 2> wide12({12, 8}, s);
+  EXPECT_THROW(kernel::ifft.on(s)(image, wide12, 12, 0), kernel::argument_error);
   EXPECT_EQ(launches(gpu), before);
   s.synchronize();
 }

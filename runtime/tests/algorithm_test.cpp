@@ -772,6 +772,22 @@ TEST_P(Targets, DeviceArraysStayOnTheDevice) {
   // A device array of another element type is not converted.
   kernel::device_array<double, 1> wrong(4000, kernel_test::device());
   EXPECT_THROW(kernel::cumsum(dx, wrong), kernel::argument_error);
+  // On a stream a temporary host output would be written after it is gone: refused, naming
+  // it; a named one, or a view of one, is written once the stream has run.
+  kernel::stream s(kernel_test::device());
+  try {
+    kernel::cumsum.on(s)(dx, std::vector<float>(4000));
+    ADD_FAILURE() << "a temporary output on a stream";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("temporary host array"), std::string::npos) << e.what();
+  }
+  std::vector<float> named(4000);
+  kernel::cumsum.on(s)(dx, kernel::view(named.data(), 4000));
+  s.synchronize();
+  EXPECT_EQ(named[0], sorted[0]);
+  const float total = sums.copy_to_host()[3999];
+  EXPECT_NEAR(named[3999], total, 1e-5f * std::abs(total));
 }
 
 // Strided device views (a transpose, every other element) are read and written in place on the

@@ -445,6 +445,7 @@ TEST_P(Targets, IntoGivenArrays) {
   }
   const auto close = [](const auto &got, const auto &want) {
     EXPECT_EQ(got.shape(), want.shape());
+    if (got.shape() != want.shape()) return 1e300;
     return relative_error(got.data(), want.data(), static_cast<std::size_t>(want.size()));
   };
   kernel::ndarray<cf, 2> a({6, 8});
@@ -510,6 +511,24 @@ TEST_P(Targets, IntoGivenArrays) {
     EXPECT_NE(std::string(e.what()).find("overlaps argument 1"), std::string::npos) << e.what();
   }
   EXPECT_THROW(kernel::ifft.on(t)(x, wrong, 4), kernel::argument_error); // 4 points: shape (6, 4)
+  // After an output, each argument is one further on than without it.
+  const auto expect_argument = [](int argument, const std::string &part, auto &&call) {
+    try {
+      call();
+      ADD_FAILURE() << "no error; expected one naming argument " << argument;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  expect_argument(3, "asks for 0 points", [&] { kernel::fft.on(t)(x, wrong, 0); });
+  expect_argument(4, "axis 2 is out of range", [&] { kernel::fft.on(t)(x, wrong, {}, 2); });
+  expect_argument(5, "norm 7", [&] { kernel::fft.on(t)(x, wrong, {}, -1, static_cast<kernel::fft_norm>(7)); });
+  expect_argument(3, "names axis 0 twice", [&] { kernel::fft2.on(t)(x, wrong, {0, 0}); });
+  expect_argument(4, "gives 1 lengths for 2 axes", [&] { kernel::fftn.on(t)(x, wrong, {0, 1}, {4}); });
+  expect_argument(3, "norm 9", [&] { kernel::ifftn.on(t)(x, wrong, static_cast<kernel::fft_norm>(9)); });
+  expect_argument(4, "norm 9", [&] { kernel::rfft2.on(t)(r, half, {0, 1}, static_cast<kernel::fft_norm>(9)); });
+  expect_argument(3, "asks for -2 points", [&] { kernel::irfft.on(t)(std::vector<cf>(5), line, -2); });
   for (kernel::index_t i = 0; i < wrong.size(); ++i) ASSERT_EQ(wrong.data()[i], cf(3, 3));
   for (kernel::index_t i = 0; i < shared.size(); ++i) ASSERT_EQ(shared.data()[i], cf(1, 1));
   if (t == kernel::target::cpu || t == kernel::target::parallel) return;
@@ -538,6 +557,17 @@ TEST_P(Targets, IntoGivenArrays) {
   kernel::fft2(dx, host_out);
   kernel_test::device().synchronize();
   EXPECT_LT(close(host_out, kernel::fft2.on(kernel::target::cpu)(x)), 1e-6);
+  // The device array itself, in place.
+  kernel::fft2(dx, dx);
+  EXPECT_LT(close(dx.copy_to_host(), kernel::fft2.on(kernel::target::cpu)(x)), 1e-6);
+  // On a stream a temporary host output would be written after it is gone: refused; a named
+  // one is written once the stream has run.
+  kernel::stream st(kernel_test::device());
+  expect_argument(2, "temporary host array", [&] { kernel::fft2.on(st)(dr, kernel::ndarray<cf, 2>({6, 8})); });
+  kernel::ndarray<cf, 2> named({6, 5});
+  kernel::rfft2.on(st)(dr, named);
+  st.synchronize();
+  EXPECT_LT(close(named, want_half), 1e-6);
 }
 
 /// `x` (row-major, of `from`) cropped or padded with zeros to `to`.

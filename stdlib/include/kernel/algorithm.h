@@ -134,6 +134,7 @@ public:
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void operator()(const A &in, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
+    detail::require_lasting_output<Out>(name(), 2, site);
     run<into_value<A, Out>, false>(site, in, out, 2, axis, 3, std::nullopt, false);
   }
 
@@ -159,6 +160,7 @@ public:
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void exclusive(const A &in, into_value<A, Out> init, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
+    detail::require_lasting_output<Out>(name(), 3, site);
     run<into_value<A, Out>, false>(site, in, out, 3, axis, 4, init, true);
   }
   template <class N>
@@ -600,6 +602,7 @@ public:
   template <class A, class I, class Out> void operator()(const A &a, const I &indices, Out &&out) const {
     detail::require_array<std::remove_cvref_t<Out>>();
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices, out);
+    detail::require_lasting_output<Out>(name(), 3, site);
     if (detail::arg_of<std::remove_cvref_t<Out>>::view(out).size() != detail::arg_of<I>::view(indices).size())
       throw argument_error(std::string(name()), 3, "has a size other than the indices'");
     run(site, a, indices, out, true);

@@ -409,6 +409,7 @@ struct fft_new_array {
 template <class Out> struct fft_into {
   static constexpr bool new_array = false;
   static constexpr int argument = 2;
+  using given = Out; // as forwarded: not a reference for a temporary
   Out &array;
 };
 
@@ -418,22 +419,24 @@ concept fft_output_array = ufunc_arg<O &>::supported && !ufunc_arg<O &>::is_scal
 
 /// Whether the output array `Out` takes a transform's results of input `A` (coefficients
 /// where Complex, else real values): of their rank, complex or real as they are (of either
-/// precision). Where not, the call stops at compile time here, with one message, and the
-/// transform is not instantiated.
+/// precision), and writable. Where not, the call stops at compile time here, with one message,
+/// and the transform is not instantiated.
 template <class Out, class A, bool Complex> constexpr bool fft_output_fits() {
   using E = evaluated_t<A>;
   using O = element_of<std::remove_cvref_t<Out>>;
+  constexpr bool writable = ufunc_arg<Out &>::writable;
+  static_assert(writable, "an FFT's output array (argument 2) is written, so neither const nor of const elements");
   constexpr bool rank = arg_of<std::remove_cvref_t<Out>>::rank == arg_of<E>::rank;
   static_assert(rank, "an FFT's output array (argument 2) has the rank of its input");
   if constexpr (Complex) {
     constexpr bool kind = std::is_same_v<O, std::complex<float>> || std::is_same_v<O, std::complex<double>>;
     static_assert(kind, "the output of a transform to coefficients is a complex64 or complex128 array");
-    return rank && kind;
+    return writable && rank && kind;
   } else {
     constexpr bool kind = std::is_same_v<O, float> || std::is_same_v<O, double>;
     static_assert(kind, "the output of an inverse real transform (irfft, irfft2, irfftn) is a float32 or float64 "
                         "array");
-    return rank && kind;
+    return writable && rank && kind;
   }
 }
 
@@ -461,6 +464,7 @@ auto &fft_output(std::string_view name, const algorithm_site &site, const Sink &
                            "has shape " + kernel::shape_string(got) + " but the results have shape " +
                                kernel::shape_string(shape));
     require_apart(name, Sink::argument, sink.array, 1, x, may_be_input);
+    require_lasting_output<typename Sink::given>(name, Sink::argument, site);
     return sink.array;
   }
 }

@@ -861,6 +861,7 @@ public:
     detail::require_apart(name(), 2, out, 1, mat.values());
     detail::with_csr(name(), this->placed_on(), mat, [&](const auto &m) {
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), m.values(), out);
+      detail::require_lasting_output<Out>(name(), 2, site);
       detail::csr_operand<T, I> ma = detail::csr_on(site, name(), 1, m);
       detail::linalg_output<T> o = detail::linalg_result<T>(site, name(), 2, out);
       if (o.matrix.rows != m.rows() || o.matrix.cols != m.cols())
