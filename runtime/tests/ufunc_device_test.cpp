@@ -15,7 +15,10 @@
 #include <vector>
 
 #include "kernel/algorithm.h"
+#include "kernel/fft.h"
 #include "kernel/kernel.h"
+#include "kernel/linalg.h"
+#include "kernel/random_arrays.h"
 #include "test_device.h"
 
 [[kernel::vectorize]] float saxpy(float a, float x, float y) { return a * x + y; }
@@ -488,6 +491,43 @@ TEST(UfuncDeviceErrors, NoGpuHereIsExplained) {
     // Compiled with the plugin: the GPU code exists, only the GPU is missing.
     EXPECT_EQ(what.find("no GPU code was compiled"), std::string::npos) << what;
   }
+}
+
+// Every call that writes a host array it is given refuses a temporary container there when it
+// runs on a stream: its results would be copied back after the container is gone (as a launch
+// has always refused one). A named array, a view of one or a device array is fine, and so is
+// any temporary off a stream, where the call is over when it returns.
+TEST(TemporaryOutputs, RefusedOnAStreamByEveryCallThatWritesOne) {
+  kernel::stream s(kernel_test::device());
+  const std::vector<float> x(16, 1.0f);
+  auto dx = kernel::to_device(x, kernel_test::device());
+  const auto refused = [](int argument, const char *what, auto &&call) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": a temporary output on a stream was taken";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), argument) << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("temporary host array"), std::string::npos) << what << ": " << e.what();
+    }
+  };
+  using cf = std::complex<float>;
+  refused(4, "ufunc", [&] { vsaxpy.on(s)(2.0f, dx, dx, std::vector<float>(16)); });
+  refused(1, "sort", [&] { kernel::sort.on(s)(std::vector<float>(x)); });
+  refused(2, "cumsum", [&] { kernel::cumsum.on(s)(dx, std::vector<float>(16)); });
+  refused(1, "fft_inplace", [&] { kernel::fft_inplace.on(s)(std::vector<cf>(16)); });
+  refused(2, "rfft", [&] { kernel::rfft.on(s)(dx, std::vector<cf>(9)); });
+  refused(3, "add", [&] { kernel::linalg::add.on(s)(dx, dx, std::vector<float>(16)); });
+  refused(2, "scale", [&] { kernel::linalg::scale.on(s)(2.0f, std::vector<float>(x)); });
+  kernel::random::philox generator(3);
+  refused(1, "philox", [&] { generator.on(s).uniform(std::vector<float>(16)); });
+  // Named arrays on the stream, and temporaries off it.
+  std::vector<float> named(16);
+  vsaxpy.on(s)(2.0f, dx, dx, named);
+  kernel::cumsum.on(s)(dx, kernel::view(named.data(), 16));
+  s.synchronize();
+  EXPECT_EQ(named[15], 16.0f);
+  EXPECT_NO_THROW(kernel::sort.on(kernel_test::target())(std::vector<float>(x)));
+  EXPECT_NO_THROW(vsaxpy.on(kernel_test::target())(2.0f, x, x, std::vector<float>(16)));
 }
 
 } // namespace

@@ -284,6 +284,7 @@ public:
 
   template <class A> void operator()(A &&x, sort_order order = ascending, int axis = -1) const {
     detail::require_array<std::remove_cvref_t<A>>();
+    detail::require_lasting_output<A>(name(), 1, this->placed_on());
     using T = detail::element_of<std::remove_cvref_t<A>>;
     detail::require_sortable<T>();
     constexpr std::size_t R = detail::arg_of<std::remove_cvref_t<A>>::rank;
@@ -346,6 +347,8 @@ public:
     using VA = std::remove_cvref_t<V>;
     detail::require_array<KA>();
     detail::require_array<VA>();
+    detail::require_lasting_output<K>(name(), 1, this->placed_on());
+    detail::require_lasting_output<V>(name(), 2, this->placed_on());
     using T = detail::element_of<KA>;
     using W = detail::element_of<VA>;
     detail::require_sortable<T>();
@@ -659,6 +662,7 @@ public:
     using AA = std::remove_cvref_t<A>;
     detail::require_array<AA>();
     detail::require_array<I>();
+    detail::require_lasting_output<A>(name(), 1, this->placed_on());
     using V = detail::element_of<AA>;
     using J = detail::element_of<I>;
     detail::require_indices<J>();
@@ -1010,6 +1014,7 @@ public:
     static_assert(W::writable, "select_if writes the kept elements to a writable array");
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred, out);
+    detail::require_lasting_output<Out>(name(), 3, site);
     detail::require_apart(name(), 3, out, 1, x);
     if constexpr (detail::ufunc_arg<const P &>::supported && !detail::ufunc_arg<const P &>::is_scalar)
       detail::require_apart(name(), 3, out, 2, pred); // a mask

@@ -795,9 +795,11 @@ public:
   constexpr fft_inplace_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "ifft_inplace" : "fft_inplace"; }
   template <class A> void operator()(A &&x, fft_norm norm = fft_norm::backward) const {
+    require_lasting_output<A>(name(), 1, this->placed_on());
     this->in_place(name(), std::forward<A>(x), fft_axes::all(arg_of<std::remove_cvref_t<A>>::rank), norm, 2, Inverse);
   }
   template <class A> void operator()(A &&x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
+    require_lasting_output<A>(name(), 1, this->placed_on());
     this->in_place(name(), std::forward<A>(x), axes, norm, 3, Inverse);
   }
 };

@@ -141,10 +141,16 @@ public:
   template <class... Args> auto operator()(Args &&...args) const {
     static_assert(sizeof...(Args) == nin || sizeof...(Args) == nin + nout,
                   "a gufunc call takes its inputs, optionally followed by all its outputs");
-    if constexpr (sizeof...(Args) == nin)
+    if constexpr (sizeof...(Args) == nin) {
       return allocate_and_call(args...);
-    else
+    } else {
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (detail::require_lasting_output<std::tuple_element_t<nin + K, std::tuple<Args...>>>(
+             name(), static_cast<int>(nin + K) + 1, this->placed_on()),
+         ...);
+      }(std::make_index_sequence<nout>{});
       call(args...);
+    }
   }
 
 private:

@@ -425,9 +425,11 @@ public:
   static constexpr std::string_view name() noexcept { return "matrix_product"; }
 
   template <class XA, class XB, class C> void operator()(const XA &a, const XB &b, C &&c) const {
+    detail::require_lasting_output<C>(name(), 3, this->placed_on());
     run(a, b, static_cast<const std::nullptr_t *>(nullptr), c, 3);
   }
   template <class XA, class XB, class E, class C> void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
+    detail::require_lasting_output<C>(name(), 4, this->placed_on());
     run(a, b, &e, c, 4);
   }
   template <class XA, class XB> auto operator()(const XA &a, const XB &b) const {
@@ -528,9 +530,11 @@ public:
   static constexpr std::string_view name() noexcept { return "matrix_vector_product"; }
 
   template <class XA, class XX, class Y> void operator()(const XA &a, const XX &x, Y &&y) const {
+    detail::require_lasting_output<Y>(name(), 3, this->placed_on());
     run(a, x, static_cast<const std::nullptr_t *>(nullptr), y, 3);
   }
   template <class XA, class XX, class Z, class Y> void operator()(const XA &a, const XX &x, const Z &z, Y &&y) const {
+    detail::require_lasting_output<Y>(name(), 4, this->placed_on());
     run(a, x, &z, y, 4);
   }
   template <class XA, class XX> auto operator()(const XA &a, const XX &x) const {
@@ -818,6 +822,7 @@ public:
     (*this)(detail::evaluated(this->placed_on(), xx), detail::evaluated(this->placed_on(), xy), std::forward<Z>(z));
   }
   template <class XX, class XY, class Z> void operator()(const XX &xx, const XY &xy, Z &&z) const {
+    detail::require_lasting_output<Z>(name(), 3, this->placed_on());
     detail::require_blas_operand<XX>();
     detail::require_blas_operand<XY>();
     detail::require_same_element<XX, XY>();
@@ -853,6 +858,7 @@ public:
                   "scale scales an array in place: not a scaled() or conjugated() operand");
     static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, T>,
                   "a scaling factor is a real number or the array's own complex type");
+    detail::require_lasting_output<X>(name(), 2, this->placed_on());
     detail::require_distinct_elements(name(), 2, x);
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
     detail_linalg::run_axpby(name(), site, static_cast<T>(alpha), x, T(0), static_cast<const XX *>(nullptr), x, 2);

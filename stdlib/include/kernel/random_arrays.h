@@ -283,25 +283,25 @@ public:
   template <class A> void bits(A &&out) const {
     static_assert(std::is_same_v<kernel::detail::element_of<std::remove_cvref_t<A>>, std::uint32_t>,
                   "philox::bits fills uint32 arrays");
-    fill(out, kernel::detail::distribution::bits, 0, 0);
+    fill<A>(out, kernel::detail::distribution::bits, 0, 0);
   }
   /// Uniform in (low, high] (float or double arrays): curandGenerateUniform(Double) for (0, 1].
   template <class A> void uniform(A &&out, double low = 0, double high = 1) const {
     require_float<A>();
     kernel::detail::require_uniform_parameters<float_element<A>>("philox::uniform", low, high);
-    fill(out, kernel::detail::distribution::uniform, low, high);
+    fill<A>(out, kernel::detail::distribution::uniform, low, high);
   }
   /// Normal with `mean` and `stddev`: curandGenerateNormal(Double).
   template <class A> void normal(A &&out, double mean = 0, double stddev = 1) const {
     require_float<A>();
     kernel::detail::require_normal_parameters<float_element<A>>("philox::normal", mean, stddev);
-    fill(out, kernel::detail::distribution::normal, mean, stddev);
+    fill<A>(out, kernel::detail::distribution::normal, mean, stddev);
   }
   /// exp of a normal with `mean` and `stddev`: curandGenerateLogNormal(Double).
   template <class A> void lognormal(A &&out, double mean = 0, double stddev = 1) const {
     require_float<A>();
     kernel::detail::require_normal_parameters<float_element<A>>("philox::lognormal", mean, stddev);
-    fill(out, kernel::detail::distribution::lognormal, mean, stddev);
+    fill<A>(out, kernel::detail::distribution::lognormal, mean, stddev);
   }
   /// Integers uniform in [low, high) (any integer array), from 64 bits each.
   template <class A> void integers(A &&out, std::int64_t low, std::int64_t high) const {
@@ -313,8 +313,8 @@ public:
     // Compared as values, not cast: uint64's maximum is no int64.
     if (std::cmp_less(low, std::numeric_limits<T>::min()) || std::cmp_greater(high - 1, std::numeric_limits<T>::max()))
       throw argument_error("philox::integers", 2, "the range does not fit the array's element type");
-    fill(out, kernel::detail::distribution::integers, 0, 0, low,
-         static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low));
+    fill<A>(out, kernel::detail::distribution::integers, 0, 0, low,
+            static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low));
   }
 
 private:
@@ -331,6 +331,8 @@ private:
     using AA = std::remove_cvref_t<A>;
     kernel::detail::require_array<AA>();
     using T = kernel::detail::element_of<AA>;
+    // `A` as the caller gave it (fill<A>): a temporary container on a stream is refused.
+    kernel::detail::require_lasting_output<A>(name(), 1, this->placed_on());
     const kernel::detail::algorithm_site site = kernel::detail::site_of(name(), this->placed_on(), out);
     kernel::detail::output_elements<T> dst = kernel::detail::output_elements<T>::make(site, name(), 1, out);
     const index_t n = dst.size;

@@ -90,24 +90,25 @@ public:
       throw argument_error(call_name("bits"), 1,
                            std::string("is an array of ") + (wide ? "uint64" : "uint32") + " but " +
                                std::string(engine_name(engine_)) + " makes " + (wide ? "32" : "64") + "-bit numbers");
-    fill("bits", out, wide ? kernel::detail::curand_output::bits64 : kernel::detail::curand_output::bits32, 0, 0);
+    fill<A>("bits", out, wide ? kernel::detail::curand_output::bits64 : kernel::detail::curand_output::bits32, 0, 0);
   }
   /// Uniform in (0, 1] (float or double arrays): curandGenerateUniform(Double).
   template <class A> void uniform(A &&out) const {
-    fill("uniform", out, pick<A>(kernel::detail::curand_output::uniform32, kernel::detail::curand_output::uniform64), 0,
-         0);
+    fill<A>("uniform", out, pick<A>(kernel::detail::curand_output::uniform32, kernel::detail::curand_output::uniform64),
+            0, 0);
   }
   /// Normal with `mean` and `stddev`: curandGenerateNormal(Double).
   template <class A> void normal(A &&out, double mean = 0, double stddev = 1) const {
     check_normal<A>("normal", mean, stddev);
-    fill("normal", out, pick<A>(kernel::detail::curand_output::normal32, kernel::detail::curand_output::normal64), mean,
-         stddev);
+    fill<A>("normal", out, pick<A>(kernel::detail::curand_output::normal32, kernel::detail::curand_output::normal64),
+            mean, stddev);
   }
   /// exp of a normal with `mean` and `stddev`: curandGenerateLogNormal(Double).
   template <class A> void lognormal(A &&out, double mean = 0, double stddev = 1) const {
     check_normal<A>("lognormal", mean, stddev);
-    fill("lognormal", out,
-         pick<A>(kernel::detail::curand_output::lognormal32, kernel::detail::curand_output::lognormal64), mean, stddev);
+    fill<A>("lognormal", out,
+            pick<A>(kernel::detail::curand_output::lognormal32, kernel::detail::curand_output::lognormal64), mean,
+            stddev);
   }
   /// Poisson counts of mean `lambda` > 0 (uint32 arrays): curandGeneratePoisson.
   template <class A> void poisson(A &&out, double lambda) const {
@@ -116,7 +117,7 @@ public:
     if (!(lambda > 0) || !std::isfinite(lambda))
       throw argument_error(call_name("poisson"), 2,
                            "lambda is " + std::to_string(lambda) + "; it must be finite and greater than 0");
-    fill("poisson", out, kernel::detail::curand_output::poisson, lambda, 0);
+    fill<A>("poisson", out, kernel::detail::curand_output::poisson, lambda, 0);
   }
 
   static constexpr std::string_view engine_name(engine e) noexcept {
@@ -164,6 +165,8 @@ private:
     kernel::detail::require_array<AA>();
     using T = kernel::detail::element_of<AA>;
     const std::string callee = call_name(what);
+    // `A` as the caller gave it (fill<A>): a temporary container on a stream is refused.
+    kernel::detail::require_lasting_output<A>(callee, 1, this->placed_on());
     const kernel::detail::algorithm_site site = kernel::detail::site_of(callee, this->placed_on(), out);
     const index_t n = kernel::detail::arg_of<AA>::view(out).size();
     if (kernel::detail::is_quasi(engine_) && n % dimensions_ != 0)

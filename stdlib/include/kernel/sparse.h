@@ -621,9 +621,11 @@ public:
   static constexpr std::string_view name() noexcept { return "spmv"; }
 
   template <class XA, class XX, class Y> void operator()(const XA &a, const XX &x, Y &&y) const {
+    detail::require_lasting_output<Y>(name(), 3, this->placed_on());
     run(a, x, static_cast<const std::nullptr_t *>(nullptr), y, 3);
   }
   template <class XA, class XX, class Z, class Y> void operator()(const XA &a, const XX &x, const Z &z, Y &&y) const {
+    detail::require_lasting_output<Y>(name(), 4, this->placed_on());
     run(a, x, &z, y, 4);
   }
   template <class XA, class XX> auto operator()(const XA &a, const XX &x) const {
@@ -730,9 +732,11 @@ public:
   static constexpr std::string_view name() noexcept { return "spmm"; }
 
   template <class XA, class XB, class C> void operator()(const XA &a, const XB &b, C &&c) const {
+    detail::require_lasting_output<C>(name(), 3, this->placed_on());
     run(a, b, static_cast<const std::nullptr_t *>(nullptr), c, 3);
   }
   template <class XA, class XB, class E, class C> void operator()(const XA &a, const XB &b, const E &e, C &&c) const {
+    detail::require_lasting_output<C>(name(), 4, this->placed_on());
     run(a, b, &e, c, 4);
   }
   template <class XA, class XB> auto operator()(const XA &a, const XB &b) const {
@@ -859,9 +863,9 @@ public:
     static_assert(detail::arg_of<O>::rank == 2, "to_dense writes a matrix (rank 2)");
     detail::require_distinct_elements(name(), 2, out);
     detail::require_apart(name(), 2, out, 1, mat.values());
+    detail::require_lasting_output<Out>(name(), 2, this->placed_on());
     detail::with_csr(name(), this->placed_on(), mat, [&](const auto &m) {
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), m.values(), out);
-      detail::require_lasting_output<Out>(name(), 2, site);
       detail::csr_operand<T, I> ma = detail::csr_on(site, name(), 1, m);
       detail::linalg_output<T> o = detail::linalg_result<T>(site, name(), 2, out);
       if (o.matrix.rows != m.rows() || o.matrix.cols != m.cols())

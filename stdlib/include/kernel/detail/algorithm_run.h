@@ -95,16 +95,9 @@ template <class A> void require_distinct_elements(std::string_view name, int arg
 }
 template <class A> inline constexpr bool is_device_arg = arg_of<A>::supported && arg_of<A>::is_device;
 
-/// An output given as a temporary host container (`Out` as forwarded: not an lvalue
-/// reference) to a call placed on a stream: its results would be copied back after it is
-/// gone. Refused, as a launch refuses one; a named array, a view or a device array is fine.
+/// require_lasting_output for the call's site.
 template <class Out> void require_lasting_output(std::string_view name, int argument, const algorithm_site &site) {
-  using O = std::remove_cvref_t<Out>;
-  if constexpr (!std::is_lvalue_reference_v<Out> && !ufunc_arg<O &>::is_device && owns_elements<O>())
-    if (site.on_device() && site.call->asynchronous)
-      throw argument_error(std::string(name), argument,
-                           "is a temporary host array: on a stream its results would be copied back after it is "
-                           "gone; pass a named array");
+  require_lasting_output<Out>(name, argument, site.where);
 }
 
 template <class A> constexpr void require_array() {

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "kernel/detail/device_api.h"
 #include "kernel/detail/ufunc_device.h"
 #include "kernel/device.h"
+#include "kernel/errors.h"
 #include "kernel/target.h"
 
 namespace kernel::detail {
@@ -97,5 +99,19 @@ private:
 
   placement placement_;
 };
+
+/// An array a call writes (its output, or an array changed in place), given as a temporary
+/// host container (`A` as forwarded: not an lvalue reference) to a call placed on a stream:
+/// the results would be copied back into it after it is gone. Refused, as a launch refuses
+/// one; a named array, a view or a device array is fine, and so is any array off a stream
+/// (the call is done when it returns).
+template <class A> void require_lasting_output(std::string_view name, int argument, const placement &p) {
+  using O = std::remove_cvref_t<A>;
+  if constexpr (!std::is_lvalue_reference_v<A> && !ufunc_arg<O &>::is_device && owns_elements<O>())
+    if (p.chosen_stream != 0)
+      throw argument_error(std::string(name), argument,
+                           "is a temporary host array: on a stream its results would be copied back after it is "
+                           "gone; pass a named array");
+}
 
 } // namespace kernel::detail
