@@ -471,6 +471,10 @@ TEST_P(Targets, IntoGivenArrays) {
   kernel::ndarray<cf, 2> y = x;
   kernel::fft2.on(t)(y, y);
   EXPECT_LT(close(y, kernel::fft2.on(t)(x)), 1e-6);
+  // fft2 with a norm and no axes, as fftn takes one: its default axes, the last two.
+  EXPECT_LT(
+      close(kernel::ifft2.on(t)(x, kernel::fft_norm::ortho), kernel::ifftn.on(t)(x, {0, 1}, kernel::fft_norm::ortho)),
+      1e-6);
   // The real transforms.
   kernel::ndarray<cf, 2> half({6, 5});
   kernel::rfft2.on(t)(r, half);

@@ -725,41 +725,16 @@ public:
   }
 };
 
-/// fft2 and ifft2: along two axes (the last two by default).
-template <bool Inverse> class fft_2d_fn : public fft_calls<fft_2d_fn<Inverse>> {
-public:
-  constexpr fft_2d_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return Inverse ? "ifft2" : "fft2"; }
-  template <class A>
-  auto operator()(const A &x, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), fft_new_array{}, x, axes, 2, nullptr, 3, norm, 3, Inverse);
-  }
-  template <class A>
-  auto operator()(const A &x, const fft_axes &axes, const fft_lengths &lengths,
-                  fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), fft_new_array{}, x, axes, 2, &lengths, 3, norm, 4, Inverse);
-  }
-  template <class A, fft_output_array Out>
-  void operator()(const A &x, Out &&out, const fft_axes &axes = {-2, -1}, fft_norm norm = fft_norm::backward) const {
-    if constexpr (fft_output_fits<Out, A, true>())
-      this->transform(name(), fft_into<Out>{out}, x, axes, 3, nullptr, 4, norm, 4, Inverse);
-  }
-  template <class A, fft_output_array Out>
-  void operator()(const A &x, Out &&out, const fft_axes &axes, const fft_lengths &lengths,
-                  fft_norm norm = fft_norm::backward) const {
-    if constexpr (fft_output_fits<Out, A, true>())
-      this->transform(name(), fft_into<Out>{out}, x, axes, 3, &lengths, 4, norm, 5, Inverse);
-  }
-};
-
-/// fftn and ifftn: along the given axes, every axis by default.
-template <bool Inverse> class fft_nd_fn : public fft_calls<fft_nd_fn<Inverse>> {
+/// fft2 and ifft2 (along the last two axes by default), fftn and ifftn (every axis by
+/// default): along the given axes, with lengths when given.
+template <bool Inverse, bool AllAxes> class fft_nd_fn : public fft_calls<fft_nd_fn<Inverse, AllAxes>> {
 public:
   constexpr fft_nd_fn() noexcept = default;
-  static constexpr std::string_view name() noexcept { return Inverse ? "ifftn" : "fftn"; }
+  static constexpr std::string_view name() noexcept {
+    return AllAxes ? (Inverse ? "ifftn" : "fftn") : (Inverse ? "ifft2" : "fft2");
+  }
   template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), fft_new_array{}, x, fft_axes::all(arg_of<evaluated_t<A>>::rank), 2, nullptr, 3, norm,
-                           2, Inverse);
+    return this->transform(name(), fft_new_array{}, x, default_axes<A>(), 2, nullptr, 3, norm, 2, Inverse);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
     return this->transform(name(), fft_new_array{}, x, axes, 2, nullptr, 3, norm, 3, Inverse);
@@ -772,8 +747,7 @@ public:
   template <class A, fft_output_array Out>
   void operator()(const A &x, Out &&out, fft_norm norm = fft_norm::backward) const {
     if constexpr (fft_output_fits<Out, A, true>())
-      this->transform(name(), fft_into<Out>{out}, x, fft_axes::all(arg_of<evaluated_t<A>>::rank), 3, nullptr, 4, norm,
-                      3, Inverse);
+      this->transform(name(), fft_into<Out>{out}, x, default_axes<A>(), 3, nullptr, 4, norm, 3, Inverse);
   }
   template <class A, fft_output_array Out>
   void operator()(const A &x, Out &&out, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
@@ -785,6 +759,14 @@ public:
                   fft_norm norm = fft_norm::backward) const {
     if constexpr (fft_output_fits<Out, A, true>())
       this->transform(name(), fft_into<Out>{out}, x, axes, 3, &lengths, 4, norm, 5, Inverse);
+  }
+
+private:
+  template <class A> static constexpr fft_axes default_axes() {
+    if constexpr (AllAxes)
+      return fft_axes::all(arg_of<evaluated_t<A>>::rank);
+    else
+      return fft_axes{-2, -1};
   }
 };
 
@@ -1011,11 +993,11 @@ inline constexpr detail::fft_1d_fn<false> fft{};
 inline constexpr detail::fft_1d_fn<true> ifft{};
 /// The transform along two axes (the last two by default), and its inverse; with lengths,
 /// of the input cropped or padded with zeros to them.
-inline constexpr detail::fft_2d_fn<false> fft2{};
-inline constexpr detail::fft_2d_fn<true> ifft2{};
+inline constexpr detail::fft_nd_fn<false, false> fft2{};
+inline constexpr detail::fft_nd_fn<true, false> ifft2{};
 /// The transform along the given axes (every axis by default), and its inverse.
-inline constexpr detail::fft_nd_fn<false> fftn{};
-inline constexpr detail::fft_nd_fn<true> ifftn{};
+inline constexpr detail::fft_nd_fn<false, true> fftn{};
+inline constexpr detail::fft_nd_fn<true, true> ifftn{};
 /// The transforms of a complex array in its own memory.
 inline constexpr detail::fft_inplace_fn<false> fft_inplace{};
 inline constexpr detail::fft_inplace_fn<true> ifft_inplace{};
