@@ -478,6 +478,15 @@ algorithm_site fft_site(std::string_view name, const placement &p, const Sink &s
     return site_of(name, p, x, sink.array);
 }
 
+/// The axes of fft2, ifft2, rfft2 and irfft2 (the last two), or of the n-dimensional
+/// transforms (every axis of `A`, an array or an expression), where none are given.
+template <bool AllAxes, class A> constexpr fft_axes fft_default_axes() {
+  if constexpr (AllAxes)
+    return fft_axes::all(arg_of<evaluated_t<A>>::rank);
+  else
+    return fft_axes{-2, -1};
+}
+
 template <class Derived> class fft_calls : public placed<Derived> {
 protected:
   /// Complex transforms along `axes` (argument `axes_argument`) of any array, cropped or
@@ -734,7 +743,7 @@ public:
     return AllAxes ? (Inverse ? "ifftn" : "fftn") : (Inverse ? "ifft2" : "fft2");
   }
   template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return this->transform(name(), fft_new_array{}, x, default_axes<A>(), 2, nullptr, 3, norm, 2, Inverse);
+    return this->transform(name(), fft_new_array{}, x, fft_default_axes<AllAxes, A>(), 2, nullptr, 3, norm, 2, Inverse);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
     return this->transform(name(), fft_new_array{}, x, axes, 2, nullptr, 3, norm, 3, Inverse);
@@ -747,7 +756,7 @@ public:
   template <class A, fft_output_array Out>
   void operator()(const A &x, Out &&out, fft_norm norm = fft_norm::backward) const {
     if constexpr (fft_output_fits<Out, A, true>())
-      this->transform(name(), fft_into<Out>{out}, x, default_axes<A>(), 3, nullptr, 4, norm, 3, Inverse);
+      this->transform(name(), fft_into<Out>{out}, x, fft_default_axes<AllAxes, A>(), 3, nullptr, 4, norm, 3, Inverse);
   }
   template <class A, fft_output_array Out>
   void operator()(const A &x, Out &&out, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
@@ -759,14 +768,6 @@ public:
                   fft_norm norm = fft_norm::backward) const {
     if constexpr (fft_output_fits<Out, A, true>())
       this->transform(name(), fft_into<Out>{out}, x, axes, 3, &lengths, 4, norm, 5, Inverse);
-  }
-
-private:
-  template <class A> static constexpr fft_axes default_axes() {
-    if constexpr (AllAxes)
-      return fft_axes::all(arg_of<evaluated_t<A>>::rank);
-    else
-      return fft_axes{-2, -1};
   }
 };
 
@@ -834,7 +835,7 @@ public:
     return AllAxes ? (Inverse ? "irfftn" : "rfftn") : (Inverse ? "irfft2" : "rfft2");
   }
   template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
-    return run(fft_new_array{}, x, default_axes<A>(), nullptr, norm, 2);
+    return run(fft_new_array{}, x, fft_default_axes<AllAxes, A>(), nullptr, norm, 2);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
     return run(fft_new_array{}, x, axes, nullptr, norm, 3);
@@ -846,7 +847,7 @@ public:
   }
   template <class A, fft_output_array Out>
   void operator()(const A &x, Out &&out, fft_norm norm = fft_norm::backward) const {
-    run(fft_into<Out>{out}, x, default_axes<A>(), nullptr, norm, 3);
+    run(fft_into<Out>{out}, x, fft_default_axes<AllAxes, A>(), nullptr, norm, 3);
   }
   template <class A, fft_output_array Out>
   void operator()(const A &x, Out &&out, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
@@ -859,12 +860,6 @@ public:
   }
 
 private:
-  template <class A> static constexpr fft_axes default_axes() {
-    if constexpr (AllAxes)
-      return fft_axes::all(arg_of<evaluated_t<A>>::rank);
-    else
-      return fft_axes{-2, -1};
-  }
   /// The axes are argument 2 (3 after an output array), the lengths the next one.
   template <class Sink, class A>
   auto run(const Sink &sink, const A &x, const fft_axes &axes, const fft_lengths *lengths, fft_norm norm,
