@@ -175,8 +175,8 @@ void keep_until_done(stream_state &s, std::vector<std::shared_ptr<void>> what) {
   // microseconds of host time and stalls the stream until the host has run it (an fft_inplace
   // of an array made on the default stream took 79 us a call instead of 8, and twice the
   // device time): its free waits for this stream instead (freed_after_work_on).
-  std::erase_if(
-      what, [&](const std::shared_ptr<void> &p) { return !p || freed_in_order_on(p, s) || freed_after_work_on(p, s); });
+  std::erase_if(what,
+                [&](const std::shared_ptr<void> &p) { return !needs_holding(p, s) || freed_after_work_on(p, s); });
   if (!what.empty()) host_work(s, [what = std::move(what)] {});
 }
 

@@ -443,6 +443,16 @@ TEST_P(Targets, IntoGivenArrays) {
     x.data()[i] = cf(v[i]);
     r.data()[i] = static_cast<float>(v[i].real());
   }
+  // Runs `call`, expecting an argument_error naming `argument` whose message holds `part`.
+  const auto expect_argument = [](int argument, const std::string &part, auto &&call) {
+    try {
+      call();
+      ADD_FAILURE() << "no error; expected one naming argument " << argument;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
   const auto close = [](const auto &got, const auto &want) {
     EXPECT_EQ(got.shape(), want.shape());
     if (got.shape() != want.shape()) return 1e300;
@@ -496,35 +506,13 @@ TEST_P(Targets, IntoGivenArrays) {
       1e-6);
   // Errors: nothing written.
   kernel::ndarray<cf, 2> wrong({6, 8}, cf(3, 3));
-  try {
-    kernel::rfft2.on(t)(r, wrong);
-    FAIL() << "an output of the input's shape";
-  } catch (const kernel::argument_error &e) {
-    EXPECT_EQ(e.argument(), 2);
-    EXPECT_NE(std::string(e.what()).find("'rfft2': argument 2: has shape (6, 8) but the results have shape (6, 5)"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_argument(2, "'rfft2': argument 2: has shape (6, 8) but the results have shape (6, 5)",
+                  [&] { kernel::rfft2.on(t)(r, wrong); });
   kernel::ndarray<cf, 1> shared({56}, cf(1, 1));
   kernel::array_view<cf, 2> first(shared.data(), {6, 8}, {8, 1}), shifted(shared.data() + 8, {6, 8}, {8, 1});
-  try {
-    kernel::fft2.on(t)(first, shifted);
-    FAIL() << "an output overlapping the input";
-  } catch (const kernel::argument_error &e) {
-    EXPECT_EQ(e.argument(), 2);
-    EXPECT_NE(std::string(e.what()).find("overlaps argument 1"), std::string::npos) << e.what();
-  }
+  expect_argument(2, "overlaps argument 1", [&] { kernel::fft2.on(t)(first, shifted); });
   EXPECT_THROW(kernel::ifft.on(t)(x, wrong, 4), kernel::argument_error); // 4 points: shape (6, 4)
   // After an output, each argument is one further on than without it.
-  const auto expect_argument = [](int argument, const std::string &part, auto &&call) {
-    try {
-      call();
-      ADD_FAILURE() << "no error; expected one naming argument " << argument;
-    } catch (const kernel::argument_error &e) {
-      EXPECT_EQ(e.argument(), argument) << e.what();
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-  };
   expect_argument(3, "asks for 0 points", [&] { kernel::fft.on(t)(x, wrong, 0); });
   expect_argument(4, "axis 2 is out of range", [&] { kernel::fft.on(t)(x, wrong, {}, 2); });
   expect_argument(5, "norm 7", [&] { kernel::fft.on(t)(x, wrong, {}, -1, static_cast<kernel::fft_norm>(7)); });
@@ -549,13 +537,7 @@ TEST_P(Targets, IntoGivenArrays) {
   kernel::irfft2(dhalf, dback);
   EXPECT_LT(close(dback.copy_to_host(), r), 1e-5);
   kernel::device_array<cd, 2> dwide({6, 8}, kernel_test::device());
-  try {
-    kernel::fft2(dx, dwide);
-    FAIL() << "a complex128 device array for complex64 results";
-  } catch (const kernel::argument_error &e) {
-    EXPECT_EQ(e.argument(), 2);
-    EXPECT_NE(std::string(e.what()).find("never converted"), std::string::npos) << e.what();
-  }
+  expect_argument(2, "never converted", [&] { kernel::fft2(dx, dwide); });
   // A host output of a device input: the results come back to it.
   kernel::ndarray<cf, 2> host_out({6, 8});
   kernel::fft2(dx, host_out);

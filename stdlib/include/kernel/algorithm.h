@@ -134,7 +134,7 @@ public:
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void operator()(const A &in, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
-    detail::require_lasting_output<Out>(name(), 2, site);
+    detail::require_lasting_output<Out>(name(), 2, this->placed_on());
     run<into_value<A, Out>, false>(site, in, out, 2, axis, 3, std::nullopt, false);
   }
 
@@ -160,7 +160,7 @@ public:
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void exclusive(const A &in, into_value<A, Out> init, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
-    detail::require_lasting_output<Out>(name(), 3, site);
+    detail::require_lasting_output<Out>(name(), 3, this->placed_on());
     run<into_value<A, Out>, false>(site, in, out, 3, axis, 4, init, true);
   }
   template <class N>
@@ -605,7 +605,7 @@ public:
   template <class A, class I, class Out> void operator()(const A &a, const I &indices, Out &&out) const {
     detail::require_array<std::remove_cvref_t<Out>>();
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices, out);
-    detail::require_lasting_output<Out>(name(), 3, site);
+    detail::require_lasting_output<Out>(name(), 3, this->placed_on());
     if (detail::arg_of<std::remove_cvref_t<Out>>::view(out).size() != detail::arg_of<I>::view(indices).size())
       throw argument_error(std::string(name()), 3, "has a size other than the indices'");
     run(site, a, indices, out, true);
@@ -1014,7 +1014,7 @@ public:
     static_assert(W::writable, "select_if writes the kept elements to a writable array");
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred, out);
-    detail::require_lasting_output<Out>(name(), 3, site);
+    detail::require_lasting_output<Out>(name(), 3, this->placed_on());
     detail::require_apart(name(), 3, out, 1, x);
     if constexpr (detail::ufunc_arg<const P &>::supported && !detail::ufunc_arg<const P &>::is_scalar)
       detail::require_apart(name(), 3, out, 2, pred); // a mask

@@ -50,6 +50,7 @@
 #include "kernel/detail/algorithm_run.h"
 #include "kernel/detail/fft_api.h"
 #include "kernel/detail/fft_kernel.h"
+#include "kernel/detail/fixed_list.h"
 #include "kernel/errors.h"
 
 namespace kernel {
@@ -144,21 +145,8 @@ struct fft_step {
   }
 };
 
-/// The axes of a call, normalised, in the call's order: held in place, as a call's host time
-/// is a few microseconds and a heap allocation a noticeable part of it.
-class fft_axis_list {
-public:
-  void push_back(int a) noexcept { values_[static_cast<std::size_t>(count_++)] = a; }
-  std::size_t size() const noexcept { return static_cast<std::size_t>(count_); }
-  int operator[](std::size_t i) const noexcept { return values_[i]; }
-  int back() const noexcept { return values_[static_cast<std::size_t>(count_ - 1)]; }
-  const int *begin() const noexcept { return values_.data(); }
-  const int *end() const noexcept { return values_.data() + count_; }
-
-private:
-  std::array<int, max_dims> values_{};
-  int count_ = 0;
-};
+/// The axes of a call, normalised, in the call's order.
+using fft_axis_list = fixed_list<int, max_dims>;
 
 /// A pass along `axis` from a C-contiguous array of `in_shape` to one of `out_shape` (the two
 /// differ only along the axis, for the real transforms).
@@ -464,7 +452,7 @@ auto &fft_output(std::string_view name, const algorithm_site &site, const Sink &
                            "has shape " + kernel::shape_string(got) + " but the results have shape " +
                                kernel::shape_string(shape));
     require_apart(name, Sink::argument, sink.array, 1, x, may_be_input);
-    require_lasting_output<typename Sink::given>(name, Sink::argument, site);
+    require_lasting_output<typename Sink::given>(name, Sink::argument, site.where);
     return sink.array;
   }
 }

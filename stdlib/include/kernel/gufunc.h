@@ -426,7 +426,7 @@ private:
         throw argument_error(std::string(name()), index + 1,
                              "is a device array on " + a.device().name() + " but the call runs on " +
                                  detail::device_name(*c.device));
-      if (auto owned = detail::owned_device_memory(a); owned && !detail::freed_in_order_on(owned, *c.stream))
+      if (auto owned = detail::owned_device_memory(a); detail::needs_holding(owned, *c.stream))
         keep.push_back(std::move(owned));
       // Read-only operands (const views, const device arrays) stay read-only.
       const auto v = arg::view(a);

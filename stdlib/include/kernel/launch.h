@@ -202,10 +202,9 @@ public:
     // stream (freed in its order anyway: see pass).
     std::vector<std::shared_ptr<void>> keep;
     std::vector<detail::host_task> copy_back;
-    // Which arguments are temporary containers, gone with their elements when the statement
-    // ends (a temporary view's elements are the caller's).
-    constexpr bool temporary[] = {
-        (!std::is_lvalue_reference_v<Args &&> && detail::owns_elements<std::remove_cvref_t<Args>>())..., false};
+    // Which arguments are temporary host containers, gone with their elements when the
+    // statement ends (a temporary view's elements are the caller's).
+    constexpr bool temporary[] = {detail::temporary_host_container<Args>()..., false};
     // Host arrays are described (to find arguments sharing elements, which share one copy)
     // only when there are any: each description holds a layout of 32 dimensions, and zeroing
     // and copying them was a fifth of a launch's host time with device arrays alone.
@@ -261,7 +260,7 @@ private:
         slot = P(v.data(), v.shape(), v.strides());
         // Held until the kernel is done, should the launch run on another stream than the
         // one that frees the array.
-        if (auto owned = detail::owned_device_memory(a); owned && !detail::freed_in_order_on(owned, *call.stream))
+        if (auto owned = detail::owned_device_memory(a); detail::needs_holding(owned, *call.stream))
           keep.push_back(std::move(owned));
       } else {
         // A host array: a device copy in, and out again if the kernel may write it.

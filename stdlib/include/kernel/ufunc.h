@@ -102,6 +102,10 @@ public:
   template <class... Args> auto operator()(Args &&...args) const {
     static_assert(sizeof...(Args) == nin || sizeof...(Args) == nin + 1,
                   "a ufunc call takes its inputs, optionally followed by one output array");
+    // The output, as given: a temporary container on a stream would be written when gone.
+    if constexpr (sizeof...(Args) == nin + 1)
+      detail::require_lasting_output<std::tuple_element_t<nin, std::tuple<Args...>>>(name(), static_cast<int>(nin) + 1,
+                                                                                     this->placed_on());
     if constexpr ((detail::lazy_operand<Args> || ...)) {
       if constexpr (sizeof...(Args) == nin) {
         return lazy_call(std::forward<Args>(args)...);
@@ -109,8 +113,6 @@ public:
         auto refs = std::forward_as_tuple(std::forward<Args>(args)...);
         static_assert(!detail::lazy_operand<std::tuple_element_t<nin, decltype(refs)>>,
                       "the output of a ufunc call is an array, not an expression");
-        detail::require_lasting_output<std::tuple_element_t<nin, std::tuple<Args...>>>(
-            name(), static_cast<int>(nin) + 1, this->placed_on());
         const auto e = [&]<std::size_t... I>(std::index_sequence<I...>) {
           return lazy_call(std::get<I>(std::move(refs))...);
         }(std::make_index_sequence<nin>{});
@@ -119,9 +121,6 @@ public:
     } else if constexpr (sizeof...(Args) == nin) {
       return allocate_and_call(args...);
     } else {
-      // The output, as given: a temporary container on a stream would be written when gone.
-      detail::require_lasting_output<std::tuple_element_t<nin, std::tuple<Args...>>>(name(), static_cast<int>(nin) + 1,
-                                                                                     this->placed_on());
       auto refs = std::forward_as_tuple(args...);
       return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
         return call_into(std::get<nin>(refs), std::get<I>(refs)...);

@@ -95,11 +95,6 @@ template <class A> void require_distinct_elements(std::string_view name, int arg
 }
 template <class A> inline constexpr bool is_device_arg = arg_of<A>::supported && arg_of<A>::is_device;
 
-/// require_lasting_output for the call's site.
-template <class Out> void require_lasting_output(std::string_view name, int argument, const algorithm_site &site) {
-  require_lasting_output<Out>(name, argument, site.where);
-}
-
 template <class A> constexpr void require_array() {
   static_assert(ufunc_arg<const A &>::supported && !ufunc_arg<const A &>::is_scalar,
                 "this argument is an array: a std::vector, std::span, ndarray, array_view or device array");
@@ -200,10 +195,8 @@ inline void keep_until_done(const device_call &c, std::vector<std::shared_ptr<vo
 /// The same for a few pointers in braces, without building their list on the heap where none
 /// needs holding (the common case: a device array of the call's own stream).
 inline void keep_until_done(stream_state &s, std::initializer_list<std::shared_ptr<void>> what) {
-  if (std::all_of(what.begin(), what.end(),
-                  [&](const std::shared_ptr<void> &p) { return !p || freed_in_order_on(p, s); }))
-    return;
-  keep_until_done(s, std::vector<std::shared_ptr<void>>(what));
+  if (std::any_of(what.begin(), what.end(), [&](const std::shared_ptr<void> &p) { return needs_holding(p, s); }))
+    keep_until_done(s, std::vector<std::shared_ptr<void>>(what));
 }
 inline void keep_until_done(const device_call &c, std::initializer_list<std::shared_ptr<void>> what) {
   keep_until_done(*c.stream, what);
@@ -306,7 +299,7 @@ public:
           out.data = static_cast<T *>(const_cast<void *>(l.data));
           // The array's memory, held until the call's work is done (owned_device_memory).
           // Memory freed in the order of the call's own stream needs nothing.
-          if (auto owned = owned_device_memory(a); owned && !freed_in_order_on(owned, *site.call->stream))
+          if (auto owned = owned_device_memory(a); needs_holding(owned, *site.call->stream))
             out.deliver_ = [c = *site.call, owned = std::move(owned)] { keep_until_done(c, {owned}); };
         } else {
           // A strided device view: results made contiguous, then scattered into it on the device.

@@ -77,6 +77,11 @@ std::shared_ptr<void> device_allocate(device_state &d, std::size_t bytes, const 
 /// (cuMemFreeAsync). The simulator frees at once, and other memory is freed in the order of
 /// its own stream, or on the host: those must be held until the work is done.
 bool freed_in_order_on(const std::shared_ptr<void> &memory, const stream_state &s) noexcept;
+/// Whether work queued on `s` must hold `memory` until it is done: not null, and not freed in
+/// `s`'s order anyway. Where nothing does, a call builds no list of it (keep_until_done).
+inline bool needs_holding(const std::shared_ptr<void> &memory, const stream_state &s) noexcept {
+  return memory && !freed_in_order_on(memory, s);
+}
 void device_copy(device_state &d, void *dst, const void *src, std::size_t bytes, copy_direction direction,
                  stream_state &s);
 /// Sets `bytes` of device memory to zero, in order on `s`.

@@ -106,8 +106,7 @@ private:
 /// one; a named array, a view or a device array is fine, and so is any array off a stream
 /// (the call is done when it returns).
 template <class A> void require_lasting_output(std::string_view name, int argument, const placement &p) {
-  using O = std::remove_cvref_t<A>;
-  if constexpr (!std::is_lvalue_reference_v<A> && !ufunc_arg<O &>::is_device && owns_elements<O>())
+  if constexpr (temporary_host_container<A>())
     if (p.chosen_stream != 0)
       throw argument_error(std::string(name), argument,
                            "is a temporary host array: on a stream its results would be copied back after it is "

@@ -43,6 +43,14 @@ template <class D> constexpr bool owns_elements() {
     return !std::ranges::enable_borrowed_range<std::remove_cvref_t<D>>;
 }
 
+/// True for an argument given as a temporary host container (`A` as forwarded, not an lvalue
+/// reference, and owning its elements): they are gone when the statement ends, before a call
+/// on a stream would have written its results into them.
+template <class A> constexpr bool temporary_host_container() {
+  using D = std::remove_cvref_t<A>;
+  return !std::is_lvalue_reference_v<A> && !is_device_array<D>::value && owns_elements<D>();
+}
+
 /// How a ufunc sees one argument of type `A` (as passed, with its reference and const).
 template <class A, class = void> struct ufunc_arg {
   static constexpr bool supported = false;

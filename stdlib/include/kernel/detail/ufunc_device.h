@@ -214,7 +214,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
   // call's own stream, which are freed in its order anyway (the common case).
   std::vector<std::shared_ptr<void>> keep_alive;
   const auto hold = [&](std::shared_ptr<void> owned) {
-    if (owned && !freed_in_order_on(owned, *call.stream)) keep_alive.push_back(std::move(owned));
+    if (needs_holding(owned, *call.stream)) keep_alive.push_back(std::move(owned));
   };
   params_type params{};
   // Host inputs' device copies, freed in the call stream's order once the kernel is queued.
