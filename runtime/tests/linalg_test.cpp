@@ -393,9 +393,44 @@ TEST_P(Linalg, DotsAndNorms) {
   EXPECT_NEAR(la::vector_two_norm.on(t())(bigf) / 5e30f, 1.0f, 1e-6f);
   std::vector<double> nan{1, std::numeric_limits<double>::quiet_NaN()};
   EXPECT_TRUE(std::isnan(la::vector_two_norm.on(t())(nan)));
+  // A factor that brings a norm past the type's range back into it: the library's unscaled
+  // norm overflows, the scaled one does not.
+  std::vector<float> huge_f{3e38f, 3e38f};
+  std::vector<double> huge_d{1.7e308, 1.7e308};
+  std::vector<cf> huge_c{cf(3e38f, 0), cf(0, 3e38f)};
+  EXPECT_NEAR(la::vector_two_norm.on(t())(la::scaled(0.5f, huge_f)) / (1.5e38 * std::sqrt(2.0)), 1.0, 1e-6);
+  EXPECT_NEAR(la::vector_two_norm.on(t())(la::scaled(0.5, huge_d)) / (0.85e308 * std::sqrt(2.0)), 1.0, 1e-14);
+  EXPECT_NEAR(la::vector_two_norm.on(t())(la::scaled(0.25f, huge_c)) / (0.75e38 * std::sqrt(2.0)), 1.0, 1e-6);
+  EXPECT_TRUE(std::isinf(la::vector_two_norm.on(t())(huge_f)));
+  EXPECT_TRUE(std::isinf(la::vector_two_norm.on(t())(la::scaled(0.5f, std::vector<float>{3e38f, INFINITY}))));
 
   std::vector<float> shorter(999);
   EXPECT_THROW(la::dot.on(t())(xf, shorter), kernel::argument_error);
+}
+
+// Wrappers of views and of other wrappers hold them by value: named, they outlive the
+// statement that made the view.
+TEST_P(Linalg, NamedWrappersOfTemporaryViews) {
+  stored_matrix<cd> a(3, 4, layout::c_order, 1), b(3, 2, layout::fortran, 2), c(4, 2, layout::c_order, 3);
+  const auto at2 = la::scaled(cd(2), la::transposed(a.view));
+  const auto ah = la::conjugated(la::scaled(cd(0, 1), la::transposed(a.view)));
+  const auto twice = la::scaled(cd(3), la::scaled(cd(2), b.view));
+  std::vector<cd> scratch(64, cd(7, 7)); // reuses the stack the temporaries were on
+  (void)scratch;
+  la::matrix_product.on(t())(at2, b.view, c.view);
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 2; ++j) {
+      cd want = 0;
+      for (index_t q = 0; q < 3; ++q) want += a.view(q, i) * b.view(q, j);
+      EXPECT_LT(std::abs(c.view(i, j) - cd(2) * want), 1e-12) << i << "," << j;
+    }
+  la::matrix_product.on(t())(ah, twice, c.view);
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 2; ++j) {
+      cd want = 0;
+      for (index_t q = 0; q < 3; ++q) want += std::conj(a.view(q, i)) * b.view(q, j);
+      EXPECT_LT(std::abs(c.view(i, j) - cd(0, -1) * cd(6) * want), 1e-12) << i << "," << j;
+    }
 }
 
 TEST_P(Linalg, AddAndScale) {

@@ -4,11 +4,13 @@
 // scaled and accumulated, every value type and both index types, repeated and unsorted COO
 // entries, empty shapes, and the error paths (bad structure, shapes, overlaps), after which
 // the user's arrays hold what they held.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -190,6 +192,55 @@ TEST(Sparse, ExpressionOperands) {
     const auto c = sp::spmm.on(t)(m, vtimes(kernel::lazy(b), 2.0f));
     expect_dense_equal<float>(c, sp::spmm.on(t)(m, b2));
   }
+}
+
+// As BLAS: y or C scaled by 0 is not read, so a NaN or infinity there does not reach the
+// result, on every target (cuSPARSE's products included), as in kernel/linalg.h's products.
+TEST(Sparse, AnAddendScaledByZeroIsNotRead) {
+  const auto d = dense<float>(6, 5, 1);
+  const auto a = sp::csr_from_dense(d);
+  const auto c = sp::coo_from_dense(d);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x(5);
+  for (index_t j = 0; j < 5; ++j) x[j] = vec_value<float>(j);
+  kernel::ndarray<float, 2> b({5, 3});
+  for (index_t i = 0; i < 5; ++i)
+    for (index_t j = 0; j < 3; ++j) b(i, j) = vec_value<float>(i * 3 + j);
+  for (where w : all_places) {
+    SCOPED_TRACE(place_name(w));
+    std::vector<float> y(6, nan), z(6, INFINITY);
+    placed(sp::spmv, w)(a, x, la::scaled(0.0f, y), y);
+    placed(sp::spmv, w)(la::scaled(2.0f, c), x, la::scaled(0.0f, y), z);
+    kernel::ndarray<float, 2> cm({6, 3});
+    std::fill(cm.data(), cm.data() + cm.size(), nan);
+    placed(sp::spmm, w)(a, b, la::scaled(0.0f, cm), cm);
+    for (index_t i = 0; i < 6; ++i) {
+      float want = 0;
+      for (index_t j = 0; j < 5; ++j) want += d(i, j) * x[j];
+      EXPECT_NEAR(y[i], want, 1e-5) << i;
+      EXPECT_NEAR(z[i], 2 * want, 1e-5) << i;
+      for (index_t j = 0; j < 3; ++j) {
+        float e = 0;
+        for (index_t q = 0; q < 5; ++q) e += d(i, q) * b(q, j);
+        EXPECT_NEAR(cm(i, j), e, 1e-5) << i << "," << j;
+      }
+    }
+  }
+}
+
+// The values can be changed where they are; their number cannot (the structure counts them).
+TEST(Sparse, ValuesChangeInPlaceOnly) {
+  auto a = sp::csr_from_dense(dense<float>(6, 5, 1));
+  static_assert(!std::is_reference_v<decltype(a.values())>, "values() of a matrix is a view, not its array");
+  const index_t nnz = a.nnz();
+  a.values()(0) = 42;
+  auto v = a.values();
+  v = kernel::array_view<float, 1>(); // rebinds the view, not the matrix's array
+  EXPECT_EQ(a.nnz(), nnz);
+  EXPECT_EQ(std::as_const(a).values()(0), 42);
+  auto da = a.to_device(kernel_test::device());
+  static_assert(std::is_same_v<decltype(da.values()), kernel::device_view<float, 1>>);
+  EXPECT_EQ(da.values().size(), nnz);
 }
 
 TEST(Sparse, CooEntriesInAnyOrderWithRepeatsAddUp) {
@@ -416,6 +467,21 @@ TEST(Sparse, BadStructureIsRejectedOnTheHostAndOnTheDevice) {
                                      kernel::to_device(std::vector<int>{0, 1, 2}, dev), kernel::to_device(v3, dev));
       },
       "row index outside the matrix at position 2");
+  // A device matrix's arrays are on one device, each with one.
+  expect_error(
+      [&] {
+        sp::device_coo_matrix<float>(3, 4, kernel::device_array<int, 1>{}, kernel::device_array<int, 1>{},
+                                     kernel::device_array<float, 1>{});
+      },
+      "argument 3: is a device array without a device");
+  if (kernel_test::on_gpu())
+    expect_error(
+        [&] {
+          sp::device_csr_matrix<float>(3, 4, kernel::to_device(std::vector<int>{0, 1, 2, 3}, dev),
+                                       kernel::to_device(std::vector<int>{0, 1, 2}, kernel::device::simulator()),
+                                       kernel::to_device(v3, dev));
+        },
+        "argument 4: is on");
 }
 
 TEST(Sparse, BadOperandsAreRejectedAndLeaveTheResultsAlone) {

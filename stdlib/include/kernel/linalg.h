@@ -55,41 +55,64 @@
 
 namespace kernel::linalg {
 
-/// An operand multiplied by `factor` (std::linalg::scaled): no copy is made, the factor goes
-/// to the library call. The array must outlive the call it is passed to.
-template <class S, class A> struct scaled_operand {
-  S factor;
-  const A *array;
-};
-
-template <class S, class A> constexpr scaled_operand<S, A> scaled(S factor, const A &array) noexcept {
-  return {factor, &array};
-}
+template <class S, class A> struct scaled_operand;
+template <class A> struct conjugated_operand;
 
 namespace detail_linalg {
+/// What an operand wrapper holds by value: views, and the wrappers themselves (each as small
+/// as a view), so that scaled(s, transposed(A)) or conjugated(scaled(s, A)) may be named and
+/// outlive the statement that made them. Arrays are held by address: they must outlive the
+/// call they are passed to.
 template <class A> inline constexpr bool is_view = false;
 template <class T, std::size_t R> inline constexpr bool is_view<array_view<T, R>> = true;
 template <class T, std::size_t R> inline constexpr bool is_view<device_view<T, R>> = true;
+template <class S, class A> inline constexpr bool is_view<scaled_operand<S, A>> = true;
+template <class A> inline constexpr bool is_view<conjugated_operand<A>> = true;
+
+template <class A> class held_operand {
+public:
+  constexpr explicit held_operand(const A &a) noexcept : held_(&a) {}
+  constexpr const A &get() const noexcept { return *held_; }
+
+private:
+  const A *held_;
+};
+template <class A>
+  requires is_view<A>
+class held_operand<A> {
+public:
+  constexpr explicit held_operand(const A &a) noexcept : held_(a) {}
+  constexpr const A &get() const noexcept { return held_; }
+
+private:
+  A held_;
+};
 } // namespace detail_linalg
 
+/// An operand multiplied by `factor` (std::linalg::scaled): no copy is made, the factor goes
+/// to the library call. A view or another wrapper is kept by value; an array must outlive the
+/// call it is passed to.
+template <class S, class A> struct scaled_operand {
+  S factor;
+  detail_linalg::held_operand<A> held;
+  const A &operand() const noexcept { return held.get(); }
+};
+
+template <class S, class A> constexpr scaled_operand<S, A> scaled(S factor, const A &array) noexcept {
+  return {factor, detail_linalg::held_operand<A>(array)};
+}
+
 /// An operand whose elements are read conjugated (std::linalg::conjugated): no copy is made
-/// where the library can read it so. Views (transposed's, scaled's) are kept by value, so
-/// that conjugated(transposed(A)) may be named; an array must outlive the call.
+/// where the library can read it so. Views and other wrappers (transposed's, scaled's) are
+/// kept by value, so that conjugated(transposed(A)) may be named; an array must outlive the
+/// call.
 template <class A> struct conjugated_operand {
-  std::conditional_t<detail_linalg::is_view<A>, A, const A *> held;
-  const A &operand() const noexcept {
-    if constexpr (detail_linalg::is_view<A>)
-      return held;
-    else
-      return *held;
-  }
+  detail_linalg::held_operand<A> held;
+  const A &operand() const noexcept { return held.get(); }
 };
 
 template <class A> constexpr auto conjugated(const A &a) noexcept {
-  if constexpr (detail_linalg::is_view<A>)
-    return conjugated_operand<A>{a};
-  else
-    return conjugated_operand<A>{&a};
+  return conjugated_operand<A>{detail_linalg::held_operand<A>(a)};
 }
 
 /// A view of `a` with its last two axes swapped (std::linalg::transposed): a host array_view
@@ -131,11 +154,11 @@ template <class X> struct linalg_unscaled {
 template <class S, class A> struct linalg_unscaled<linalg::scaled_operand<S, A>> {
   using inner = linalg_unscaled<A>;
   using type = typename inner::type;
-  static const type &array(const linalg::scaled_operand<S, A> &x) noexcept { return inner::array(*x.array); }
+  static const type &array(const linalg::scaled_operand<S, A> &x) noexcept { return inner::array(x.operand()); }
   template <class T> static T factor(const linalg::scaled_operand<S, A> &x) {
     static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, T>,
                   "a scaling factor is a real number or the matrix's own complex type");
-    return static_cast<T>(x.factor) * inner::template factor<T>(*x.array);
+    return static_cast<T>(x.factor) * inner::template factor<T>(x.operand());
   }
   static constexpr bool conjugated = inner::conjugated;
 };
@@ -741,17 +764,26 @@ public:
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
     const detail::linalg_matrix<const T> mx = detail::linalg_input<T>(site, name(), 1, x, true);
     const double factor = std::abs(detail::factor_of<T>(xx));
+    // The library's norm is of the unscaled vector, in its element type: where that
+    // overflows, a factor below 1 may still bring the result into range, so the sum is made
+    // again scaled as it goes (as the simulator's always is).
+    const auto overflowed = [&](double norm) { return std::isinf(norm) && factor < 1; };
     if (!site.on_device()) {
       const std::string n(name());
-      return static_cast<Real>(factor * detail::two_norm_host(n.c_str(), detail::blas_type_of<T>(),
-                                                              {mx.data, mx.rows, mx.strides.row}, site.parallel()));
+      const double norm = detail::two_norm_host(n.c_str(), detail::blas_type_of<T>(),
+                                                {mx.data, mx.rows, mx.strides.row}, site.parallel());
+      if (!overflowed(norm)) return static_cast<Real>(factor * norm);
+      detail::scaled_squares s{0, 0};
+      const auto *values = reinterpret_cast<const detail::blas_value_t<T> *>(mx.data);
+      for (index_t i = 0; i < mx.rows; ++i) s = detail::add_squares_of(s, values[i * mx.strides.row]);
+      return static_cast<Real>(factor * s.scale * std::sqrt(s.sum));
     }
     if (mx.rows == 0) return Real(0);
     if (!detail::device_is_simulator(*site.call->device)) {
       const std::string n(name());
-      if (const auto v = detail::two_norm_cuda(n.c_str(), detail::blas_type_of<T>(), {mx.data, mx.rows, mx.strides.row},
-                                               *site.call->device, *site.call->stream))
-        return static_cast<Real>(factor * *v);
+      const auto norm = detail::two_norm_cuda(n.c_str(), detail::blas_type_of<T>(), {mx.data, mx.rows, mx.strides.row},
+                                              *site.call->device, *site.call->stream);
+      if (norm && !overflowed(*norm)) return static_cast<Real>(factor * *norm);
     }
     detail::norm_params<detail::blas_value_t<T>> p{};
     p.x = reinterpret_cast<const detail::blas_value_t<T> *>(mx.data);

@@ -202,8 +202,9 @@ public:
 
   const array_type<I> &column_indices() const noexcept { return columns_; }
   const array_type<T> &values() const noexcept { return values_; }
-  /// The values may be changed in place (by ufuncs, kernels, copies); the structure may not.
-  array_type<T> &values() noexcept { return values_; }
+  /// The values may be changed in place (by ufuncs, kernels, copies), through a view of
+  /// them; the structure, and so their number, may not.
+  std::conditional_t<Device, device_view<T, 1>, array_view<T, 1>> values() noexcept { return values_.view(); }
 
   kernel::device device() const noexcept
     requires Device
@@ -265,6 +266,28 @@ protected:
       throw argument_error(std::string(name), 4,
                            "has " + std::to_string(columns_.size()) + " column indices for " +
                                std::to_string(values_.size()) + " values");
+    // COO's entries are counted by the index type when converted (CSR's offsets end at the
+    // count, so theirs is checked with them).
+    require_fits<I>(name, 5, values_.size(), "entries");
+    if constexpr (Device) {
+      // The matrix's kernels read all three arrays on the values' device.
+      const auto placed = [&](int argument, const auto &a) {
+        if (!a.has_device())
+          throw argument_error(std::string(name), argument,
+                               "is a device array without a device (default-constructed or moved from)");
+      };
+      placed(3, first_);
+      placed(4, columns_);
+      placed(5, values_);
+      const auto elsewhere = [&](int argument, const kernel::device &d) {
+        if (d != values_.device())
+          throw argument_error(std::string(name), argument,
+                               "is on " + d.name() + " but the values (argument 5) are on " + values_.device().name() +
+                                   ": a matrix's arrays are on one device");
+      };
+      elsewhere(3, first_.device());
+      elsewhere(4, columns_.device());
+    }
     return site_of(name, placement{}, values_);
   }
 
@@ -687,9 +710,11 @@ private:
                                "has " + std::to_string(mz.rows) + " elements but y has " +
                                    std::to_string(out.matrix.rows));
       }
+      // As BLAS, a z scaled by 0 is not read: a NaN or infinity in it does not reach y.
+      const bool reads_z = !std::is_same_v<Z, std::nullptr_t> && beta != T(0);
       detail::spmv_params<V, I> p{ma.a,
                                   reinterpret_cast<const V *>(mx.data),
-                                  std::is_same_v<Z, std::nullptr_t> ? nullptr : reinterpret_cast<const V *>(mz.data),
+                                  reads_z ? reinterpret_cast<const V *>(mz.data) : nullptr,
                                   reinterpret_cast<V *>(out.matrix.data),
                                   mx.strides.row,
                                   mz.strides.row,
@@ -697,9 +722,8 @@ private:
                                   detail::blas_value_of(alpha),
                                   detail::blas_value_of(beta),
                                   1};
-      if (site.on_device() &&
-          detail::sparse_product_on_cuda<T>(name(), site, m, ma, mx, std::is_same_v<Z, std::nullptr_t> ? nullptr : &mz,
-                                            out.matrix, alpha, beta, /*vector=*/true)) {
+      if (site.on_device() && detail::sparse_product_on_cuda<T>(name(), site, m, ma, mx, reads_z ? &mz : nullptr,
+                                                                out.matrix, alpha, beta, /*vector=*/true)) {
         ma.keep.insert(ma.keep.end(), {mx.keep, mz.keep});
         detail::keep_until_done(*site.call, std::move(ma.keep));
       } else if (site.on_device()) {
@@ -802,10 +826,11 @@ private:
                                    detail::dims(out.matrix.rows, out.matrix.cols) +
                                    ": E is added to the product and has its shape");
       }
+      // As BLAS, an E scaled by 0 is not read: a NaN or infinity in it does not reach C.
+      const bool reads_e = !std::is_same_v<E, std::nullptr_t> && beta != T(0);
       const detail::spmm_params<V, I> p{ma.a,
                                         reinterpret_cast<const V *>(mb.data),
-                                        std::is_same_v<E, std::nullptr_t> ? nullptr
-                                                                          : reinterpret_cast<const V *>(me.data),
+                                        reads_e ? reinterpret_cast<const V *>(me.data) : nullptr,
                                         reinterpret_cast<V *>(out.matrix.data),
                                         mb.strides,
                                         me.strides,
@@ -813,9 +838,8 @@ private:
                                         mb.cols,
                                         detail::blas_value_of(alpha),
                                         detail::blas_value_of(beta)};
-      if (site.on_device() &&
-          detail::sparse_product_on_cuda<T>(name(), site, m, ma, mb, std::is_same_v<E, std::nullptr_t> ? nullptr : &me,
-                                            out.matrix, alpha, beta, /*vector=*/false)) {
+      if (site.on_device() && detail::sparse_product_on_cuda<T>(name(), site, m, ma, mb, reads_e ? &me : nullptr,
+                                                                out.matrix, alpha, beta, /*vector=*/false)) {
         ma.keep.insert(ma.keep.end(), {mb.keep, me.keep});
         detail::keep_until_done(*site.call, std::move(ma.keep));
       } else if (site.on_device()) {
