@@ -137,6 +137,14 @@ TEST_P(Targets, CumsumWidensNarrowIntegers) {
   EXPECT_EQ(byte_sums.back(), 60000u);
   EXPECT_EQ(to_vector(kernel::cumsum.on(t)(flags)), (std::vector<std::int64_t>{1, 1, 2, 3}));
   EXPECT_EQ(to_vector(kernel::cumsum.on(t).exclusive(shorts, -5)), (std::vector<std::int64_t>{-5, -30005, -60005}));
+  // Sums past int64 wrap, as NumPy's do (not signed overflow, which is undefined).
+  const std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(to_vector(kernel::cumsum.on(t)(std::vector<std::int64_t>{most, 1, 1})),
+            (std::vector<std::int64_t>{most, std::numeric_limits<std::int64_t>::min(),
+                                       std::numeric_limits<std::int64_t>::min() + 1}));
+  std::vector<std::int32_t> wrapped(3);
+  kernel::cumsum.on(t)(std::vector<std::int32_t>(3, std::numeric_limits<std::int32_t>::max()), wrapped);
+  EXPECT_EQ(wrapped, (std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::max(), -2, 2147483645}));
   static_assert(std::is_same_v<decltype(kernel::cumsum(std::vector<float>{}))::value_type, float>);
   std::vector<std::int64_t> short_out(2);
   try { // errors name the function called
@@ -512,7 +520,44 @@ TEST_P(Targets, TakeAndPutCheckEveryIndex) {
   }
   EXPECT_THROW(kernel::put.on(t)(untouched, huge, 7.0), kernel::argument_error);
   EXPECT_EQ(untouched, a);
+
+  // As NumPy: values fewer than the indices are repeated, more are cut short.
+  std::vector<double> cycled(6, 0.0);
+  kernel::put.on(t)(cycled, std::vector<int>{0, 1, 2, 3, 4}, std::vector<float>{7, 8});
+  EXPECT_EQ(cycled, (std::vector<double>{7, 8, 7, 8, 7, 0}));
+  kernel::put.on(t)(cycled, std::vector<int>{5}, std::vector<double>{9, 10, 11});
+  EXPECT_EQ(cycled[5], 9);
+  // A scalar the elements cannot hold, and no values at all, are refused with nothing written.
+  std::vector<int> ints(3, 4);
+  for (double v : {double(NAN), 1e30, -3e9, double(INFINITY)}) try {
+      kernel::put.on(t)(ints, std::vector<int>{0}, v);
+      ADD_FAILURE() << v << " was put into an int32 array";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), 3);
+      EXPECT_NE(std::string(e.what()).find("int32 elements cannot hold"), std::string::npos) << e.what();
+    }
+  EXPECT_THROW(kernel::put.on(t)(ints, std::vector<int>{0}, std::int64_t{1} << 40), kernel::argument_error);
+  EXPECT_THROW(kernel::put.on(t)(ints, std::vector<int>{0}, std::vector<int>{}), kernel::argument_error);
+  EXPECT_EQ(ints, (std::vector<int>{4, 4, 4}));
+  kernel::put.on(t)(ints, std::vector<int>{1}, -2.9); // truncated toward zero, as NumPy casts
+  EXPECT_EQ(ints[1], -2);
+
+  // take into an array of another shape than the indices', though of their size: refused.
+  kernel::ndarray<double, 2> column({5, 1});
+  try {
+    kernel::take.on(t)(a, idx, column);
+    ADD_FAILURE() << "an output of another shape was taken";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 3);
+    EXPECT_NE(std::string(e.what()).find("has shape (5, 1) but the indices' shape is (5,)"), std::string::npos)
+        << e.what();
+  }
   if (t == kernel::target::cpu || t == kernel::target::parallel) return;
+  // Values fewer than the indices, from a device array.
+  auto dcycled = kernel::to_device(std::vector<double>(4, 0.0), kernel_test::device());
+  kernel::put(dcycled, kernel::to_device(std::vector<int>{3, 2, 1}, kernel_test::device()),
+              kernel::to_device(std::vector<double>{5, 6}, kernel_test::device()));
+  EXPECT_EQ(dcycled.copy_to_host().to_vector(), (std::vector<double>{0, 5, 6, 5}));
   // A gather into the caller's device array writes nothing when an index is out of range.
   auto da = kernel::to_device(a, kernel_test::device());
   auto out = kernel::to_device(std::vector<double>(5, -9.0), kernel_test::device());
@@ -538,6 +583,18 @@ TEST_P(Targets, CompactionUniqueAndRuns) {
     for (std::size_t i = 0; i < n; ++i) mask[static_cast<kernel::index_t>(i)] = x[i] > 0;
     EXPECT_EQ(to_vector(kernel::select_if.on(t)(x, mask)), kept);
   }
+  // A mask of the array's size but another shape is refused, as NumPy refuses it.
+  kernel::ndarray<float, 2> grid({2, 3});
+  kernel::ndarray<bool, 2> wrong_mask({3, 2});
+  try {
+    (void)kernel::select_if.on(t)(grid, wrong_mask);
+    ADD_FAILURE() << "a mask of another shape was taken";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("has shape (3, 2) but the array's shape is (2, 3)"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)kernel::count_if.on(t)(grid, kernel::ndarray<bool, 1>({6})), kernel::argument_error);
   // Around the device's tiles (4096 elements where flags decide), and past 1024 of them (the
   // scan of the tiles' counts then takes two levels): a mask keeping every third, and the rest
   // after.
@@ -706,9 +763,39 @@ TEST_P(Targets, HistogramsAsNumPy) {
   std::vector<kernel::index_t> want(5000, 0);
   for (float v : many) ++want[static_cast<std::size_t>(kernel::detail::even_bin(v, -100.0, 100.0, 5000))];
   EXPECT_EQ(to_vector(kernel::histogram.on(t)(many, 5000, -100.0, 100.0)), want);
-  EXPECT_THROW(kernel::histogram.on(t)(x, std::vector<float>{0, 1, 1}), kernel::argument_error);
-  EXPECT_THROW(kernel::histogram.on(t)(x, 0, 0.0, 1.0), kernel::argument_error);
-  EXPECT_THROW(kernel::histogram.on(t)(x, 3, 1.0, 1.0), kernel::argument_error);
+  // Repeated edges, as NumPy takes them: a bin between equal edges counts nothing, and a value
+  // on repeated last edges is in the last bin.
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(std::vector<double>{0.5, 1, 1.5, 2}, std::vector<float>{0, 1, 1, 2})),
+            (std::vector<kernel::index_t>{1, 0, 3}));
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(std::vector<double>{0.5, 1, 1.5, 2, 1}, std::vector<int>{0, 1, 2, 2})),
+            (std::vector<kernel::index_t>{1, 3, 1}));
+  // A range of one value is widened to [lo - 0.5, hi + 0.5], as NumPy widens it.
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(x, 3, 1.0, 1.0)), (std::vector<kernel::index_t>{1, 2, 0}));
+  // A range narrower than double's normal numbers: bins per unit past double's range, so the
+  // bins are found by the fraction of the range.
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(std::vector<double>{0.0, 0.5e-310, 0.9e-310, 1e-310}, 10, 0.0, 1e-310)),
+            (std::vector<kernel::index_t>{1, 0, 0, 0, 0, 1, 0, 0, 0, 2}));
+  // More bins than elements in a share of the work: counted in place.
+  const std::vector<float> few = random_floats(3000, 5);
+  std::vector<kernel::index_t> sparse_want(1 << 20, 0);
+  for (float v : few) ++sparse_want[static_cast<std::size_t>(kernel::detail::even_bin(v, -100.0, 100.0, 1 << 20))];
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(few, 1 << 20, -100.0, 100.0)), sparse_want);
+  // Errors name the argument at fault.
+  const auto refused = [&](int argument, const std::string &part, auto &&call) {
+    try {
+      call();
+      ADD_FAILURE() << "no error; expected one containing '" << part << "'";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  refused(2, "must be positive", [&] { (void)kernel::histogram.on(t)(x, 0, 0.0, 1.0); });
+  refused(3, "lo must be finite", [&] { (void)kernel::histogram.on(t)(x, 3, -INFINITY, 1.0); });
+  refused(4, "hi must be finite", [&] { (void)kernel::histogram.on(t)(x, 3, 0.0, INFINITY); });
+  refused(4, "hi must not be below lo", [&] { (void)kernel::histogram.on(t)(x, 3, 1.0, 0.5); });
+  refused(2, "edge 1 is NaN", [&] { (void)kernel::histogram.on(t)(x, std::vector<float>{0, NAN, 1}); });
+  refused(2, "edge 2 is below", [&] { (void)kernel::histogram.on(t)(x, std::vector<float>{0, 1, 0.5f}); });
   try { // finite ends, but a width past double's range: every bin's edge would be NaN
     (void)kernel::histogram.on(t)(x, 4, -1.7e308, 1.7e308);
     ADD_FAILURE() << "a range wider than a double was taken";

@@ -303,6 +303,31 @@ TEST_P(Linalg, Batches) {
   la::matrix_product.on(t())(none_a, b, none_c);
   kernel::ndarray<float, 3> wrong({2, 8, 6});
   EXPECT_THROW(la::matrix_product.on(t())(a, b, wrong), kernel::argument_error);
+  // A batch of one is broadcast against another batch, as NumPy's matmul: (1, 8, 5) @ (3, 5, 6)
+  // and (3, 8, 5) @ (1, 5, 6), into C and as a new array.
+  kernel::ndarray<float, 3> one_a({1, 8, 5}), one_b({1, 5, 6}), bs({3, 5, 6});
+  for (index_t i = 0; i < 8; ++i)
+    for (index_t j = 0; j < 5; ++j) one_a(0, i, j) = a2(i, j);
+  for (index_t i = 0; i < 5; ++i)
+    for (index_t j = 0; j < 6; ++j) one_b(0, i, j) = b(i, j);
+  for (index_t q = 0; q < 3; ++q)
+    for (index_t i = 0; i < 5; ++i)
+      for (index_t j = 0; j < 6; ++j) bs(q, i, j) = bt(q, j, i);
+  const kernel::ndarray<float, 3> left = la::matrix_product.on(t())(one_a, bs);
+  ASSERT_EQ(left.shape(), (std::array<index_t, 3>{3, 8, 6}));
+  for (index_t q = 0; q < 3; ++q) {
+    kernel::array_view<float, 2> bq(&bs(q, 0, 0), {5, 6}), lq(const_cast<float *>(&left(q, 0, 0)), {8, 6});
+    EXPECT_LT(product_error<float>(a2, bq, lq), 1e-6) << q;
+  }
+  kernel::ndarray<float, 3> right({3, 8, 6});
+  la::matrix_product.on(t())(a, one_b, right);
+  for (index_t q = 0; q < 3; ++q) {
+    kernel::array_view<float, 2> aq(&a(q, 0, 0), {8, 5}), rq(&right(q, 0, 0), {8, 6});
+    EXPECT_LT(product_error<float>(aq, b, rq), 1e-6) << q;
+  }
+  // Batches of 2 and 3 do not broadcast.
+  kernel::ndarray<float, 3> two_b({2, 5, 6});
+  EXPECT_THROW(la::matrix_product.on(t())(a, two_b), kernel::argument_error);
 }
 
 TEST_P(Linalg, EmptyShapes) {

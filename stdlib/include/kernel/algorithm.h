@@ -28,14 +28,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernel/array.h"
@@ -579,6 +582,38 @@ protected:
   }
 };
 
+/// Array `a` (argument `argument`) of the shape of `b` (rank and extents, as NumPy requires
+/// of an `out` and of a boolean mask), else an argument_error giving both.
+template <class A, class B>
+void require_same_shape(std::string_view name, int argument, const A &a, std::string_view whose, const B &b) {
+  const auto sa = arg_of<std::remove_cvref_t<A>>::view(a).shape();
+  const auto sb = arg_of<B>::view(b).shape();
+  if (sa.size() == sb.size() && std::equal(sa.begin(), sa.end(), sb.begin())) return;
+  throw argument_error(std::string(name), argument,
+                       "has shape " + shape_string(sa.data(), static_cast<int>(sa.size())) + " but " +
+                           std::string(whose) + " shape is " + shape_string(sb.data(), static_cast<int>(sb.size())));
+}
+
+/// Scalar `w` as an element of type V, refused where V cannot hold it (a NaN, an infinity
+/// or a value out of an integer type's range), where NumPy's cast would give an arbitrary
+/// value.
+template <class V, class W> V scalar_as(std::string_view name, int argument, const W &w) {
+  if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool> && std::is_arithmetic_v<W> &&
+                !std::is_same_v<W, bool>) {
+    bool fits;
+    if constexpr (std::is_integral_v<W>)
+      fits = std::in_range<V>(w);
+    else // the value that truncation toward zero gives must fit (long double holds 64-bit ends)
+      fits = static_cast<long double>(w) > static_cast<long double>(std::numeric_limits<V>::min()) - 1 &&
+             static_cast<long double>(w) < static_cast<long double>(std::numeric_limits<V>::max()) + 1;
+    if (!fits)
+      throw argument_error(std::string(name), argument,
+                           "is " + std::to_string(w) + ", which the array's " + std::string(dtype_name(dtype_of<V>)) +
+                               " elements cannot hold");
+  }
+  return static_cast<V>(w);
+}
+
 template <class I> constexpr void require_indices() {
   static_assert(std::is_integral_v<I> && !std::is_same_v<I, bool>, "indices are integers");
 }
@@ -606,8 +641,7 @@ public:
     detail::require_array<std::remove_cvref_t<Out>>();
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices, out);
     detail::require_lasting_output<Out>(name(), 3, this->placed_on());
-    if (detail::arg_of<std::remove_cvref_t<Out>>::view(out).size() != detail::arg_of<I>::view(indices).size())
-      throw argument_error(std::string(name()), 3, "has a size other than the indices'");
+    detail::require_same_shape(name(), 3, out, "the indices'", indices);
     run(site, a, indices, out, true);
   }
   template <class A, class I>
@@ -650,7 +684,8 @@ private:
 };
 inline constexpr take_fn take{};
 
-/// NumPy's put: a.flat[indices[i]] = values[i] (values of the indices' size, or one scalar).
+/// NumPy's put: a.flat[indices[i]] = values[i] (values repeated where fewer than the indices,
+/// or one scalar, which must fit a's element type).
 /// Repeated indices leave one of their values. Nothing is written when an index is out of
 /// range.
 class put_fn : public detail::indexing<put_fn> {
@@ -674,12 +709,26 @@ public:
     detail::input_elements<V> vals;
     std::vector<V> repeated;
     if constexpr (detail::arg_of<W>::is_scalar) {
-      repeated.assign(static_cast<std::size_t>(count), static_cast<V>(values));
+      repeated.assign(static_cast<std::size_t>(count), detail::scalar_as<V>(name(), 3, values));
+      vals = site.on_device() ? detail::device_input<V>(name(), 3, *site.call, repeated)
+                              : detail::host_input<V>(name(), 3, repeated);
+    } else if (const index_t given = detail::arg_of<W>::view(values).size(); given != count) {
+      // As NumPy, values fewer than the indices are repeated (more are cut short).
+      if (given == 0 && count > 0) throw argument_error(std::string(name()), 3, "is empty: there is no value to put");
+      std::vector<V> once;
+      if constexpr (detail::is_device_arg<W>) {
+        const detail::input_elements<V> d = detail::device_input<V>(name(), 3, *site.call, values);
+        once = detail::read_back(*site.call, d.data, d.size);
+      } else {
+        const detail::input_elements<V> h = detail::host_input<V>(name(), 3, values);
+        once.assign(h.data, h.data + h.size);
+      }
+      repeated.resize(static_cast<std::size_t>(count));
+      for (index_t i = 0; i < count; ++i)
+        repeated[static_cast<std::size_t>(i)] = once[static_cast<std::size_t>(i % given)];
       vals = site.on_device() ? detail::device_input<V>(name(), 3, *site.call, repeated)
                               : detail::host_input<V>(name(), 3, repeated);
     } else {
-      if (detail::arg_of<W>::view(values).size() != count)
-        throw argument_error(std::string(name()), 3, "has a size other than the indices'");
       vals = detail::input_on<V>(site, name(), 3, values);
     }
     detail::input_elements<J> idx = detail::input_on<J>(site, name(), 2, indices);
@@ -722,12 +771,10 @@ input_elements<std::uint8_t> flags_of(const algorithm_site &site, std::string_vi
   using E = element_of<X>;
   if constexpr (ufunc_arg<const P &>::supported && !ufunc_arg<const P &>::is_scalar) {
     static_assert(std::is_same_v<element_of<P>, bool>, "a mask is an array of bool");
-    if (arg_of<P>::view(pred).size() != xs.size)
-      throw argument_error(std::string(name), 2, "has a size other than the array's");
+    require_same_shape(name, 2, pred, "the array's", x);
     input_elements<bool> m = input_on<bool>(site, name, 2, pred);
     return {reinterpret_cast<const std::uint8_t *>(m.data), m.size, m.keep};
   } else {
-    (void)x;
     // The predicate over the contiguous elements, where they are, into a bool array there.
     if (site.on_device()) {
       const device_call &c = *site.call;
@@ -1260,7 +1307,8 @@ inline constexpr run_length_encode_fn run_length_encode{};
 
 /// Counts (int64) of the elements of `x` in `bins` equal bins of [lo, hi], as NumPy's
 /// histogram: the last bin includes hi; values outside the range and NaNs are not counted.
-/// With an array of edges instead: the bins between consecutive edges (increasing).
+/// With an array of edges instead: the bins between consecutive edges (never decreasing). As
+/// NumPy, a range of one value (lo == hi) is widened to [lo - 0.5, hi + 0.5].
 namespace detail {
 /// Edges given as an array or an expression, not as a count of bins.
 template <class E>
@@ -1277,10 +1325,14 @@ public:
     if (bins < 1)
       throw argument_error(std::string(name()), 2, "the number of bins must be positive, not " + std::to_string(bins));
     detail::checked_size(name(), 2, &bins, 1, sizeof(index_t)); // the counts must fit in memory
-    if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi))
-      throw argument_error(std::string(name()), 3,
-                           "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                               "] must be finite and not empty");
+    const auto range = [&] { return "the range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"; };
+    if (!std::isfinite(lo)) throw argument_error(std::string(name()), 3, range() + ": lo must be finite");
+    if (!std::isfinite(hi)) throw argument_error(std::string(name()), 4, range() + ": hi must be finite");
+    if (hi < lo) throw argument_error(std::string(name()), 4, range() + ": hi must not be below lo");
+    if (lo == hi) { // as NumPy: a range of one value is widened to a unit around it
+      lo -= 0.5;
+      hi += 0.5;
+    }
     if (!std::isfinite(hi - lo)) // the bins' width and edges would be inf and NaN
       throw argument_error(std::string(name()), 4,
                            "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
@@ -1329,9 +1381,14 @@ private:
         checked.assign(es.data, es.data + es.size);
         if (site.on_device()) es = detail::device_input<F>(name(), 2, *site.call, *edges);
       }
+      // As NumPy, edges may repeat (a bin between equal ones counts nothing); NaN is refused.
+      for (std::size_t i = 0; i < checked.size(); ++i)
+        if (checked[i] != checked[i])
+          throw argument_error(std::string(name()), 2, "edge " + std::to_string(i) + " is NaN");
       for (std::size_t i = 1; i < checked.size(); ++i)
-        if (!(checked[i - 1] < checked[i]))
-          throw argument_error(std::string(name()), 2, "edges must increase: edge " + std::to_string(i) + " does not");
+        if (checked[i] < checked[i - 1])
+          throw argument_error(std::string(name()), 2,
+                               "edges must not decrease: edge " + std::to_string(i) + " is below the one before it");
     }
     auto counts = detail::make_result<index_t, 1, detail::is_device_arg<X>>(site, {bins});
     detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, counts);
@@ -1343,16 +1400,25 @@ private:
       detail::keep_until_done(c, {xs.keep, es.keep});
     } else {
       std::fill(dst.data, dst.data + bins, index_t{0});
-      std::mutex lock;
       detail::maybe_parallel(site.parallel(), xs.size, detail::algorithm_grain, [&](index_t b, index_t e) {
-        std::vector<index_t> local(static_cast<std::size_t>(bins), 0);
-        for (index_t i = b; i < e; ++i) {
-          const index_t k =
-              es.data ? detail::edge_bin(xs.data[i], es.data, es.size) : detail::even_bin(xs.data[i], lo, hi, bins);
-          if (k >= 0) ++local[static_cast<std::size_t>(k)];
+        const auto bin_of = [&](index_t i) {
+          return es.data ? detail::edge_bin(xs.data[i], es.data, es.size) : detail::even_bin(xs.data[i], lo, hi, bins);
+        };
+        if (bins > e - b) {
+          // More bins than elements: a share's own counts would cost more to make and add up
+          // than counting in place.
+          for (index_t i = b; i < e; ++i)
+            if (const index_t k = bin_of(i); k >= 0)
+              std::atomic_ref<index_t>(dst.data[k]).fetch_add(1, std::memory_order_relaxed);
+          return;
         }
-        const std::lock_guard guard(lock);
-        for (index_t k = 0; k < bins; ++k) dst.data[k] += local[static_cast<std::size_t>(k)];
+        std::vector<index_t> local(static_cast<std::size_t>(bins), 0);
+        for (index_t i = b; i < e; ++i)
+          if (const index_t k = bin_of(i); k >= 0) ++local[static_cast<std::size_t>(k)];
+        // Atomic, as the shares that count in place are.
+        for (index_t k = 0; k < bins; ++k)
+          if (const index_t n = local[static_cast<std::size_t>(k)])
+            std::atomic_ref<index_t>(dst.data[k]).fetch_add(n, std::memory_order_relaxed);
       });
     }
     dst.deliver();

@@ -440,7 +440,8 @@ private:
 namespace kernel::linalg {
 
 /// C = A B, or C = A B + E (E may be C), for matrices or batches of them (rank 3; a rank-2
-/// operand is used for every item); A and B may be scaled(). The returning form makes C.
+/// operand, or a batch of one, is used for every item, as NumPy's matmul broadcasts); A and B
+/// may be scaled(). The returning form makes C.
 class matrix_product_fn : public detail::product_of_expressions<matrix_product_fn, true> {
 public:
   using detail::product_of_expressions<matrix_product_fn, true>::operator();
@@ -469,7 +470,13 @@ public:
     const auto sa = detail::shape_of(detail::linalg_unscaled<XA>::array(a));
     const auto sb = detail::shape_of(detail::linalg_unscaled<XB>::array(b));
     std::array<index_t, R> shape{};
-    if constexpr (R == 3) shape[0] = RA == 3 ? sa[0] : sb[0];
+    if constexpr (R == 3) {
+      // A batch of one is broadcast against the other's (NumPy's matmul).
+      if constexpr (RA == 3 && RB == 3)
+        shape[0] = sa[0] == 1 ? sb[0] : sa[0];
+      else
+        shape[0] = RA == 3 ? sa[0] : sb[0];
+    }
     shape[R - 2] = sa[RA - 2];
     shape[R - 1] = sb[RB - 1];
     const detail::algorithm_site site = detail::site_of(
@@ -514,8 +521,9 @@ private:
                            "is " + detail::dims(mc.rows, mc.cols) + " but the product of " +
                                detail::dims(ma.rows, ma.cols) + " and " + detail::dims(mb.rows, mb.cols) + " is " +
                                detail::dims(ma.rows, mb.cols));
+    // A batch of one is used for every item, as NumPy's matmul broadcasts it.
     for (auto [m, arg, rank] : {std::tuple{&ma, 1, RA}, std::tuple{&mb, 2, RB}})
-      if (rank == 3 && m->batch != mc.batch)
+      if (rank == 3 && m->batch != mc.batch && m->batch != 1)
         throw argument_error(std::string(name()), arg,
                              "is a batch of " + std::to_string(m->batch) + " matrices but C is a batch of " +
                                  std::to_string(mc.batch));
@@ -534,9 +542,12 @@ private:
                                  ": E is added to the product and has its shape");
       beta = detail::factor_of<T>(*xe);
     }
-    // A rank-2 operand is shared by the whole batch.
-    if constexpr (RA == 2) ma.batch = mc.batch;
-    if constexpr (RB == 2) mb.batch = mc.batch;
+    // A rank-2 operand, or a batch of one, is shared by the whole batch.
+    for (detail::linalg_matrix<const T> *m : {&ma, &mb})
+      if (m->batch != mc.batch) {
+        m->batch = mc.batch;
+        m->strides.batch = 0;
+      }
     const T alpha = detail::factor_of<T>(xa) * detail::factor_of<T>(xb);
     detail::run_gemm<T>(name(), site, ma, mb, std::is_same_v<E, std::nullptr_t> ? nullptr : &me, mc, alpha, beta,
                         detail::conjugations_of<T, XA, XB, E>());

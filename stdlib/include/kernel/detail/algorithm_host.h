@@ -394,7 +394,7 @@ void sort_host(const T *in, const segment_layout &l, key_order order, bool canon
   // Whether positions past the `take` first are wanted (argpartition's whole partition).
   const bool whole =
       positions || (out.values && out.values_layout.len > take) || (out.indices && out.indices_layout.len > take);
-  // Selection keeps up to 2 take candidates of 16 bytes per segment (64 segments at a time
+  // Selection keeps up to take + max(take, 32) candidates of 16 bytes per segment (64 segments at a time
   // along an inner axis): for a small part of each segment only, else a partition of all.
   const auto few = [](index_t take, index_t len) { return take <= 4096 && take * 8 <= len; };
   const auto write_taken = [&](index_t s, const index_t *pos, bool par = false) {

@@ -90,7 +90,11 @@ template <class T, auto Op = nullptr> constexpr ctext entry_name(std::string_vie
 struct plus_t {
   static constexpr std::string_view name = "plus";
   template <class T> KERNEL_ALWAYS_INLINE constexpr T operator()(T a, T b) const noexcept {
-    return static_cast<T>(a + b);
+    // Signed sums wrap, as NumPy's do, rather than overflow (undefined behaviour).
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+    else
+      return static_cast<T>(a + b);
   }
 };
 /// The larger and the smaller of two values, a NaN where either is one (NumPy's maximum and
@@ -959,10 +963,14 @@ template <class T> KERNEL_ALWAYS_INLINE index_t even_bin(T x, double lo, double 
   const bool above_lo = __builtin_isfinite(elo) ? v >= elo : static_cast<double>(v) >= lo;
   const bool below_hi = __builtin_isfinite(ehi) ? v <= ehi : static_cast<double>(v) <= hi;
   if (!(above_lo && below_hi)) return -1; // NaNs too
-  const double norm = static_cast<double>(bins) / (hi - lo);
-  index_t b = static_cast<index_t>((static_cast<double>(v) - lo) * norm);
-  if (b >= bins) b = bins - 1;
-  if (b < 0) b = 0;
+  // The first estimate: by the bins per unit of the range, or where a range narrower than
+  // double's normal numbers makes that infinite, by the fraction of the range (as NumPy).
+  const double width = hi - lo, norm = static_cast<double>(bins) / width;
+  double at = __builtin_isfinite(norm) ? (static_cast<double>(v) - lo) * norm
+                                       : (static_cast<double>(v) - lo) / width * static_cast<double>(bins);
+  if (!(at >= 0)) at = 0; // NaN too: never converted
+  if (at > static_cast<double>(bins - 1)) at = static_cast<double>(bins - 1);
+  index_t b = static_cast<index_t>(at);
   const double step = (hi - lo) / static_cast<double>(bins);
   const auto edge = [&](index_t k) {
     return static_cast<E>(k == bins ? hi : rounded_product(static_cast<double>(k), step) + lo);
@@ -990,7 +998,9 @@ template <class A, class B> KERNEL_ALWAYS_INLINE bool value_at_most(A a, B b) no
   }
 }
 
-/// The bin of `x` among the bins between `edges` (increasing; the last bin closed), or -1.
+/// The bin of `x` among the bins between `edges` (never decreasing; the last bin closed), or
+/// -1: the last bin whose left edge is at most x, as NumPy's searchsorted finds it, so that a
+/// bin between equal edges counts nothing.
 template <class T, class E> KERNEL_ALWAYS_INLINE index_t edge_bin(T x, const E *edges, index_t nedges) noexcept {
   if (!(value_at_most(edges[0], x) && value_at_most(x, edges[nedges - 1]))) return -1;
   index_t lo = 0, hi = nedges; // the first edge above x
