@@ -14,8 +14,10 @@ ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(index_t n, std::uint
     throw argument_error("create_xoroshiro128p_states", 1,
                          "asks for " + std::to_string(n) + " states; the number of threads must not be negative");
   ndarray<xoroshiro128p_state, 1> states(ndarray<xoroshiro128p_state, 1>::uninitialized, {n});
+  // One splitmix64 step for both words, as Numba's init_xoroshiro128p_state.
   std::uint64_t sm = seed;
-  xoroshiro128p_state s{detail::splitmix64(sm), detail::splitmix64(sm)};
+  const std::uint64_t z = detail::splitmix64(sm);
+  xoroshiro128p_state s{z, z};
   for (std::uint64_t i = 0; i < subsequence_start; ++i) jump(s);
   for (index_t i = 0; i < n; ++i) {
     states[i] = s;

@@ -1064,6 +1064,37 @@ TEST_P(Targets, RandomFillsNeverDrawAWordTwice) {
             2.9);
 }
 
+// Integers of a range past 2^32 are uniform: a 64-bit draw scaled by a multiply alone makes
+// every third value of [-2^63, 2^62) twice as likely; the rare draws rejected for that are
+// made again from blocks of their own, the same on every target.
+TEST_P(Targets, WideIntegerRangesAreUnbiased) {
+  const kernel::target t = GetParam();
+  const std::int64_t low = std::numeric_limits<std::int64_t>::min(), high = std::int64_t{1} << 62;
+  std::vector<std::int64_t> here(200000), there(200000);
+  kernel::random::philox(1).integers(here, low, high);
+  kernel::random::philox(1).on(t).integers(there, low, high);
+  EXPECT_EQ(here, there);
+  std::size_t residues[3] = {0, 0, 0};
+  for (std::int64_t v : here) ++residues[(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(low)) % 3];
+  for (std::size_t r : residues) EXPECT_NEAR(static_cast<double>(r) / here.size(), 1.0 / 3, 0.01) << r;
+  for (std::int64_t v : here) ASSERT_LT(v, high);
+}
+
+// Past 2^64 draws a generator has no 64-bit offset: offset() says so rather than wrapping to
+// a small one (from which a new generator would draw the first numbers again). Its fills go on
+// (tested below, in RandomArraysAreTheSameOnEveryTarget).
+TEST(RandomArrays, NoOffsetPast2To64Draws) {
+  const std::uint64_t most = ~std::uint64_t{0};
+  kernel::random::philox last(9, most - 7); // 2^64 - 8: the last block but one
+  EXPECT_EQ(last.offset(), most - 7);
+  std::vector<std::uint32_t> four(4);
+  last.bits(four);
+  EXPECT_EQ(last.offset(), most - 3);
+  last.bits(four);
+  EXPECT_THROW((void)last.offset(), kernel::argument_error);
+  EXPECT_THROW((void)kernel::random::philox(9, most - 2).offset(), kernel::argument_error);
+}
+
 TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {
   const kernel::target t = GetParam();
   kernel::random::philox here(2024, 12), there(2024, 12);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernel/kernel.h"
+#include "kernel/random_arrays.h"
 #include "test_device.h"
 
 using kernel::array_view;
@@ -93,6 +94,19 @@ struct three_shorts {
 [[kernel::jit]] void draw_once(array_view<kernel::random::xoroshiro128p_state> states, array_view<float> out) {
   const index_t i = kernel::grid<1>();
   if (i < out.size()) out[i] = kernel::random::uniform_float32(states, i);
+}
+
+// Per-thread Philox generators (curand_init with the thread as the subsequence): four words,
+// a double and two normals each.
+[[kernel::jit]] void philox_draws(std::uint64_t seed, array_view<std::uint32_t> words, array_view<double> doubles,
+                                  array_view<float> normals) {
+  const index_t t = kernel::grid<1>();
+  if (t >= doubles.size()) return;
+  auto rng = kernel::random::philox_init(seed, static_cast<std::uint64_t>(t));
+  for (index_t q = 0; q < 4; ++q) words[4 * t + q] = kernel::random::next_uint32(rng);
+  doubles[t] = kernel::random::uniform_float64(rng);
+  normals[2 * t] = kernel::random::normal_float32(rng);
+  normals[2 * t + 1] = kernel::random::normal_float32(rng);
 }
 
 [[kernel::jit]] void votes(array_view<const int> in, array_view<unsigned> out) {
@@ -278,6 +292,63 @@ TEST(KernelSim, PerThreadGeneratorsDrawApart) {
   } catch (const kernel::argument_error &e) {
     EXPECT_EQ(std::string(e.what()).rfind("'create_xoroshiro128p_states': argument 1:", 0), 0u) << e.what();
   }
+}
+
+// The per-thread generators are Numba's (numba.cuda.random) to the bit: its states for seed 1
+// and the numbers they draw, computed by Numba's own definitions (splitmix64 once for both
+// words, xoroshiro128+ 55/14/36, its jump polynomial, its float conversions).
+TEST(KernelSim, PerThreadGeneratorsAreNumbas) {
+  const auto states = kernel::random::create_xoroshiro128p_states(4, /*seed=*/1);
+  const std::uint64_t want[4][2] = {{0x910a2dec89025cc1u, 0x910a2dec89025cc1u},
+                                    {0x73c19a5348fc9098u, 0x6c96c932f21d71eeu},
+                                    {0x0b3d0cd6ddfa7a4cu, 0xd3c2c33e9b8e707au},
+                                    {0x3b80c389fcd31ee7u, 0xb43c70624d182bbbu}};
+  for (index_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(states[i].s0, want[i][0]) << i;
+    EXPECT_EQ(states[i].s1, want[i][1]) << i;
+  }
+  auto drawn = kernel::random::create_xoroshiro128p_states(4, 1);
+  EXPECT_EQ(kernel::random::uniform_float64(drawn, 0), 0.1331231503445619);
+  EXPECT_EQ(kernel::random::uniform_float32(drawn, 0), 0.378059685f);
+  const float u32s[4] = {0.876348734f, 0.210280687f, 0.419081271f, 0.0806669295f};
+  for (float u : u32s) EXPECT_EQ(kernel::random::uniform_float32(drawn, 1), u);
+  EXPECT_NEAR(kernel::random::normal_float32(drawn, 2), -0.50369072f, 1e-6f);
+  EXPECT_NEAR(kernel::random::normal_float64(drawn, 3), 0.32580657611945008, 1e-7);
+  // Subsequences: the second state of seed 1 is the first of subsequence 1.
+  const auto later = kernel::random::create_xoroshiro128p_states(1, 1, /*subsequence_start=*/1);
+  EXPECT_EQ(later[0].s0, want[1][0]);
+  EXPECT_EQ(later[0].s1, want[1][1]);
+}
+
+// philox_init(seed, t) inside a kernel is curand_init(seed, t, 0): subsequence t is the
+// counter's upper half, so its first four words are block t of the arrays' layout (which is
+// cuRAND's host generator's, tested against it in algorithm_test); curand_uniform_double takes
+// one word; curand_normal two, returning both in turn.
+TEST(KernelSim, PerThreadPhiloxIsCurandsDeviceApi) {
+  const std::uint64_t seed = 0x1234'5678'9abc'def0u;
+  const index_t threads = 300;
+  std::vector<std::uint32_t> fill(4 * threads);
+  kernel::random::philox(seed).bits(fill);
+  std::vector<std::uint32_t> words(4 * threads);
+  std::vector<double> doubles(threads);
+  std::vector<float> normals(2 * threads);
+  kernel::launch<philox_draws>(3, 128).on(on_dev)(seed, words, doubles, normals);
+  EXPECT_EQ(words, fill);
+  for (index_t t = 0; t < threads; ++t) {
+    // The fifth word: the first of the thread's next block (counter + 1).
+    const auto next = kernel::random::philox_block(seed, (std::uint64_t{1} << 16) | static_cast<std::uint64_t>(t));
+    EXPECT_EQ(doubles[t], next[0] * 0x1.0p-32 + 0x1.0p-32) << t;
+    // Its normals are Box-Muller of words 6 and 7, the first of the pair first.
+    const auto z = kernel::random::normal2_float32(next[1], next[2]);
+    EXPECT_NEAR(normals[2 * t], z[0], 1e-5f) << t;
+    EXPECT_NEAR(normals[2 * t + 1], z[1], 1e-5f) << t;
+  }
+  // On the host the state draws as the kernel does; from an offset within a block it starts
+  // at that word.
+  auto rng = kernel::random::philox_init(seed, 7, /*offset=*/4 + 2);
+  const auto block = kernel::random::philox_block(seed, (std::uint64_t{1} << 16) | 7);
+  EXPECT_EQ(kernel::random::next_uint32(rng), block[2]);
+  EXPECT_EQ(kernel::random::next_uint32(rng), block[3]);
 }
 
 // On a stream a launch returns before the results reach a host array: a temporary container

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Random numbers inside kernels: one xoroshiro128+ generator per thread, as Numba's
-// numba.cuda.random.
+// Random numbers inside kernels: one xoroshiro128+ generator per thread, Numba's
+// numba.cuda.random to the bit (its constants, seeding and conversions), so that a kernel
+// ported from Numba draws the same numbers for the same seed.
 //
 //   auto states = kernel::random::create_xoroshiro128p_states(threads, /*seed=*/1);
 //   ... in the kernel:
 //   const float u = kernel::random::uniform_float32(states, kernel::grid<1>());
 //
-// create_xoroshiro128p_states seeds the first generator from `seed` with splitmix64 and
-// places each next one 2^64 draws further along the same sequence (the generator's jump),
-// so that the threads' streams never overlap.
+// create_xoroshiro128p_states seeds the first generator from `seed` with one splitmix64 step
+// (both words alike, as Numba) and places each next one 2^64 draws further along the same
+// sequence (the generator's jump), so that the threads' streams never overlap.
 #pragma once
 
 #include <array>
@@ -39,20 +40,21 @@ constexpr std::uint64_t splitmix64(std::uint64_t &state) noexcept {
 }
 } // namespace detail
 
-/// The next 64 random bits of `s` (xoroshiro128+ 1.0: a=24, b=16, c=37).
+/// The next 64 random bits of `s` (xoroshiro128+ with a=55, b=14, c=36: Numba's
+/// xoroshiro128p_next).
 KERNEL_ALWAYS_INLINE constexpr std::uint64_t next(xoroshiro128p_state &s) noexcept {
   const std::uint64_t s0 = s.s0;
   std::uint64_t s1 = s.s1;
   const std::uint64_t result = s0 + s1;
   s1 ^= s0;
-  s.s0 = detail::rotl(s0, 24) ^ s1 ^ (s1 << 16);
-  s.s1 = detail::rotl(s1, 37);
+  s.s0 = detail::rotl(s0, 55) ^ s1 ^ (s1 << 14);
+  s.s1 = detail::rotl(s1, 36);
   return result;
 }
 
-/// Advances `s` by 2^64 draws.
+/// Advances `s` by 2^64 draws (Numba's xoroshiro128p_jump).
 constexpr void jump(xoroshiro128p_state &s) noexcept {
-  constexpr std::uint64_t polynomial[2] = {0xdf900294d8f554a5ull, 0x170865df4b3201fcull};
+  constexpr std::uint64_t polynomial[2] = {0xbeac0467eba5facbull, 0xd86b048b86aa9922ull};
   std::uint64_t s0 = 0, s1 = 0;
   for (std::uint64_t word : polynomial)
     for (int b = 0; b < 64; ++b) {
@@ -72,25 +74,30 @@ constexpr void jump(xoroshiro128p_state &s) noexcept {
 ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(index_t n, std::uint64_t seed,
                                                             std::uint64_t subsequence_start = 0);
 
-/// A float uniformly distributed in [0, 1), from generator `i` of `states`.
-KERNEL_ALWAYS_INLINE float uniform_float32(array_view<xoroshiro128p_state> states, index_t i) noexcept {
-  return static_cast<float>(next(states[i]) >> 40) * 0x1.0p-24f;
-}
-
-/// A double uniformly distributed in [0, 1).
+/// A double uniformly distributed in [0, 1), from generator `i` of `states`: the top 53 of 64
+/// bits (Numba's xoroshiro128p_uniform_float64).
 KERNEL_ALWAYS_INLINE double uniform_float64(array_view<xoroshiro128p_state> states, index_t i) noexcept {
   return static_cast<double>(next(states[i]) >> 11) * 0x1.0p-53;
 }
 
-/// A normally distributed float (mean 0, standard deviation 1), by Box-Muller.
-KERNEL_ALWAYS_INLINE float normal_float32(array_view<xoroshiro128p_state> states, index_t i) noexcept {
-  const float u1 = 1.0f - uniform_float32(states, i), u2 = uniform_float32(states, i);
-  return std::sqrt(-2.0f * std::log(u1)) * std::cos(2.0f * std::numbers::pi_v<float> * u2);
+/// A float uniformly distributed in [0, 1]: the double above rounded to a float, as Numba's
+/// xoroshiro128p_uniform_float32 makes it (so one draw in about 2^25 rounds up to 1.0).
+KERNEL_ALWAYS_INLINE float uniform_float32(array_view<xoroshiro128p_state> states, index_t i) noexcept {
+  return static_cast<float>(uniform_float64(states, i));
 }
 
+/// A normally distributed float (mean 0, standard deviation 1), by Box-Muller from two draws,
+/// the cosine kept (Numba's xoroshiro128p_normal_float32).
+KERNEL_ALWAYS_INLINE float normal_float32(array_view<xoroshiro128p_state> states, index_t i) noexcept {
+  const float u1 = uniform_float32(states, i), u2 = uniform_float32(states, i);
+  return std::sqrt(-2.0f * std::log(u1)) * std::cos(static_cast<float>(2 * std::numbers::pi) * u2);
+}
+
+/// A normally distributed double, as Numba's xoroshiro128p_normal_float64 makes it: from two
+/// float draws, the logarithm in float, the rest in double.
 KERNEL_ALWAYS_INLINE double normal_float64(array_view<xoroshiro128p_state> states, index_t i) noexcept {
-  const double u1 = 1.0 - uniform_float64(states, i), u2 = uniform_float64(states, i);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  const float u1 = uniform_float32(states, i), u2 = uniform_float32(states, i);
+  return std::sqrt(-2.0 * static_cast<double>(std::log(u1))) * std::cos(2 * std::numbers::pi * static_cast<double>(u2));
 }
 
 } // namespace kernel::random
@@ -272,10 +279,10 @@ KERNEL_ALWAYS_INLINE constexpr std::uint32_t next_uint32(philox_state &s) noexce
 KERNEL_ALWAYS_INLINE constexpr float uniform_float32(philox_state &s) noexcept {
   return uniform_float32(next_uint32(s));
 }
-/// A double in (0, 1] (curand_uniform_double).
+/// A double in (0, 1] from one draw, as curand_uniform_double makes it for Philox (32 random
+/// bits; the arrays' doubles take 53 of two draws, as cuRAND's host generator).
 KERNEL_ALWAYS_INLINE constexpr double uniform_float64(philox_state &s) noexcept {
-  const std::uint32_t x = next_uint32(s);
-  return uniform_float64(x, next_uint32(s));
+  return static_cast<double>(next_uint32(s)) * 0x1.0p-32 + 0x1.0p-32;
 }
 /// A normally distributed float (curand_normal): Box-Muller makes two, the second is kept.
 KERNEL_ALWAYS_INLINE float normal_float32(philox_state &s) noexcept {

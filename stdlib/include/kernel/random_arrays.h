@@ -60,6 +60,29 @@ KERNEL_ALWAYS_INLINE constexpr std::uint64_t mulhi64(std::uint64_t a, std::uint6
   return p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
 }
 
+/// `r` (64 random bits) taken to [0, range) without bias, by Lemire's multiply and reject:
+/// where r falls in the uneven part of r * range (a chance below range / 2^64, so only wide
+/// ranges ever see it) it is drawn again, from blocks that no fill draws (their counter's
+/// last word all ones; a fill's is 0) named by the element's block and place, so that every
+/// target makes the same number and the fill's layout stays cuRAND's.
+template <bool InKernel>
+KERNEL_ALWAYS_INLINE std::uint64_t bounded_draw(std::uint64_t seed, std::uint64_t r, std::uint64_t range,
+                                                std::uint64_t block, int place) noexcept {
+  std::uint64_t low = r * range;
+  if (low < range) { // the only case that may reject: the threshold's division only here
+    const std::uint64_t threshold = (0 - range) % range;
+    for (std::uint32_t attempt = 0; low < threshold; ++attempt) {
+      std::uint32_t w[4] = {static_cast<std::uint32_t>(block), static_cast<std::uint32_t>(block >> 32),
+                            (static_cast<std::uint32_t>(place) << 24) | (attempt & 0xffffffu), 0xffffffffu};
+      random::philox4x32_10_words<InKernel>(w, static_cast<std::uint32_t>(seed),
+                                            static_cast<std::uint32_t>(seed >> 32));
+      r = std::uint64_t{w[0]} | (std::uint64_t{w[1]} << 32);
+      low = r * range;
+    }
+  }
+  return mulhi64(r, range);
+}
+
 /// The block of draws that block `b` of a fill of 64-bit elements uses: cuRAND's generator
 /// gives each of its 65536 threads two consecutive counters per round for those.
 KERNEL_ALWAYS_INLINE constexpr std::uint64_t wide_block(std::uint64_t b) noexcept {
@@ -176,7 +199,8 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
       const std::uint64_t r = std::uint64_t{w[2 * q]} | (std::uint64_t{w[2 * q + 1]} << 32);
       // In unsigned arithmetic: over the whole int64 range low + draw passes through values
       // a signed sum would overflow at, though the result fits.
-      x = static_cast<T>(static_cast<std::uint64_t>(p.low) + mulhi64(r, p.range));
+      x = static_cast<T>(static_cast<std::uint64_t>(p.low) +
+                         bounded_draw<InKernel>(p.seed, r, p.range, wide_block(p.first_block + g), q));
     }
   }
   store_group<InKernel>(p, first, count, v);
@@ -274,8 +298,13 @@ public:
   /// whole block of four (fills of doubles or of integers to whole rounds of 2^19). After fills of 32-bit numbers whose
   /// lengths are multiples of four, the offset at which cuRAND's Philox goes on after the same fills (cuRAND counts a
   /// double as one draw, this generator as two; and it goes on within a block, this one at the next).
+  /// Past 2^64 draws (the blocks' counters go on, distinct, but cuRAND's offsets are 64-bit)
+  /// there is no such offset: an argument_error, where 4 * blocks would wrap to a small one.
   std::uint64_t offset() const {
     std::lock_guard guard(position_->lock);
+    if (position_->next_block >= std::uint64_t{1} << 62)
+      throw argument_error("philox::offset", 0,
+                           "the generator has gone past 2^64 draws, which a 64-bit offset cannot count");
     return 4 * position_->next_block;
   }
 

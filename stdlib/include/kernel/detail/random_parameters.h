@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The parameters of the random fills (kernel/random_arrays.h's Philox, kernel/random_generators.h's
-// cuRAND generators), checked one way for both: a parameter that would fill an array of T with
-// infinities or NaNs is an argument_error naming it (arguments 2 and 3 of the fill).
+// cuRAND generators), checked one way for both: a parameter that is itself NaN, infinite or
+// past T's range, or a negative spread, is an argument_error naming it (arguments 2 and 3 of
+// the fill). Values that overflow from finite parameters (lognormal(100, 1) in float) are
+// infinities, as cuRAND's and NumPy's.
 #pragma once
 
 #include <cmath>
