@@ -903,8 +903,30 @@ TEST_P(Targets, ShiftsAndFrequencies) {
 
   // Errors: bad axes, bad lengths and spacings; an empty array is shifted to an empty one.
   EXPECT_THROW(kernel::fftshift.on(t)(a, {3}), kernel::argument_error);
-  EXPECT_THROW(kernel::ifftshift.on(t)(a, {1, 1}), kernel::argument_error);
+  // As NumPy's roll: an axis named twice is rolled twice, none named is a copy.
+  const auto twice = kernel::ifftshift.on(t)(a, {2, 2});
+  const std::vector<cf> want_twice = rolled(flat, shape, {0, 0, -4 + 5});
+  for (std::size_t i = 0; i < flat.size(); ++i) ASSERT_EQ(twice.data()[i], want_twice[i]) << i;
+  const auto none = kernel::fftshift.on(t)(a, kernel::fft_axes{});
+  for (std::size_t i = 0; i < flat.size(); ++i) ASSERT_EQ(none.data()[i], flat[i]) << i;
+  // Any element type, integers too.
+  EXPECT_EQ(kernel::fftshift.on(t)(std::vector<int>{0, 1, 2, 3, 4}).to_vector(), (std::vector<int>{3, 4, 0, 1, 2}));
+  EXPECT_EQ(kernel::ifftshift.on(t)(std::vector<std::uint8_t>{3, 4, 0, 1, 2}).to_vector(),
+            (std::vector<std::uint8_t>{0, 1, 2, 3, 4}));
   EXPECT_THROW(kernel::fftfreq(0), kernel::argument_error);
+  // A length whose result could not exist is the call's error, not the result array's.
+  const auto too_long = [](const char *callee, auto &&call) {
+    try {
+      call();
+      ADD_FAILURE() << callee << ": no error";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.callee(), callee) << e.what();
+      EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+    }
+  };
+  too_long("fft", [&] { (void)kernel::fft.on(t)(std::vector<cf>(4), kernel::index_t{1} << 62); });
+  too_long("irfft", [&] { (void)kernel::irfft.on(t)(std::vector<cf>(4), kernel::index_t{1} << 62); });
+  too_long("fftfreq", [] { (void)kernel::fftfreq(kernel::index_t{1} << 62); });
   EXPECT_THROW(kernel::rfftfreq(4, 0.0), kernel::argument_error);
   EXPECT_EQ(kernel::fftshift.on(t)(std::vector<float>{}).size(), 0);
   if (t == kernel::target::cpu || t == kernel::target::parallel) return;

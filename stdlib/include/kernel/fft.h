@@ -444,6 +444,8 @@ auto &fft_output(std::string_view name, const algorithm_site &site, const Sink &
                  std::optional<result_array<T, R, Device>> &made, const std::array<index_t, R> &shape, const A &x,
                  bool may_be_input) {
   if constexpr (Sink::new_array) {
+    // Lengths that make a result past memory's reach are the call's fault, named as such.
+    checked_size(name, 0, shape.data(), static_cast<int>(R), sizeof(T));
     return made.emplace(make_result<T, R, Device>(site, shape));
   } else {
     const auto got = shape_of(sink.array);
@@ -866,7 +868,8 @@ private:
 };
 
 /// fftshift and ifftshift: a new array, rolled by half its length along each of the axes
-/// (every axis by default), which moves the zero frequency to the middle, and back.
+/// (every axis by default; as NumPy, an axis named twice is rolled twice), which moves the
+/// zero frequency to the middle, and back. Any real or complex element type.
 template <bool Inverse> class fft_shift_fn : public placed<fft_shift_fn<Inverse>> {
 public:
   constexpr fft_shift_fn() noexcept = default;
@@ -883,20 +886,22 @@ private:
   template <class A> auto shifted(const A &x, const fft_axes &axes) const {
     require_array<A>();
     using T = element_of<A>;
-    static_assert(fft_element<T>, "fftshift and ifftshift take float32, float64, complex64 or complex128 arrays");
-    using Real = real_of_t<T>;
+    static_assert(std::is_arithmetic_v<T> || fft_element<T>,
+                  "fftshift and ifftshift take arrays of numbers (real or complex)");
+    // Complex values are moved as their two parts.
+    using Real = std::conditional_t<std::is_arithmetic_v<T>, T, real_of_t<T>>;
     constexpr std::size_t R = arg_of<A>::rank;
     static_assert(R >= 1, "fftshift takes an array");
     const algorithm_site site = site_of(name(), this->placed_on(), x);
     const auto shape = shape_of(x);
-    const fft_axis_list along = fft_axes_of(name(), 2, axes, static_cast<int>(R));
     // Where each output element's value comes from, per dimension: an offset below its
-    // extent. fftshift moves element k to k + n/2; ifftshift moves it back.
+    // extent. fftshift moves element k to k + n/2; ifftshift moves it back. As NumPy's roll,
+    // an axis named twice is rolled twice, and naming none makes a copy.
     std::array<index_t, R> reals = shape, from{};
-    for (int a : along) {
-      const auto u = static_cast<std::size_t>(a);
-      const index_t n = shape[u], moved = Inverse ? n / 2 : n - n / 2;
-      from[u] = n == 0 ? 0 : moved % n;
+    for (int i = 0; i < axes.count(); ++i) {
+      const auto u = static_cast<std::size_t>(normalize_axis(name(), 2, axes[i], static_cast<int>(R)));
+      const index_t n = shape[u];
+      if (n != 0) from[u] = (from[u] + (Inverse ? n / 2 : n - n / 2)) % n;
     }
     constexpr index_t width = sizeof(T) / sizeof(Real);
     reals[R - 1] *= width;
@@ -950,6 +955,7 @@ inline ndarray<double, 1> fftfreq(index_t n, double spacing = 1.0) {
   if (n < 1) throw argument_error("fftfreq", 1, "n = " + std::to_string(n) + ": a transform has at least one point");
   if (!(spacing != 0) || !std::isfinite(spacing))
     throw argument_error("fftfreq", 2, "the sample spacing must be finite and not 0");
+  detail::checked_size("fftfreq", 1, &n, 1, sizeof(double));
   ndarray<double, 1> f(ndarray<double, 1>::uninitialized, {n});
   const double scale = 1 / (static_cast<double>(n) * spacing);
   for (index_t k = 0; k < n; ++k) f(k) = static_cast<double>(k < (n + 1) / 2 ? k : k - n) * scale;
@@ -961,6 +967,7 @@ inline ndarray<double, 1> rfftfreq(index_t n, double spacing = 1.0) {
   if (n < 1) throw argument_error("rfftfreq", 1, "n = " + std::to_string(n) + ": a transform has at least one point");
   if (!(spacing != 0) || !std::isfinite(spacing))
     throw argument_error("rfftfreq", 2, "the sample spacing must be finite and not 0");
+  detail::checked_size("rfftfreq", 1, &n, 1, sizeof(double));
   ndarray<double, 1> f(ndarray<double, 1>::uninitialized, {n / 2 + 1});
   const double scale = 1 / (static_cast<double>(n) * spacing);
   for (index_t k = 0; k <= n / 2; ++k) f(k) = static_cast<double>(k) * scale;

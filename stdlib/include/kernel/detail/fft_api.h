@@ -61,8 +61,8 @@ void fft_cuda(std::string_view name, const fft_pass &p, device_state &device, st
 /// by forward complex ones in place (rfftn), and inverse complex passes followed by a real
 /// pass of their output (irfftn, one plan from the first pass's input), where the real axis
 /// is the innermost. Such a plan reads and writes the array once where a pass per axis does
-/// so per axis (CuPy's fft2 and rfft2 make one too). kernel/fft.h's irfftn does not hand its
-/// passes over together: it zeroes the imaginary parts NumPy ignores between them.
+/// so per axis (CuPy's fft2 and rfft2 make one too). kernel/fft.h's irfftn hands its passes
+/// over together, on a Hermitian copy of the coefficients that it makes first.
 int fft_cuda_passes(std::string_view name, const fft_pass *passes, int count, device_state &device,
                     stream_state &stream);
 
