@@ -860,6 +860,58 @@ std::vector<T> rolled(const std::vector<T> &x, const std::vector<kernel::index_t
 
 // fftshift rolls by n/2 along its axes (NumPy's), ifftshift by -(n/2); fftfreq and rfftfreq
 // are NumPy's frequencies.
+// hfft and ihfft: NumPy's numbers for small inputs (numpy.fft 1.24), and their definitions
+// through irfft and rfft along an axis of a 2-D array, device arrays included.
+TEST_P(Targets, HermitianTransformsAsNumPy) {
+  const kernel::target t = GetParam();
+  const std::vector<cd> a = {cd(1, 2), cd(3, -1), cd(0.5, 0.25), cd(-2, 1)};
+  const std::vector<double> want = {6, 4.20096189, -6.66506351, -2, -2.33493649, 6.79903811};
+  const auto h = kernel::hfft.on(t)(a);
+  ASSERT_EQ(h.size(), 6);
+  for (kernel::index_t i = 0; i < 6; ++i) EXPECT_NEAR(h(i), want[static_cast<std::size_t>(i)], 1e-7) << i;
+  const std::vector<double> want5 = {3.57770876, 0.19537177, -2.32380401, -0.84701638, 1.63380783};
+  const auto h5 = kernel::hfft.on(t)(a, 5, -1, kernel::fft_norm::ortho);
+  ASSERT_EQ(h5.size(), 5);
+  for (kernel::index_t i = 0; i < 5; ++i) EXPECT_NEAR(h5(i), want5[static_cast<std::size_t>(i)], 1e-7) << i;
+  const std::vector<double> r = {1, 2, 3, 4, 5};
+  const auto g = kernel::ihfft.on(t)(r);
+  const std::vector<cd> want_g = {cd(3, 0), cd(-0.5, -0.68819096), cd(-0.5, -0.16245985)};
+  ASSERT_EQ(g.size(), 3);
+  for (kernel::index_t i = 0; i < 3; ++i) EXPECT_LT(std::abs(g(i) - want_g[static_cast<std::size_t>(i)]), 1e-7) << i;
+  const auto g4 = kernel::ihfft.on(t)(r, 4, -1, kernel::fft_norm::forward);
+  const std::vector<cd> want_g4 = {cd(10, 0), cd(-2, -2), cd(-2, 0)};
+  for (kernel::index_t i = 0; i < 3; ++i) EXPECT_LT(std::abs(g4(i) - want_g4[static_cast<std::size_t>(i)]), 1e-12) << i;
+  // Along the first axis of a 2-D complex64 array: irfft of the conjugates, unscaled.
+  kernel::ndarray<cf, 2> m({5, 3});
+  const std::vector<cd> v = random_complex(15, 7);
+  for (std::size_t i = 0; i < v.size(); ++i) m.data()[i] = cf(v[i]);
+  kernel::ndarray<cf, 2> mc({5, 3});
+  for (kernel::index_t i = 0; i < m.size(); ++i) mc.data()[i] = std::conj(m.data()[i]);
+  const auto hm = kernel::hfft.on(t)(m, {}, 0);
+  const auto direct = kernel::irfft.on(kernel::target::cpu)(mc, {}, 0, kernel::fft_norm::forward);
+  ASSERT_EQ(hm.shape(), direct.shape());
+  for (kernel::index_t i = 0; i < hm.size(); ++i) EXPECT_NEAR(hm.data()[i], direct.data()[i], 1e-4f) << i;
+  // Errors name the call; the input is left alone.
+  EXPECT_THROW((void)kernel::hfft.on(t)(a, 0), kernel::argument_error);
+  EXPECT_THROW((void)kernel::ihfft.on(t)(r, {}, 1), kernel::argument_error);
+  try {
+    (void)kernel::hfft.on(t)(a, {}, 2);
+    ADD_FAILURE() << "axis 2 of a vector";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.callee(), "hfft");
+    EXPECT_EQ(e.argument(), 3);
+  }
+  EXPECT_EQ(a[0], cd(1, 2));
+  if (t == kernel::target::cpu || t == kernel::target::parallel) return;
+  const auto da = kernel::to_device(a, kernel_test::device());
+  const kernel::device_array<double, 1> dh = kernel::hfft(da);
+  const auto back = dh.copy_to_host();
+  for (kernel::index_t i = 0; i < 6; ++i) EXPECT_NEAR(back(i), want[static_cast<std::size_t>(i)], 1e-7) << i;
+  const kernel::device_array<cd, 1> dg = kernel::ihfft(kernel::to_device(r, kernel_test::device()));
+  const auto gb = dg.copy_to_host();
+  for (kernel::index_t i = 0; i < 3; ++i) EXPECT_LT(std::abs(gb(i) - want_g[static_cast<std::size_t>(i)]), 1e-7) << i;
+}
+
 TEST_P(Targets, ShiftsAndFrequencies) {
   const kernel::target t = GetParam();
   for (kernel::index_t n : {kernel::index_t{1}, kernel::index_t{2}, kernel::index_t{5}, kernel::index_t{8}}) {

@@ -14,6 +14,7 @@
 //   kernel::rfft2(image, spectrum);               // into a given array (NumPy's out), second
 //   kernel::fft(x, X, {}, 0);                     // then the same arguments as without it
 //   auto C = kernel::fftshift(F);                 // zero frequency in the middle; ifftshift back
+//   auto h = kernel::hfft(half, n);               // a Hermitian signal's real spectrum; ihfft back
 //   auto f = kernel::fftfreq(n, dt);              // the coefficients' frequencies; rfftfreq
 //   kernel::fft_inplace(image);                   // complex arrays, every axis by default
 //   kernel::ifft_inplace(image, {0, 1}, kernel::fft_norm::ortho);
@@ -815,6 +816,78 @@ private:
 using rfft_fn = real_1d_fn<false>;
 using irfft_fn = real_1d_fn<true>;
 
+/// The norm of the other direction (NumPy's _swap_direction): backward and forward swap.
+constexpr fft_norm swapped_direction(fft_norm norm) noexcept {
+  return norm == fft_norm::backward ? fft_norm::forward : norm == fft_norm::forward ? fft_norm::backward : norm;
+}
+
+/// `n` complex values from `in` to `out` (which may be `in`) conjugated, where the call runs.
+template <class Real>
+void conjugate_elements(const algorithm_site &site, const std::complex<Real> *in, std::complex<Real> *out, index_t n) {
+  if (n == 0) return;
+  if (site.on_device()) {
+    launch_over<fft_convert_entry<Real>>(
+        *site.call, n,
+        {reinterpret_cast<const Real *>(in), reinterpret_cast<Real *>(out), n, fft_conversion::conjugate});
+  } else {
+    maybe_parallel(site.parallel(), n, index_t{1} << 15, [&](index_t b, index_t e) {
+      for (index_t i = b; i < e; ++i) out[i] = std::conj(in[i]);
+    });
+  }
+}
+
+/// hfft and ihfft, NumPy's transforms of a signal whose spectrum is real (a Hermitian
+/// signal): hfft(a, n, axis, norm) is irfft(conj(a), n, axis) and ihfft(a, n, axis, norm) is
+/// conj(rfft(a, n, axis)), each normalised as the other direction is (so hfft is unscaled by
+/// default, and ihfft scaled by 1/n), as NumPy defines them. New arrays, on every target.
+template <bool Inverse> class hermitian_1d_fn : public fft_calls<hermitian_1d_fn<Inverse>> {
+public:
+  constexpr hermitian_1d_fn() noexcept = default;
+  static constexpr std::string_view name() noexcept { return Inverse ? "ihfft" : "hfft"; }
+  template <class A>
+  auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
+    require_norm(name(), norm, 4);
+    const fft_lengths lengths{n.value_or(0)};
+    const auto &array = evaluated(this->placed_on(), x);
+    using AA = std::remove_cvref_t<decltype(array)>;
+    require_array<AA>();
+    using T = element_of<AA>;
+    constexpr std::size_t R = arg_of<AA>::rank;
+    if constexpr (Inverse) {
+      static_assert(fft_element<T> && std::is_same_v<T, real_of_t<T>>, "ihfft takes float32 or float64 arrays");
+      auto result = this->real_forward(name(), fft_new_array{}, array, fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
+                                       swapped_direction(norm), 4);
+      // The new array is contiguous: conjugated where it is (a host array on the host, even
+      // when the transform ran on a device; a device array in order after the transform).
+      if constexpr (is_device_arg<decltype(result)>) {
+        const algorithm_site site = site_of(name(), this->placed_on(), result);
+        conjugate_elements<T>(site, result.data(), result.data(), result.size());
+      } else {
+        std::complex<T> *values = result.data();
+        for (index_t i = 0; i < result.size(); ++i) values[i] = std::conj(values[i]);
+      }
+      return result;
+    } else {
+      static_assert(fft_element<T> && !std::is_same_v<T, real_of_t<T>>,
+                    "hfft takes complex64 or complex128 arrays (the first half of a Hermitian signal)");
+      const algorithm_site site = site_of(name(), this->placed_on(), array);
+      // The checks of the transform's arguments come first: nothing is made for a bad call.
+      normalize_axis(name(), 3, axis, static_cast<int>(R));
+      if (n && *n < 1)
+        throw argument_error(std::string(name()), 2,
+                             "n = " + std::to_string(*n) + ": a transform has at least one point");
+      input_elements<T> src = input_on<T>(site, name(), 1, array);
+      auto conjugated = make_result<T, R, is_device_arg<AA>>(site, shape_of(array));
+      output_elements<T> dst = output_elements<T>::make(site, name(), 0, conjugated);
+      conjugate_elements<real_of_t<T>>(site, src.data, dst.data, src.size);
+      if (site.on_device() && src.keep) keep_until_done(*site.call, {src.keep});
+      dst.deliver();
+      return this->real_inverse(name(), fft_new_array{}, conjugated, fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
+                                swapped_direction(norm), 4);
+    }
+  }
+};
+
 /// rfft2 and irfft2, rfftn and irfftn: the real transforms along several axes (NumPy's), the
 /// real one along the last of them. Two axes (the last two by default), or every axis. Into
 /// a given array as the second argument, as the others.
@@ -973,6 +1046,10 @@ inline ndarray<double, 1> rfftfreq(index_t n, double spacing = 1.0) {
   for (index_t k = 0; k <= n / 2; ++k) f(k) = static_cast<double>(k) * scale;
   return f;
 }
+
+/// hfft (real values from the first half of a Hermitian signal) and ihfft (back), as NumPy's.
+inline constexpr detail::hermitian_1d_fn<false> hfft{};
+inline constexpr detail::hermitian_1d_fn<true> ihfft{};
 
 /// The zero frequency moved to the middle of each axis (every axis by default), and back.
 inline constexpr detail::fft_shift_fn<false> fftshift{};

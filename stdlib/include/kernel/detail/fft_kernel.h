@@ -17,6 +17,7 @@ enum class fft_conversion : int {
   widen,        // real to complex, the imaginary part 0
   copy_complex, // complex to complex
   real_part,    // complex to real
+  conjugate,    // complex to its conjugate (hfft, ihfft; in place too)
 };
 
 template <class R> struct fft_convert_params {
@@ -45,6 +46,10 @@ template <class R> struct fft_convert_entry {
         p.out[2 * i + 1] = p.in[2 * i + 1];
         break;
       case fft_conversion::real_part: p.out[i] = p.in[2 * i]; break;
+      case fft_conversion::conjugate:
+        p.out[2 * i] = p.in[2 * i];
+        p.out[2 * i + 1] = -p.in[2 * i + 1];
+        break;
       }
     }
   }
