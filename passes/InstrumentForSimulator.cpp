@@ -58,6 +58,8 @@ public:
                           {Ptr, Type::getInt32Ty(Ctx), Type::getInt32Ty(Ctx), Ptr}, false));
     AtomicDone = M.getOrInsertFunction("__kernel_sim_atomic_done",
                                        FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false));
+    Fence =
+        M.getOrInsertFunction("__kernel_sim_fence", FunctionType::get(Type::getVoidTy(Ctx), false));
     Yield =
         M.getOrInsertFunction("__kernel_sim_yield", FunctionType::get(Type::getVoidTy(Ctx), false));
   }
@@ -91,6 +93,7 @@ public:
   // address is not a multiple of it, while the host reads it anyway.
   void instrument(Function &F, bool IsEntry) {
     SmallVector<Instruction *, 32> Accesses, Atomics;
+    SmallVector<FenceInst *, 4> Fences;
     for (Instruction &I : instructions(F)) {
       if (auto *L = dyn_cast<LoadInst>(&I))
         (L->isAtomic() ? Atomics : Accesses).push_back(L);
@@ -98,6 +101,8 @@ public:
         (S->isAtomic() ? Atomics : Accesses).push_back(S);
       else if (isa<AtomicRMWInst>(&I) || isa<AtomicCmpXchgInst>(&I))
         Atomics.push_back(&I);
+      else if (auto *FI = dyn_cast<FenceInst>(&I))
+        Fences.push_back(FI);
       else if (isa<MemTransferInst>(&I) || isa<MemSetInst>(&I))
         Accesses.push_back(&I);
     }
@@ -135,26 +140,40 @@ public:
     // atomic that writes, releases; an atomic that reads acquires): the hook before one
     // says whether it reads (1), writes (2) or both (3), and an atomic that reads is followed
     // by __kernel_sim_atomic_done, where it acquires what was released before it.
+    //
+    // C++'s orders say the same with fewer words (std::atomic_ref, std::atomic_thread_fence):
+    // a fence that releases is a threadfence (the hook __kernel_sim_fence), and an atomic that
+    // releases by its own order (release, acq_rel, seq_cst) carries its fence: Kind's bit 4.
+    for (FenceInst *FI : Fences)
+      if (isReleaseOrStronger(FI->getOrdering()) && FI->getSyncScopeID() != SyncScope::SingleThread)
+        CallInst::Create(Fence, {}, "", FI->getIterator())->setDebugLoc(FI->getDebugLoc());
     for (Instruction *I : Atomics) {
       Value *Address;
       Type *Accessed;
       int Kind = 3;
+      AtomicOrdering Order;
       if (auto *L = dyn_cast<LoadInst>(I)) {
         Address = L->getPointerOperand();
         Accessed = L->getType();
         Kind = 1;
+        Order = L->getOrdering();
       } else if (auto *S = dyn_cast<StoreInst>(I)) {
         Address = S->getPointerOperand();
         Accessed = S->getValueOperand()->getType();
         Kind = 2;
+        Order = S->getOrdering();
       } else if (auto *RMW = dyn_cast<AtomicRMWInst>(I)) {
         Address = RMW->getPointerOperand();
         Accessed = RMW->getValOperand()->getType();
+        Order = RMW->getOrdering();
       } else {
         auto *CX = cast<AtomicCmpXchgInst>(I);
         Address = CX->getPointerOperand();
         Accessed = CX->getNewValOperand()->getType();
+        Order = CX->getSuccessOrdering();
       }
+      if ((Kind & 2) && isReleaseOrStronger(Order))
+        Kind |= 4;
       if (isa<AllocaInst>(getUnderlyingObject(Address)))
         continue;
       IRBuilder<> B(I);
@@ -220,6 +239,7 @@ private:
   FunctionCallee Access;
   FunctionCallee AtomicAccess;
   FunctionCallee AtomicDone;
+  FunctionCallee Fence;
   FunctionCallee Yield;
   StringMap<Constant *> Locations;
 };

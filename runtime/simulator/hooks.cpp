@@ -238,8 +238,22 @@ void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, std::in
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   if (a % static_cast<std::uint32_t>(bytes) != 0)
     fail_misaligned(*t, a, static_cast<std::uint64_t>(bytes), bytes, "atomic", where);
+  // An atomic of a releasing order (bit 4) is its own fence, as a threadfence just before it.
+  if (t->races && (kind & 4) != 0) {
+    t->sync.fence = t->block->fence();
+    t->sync.barrier_at_fence = t->block->last_barrier();
+  }
   // A write releases before it is made, so that an atomic reading it after sees the release.
   if (t->races && (kind & 2) != 0 && t->sync.fence != 0) t->races->release(accessor_of(*t), a);
+}
+
+// std::atomic_thread_fence of a releasing order, in a kernel: a threadfence for the race
+// checker (the instruction itself stays, and is the host's fence).
+void __kernel_sim_fence() noexcept {
+  if (sim_thread *t = current_sim_thread(); t && t->races) {
+    t->sync.fence = t->block->fence();
+    t->sync.barrier_at_fence = t->block->last_barrier();
+  }
 }
 
 void __kernel_sim_atomic_done(const void *address) noexcept {

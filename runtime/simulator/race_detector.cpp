@@ -98,7 +98,9 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
   auto ordered = [&](std::uint64_t block, std::uint32_t other, std::uint64_t seq) {
     if (block != who.block) return acquired_before(who, block, other, seq);
     if (other == me || who.last_barrier > seq) return true;
-    return (other - 1) / 32 == my_warp && who.sync->with_lane[(other - 1) % 32] > seq;
+    if ((other - 1) / 32 == my_warp && who.sync->with_lane[(other - 1) % 32] > seq) return true;
+    // Threads of one block ordered as those of two are: a fence and an atomic (a lock).
+    return acquired_before(who, block, other, seq);
   };
   auto readers_ordered = [&] {
     // Readers of several blocks: which they were is not kept, so only a writer that acquired
@@ -108,10 +110,10 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
     if (c.reader != several) return ordered(c.reader_block, c.reader, c.reader_seq);
     if (c.reader_block != who.block) return acquired_before(who, c.reader_block, several, c.reader_seq);
     if (who.last_barrier > c.reader_seq) return true;
-    if (c.reader_warp != my_warp) return false;
-    for (std::uint32_t lanes = c.reader_lanes & ~(1u << who.thread % 32); lanes; lanes &= lanes - 1)
-      if (who.sync->with_lane[static_cast<std::size_t>(std::countr_zero(lanes))] <= c.reader_seq) return false;
-    return true;
+    bool warp_ordered = c.reader_warp == my_warp;
+    for (std::uint32_t lanes = c.reader_lanes & ~(1u << who.thread % 32); warp_ordered && lanes; lanes &= lanes - 1)
+      if (who.sync->with_lane[static_cast<std::size_t>(std::countr_zero(lanes))] <= c.reader_seq) warp_ordered = false;
+    return warp_ordered || acquired_before(who, c.reader_block, several, c.reader_seq);
   };
   if (!reported) {
     if (c.writer && !ordered(c.writer_block, c.writer, c.writer_seq)) {

@@ -5,13 +5,14 @@
 // different blocks, which cannot synchronise within a launch, but through memory: see
 // below). Atomic operations are not checked: they are the way threads share data safely.
 //
-// Threads of different blocks are ordered as CUDA's memory model orders them through a
-// fence and an atomic: a thread that made a threadfence and then an atomic write (or
-// read-modify-write) of an address releases what it did before the fence, and what its
+// Threads of different blocks (and threads of one block that no barrier orders, as a lock
+// does) are ordered as CUDA's memory model orders them through a fence and an atomic: a thread that made a threadfence
+// and then an atomic write (or read-modify-write) of an address releases what it did before the fence, and what its
 // block did before the last barrier before it; a thread whose atomic reads that address
 // afterwards acquires that, and so do the threads of its block after their next barrier. This is the
 // "last block" of CUDA's threadfence reduction, and a flag raised after a fence and
-// awaited with an atomic.
+// awaited with an atomic. C++'s orders count the same: a std::atomic_thread_fence that
+// releases is a threadfence, and an atomic of a releasing order its own fence.
 //
 // Shared and global memory are shadowed byte by byte, with the last writer and the last
 // reader(s) of each byte and where in their block's order of synchronisations they were.

@@ -75,9 +75,68 @@ template <class T> KERNEL_ALWAYS_INLINE T offer(index_t i, index_t n) { return T
   passed.store(block + 1, std::memory_order_release);
 }
 
+// The value converts to the target's type, as CUDA's and Numba's atomics convert it: an int
+// added to a float, a special register as a 64-bit limit.
+[[kernel::jit]] void converted_values(array_view<float> sum, array_view<std::uint64_t> count) {
+  kernel::atomic_add(sum[0], 1);
+  kernel::atomic_inc(count[0], kernel::gridDim.x);
+  kernel::atomic_max(sum[1], 2.5);
+}
+
+// Plain data passed between blocks by C++'s orders alone: block 0 writes, then raises a flag
+// after a releasing fence; block 1 waits for the flag, fences to acquire, then reads. No
+// threadfence: the race checker takes the C++ fences as CUDA's.
+[[kernel::jit]] void fenced_handoff(array_view<int> data, array_view<int> flag, array_view<int> seen) {
+  if (kernel::threadIdx.x != 0) return;
+  std::atomic_ref<int> raised(flag[0]);
+  if (kernel::blockIdx.x == 0) {
+    for (index_t i = 0; i < data.size(); ++i) data[i] = static_cast<int>(i) * 3;
+    std::atomic_thread_fence(std::memory_order_release);
+    raised.store(1, std::memory_order_relaxed);
+  } else {
+    while (raised.load(std::memory_order_relaxed) == 0) kernel::nanosleep(64);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    int sum = 0;
+    for (index_t i = 0; i < data.size(); ++i) sum += data[i];
+    seen[0] = sum;
+  }
+}
+
+// A spin lock of one block's threads (acquire to take, release to give back) guarding a plain
+// counter: ordered by the lock, not a race.
+[[kernel::jit]] void locked_count(array_view<int> lock, array_view<int> count) {
+  std::atomic_ref<int> held(lock[0]);
+  int expected = 0;
+  while (!held.compare_exchange_weak(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) {
+    expected = 0;
+    kernel::nanosleep(32);
+  }
+  count[0] = count[0] + 1;
+  held.store(0, std::memory_order_release);
+}
+
 namespace {
 
 const auto on_dev = kernel_test::target();
+
+TEST(Atomics, ValuesConvertToTheTargetsType) {
+  std::vector<float> sum{0, 0};
+  std::vector<std::uint64_t> count{0};
+  kernel::launch<converted_values>(4, 32).on(on_dev)(sum, count);
+  EXPECT_EQ(sum[0], 128.0f);
+  EXPECT_EQ(sum[1], 2.5f);
+  EXPECT_EQ(count[0], 128u % 5);
+}
+
+TEST(Atomics, CxxOrdersOrderPlainData) {
+  std::vector<int> data(100, -1), flag(1, 0), seen(1, 0);
+  kernel::launch<fenced_handoff>(2, 32).on(on_dev)(data, flag, seen);
+  EXPECT_EQ(seen[0], 3 * 99 * 100 / 2);
+  std::vector<int> lock(1, 0), count(1, 0);
+  kernel::launch<locked_count>(1, 64).on(on_dev)(lock, count);
+  EXPECT_EQ(count[0], 64);
+  EXPECT_EQ(lock[0], 0);
+}
 constexpr index_t threads = 64 * 128;
 
 TEST(Atomics, StandardAtomicRefsAndFences) {

@@ -179,6 +179,32 @@ TEST(Gufunc, LoopDimensionsMustBroadcast) {
   }
 }
 
+// Outputs are never broadcast against each other: of scale's two, one of loop dimensions (3,)
+// and one of (5, 3) would have the first written five times (NumPy refuses it too), in either
+// order; on every target, with nothing written.
+TEST(Gufunc, OutputsHaveOneShape) {
+  kernel::ndarray<float, 2> x({3, 4}, 1.0f);
+  for (kernel::target t : targets) {
+    kernel::ndarray<float, 2> y({3, 4}, 9.0f);
+    kernel::ndarray<float, 3> wide_y({5, 3, 4}, 9.0f);
+    kernel::ndarray<float, 1> total({3}, 9.0f);
+    kernel::ndarray<float, 2> wide_total({5, 3}, 9.0f);
+    try {
+      vscale.on(t)(x, 2.0f, y, wide_total);
+      ADD_FAILURE() << kernel::target_name(t) << ": outputs of two shapes were taken";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), 3) << e.what();
+      EXPECT_NE(std::string(e.what()).find("the outputs have one shape"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(vscale.on(t)(x, 2.0f, wide_y, total), kernel::argument_error) << kernel::target_name(t);
+    for (float v : y) ASSERT_EQ(v, 9.0f);
+    for (float v : wide_total) ASSERT_EQ(v, 9.0f);
+    // Both widened alike is fine: the inputs are broadcast to them.
+    vscale.on(t)(x, 2.0f, wide_y, wide_total);
+    EXPECT_EQ(wide_total(4, 2), 8.0f) << kernel::target_name(t);
+  }
+}
+
 // Runs `f`, expecting an argument_error about argument `argument` sharing memory.
 template <class F> void expect_overlap_error(F &&f, int argument, kernel::target t) {
   try {

@@ -109,6 +109,28 @@ struct three_shorts {
   normals[2 * t + 1] = kernel::random::normal_float32(rng);
 }
 
+// Parameters of any trivially copyable type, as CUDA takes them: a const member (no
+// assignment) and no default constructor.
+struct fixed_scale {
+  const float scale;
+  int offset;
+};
+struct made_scale {
+  explicit made_scale(float s) : scale(s) {}
+  float scale;
+};
+[[kernel::jit]] void scale_by(fixed_scale f, made_scale m, array_view<float> a) {
+  const index_t i = kernel::grid<1>();
+  if (i < a.size()) a[i] = a[i] * f.scale * m.scale + static_cast<float>(f.offset);
+}
+
+// threadIdx.x and its kind given to printf as CUDA code gives them: numbers.
+[[kernel::jit]] void say_where(array_view<int> unused) {
+  (void)unused;
+  using kernel::blockDim, kernel::blockIdx, kernel::gridDim, kernel::threadIdx;
+  if (threadIdx.x == 2) printf("thread %u of block %u (of %u x %u)\n", threadIdx.x, blockIdx.x, blockDim.x, gridDim.x);
+}
+
 [[kernel::jit]] void votes(array_view<const int> in, array_view<unsigned> out) {
   const index_t i = kernel::grid<1>();
   const unsigned ballot = kernel::ballot_sync(kernel::full_mask, in[i] > 0);
@@ -292,6 +314,21 @@ TEST(KernelSim, PerThreadGeneratorsDrawApart) {
   } catch (const kernel::argument_error &e) {
     EXPECT_EQ(std::string(e.what()).rfind("'create_xoroshiro128p_states': argument 1:", 0), 0u) << e.what();
   }
+}
+
+TEST(KernelSim, ParametersWithoutAssignmentOrDefaultConstructor) {
+  std::vector<float> a{1, 2, 3};
+  kernel::launch<scale_by>(1, 4).on(on_dev)(fixed_scale{2.0f, 1}, made_scale(3.0f), a);
+  EXPECT_EQ(a, (std::vector<float>{7, 13, 19}));
+}
+
+TEST(KernelSim, PrintfOfSpecialRegisters) {
+  std::vector<int> unused(1);
+  std::fflush(stdout);
+  testing::internal::CaptureStdout();
+  kernel::launch<say_where>(1, 4).on(kernel::device::simulator())(unused);
+  std::fflush(stdout);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "thread 2 of block 0 (of 4 x 1)\n");
 }
 
 // The per-thread generators are Numba's (numba.cuda.random) to the bit: its states for seed 1
@@ -547,6 +584,20 @@ TEST(KernelSimChecks, LaunchLimits) {
   }
   EXPECT_THROW(kernel::launch<increment>(-1, 32), kernel::argument_error);
   EXPECT_THROW(kernel::launch<increment>(1, std::int64_t{-32}), kernel::argument_error);
+  // Mixed with a dim3, and bytes of shared memory past 32 bits, the same: no wrapped counts.
+  EXPECT_THROW(kernel::launch<increment>((kernel::index_t{1} << 32) + 3, kernel::dim3(32)), kernel::argument_error);
+  EXPECT_THROW(kernel::launch<increment>(kernel::dim3(1), std::size_t{1} << 40), kernel::argument_error);
+  EXPECT_THROW(kernel::launch<dynamic_shared>(1, 32, (std::size_t{1} << 32) | 16), kernel::argument_error);
+  EXPECT_THROW(kernel::launch<dynamic_shared>(kernel::dim3(1), kernel::dim3(32), std::int64_t{-1}),
+               kernel::argument_error);
+  // A default-constructed device view has no device: refused, naming it (it crashed).
+  try {
+    kernel::launch<increment>(1, 4).on(on_sim)(kernel::device_view<float>{});
+    FAIL() << "a view with no device was launched on";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 1);
+    EXPECT_NE(std::string(e.what()).find("default-constructed device_view"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(a, std::vector<float>(4, 0.0f));
   EXPECT_THROW(kernel::launch<dynamic_shared>(1, 32, 300 * 1024).on(on_sim)(a), kernel::argument_error);
   EXPECT_THROW(kernel::launch<increment>(0, 32).on(on_sim)(a), kernel::argument_error);

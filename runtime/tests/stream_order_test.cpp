@@ -6,6 +6,7 @@
 // - device memory used on another stream than its own is freed after an event there.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -20,6 +21,8 @@
 #include "device/device_state.h"
 #include "kernel/detail/device_api.h"
 #include "kernel/device_array.h"
+#include "kernel/fuse.h"
+#include "kernel/ufunc.h"
 
 namespace {
 
@@ -169,6 +172,39 @@ TEST(HostDeliveries, ReadsWaitForTheResultsBeingDeliveredIntoThem) {
   EXPECT_EQ(host, std::vector<float>(8, 2.0f));
 }
 
+float add_one(float x) { return x + 1; }
+constexpr kernel::ufunc<add_one> vadd_one; // a host function: its loops run on the CPU targets
+
+// Host calls (cpu, parallel) come after the calls on streams delivering into their arrays,
+// as device calls do: they read the delivered values, and their own results are not written
+// over by a delivery arriving late. Eager and fused.
+TEST(HostDeliveries, HostCallsWaitForResultsDeliveredIntoTheirArrays) {
+  held_device d;
+  const auto s = d.create_stream();
+  auto &stream = static_cast<held_stream &>(*s);
+  std::vector<float> host(8, 1.0f), out(8, 0.0f);
+  const auto later = [&] {
+    return std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      stream.run_all();
+    });
+  };
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    deliver(stream, std::vector<float>(8, 2.0f), kernel::array_view<float>(host.data(), {8}));
+    deliver(stream, std::vector<float>(8, 9.0f), kernel::array_view<float>(out.data(), {8}));
+    std::thread gpu = later();
+    vadd_one.on(t)(host, out);
+    gpu.join();
+    EXPECT_EQ(out, std::vector<float>(8, 3.0f));
+    deliver(stream, std::vector<float>(8, 4.0f), kernel::array_view<float>(host.data(), {8}));
+    gpu = later();
+    kernel::eval(kernel::assign(out, vadd_one.on(t)(kernel::lazy(host))));
+    gpu.join();
+    EXPECT_EQ(out, std::vector<float>(8, 5.0f));
+    host.assign(8, 1.0f);
+  }
+}
+
 TEST(HostDeliveries, AFailedStreamIsReportedOnceAndADroppedDeliveryIsNotWaitedFor) {
   held_device d;
   const auto s = d.create_stream();
@@ -197,6 +233,29 @@ TEST(DeviceMemory, UsedOnAnotherStreamIsFreedAfterAnEventThere) {
     EXPECT_TRUE(static_cast<held_stream &>(*other).query()) << "held by host work";
   }
   EXPECT_EQ(d.journal_.read(), (std::vector<std::string>{"record s2", "wait s1", "release on s1"}));
+}
+
+// A device array's transfers on a stream other than its own hold its memory as a launch
+// does: freed in its own stream's order, after an event on the other (which its copies were
+// queued on), not at once, where a new array could be given it while they still run.
+TEST(DeviceMemory, TransfersOnAnotherStreamHoldTheArray) {
+  held_device d;
+  const auto own = d.create_stream(), other = d.create_stream();
+  const kernel::stream on_other(other);
+  std::vector<float> host(16, 1.0f);
+  {
+    kernel::device_array<float, 1> a({16}, own);
+    a.copy_from_host(host, on_other);
+    a.copy_to_host(host, on_other);
+    const auto copied = a.copy(on_other);
+    EXPECT_EQ(copied.size(), 16);
+  }
+  const std::vector<std::string> j = d.journal_.read();
+  const auto at = [&](const std::string &e) { return std::find(j.begin(), j.end(), e) - j.begin(); };
+  ASSERT_LT(at("record s2"), static_cast<std::ptrdiff_t>(j.size())) << "no event on s2";
+  EXPECT_LT(at("record s2"), at("wait s1"));
+  EXPECT_LT(at("wait s1"), at("release on s1"));
+  static_cast<held_stream &>(*other).run_all();
 }
 
 TEST(Streams, LiveStreamsAreFoundByIdUntilTheLastHandleGoes) {

@@ -35,7 +35,7 @@ template <atomic_value T, class Update> KERNEL_ALWAYS_INLINE T atomic_update(T &
 }
 } // namespace detail
 
-template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_add(T &target, T value) noexcept {
+template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_add(T &target, std::type_identity_t<T> value) noexcept {
 #if defined(__clang__)
   return __atomic_fetch_add(&target, value, __ATOMIC_RELAXED); // atom.add, floats included
 #else
@@ -46,7 +46,7 @@ template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_add(T &target, T value) 
 #endif
 }
 
-template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_sub(T &target, T value) noexcept {
+template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_sub(T &target, std::type_identity_t<T> value) noexcept {
 #if defined(__clang__)
   return __atomic_fetch_sub(&target, value, __ATOMIC_RELAXED);
 #else
@@ -59,35 +59,35 @@ template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_sub(T &target, T value) 
 
 template <atomic_value T>
   requires std::is_integral_v<T>
-KERNEL_ALWAYS_INLINE T atomic_and(T &target, T value) noexcept {
+KERNEL_ALWAYS_INLINE T atomic_and(T &target, std::type_identity_t<T> value) noexcept {
   return __atomic_fetch_and(&target, value, __ATOMIC_RELAXED);
 }
 template <atomic_value T>
   requires std::is_integral_v<T>
-KERNEL_ALWAYS_INLINE T atomic_or(T &target, T value) noexcept {
+KERNEL_ALWAYS_INLINE T atomic_or(T &target, std::type_identity_t<T> value) noexcept {
   return __atomic_fetch_or(&target, value, __ATOMIC_RELAXED);
 }
 template <atomic_value T>
   requires std::is_integral_v<T>
-KERNEL_ALWAYS_INLINE T atomic_xor(T &target, T value) noexcept {
+KERNEL_ALWAYS_INLINE T atomic_xor(T &target, std::type_identity_t<T> value) noexcept {
   return __atomic_fetch_xor(&target, value, __ATOMIC_RELAXED);
 }
 
 /// Stores `value`, returns the old one.
-template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_exch(T &target, T value) noexcept {
+template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_exch(T &target, std::type_identity_t<T> value) noexcept {
   T old;
   __atomic_exchange(&target, &value, &old, __ATOMIC_RELAXED);
   return old;
 }
 
-template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_max(T &target, T value) noexcept {
+template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_max(T &target, std::type_identity_t<T> value) noexcept {
 #if defined(__clang__)
   if constexpr (std::is_integral_v<T>) return __atomic_fetch_max(&target, value, __ATOMIC_RELAXED);
 #endif
   return detail::atomic_update(target, [value](T old) { return old < value ? value : old; });
 }
 
-template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_min(T &target, T value) noexcept {
+template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_min(T &target, std::type_identity_t<T> value) noexcept {
 #if defined(__clang__)
   if constexpr (std::is_integral_v<T>) return __atomic_fetch_min(&target, value, __ATOMIC_RELAXED);
 #endif
@@ -100,19 +100,21 @@ template <class T>
 concept atomic_counter = atomic_value<T> && std::is_integral_v<T> && std::is_unsigned_v<T>;
 
 /// CUDA's atomicInc: the target becomes 0 when it was at least `limit`, else one more.
-template <atomic_counter T> KERNEL_ALWAYS_INLINE T atomic_inc(T &target, T limit) noexcept {
+template <atomic_counter T> KERNEL_ALWAYS_INLINE T atomic_inc(T &target, std::type_identity_t<T> limit) noexcept {
   return detail::atomic_update(target, [limit](T old) { return old >= limit ? T(0) : T(old + 1); });
 }
 
 /// CUDA's atomicDec: the target becomes `limit` when it was 0 or more than `limit`, else
 /// one less.
-template <atomic_counter T> KERNEL_ALWAYS_INLINE T atomic_dec(T &target, T limit) noexcept {
+template <atomic_counter T> KERNEL_ALWAYS_INLINE T atomic_dec(T &target, std::type_identity_t<T> limit) noexcept {
   return detail::atomic_update(target, [limit](T old) { return (old == 0 || old > limit) ? limit : T(old - 1); });
 }
 
 /// Compare and swap: stores `desired` if the target holds `expected` (compared bit for bit);
 /// returns the old value either way.
-template <atomic_value T> KERNEL_ALWAYS_INLINE T atomic_cas(T &target, T expected, T desired) noexcept {
+template <atomic_value T>
+KERNEL_ALWAYS_INLINE T atomic_cas(T &target, std::type_identity_t<T> expected,
+                                  std::type_identity_t<T> desired) noexcept {
   __atomic_compare_exchange(&target, &expected, &desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return expected;
 }

@@ -138,6 +138,8 @@ public:
         device_(&d.state()) {}
 
   kernel::device device() const noexcept { return kernel::device(device_); }
+  /// False only for a default-constructed view, which has no device (calls refuse it).
+  bool has_device() const noexcept { return device_ != nullptr; }
   T *data() const noexcept { return view_.data(); }
   const extents_type &shape() const noexcept { return view_.shape(); }
   index_t shape(std::size_t d) const noexcept { return view_.shape(d); }
@@ -297,7 +299,17 @@ private:
   }
 
   void read(T *host, detail::stream_state &s) const {
-    if (bytes() > 0) detail::device_copy(*device_, host, data(), bytes(), detail::copy_direction::device_to_host, s);
+    if (bytes() > 0) {
+      detail::device_copy(*device_, host, data(), bytes(), detail::copy_direction::device_to_host, s);
+      hold_for(s);
+    }
+  }
+
+  /// A transfer queued on `s`, which may not be the stream that frees the array: the array's
+  /// memory is held until it is done, as a launch holds its arrays (else a free in the other
+  /// stream's order could hand the memory to a new array while the copy still uses it).
+  void hold_for(detail::stream_state &s) const {
+    if (detail::needs_holding(memory_, s)) detail::keep_until_done(s, {memory_});
   }
 
   template <class Host> void copy_into(Host &&dest, const std::shared_ptr<detail::stream_state> &s, bool wait) const {
@@ -349,13 +361,16 @@ private:
       detail::device_copy(*device_, data(), staging.get(), bytes(), detail::copy_direction::host_to_device, s);
       detail::host_work(s, [staging] {}); // keeps the staging alive until the copy is done
     }
+    hold_for(s);
   }
 
   device_array copy_on(const std::shared_ptr<detail::stream_state> &s) const {
     require_stream_here("copy", *s);
     device_array result(shape_, s);
-    if (bytes() > 0)
+    if (bytes() > 0) {
       detail::device_copy(*device_, result.data(), data(), bytes(), detail::copy_direction::device_to_device, *s);
+      hold_for(*s);
+    }
     return result;
   }
 

@@ -74,13 +74,19 @@ public:
   /// Asynchronously on `s`: host results are there after s.synchronize().
   auto eval(const stream &s) const { return detail::evaluate_new(detail::placement::of(s), node_); }
 
-  /// The values on the host.
+  /// The values on the host, there when it returns (an expression placed on a stream is
+  /// waited for).
   auto copy_to_host() const {
-    auto r = eval();
-    if constexpr (is_device)
+    const detail::placement where = detail::placement_of(node_);
+    auto r = detail::evaluate_new(where, node_);
+    if constexpr (is_device) {
       return r.copy_to_host();
-    else
+    } else {
+      if (where.chosen_stream)
+        if (const std::shared_ptr<detail::stream_state> s = detail::live_stream(where.chosen_stream))
+          detail::stream_synchronize(*s);
       return r;
+    }
   }
 
   /// The fused GPU kernels compiled for this expression (two when it repeats a

@@ -379,6 +379,13 @@ private:
     detail::gufunc_params_for<Fn> p{};
     const index_t size = fill_params<Fn>(p, all...);
     if (size == 0) return;
+    // After the calls on streams delivering into these host arrays (program order).
+    (
+        [&] {
+          using arg = detail::ufunc_arg<decltype(all)>;
+          if constexpr (arg::supported && !arg::is_scalar && !arg::is_device) detail::await_host_writes(arg::view(all));
+        }(),
+        ...);
     // Through run_trapping: an integer division by zero in the loop function is an error.
     constexpr auto body = [](void *ctx, index_t b, index_t e) {
       detail::gufunc_range<Fn>(*static_cast<const detail::gufunc_params_for<Fn> *>(ctx), b, e);

@@ -11,6 +11,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <source_location>
 #include <type_traits>
@@ -74,12 +75,32 @@ std::uint32_t __kernel_match_all_64(std::uint32_t mask, std::uint64_t value, int
 template <std::uint32_t (*X)() noexcept, std::uint32_t (*Y)() noexcept, std::uint32_t (*Z)() noexcept>
 struct special_register3 {
   template <std::uint32_t (*Read)() noexcept> struct component {
+    static constexpr bool special_register = true;
     KERNEL_ALWAYS_INLINE operator std::uint32_t() const noexcept { return Read(); }
   };
   [[no_unique_address]] component<X> x;
   [[no_unique_address]] component<Y> y;
   [[no_unique_address]] component<Z> z;
 };
+
+template <class T>
+concept special_register_component = requires { T::special_register; };
+
+template <class T> KERNEL_ALWAYS_INLINE auto printf_argument(const T &v) noexcept {
+  if constexpr (special_register_component<T>)
+    return static_cast<std::uint32_t>(v);
+  else
+    return v;
+}
+
+/// printf given threadIdx.x and its kind, which are objects, not numbers: found by
+/// argument-dependent lookup and preferred to C's printf (whose `...` would take the empty
+/// object), it passes them as the unsigned values CUDA's are. (std::printf, named, is C's.)
+template <class... A>
+  requires(special_register_component<A> || ...)
+KERNEL_ALWAYS_INLINE int printf(const char *format, const A &...args) noexcept {
+  return ::printf(format, printf_argument(args)...);
+}
 } // namespace detail
 
 /// A launch extent, as CUDA's dim3.

@@ -27,8 +27,10 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -197,7 +199,12 @@ public:
     }(std::make_index_sequence<traits::arity>{});
 
     const detail::device_call call = call_for(args...);
-    params_type params{};
+    // The parameter block is bytes, in which an arg_block of trivially copyable members lives
+    // implicitly: filled by copying each value's bytes in, since a parameter type may have no
+    // default constructor or assignment (const members) and still be passed, as in CUDA.
+    alignas(params_type) std::byte block[sizeof(params_type)];
+    std::memset(block, 0, sizeof block);
+    params_type &params = *std::launder(reinterpret_cast<params_type *>(block));
     // Empty, and never allocated, where every array is a device array of the launch's own
     // stream (freed in its order anyway: see pass).
     std::vector<std::shared_ptr<void>> keep;
@@ -246,8 +253,9 @@ private:
             std::vector<detail::host_task> &copy_back, std::array<detail::host_argument, H> &hosts,
             std::array<std::shared_ptr<void>, H> &copies) const {
     using P = std::remove_cvref_t<typename traits::template arg<K>>;
+    const auto store = [&slot](const P &value) { std::memcpy(static_cast<void *>(&slot), &value, sizeof(P)); };
     if constexpr (!detail::is_array_view<P>::value) {
-      slot = static_cast<P>(a);
+      store(static_cast<P>(a));
     } else {
       using arg = detail::ufunc_arg<A &>;
       using T = typename P::element_type;
@@ -257,7 +265,7 @@ private:
                                "is a device array on " + a.device().name() + " but the launch runs on " +
                                    detail::device_name(*call.device));
         auto v = arg::view(a);
-        slot = P(v.data(), v.shape(), v.strides());
+        store(P(v.data(), v.shape(), v.strides()));
         // Held until the kernel is done, should the launch run on another stream than the
         // one that frees the array.
         if (auto owned = detail::owned_device_memory(a); detail::needs_holding(owned, *call.stream))
@@ -290,7 +298,7 @@ private:
           keep.push_back(memory);
           copies[K] = memory;
         }
-        slot = P(static_cast<T *>(memory.get()), host.shape());
+        store(P(static_cast<T *>(memory.get()), host.shape()));
         if constexpr (!std::is_const_v<T>) {
           if (bytes > 0 && copies_back)
             copy_back.push_back([&call, memory, host, bytes] {
@@ -311,17 +319,6 @@ private:
   std::optional<stream> stream_; // the stream given to kernel::launch: the call's, when set
 };
 
-/// Launches kernel `F` over `grid` blocks of `block` threads, with `shared_bytes` of dynamic
-/// shared memory per block: `kernel::launch<f>(grid, block)(args...)`.
-template <auto F> launcher<F> launch(dim3 grid, dim3 block, unsigned shared_bytes = 0) noexcept {
-  return launcher<F>(grid, block, shared_bytes);
-}
-
-/// The same, asynchronous and ordered on stream `s`.
-template <auto F> launcher<F> launch(dim3 grid, dim3 block, const stream &s, unsigned shared_bytes = 0) noexcept {
-  return launcher<F>(grid, block, s, shared_bytes);
-}
-
 namespace detail {
 /// A count of blocks or threads given as an integer of any type, as one dimension: a negative
 /// count, or one past 32 bits, is an error naming the kernel (an implicit dim3 would wrap it).
@@ -332,17 +329,48 @@ template <auto F, std::integral I> dim3 launch_extent(I n, const char *what) {
                              " per dimension: counts are 0 to 2^32 - 1 (see the device's limits)");
   return dim3(static_cast<std::uint32_t>(n));
 }
+template <auto F> dim3 launch_extent(dim3 d, const char *) noexcept { return d; }
+
+/// A launch's grid or block: a dim3, or a count as an integer of any type.
+template <class E>
+concept launch_extent_like = std::is_same_v<std::remove_cvref_t<E>, dim3> || std::integral<E>;
+
+/// Bytes of dynamic shared memory given as an integer of any type: checked as the counts are
+/// (a size_t past 32 bits would wrap to a small size).
+template <auto F, std::integral S> unsigned launch_shared_bytes(S bytes) {
+  if (std::cmp_less(bytes, 0) || std::cmp_greater(bytes, std::numeric_limits<std::uint32_t>::max()))
+    throw argument_error(std::string(launcher<F>::name()), 0,
+                         "a launch with " + std::to_string(bytes) +
+                             " bytes of dynamic shared memory: they are 0 to 2^32 - 1 (see the device's limits)");
+  return static_cast<unsigned>(bytes);
+}
 } // namespace detail
 
-/// launch(grid, block) with counts of blocks and threads as integers of any type.
-template <auto F, std::integral G, std::integral B> launcher<F> launch(G grid, B block, unsigned shared_bytes = 0) {
-  return launcher<F>(detail::launch_extent<F>(grid, "blocks"), detail::launch_extent<F>(block, "threads"),
-                     shared_bytes);
+/// Launches kernel `F` over `grid` blocks of `block` threads, with `shared_bytes` of dynamic
+/// shared memory per block: `kernel::launch<f>(grid, block)(args...)`. Grid and block are
+/// dim3s (braced lists too) or counts as integers of any type, mixed as one likes.
+template <auto F, std::integral S = unsigned> launcher<F> launch(dim3 grid, dim3 block, S shared_bytes = 0) {
+  return launcher<F>(grid, block, detail::launch_shared_bytes<F>(shared_bytes));
 }
-template <auto F, std::integral G, std::integral B>
-launcher<F> launch(G grid, B block, const stream &s, unsigned shared_bytes = 0) {
+
+/// The same, asynchronous and ordered on stream `s`.
+template <auto F, std::integral S = unsigned>
+launcher<F> launch(dim3 grid, dim3 block, const stream &s, S shared_bytes = 0) {
+  return launcher<F>(grid, block, s, detail::launch_shared_bytes<F>(shared_bytes));
+}
+
+/// launch(grid, block) where either is a count as an integer of any type.
+template <auto F, detail::launch_extent_like G, detail::launch_extent_like B, std::integral S = unsigned>
+  requires(!std::is_same_v<G, dim3> || !std::is_same_v<B, dim3>)
+launcher<F> launch(G grid, B block, S shared_bytes = 0) {
+  return launcher<F>(detail::launch_extent<F>(grid, "blocks"), detail::launch_extent<F>(block, "threads"),
+                     detail::launch_shared_bytes<F>(shared_bytes));
+}
+template <auto F, detail::launch_extent_like G, detail::launch_extent_like B, std::integral S = unsigned>
+  requires(!std::is_same_v<G, dim3> || !std::is_same_v<B, dim3>)
+launcher<F> launch(G grid, B block, const stream &s, S shared_bytes = 0) {
   return launcher<F>(detail::launch_extent<F>(grid, "blocks"), detail::launch_extent<F>(block, "threads"), s,
-                     shared_bytes);
+                     detail::launch_shared_bytes<F>(shared_bytes));
 }
 
 } // namespace kernel

@@ -137,6 +137,7 @@ private:
 
   template <class S, std::size_t R> std::optional<T> run_host(const array_view<S, R> &v) const {
     const index_t n = v.size();
+    detail::await_host_writes(v); // after the calls on streams delivering into it
     if constexpr (R > 1) {
       // Not one run of memory: element by element, in row-major order.
       if (!v.is_c_contiguous()) {

@@ -184,7 +184,7 @@ public:
       if (this->placed_on().runs_on_host() || v.shape(ax) == 1) {
         // (An axis of one element takes no step: its elements converted, wherever the call
         // was placed: after the results calls on streams are delivering into them.)
-        if (!this->placed_on().runs_on_host()) detail::await_host_writes(v);
+        detail::await_host_writes(v);
         reduce_on_host<fn>(v, ax, result.data());
       } else {
         // On a device: the array goes there once, converted to the type of the loop's second
@@ -479,6 +479,7 @@ private:
     detail::check_overlap(name(), layouts);
     const index_t size = space.size();
     if (size == 0) return;
+    detail::await_host_operands(layouts);
 
     using loop = detail::cpu_loop<Fn, out_elem, loop_input_t<std::tuple_element_t<I, decltype(sources)>>...>;
     const typename loop::inputs ptrs{loop_source(std::get<I>(sources))...};

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "kernel/array.h"
+#include "kernel/detail/device_api.h"
 #include "kernel/detail/shape_check.h"
 #include "kernel/errors.h"
 #include "kernel/types.h"
@@ -36,6 +37,26 @@ struct operand_layout {
   int core_rank = 0;
   const void *memory = nullptr;
 };
+
+/// Waits for the results that calls on streams are delivering into the host memory of `ops`
+/// (a host call's operands, read or written): the call comes after those calls in program
+/// order, as a device call's reads of host memory do (a late delivery would otherwise be
+/// read over, or overwrite the call's results).
+template <std::size_t N> void await_host_operands(const std::array<operand_layout, N> &ops) {
+  for (const operand_layout &l : ops) {
+    if (l.memory || !l.data) continue; // a device's memory, or a scalar's
+    index_t low = 0, high = 0;
+    bool empty = false;
+    for (int d = 0; d < l.rank; ++d) {
+      if (l.shape[d] == 0) empty = true;
+      (l.strides[d] < 0 ? low : high) += (l.shape[d] - 1) * l.strides[d];
+    }
+    if (empty) continue;
+    const auto *base = static_cast<const char *>(l.data);
+    const auto element = static_cast<index_t>(l.elem_size);
+    await_host_writes(base + low * element, base + (high + 1) * element);
+  }
+}
 
 /// layout_of into `l`, a layout as made (zeros past the view's rank, no memory or core): a
 /// layout is half a kilobyte, and a call's layouts were copied about as often as checked.
@@ -120,6 +141,20 @@ inline iteration_space broadcast_shapes(std::string_view callee, std::span<const
                                " but the inputs broadcast to " + shape_string(space.shape, space.rank));
     space.rank = op.rank;
     for (int d = 0; d < op.rank; ++d) space.shape[d] = op.shape[d];
+  }
+  // An output may widen the space past the inputs' (NumPy broadcasts inputs to `out`), but
+  // outputs themselves are never broadcast: each has the final shape (leading extents of 1
+  // aside, which repeat nothing), or one would be written once per step of another's extra
+  // dimensions.
+  for (const operand_layout &op : ops) {
+    if (!op.is_output) continue;
+    bool same = true;
+    for (int i = 1; same && i <= (op.rank > space.rank ? op.rank : space.rank); ++i)
+      same = (i <= op.rank ? op.shape[op.rank - i] : 1) == (i <= space.rank ? space.shape[space.rank - i] : 1);
+    if (!same)
+      throw argument_error(std::string(callee), op.argument,
+                           "output has " + shape_word + shape_string(op.shape, op.rank) + " but another output has " +
+                               shape_string(space.shape, space.rank) + ": the outputs have one shape");
   }
   checked_size(callee, 0, space.shape, space.rank, 1); // the broadcast shape's size fits
   return space;

@@ -421,6 +421,7 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
     for (std::size_t o = 0; o < nout; ++o) layouts[nleaves + o] = out_layouts[o];
     const loop_plan<N> plan = plan_loop<N>(space, layouts);
     const index_t size = space.size();
+    await_host_operands(layouts);
     if constexpr (nout == 1) {
       using out_elem = typename output_of<std::tuple_element_t<0, Outs>>::element_type;
       auto *out = static_cast<out_elem *>(const_cast<void *>(out_layouts[0].data));
@@ -636,6 +637,8 @@ bool reduce_program(const placement &where, const N &root, std::string_view name
     for (int d = space.rank - 1; d >= 0; --d)
       out.strides[d] = d == space.rank - 1 ? 1 : out.strides[d + 1] * space.shape[d + 1];
     const loop_plan<nleaves + 1> plan = plan_loop<nleaves + 1>(space, layouts);
+    // The leaves only: `out` is a plan's shape, with no memory.
+    await_host_operands(layouts);
     using loop = typename host_loop<traits, R>::loop;
     const typename loop::inputs ptrs = host_loop<traits, R>::inputs(c);
     using job = loop_job<loop_plan<nleaves + 1>, void, typename loop::inputs>;

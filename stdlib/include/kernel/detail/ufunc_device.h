@@ -38,9 +38,13 @@ struct device_call {
 template <class A> void require_device_of(std::string_view callee, int argument, const A &a) {
   if constexpr (requires { a.has_device(); })
     if (!a.has_device())
-      throw argument_error(std::string(callee), argument,
-                           "is a default-constructed device_array, with no device and no elements: make it with a "
-                           "shape (and a device or stream)");
+      throw argument_error(
+          std::string(callee), argument,
+          requires { a.memory(); }
+              ? "is a default-constructed device_array, with no device and no elements: make it with "
+                "a shape (and a device or stream)"
+              : "is a default-constructed device_view, with no device and no elements: make it of a "
+                "device array, or with a device, an address and a shape");
 }
 
 /// The device of the first device array among `args`, or null.
