@@ -95,6 +95,8 @@ void deliver_to_host(stream_state &s, const void *begin, const void *end, host_t
   host_work(s, [deliver = std::move(deliver), done = std::move(done)] { deliver(); });
 }
 
+bool host_deliveries_pending() noexcept { return registry().pending.load(std::memory_order_acquire) != 0; }
+
 void await_host_writes(const void *begin, const void *end) {
   delivery_registry &r = registry();
   if (r.pending.load(std::memory_order_acquire) == 0 || begin == end) return;

@@ -226,6 +226,7 @@ void __kernel_sim_access(const void *address, std::uint64_t bytes, std::int32_t 
   // The thread's own stack, reached through a pointer the instrumentation could not follow
   // (an object a called function gets by address): private to the thread.
   if (!races || a - t->stack_low < t->stack_size) return;
+  if (write) t->sync.wrote_since_release = true;
   const kernel::runtime::sim::race_detector::accessor who = accessor_of(*t);
   if (!t->block->shadow().access(*races, who, a, bytes, write != 0, where))
     races->global_access(who, a, bytes, write != 0, where);
@@ -238,13 +239,22 @@ void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, std::in
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   if (a % static_cast<std::uint32_t>(bytes) != 0)
     fail_misaligned(*t, a, static_cast<std::uint64_t>(bytes), bytes, "atomic", where);
-  // An atomic of a releasing order (bit 4) is its own fence, as a threadfence just before it.
-  if (t->races && (kind & 4) != 0) {
+  if (!t->races) return;
+  // An atomic of a releasing order (bit 4) releases what the thread did before it, as a
+  // threadfence just before it would, for this access alone: a later relaxed atomic of the
+  // thread releases only what a fence of its own covers.
+  if ((kind & 4) != 0 && t->sync.wrote_since_release) {
+    const kernel::runtime::sim::sync_state before = t->sync;
     t->sync.fence = t->block->fence();
     t->sync.barrier_at_fence = t->block->last_barrier();
+    t->races->release(accessor_of(*t), a);
+    t->sync.fence = before.fence;
+    t->sync.barrier_at_fence = before.barrier_at_fence;
+    t->sync.wrote_since_release = false;
+    return;
   }
   // A write releases before it is made, so that an atomic reading it after sees the release.
-  if (t->races && (kind & 2) != 0 && t->sync.fence != 0) t->races->release(accessor_of(*t), a);
+  if ((kind & 2) != 0 && t->sync.fence != 0) t->races->release(accessor_of(*t), a);
 }
 
 // std::atomic_thread_fence of a releasing order, in a kernel: a threadfence for the race

@@ -58,6 +58,10 @@ struct sync_state {
   /// The number of the thread's last threadfence (0: none), and of its block's last barrier
   /// then: what its atomic operations release.
   std::uint64_t fence = 0, barrier_at_fence = 0;
+  /// Whether the thread wrote memory since its last release by an atomic of a releasing
+  /// order: only then has such an atomic anything new to release (so that a loop of seq_cst
+  /// atomics with nothing written between, a histogram's, records no release each).
+  bool wrote_since_release = false;
 };
 
 class race_detector {

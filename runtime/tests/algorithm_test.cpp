@@ -541,6 +541,8 @@ TEST_P(Targets, TakeAndPutCheckEveryIndex) {
   EXPECT_EQ(ints, (std::vector<int>{4, 4, 4}));
   kernel::put.on(t)(ints, std::vector<int>{1}, -2.9); // truncated toward zero, as NumPy casts
   EXPECT_EQ(ints[1], -2);
+  kernel::put.on(t)(ints, std::vector<int>{2}, 'A'); // a character is a small integer
+  EXPECT_EQ(ints[2], 65);
 
   // take into an array of another shape than the indices', though of their size: refused.
   kernel::ndarray<double, 2> column({5, 1});
@@ -794,6 +796,7 @@ TEST_P(Targets, HistogramsAsNumPy) {
   refused(3, "lo must be finite", [&] { (void)kernel::histogram.on(t)(x, 3, -INFINITY, 1.0); });
   refused(4, "hi must be finite", [&] { (void)kernel::histogram.on(t)(x, 3, 0.0, INFINITY); });
   refused(4, "hi must not be below lo", [&] { (void)kernel::histogram.on(t)(x, 3, 1.0, 0.5); });
+  refused(4, "cannot be widened", [&] { (void)kernel::histogram.on(t)(x, 3, 1e17, 1e17); });
   refused(2, "edge 1 is NaN", [&] { (void)kernel::histogram.on(t)(x, std::vector<float>{0, NAN, 1}); });
   refused(2, "edge 2 is below", [&] { (void)kernel::histogram.on(t)(x, std::vector<float>{0, 1, 0.5f}); });
   try { // finite ends, but a width past double's range: every bin's edge would be NaN

@@ -602,7 +602,7 @@ template <class V, class W> V scalar_as(std::string_view name, int argument, con
                 !std::is_same_v<W, bool>) {
     bool fits;
     if constexpr (std::is_integral_v<W>)
-      fits = std::in_range<V>(w);
+      fits = std::in_range<V>(as_standard_integer(w));
     else // the value that truncation toward zero gives must fit (long double holds 64-bit ends)
       fits = static_cast<long double>(w) > static_cast<long double>(std::numeric_limits<V>::min()) - 1 &&
              static_cast<long double>(w) < static_cast<long double>(std::numeric_limits<V>::max()) + 1;
@@ -1332,6 +1332,9 @@ public:
     if (lo == hi) { // as NumPy: a range of one value is widened to a unit around it
       lo -= 0.5;
       hi += 0.5;
+      if (!(lo < hi)) // past 2^53, half a unit is below a double's step
+        throw argument_error(std::string(name()), 4,
+                             range() + ": a range of one value this large cannot be widened by 0.5: give two ends");
     }
     if (!std::isfinite(hi - lo)) // the bins' width and edges would be inf and NaN
       throw argument_error(std::string(name()), 4,

@@ -863,6 +863,8 @@ public:
         const algorithm_site site = site_of(name(), this->placed_on(), result);
         conjugate_elements<T>(site, result.data(), result.data(), result.size());
       } else {
+        // Placed on a stream, the transform's values arrive when it gets there.
+        detail::await_host_writes(result.view());
         std::complex<T> *values = result.data();
         for (index_t i = 0; i < result.size(); ++i) values[i] = std::conj(values[i]);
       }

@@ -70,6 +70,10 @@ std::uint32_t __kernel_match_all_32(std::uint32_t mask, std::uint32_t value, int
 std::uint32_t __kernel_match_all_64(std::uint32_t mask, std::uint64_t value, int *all_equal) noexcept;
 }
 
+// The special registers live in a namespace of their own: the printf below, found by
+// argument-dependent lookup, must not hide C's printf from the rest of the library.
+namespace special_registers {
+
 // `threadIdx.x` reads a register each time it is used, as in CUDA, so the components are
 // objects that convert to unsigned rather than stored numbers.
 template <std::uint32_t (*X)() noexcept, std::uint32_t (*Y)() noexcept, std::uint32_t (*Z)() noexcept>
@@ -101,6 +105,7 @@ template <class... A>
 KERNEL_ALWAYS_INLINE int printf(const char *format, const A &...args) noexcept {
   return ::printf(format, printf_argument(args)...);
 }
+} // namespace special_registers
 } // namespace detail
 
 /// A launch extent, as CUDA's dim3.
@@ -111,14 +116,17 @@ struct dim3 {
   constexpr std::uint64_t count() const noexcept { return std::uint64_t{x} * y * z; }
 };
 
-inline constexpr detail::special_register3<detail::__kernel_tid_x, detail::__kernel_tid_y, detail::__kernel_tid_z>
+inline constexpr detail::special_registers::special_register3<detail::__kernel_tid_x, detail::__kernel_tid_y,
+                                                              detail::__kernel_tid_z>
     threadIdx{};
-inline constexpr detail::special_register3<detail::__kernel_ntid_x, detail::__kernel_ntid_y, detail::__kernel_ntid_z>
+inline constexpr detail::special_registers::special_register3<detail::__kernel_ntid_x, detail::__kernel_ntid_y,
+                                                              detail::__kernel_ntid_z>
     blockDim{};
-inline constexpr detail::special_register3<detail::__kernel_ctaid_x, detail::__kernel_ctaid_y, detail::__kernel_ctaid_z>
+inline constexpr detail::special_registers::special_register3<detail::__kernel_ctaid_x, detail::__kernel_ctaid_y,
+                                                              detail::__kernel_ctaid_z>
     blockIdx{};
-inline constexpr detail::special_register3<detail::__kernel_nctaid_x, detail::__kernel_nctaid_y,
-                                           detail::__kernel_nctaid_z>
+inline constexpr detail::special_registers::special_register3<detail::__kernel_nctaid_x, detail::__kernel_nctaid_y,
+                                                              detail::__kernel_nctaid_z>
     gridDim{};
 
 /// The absolute index of this thread in the grid (Numba's `cuda.grid(N)`): an index_t for

@@ -322,7 +322,8 @@ private:
 namespace detail {
 /// A count of blocks or threads given as an integer of any type, as one dimension: a negative
 /// count, or one past 32 bits, is an error naming the kernel (an implicit dim3 would wrap it).
-template <auto F, std::integral I> dim3 launch_extent(I n, const char *what) {
+template <auto F, std::integral I> dim3 launch_extent(I count, const char *what) {
+  const auto n = as_standard_integer(count);
   if (std::cmp_less(n, 0) || std::cmp_greater(n, std::numeric_limits<std::uint32_t>::max()))
     throw argument_error(std::string(launcher<F>::name()), 0,
                          std::string("a launch of ") + std::to_string(n) + " " + what +
@@ -337,7 +338,8 @@ concept launch_extent_like = std::is_same_v<std::remove_cvref_t<E>, dim3> || std
 
 /// Bytes of dynamic shared memory given as an integer of any type: checked as the counts are
 /// (a size_t past 32 bits would wrap to a small size).
-template <auto F, std::integral S> unsigned launch_shared_bytes(S bytes) {
+template <auto F, std::integral S> unsigned launch_shared_bytes(S given) {
+  const auto bytes = as_standard_integer(given);
   if (std::cmp_less(bytes, 0) || std::cmp_greater(bytes, std::numeric_limits<std::uint32_t>::max()))
     throw argument_error(std::string(launcher<F>::name()), 0,
                          "a launch with " + std::to_string(bytes) +

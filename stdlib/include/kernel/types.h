@@ -214,4 +214,16 @@ template <class T> using real_of_t = typename real_of<T>::type;
 
 } // namespace detail
 
+namespace detail {
+/// An integer of any type as one of the standard integer types that std::in_range and
+/// std::cmp_less take (bool and the character types are not among them).
+template <class I> constexpr auto as_standard_integer(I v) noexcept {
+  if constexpr (std::is_same_v<I, bool> || std::is_same_v<I, char> || std::is_same_v<I, wchar_t> ||
+                std::is_same_v<I, char8_t> || std::is_same_v<I, char16_t> || std::is_same_v<I, char32_t>)
+    return static_cast<long long>(v);
+  else
+    return v;
+}
+} // namespace detail
+
 } // namespace kernel

@@ -329,6 +329,9 @@ public:
           if (!c.asynchronous) stream_synchronize(*c.stream);
         };
       } else {
+        // After the results calls on streams are delivering into it, which would otherwise
+        // land over this call's (program order, as for the host arrays calls read).
+        await_host_writes(view);
         bool direct = false;
         if constexpr (std::is_same_v<typename arg::element_type, T>) direct = view.is_c_contiguous();
         if (direct) {

@@ -43,6 +43,7 @@ struct operand_layout {
 /// order, as a device call's reads of host memory do (a late delivery would otherwise be
 /// read over, or overwrite the call's results).
 template <std::size_t N> void await_host_operands(const std::array<operand_layout, N> &ops) {
+  if (!host_deliveries_pending()) return;
   for (const operand_layout &l : ops) {
     if (l.memory || !l.data) continue; // a device's memory, or a scalar's
     index_t low = 0, high = 0;

@@ -96,6 +96,9 @@ void deliver_to_host(stream_state &s, const void *begin, const void *end, host_t
 /// Waits for the deliveries queued into host memory overlapping [begin, end), so that a read
 /// of it (a later call staging it as an input) sees the results of the calls before.
 void await_host_writes(const void *begin, const void *end);
+/// Whether any delivery into host memory is queued: where none is, a call with many host
+/// operands asks once rather than once per operand.
+bool host_deliveries_pending() noexcept;
 /// Keeps `what` alive until the work queued on `s` so far is done. Null pointers need
 /// nothing, nor does device memory that the device frees in `s`'s order anyway
 /// (freed_in_order_on); a CUDA device's memory of another stream is freed in its own
