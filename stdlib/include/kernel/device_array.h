@@ -55,11 +55,7 @@ template <class T, std::size_t Rank, class F> void for_each_element(const array_
 /// The memory a view's elements lie in: from its lowest byte to just past its highest.
 template <class T, std::size_t Rank> std::pair<const void *, const void *> bytes_of(const array_view<T, Rank> &v) {
   if (v.size() == 0) return {nullptr, nullptr};
-  index_t low = 0, high = 0;
-  for (std::size_t d = 0; d < Rank; ++d) (v.stride(d) < 0 ? low : high) += (v.shape(d) - 1) * v.stride(d);
-  const auto *base = reinterpret_cast<const char *>(v.data());
-  const auto element = static_cast<index_t>(sizeof(T));
-  return {base + low * element, base + (high + 1) * element};
+  return element_bytes(v.data(), v.shape().data(), v.strides().data(), Rank, sizeof(T));
 }
 
 /// Waits for the results calls on streams are delivering into a host view's memory: what

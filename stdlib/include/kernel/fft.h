@@ -857,27 +857,19 @@ public:
       static_assert(fft_element<T> && std::is_same_v<T, real_of_t<T>>, "ihfft takes float32 or float64 arrays");
       auto result = this->real_forward(name(), fft_new_array{}, array, fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
                                        swapped_direction(norm), 4);
-      // The new array is contiguous: conjugated where it is (a host array on the host, even
-      // when the transform ran on a device; a device array in order after the transform).
-      if constexpr (is_device_arg<decltype(result)>) {
-        const algorithm_site site = site_of(name(), this->placed_on(), result);
-        conjugate_elements<T>(site, result.data(), result.data(), result.size());
-      } else {
-        // Placed on a stream, the transform's values arrive when it gets there.
-        detail::await_host_writes(result.view());
-        std::complex<T> *values = result.data();
-        for (index_t i = 0; i < result.size(); ++i) values[i] = std::conj(values[i]);
-      }
+      // The new array is contiguous: conjugated where it is (a host array on the host, once
+      // the values a stream is delivering into it are there, even when the transform ran on
+      // a device; a device array in order after the transform).
+      if constexpr (!is_device_arg<decltype(result)>) detail::await_host_writes(result.view());
+      const placement where = is_device_arg<decltype(result)> ? this->placed_on() : placement{};
+      conjugate_elements<T>(site_of(name(), where, result), result.data(), result.data(), result.size());
       return result;
     } else {
       static_assert(fft_element<T> && !std::is_same_v<T, real_of_t<T>>,
                     "hfft takes complex64 or complex128 arrays (the first half of a Hermitian signal)");
+      // The transform checks the axis and the length: a bad call has written only this
+      // call's own copy.
       const algorithm_site site = site_of(name(), this->placed_on(), array);
-      // The checks of the transform's arguments come first: nothing is made for a bad call.
-      normalize_axis(name(), 3, axis, static_cast<int>(R));
-      if (n && *n < 1)
-        throw argument_error(std::string(name()), 2,
-                             "n = " + std::to_string(*n) + ": a transform has at least one point");
       input_elements<T> src = input_on<T>(site, name(), 1, array);
       auto conjugated = make_result<T, R, is_device_arg<AA>>(site, shape_of(array));
       output_elements<T> dst = output_elements<T>::make(site, name(), 0, conjugated);

@@ -401,15 +401,9 @@ inline bool memory_overlaps(const void *a, std::size_t a_bytes, const void *b, s
 /// memory), its data pointer and strides: what the checks below compare.
 template <class A> auto user_extent(const A &a) {
   const auto v = arg_of<A>::view(a);
-  const char *p = reinterpret_cast<const char *>(v.data());
-  const auto size = static_cast<index_t>(sizeof(*v.data()));
-  index_t lo = 0, hi = 0;
-  bool empty = false;
-  for (std::size_t d = 0; d < v.shape().size(); ++d) {
-    empty = empty || v.shape(d) == 0;
-    (v.stride(d) < 0 ? lo : hi) += (v.shape(d) - 1) * v.stride(d);
-  }
-  return std::tuple{empty ? p : p + lo * size, empty ? p : p + (hi + 1) * size, v.strides()};
+  const auto [first, past] =
+      element_bytes(v.data(), v.shape().data(), v.strides().data(), v.shape().size(), sizeof(*v.data()));
+  return std::tuple{first, past, v.strides()};
 }
 
 /// Results must not be written over an input (except over exactly the input itself, where

@@ -46,16 +46,8 @@ template <std::size_t N> void await_host_operands(const std::array<operand_layou
   if (!host_deliveries_pending()) return;
   for (const operand_layout &l : ops) {
     if (l.memory || !l.data) continue; // a device's memory, or a scalar's
-    index_t low = 0, high = 0;
-    bool empty = false;
-    for (int d = 0; d < l.rank; ++d) {
-      if (l.shape[d] == 0) empty = true;
-      (l.strides[d] < 0 ? low : high) += (l.shape[d] - 1) * l.strides[d];
-    }
-    if (empty) continue;
-    const auto *base = static_cast<const char *>(l.data);
-    const auto element = static_cast<index_t>(l.elem_size);
-    await_host_writes(base + low * element, base + (high + 1) * element);
+    const auto [first, past] = element_bytes(l.data, l.shape, l.strides, static_cast<std::size_t>(l.rank), l.elem_size);
+    await_host_writes(first, past); // nothing for no element: first == past
   }
 }
 

@@ -117,6 +117,22 @@ inline index_t checked_size(std::string_view callee, int argument, const index_t
   return static_cast<index_t>(n);
 }
 
+/// The memory a layout's elements lie in (`rank` extents and strides in elements of
+/// `element` bytes from `data`): from its lowest element's first byte to just past its
+/// highest element's; {data, data} when it has no element.
+inline std::pair<const char *, const char *> element_bytes(const void *data, const index_t *shape,
+                                                           const index_t *strides, std::size_t rank,
+                                                           std::size_t element) noexcept {
+  const char *base = static_cast<const char *>(data);
+  index_t low = 0, high = 0;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (shape[d] == 0) return {base, base};
+    (strides[d] < 0 ? low : high) += (shape[d] - 1) * strides[d];
+  }
+  const auto size = static_cast<index_t>(element);
+  return {base + low * size, base + (high + 1) * size};
+}
+
 /// Checks a view: its shape as for `checked_size`, and that the memory its strides walk
 /// (from the lowest to the highest element it reaches) fits one object, so that offsets
 /// computed from it cannot overflow. A view of repeated elements (stride 0) may have more
