@@ -6,6 +6,7 @@
 #include "DeviceEntries.h"
 #include "KernelAnnotations.h"
 
+#include "kernel/detail/device_code_files.h"
 #include "kernel/detail/link_inputs.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -72,6 +73,29 @@ std::vector<LinkInput> collectLinkInputs(Module &M, ArrayRef<std::string> ExtraF
     In.Hash = contentHash({StringRef(In.Kind), StringRef(In.Bytes)});
     if (In.Kind.empty()) {
       Diags.error(kernel::detail::not_linkable_message(Path));
+      continue;
+    }
+    const kernel::detail::link_format Format = kernel::detail::link_format_named(In.Kind)->format;
+    if (Format == kernel::detail::link_format::cuda) {
+      // Its quoted includes go into the program with it: they are read now, as the build
+      // sees them, not wherever and whenever NVRTC would compile it.
+      auto ReadHeader = [&](const std::string &Header) -> std::optional<std::string> {
+        ErrorOr<std::unique_ptr<MemoryBuffer>> Text =
+            MemoryBuffer::getFile(Header, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+        if (!Text)
+          return std::nullopt;
+        return (*Text)->getBuffer().str();
+      };
+      std::string Whole, Error;
+      if (!kernel::detail::with_quoted_includes(Path, In.Bytes, ReadHeader, Whole, Error)) {
+        Diags.error("cannot embed the device code '" + Path + "': " + Error);
+        continue;
+      }
+      In.Bytes = std::move(Whole);
+      In.Hash = contentHash({StringRef(In.Kind), StringRef(In.Bytes)});
+    } else if (std::string Why = kernel::detail::device_code_damage(Format, In.Bytes);
+               !Why.empty()) {
+      Diags.error("cannot embed the device code '" + Path + "' as " + In.Kind + ": " + Why);
       continue;
     }
     if (Seen.insert(In.Hash).second)

@@ -59,6 +59,24 @@ bool isConstantGlobal(const VarDecl *VD) {
   return VD->getType().isConstQualified() && VD->hasConstantInitialization();
 }
 
+/// The constant global an object expression is part of (`g`, `g.part`, `g[i]`), or null.
+const VarDecl *constantGlobalObject(const Expr *E) {
+  while (true) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow())
+      E = ME->getBase();
+    else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      E = AS->getBase();
+    else
+      break;
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (VD->hasGlobalStorage() && isConstantGlobal(VD))
+        return VD;
+  return nullptr;
+}
+
 using VisitedGlobals = llvm::SmallPtrSet<const VarDecl *, 8>;
 const VarDecl *mutableGlobalIn(const APValue &V, VisitedGlobals &Visited);
 
@@ -179,6 +197,11 @@ public:
     }
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
       const CXXMethodDecl *MD = Member->getMethodDecl();
+      if (const CXXRecordDecl *RD = MD ? MD->getParent() : nullptr;
+          RD && RD->hasDefinition() && RD->hasMutableFields() && !MD->isStatic())
+        if (const auto *ME = dyn_cast<MemberExpr>(Member->getCallee()->IgnoreParens());
+            ME && !ME->isArrow())
+          reportMutableInConstant(ME->getBase(), E->getExprLoc());
       if (MD && MD->isVirtual()) {
         const auto *ME = dyn_cast<MemberExpr>(Member->getCallee()->IgnoreParens());
         bool Static =
@@ -191,6 +214,35 @@ public:
       }
     }
     handleCallee(Callee, E->getExprLoc());
+    return true;
+  }
+
+  // `if constexpr` and `if consteval` branches that are never generated do not run on the
+  // device; only the init-statement and the branch kept are checked.
+  bool TraverseIfStmt(IfStmt *S) {
+    if (S->isConsteval()) {
+      Stmt *AtRunTime = S->isNegatedConsteval() ? S->getThen() : S->getElse();
+      return !AtRunTime || TraverseStmt(AtRunTime);
+    }
+    if (S->isConstexpr())
+      if (std::optional<Stmt *> Kept = S->getNondiscardedCase(Ctx)) {
+        if (S->getInit() && !TraverseStmt(S->getInit()))
+          return false;
+        return !*Kept || TraverseStmt(*Kept);
+      }
+    return RecursiveASTVisitor::TraverseIfStmt(S);
+  }
+
+  // Objects the code makes are destroyed in it, however they were made (aggregates and
+  // brace-initialised temporaries have no constructor call).
+  bool VisitCXXBindTemporaryExpr(CXXBindTemporaryExpr *E) {
+    if (const CXXDestructorDecl *Dtor = E->getTemporary()->getDestructor();
+        Dtor && !Dtor->isTrivial())
+      handleCallee(Dtor, E->getExprLoc());
+    return true;
+  }
+  bool VisitMaterializeTemporaryExpr(MaterializeTemporaryExpr *E) {
+    checkDestruction(E->getType(), E->getExprLoc());
     return true;
   }
 
@@ -271,29 +323,19 @@ public:
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
-    const auto *VD = dyn_cast<VarDecl>(E->getDecl());
-    if (!VD || E->isNonOdrUse() == NOUR_Unevaluated)
-      return true;
-    // A constant reference or pointer to a non-constant global reaches that global, also where
-    // the access is folded (a reference usable in constant expressions is not odr-used).
-    if (VD->hasGlobalStorage() && (isConstantGlobal(VD) || VD->getType()->isReferenceType()))
-      if (const VarDecl *Target = mutableGlobalReachedFrom(VD)) {
-        report(E->getLocation(), diag::GpuMutableGlobalThrough,
-               [&](const DiagnosticBuilder &B) { B << Target << VD; });
-        return true;
-      }
-    // Unevaluated operands (sizeof, decltype) and constants folded at compile time do not
-    // touch the variable at run time.
-    if (E->isNonOdrUse() != NOUR_None || VD->isStaticLocal())
-      return true;
-    // The kernel headers' own hooks (__kernel_simulating) are replaced by the pass.
-    if (VD->isExternC() && VD->getIdentifier() && VD->getName().starts_with("__kernel_"))
-      return true;
-    if (VD->getTLSKind() != VarDecl::TLS_None)
-      report(E->getLocation(), diag::GpuThreadLocal, [&](const DiagnosticBuilder &B) { B << VD; });
-    else if (VD->hasGlobalStorage() && !isConstantGlobal(VD))
-      report(E->getLocation(), diag::GpuMutableGlobal,
-             [&](const DiagnosticBuilder &B) { B << VD; });
+    if (const auto *VD = dyn_cast<VarDecl>(E->getDecl()))
+      checkVariable(VD, E->getLocation(), E->isNonOdrUse());
+    return true;
+  }
+  // A static data member named through an object (`obj.s`, `p->s`, `this->s`) is the global
+  // all the same.
+  bool VisitMemberExpr(MemberExpr *E) {
+    if (const auto *VD = dyn_cast<VarDecl>(E->getMemberDecl()))
+      checkVariable(VD, E->getMemberLoc(), E->isNonOdrUse());
+    // A mutable member of a constant global can be written (a const member function may, as
+    // well): the GPU's copy of the object would drift from the host's.
+    if (const auto *Field = dyn_cast<FieldDecl>(E->getMemberDecl()); Field && Field->isMutable())
+      reportMutableInConstant(E->isArrow() ? nullptr : E->getBase(), E->getMemberLoc());
     return true;
   }
 
@@ -304,6 +346,9 @@ public:
       report(VD->getLocation(), diag::GpuVariableLengthArray,
              [&](const DiagnosticBuilder &B) { B << VD; });
     checkType(VD->getType(), VD->getLocation());
+    // A local object is destroyed at the end of its scope (parameters by the caller).
+    if (VD->hasLocalStorage() && !isa<ParmVarDecl>(VD))
+      checkDestruction(VD->getType(), VD->getLocation());
     return true;
   }
 
@@ -313,6 +358,44 @@ public:
   }
 
 private:
+  void reportMutableInConstant(const Expr *Object, SourceLocation Loc) {
+    if (const VarDecl *VD = Object ? constantGlobalObject(Object) : nullptr)
+      report(Loc, diag::GpuMutableGlobal, [&](const DiagnosticBuilder &B) { B << VD; });
+  }
+
+  void checkDestruction(QualType T, SourceLocation Loc) {
+    if (T.isNull() || T->isDependentType() || T->isReferenceType())
+      return;
+    if (const CXXRecordDecl *RD = T->getBaseElementTypeUnsafe()->getAsCXXRecordDecl())
+      if (RD->hasDefinition())
+        if (const CXXDestructorDecl *D = RD->getDestructor(); D && !D->isTrivial())
+          handleCallee(D, Loc);
+  }
+
+  void checkVariable(const VarDecl *VD, SourceLocation Loc, NonOdrUseReason NonOdrUse) {
+    if (NonOdrUse == NOUR_Unevaluated)
+      return;
+    // A constant reference or pointer to a non-constant global reaches that global, also where
+    // the access is folded (a reference usable in constant expressions is not odr-used).
+    if (VD->hasGlobalStorage() && (isConstantGlobal(VD) || VD->getType()->isReferenceType()))
+      if (const VarDecl *Target = mutableGlobalReachedFrom(VD)) {
+        report(Loc, diag::GpuMutableGlobalThrough,
+               [&](const DiagnosticBuilder &B) { B << Target << VD; });
+        return;
+      }
+    // Unevaluated operands (sizeof, decltype) and constants folded at compile time do not
+    // touch the variable at run time.
+    if (NonOdrUse != NOUR_None || VD->isStaticLocal())
+      return;
+    // The kernel headers' own hooks (__kernel_simulating) are replaced by the pass.
+    if (VD->isExternC() && VD->getIdentifier() && VD->getName().starts_with("__kernel_"))
+      return;
+    if (VD->getTLSKind() != VarDecl::TLS_None)
+      report(Loc, diag::GpuThreadLocal, [&](const DiagnosticBuilder &B) { B << VD; });
+    else if (VD->hasGlobalStorage() && !isConstantGlobal(VD))
+      report(Loc, diag::GpuMutableGlobal, [&](const DiagnosticBuilder &B) { B << VD; });
+  }
+
   // A destructor also destroys the members and bases it does not name.
   void checkMemberDestructors(const CXXDestructorDecl *Dtor) {
     const CXXRecordDecl *RD = Dtor->getParent();

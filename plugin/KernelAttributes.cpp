@@ -418,6 +418,14 @@ private:
   bool recordDerivedSignature(Sema &S, FunctionDecl *FD, AnnotatedFunction &Info) const {
     std::string Why;
     if (std::optional<Signature> Derived = deriveSignature(S.Context, FD, Why)) {
+      // An array parameter makes a signature no ufunc call can match: said here, at the
+      // attribute, as for a written one.
+      if (Kind == KernelAttrKind::Vectorize)
+        for (const SignatureType &T : Derived->Params)
+          if (T.isArray()) {
+            error(S, Info.AttrLoc, diag::VectorizeNeedsScalars) << T.str();
+            return false;
+          }
       Info.Signatures.push_back({std::move(*Derived), nullptr});
       return true;
     }

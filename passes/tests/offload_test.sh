@@ -40,6 +40,24 @@ grep -q "nanosleep.u32" "$tmp"/warp_match-O2/*.sm_90.ptx || fail "nanosleep did 
 "${cxx[@]}" -O2 -fplugin-arg-kernel-inspect="$tmp/valid" plugin/tests/verify/valid_code.cpp -o "$tmp/v.o"
 grep -A1 "call.uni" "$tmp"/valid/*.sm_90.ptx | grep -q "vprintf" || fail "printf did not become vprintf"
 
+# Device code to embed is checked before it is: a truncated binary (nvJitLink would crash on
+# it at run time) is a compile error naming it ...
+head -c 200 "$tmp/v.o" >"$tmp/truncated.cubin"
+if "${cxx[@]}" -O0 -fplugin-arg-kernel-link="$tmp/truncated.cubin" plugin/tests/verify/valid_code.cpp \
+  -o "$tmp/t.o" 2>"$tmp/err_link.txt"; then
+  fail "embedded a truncated cubin"
+fi
+grep -q "cannot embed the device code '$tmp/truncated.cubin' as cubin: its section headers lie past its end" \
+  "$tmp/err_link.txt" || { cat "$tmp/err_link.txt"; fail "unclear error for a truncated cubin"; }
+# ... and a .cu file's quoted includes are embedded with it (NVRTC would read them at run time).
+mkdir -p "$tmp/cu/inc"
+printf '#include "inc/body.h"\n#include "inc/body.h"\nextern "C" __device__ int twice(int a) { return BODY; }\n' \
+  >"$tmp/cu/twice.cu"
+printf '#pragma once\n#define BODY (a * 2 + 0x5eed)\n' >"$tmp/cu/inc/body.h"
+"${cxx[@]}" -O0 -fplugin-arg-kernel-link="$tmp/cu/twice.cu" plugin/tests/verify/valid_code.cpp -o "$tmp/cu.o"
+grep -a -q "define BODY (a \* 2 + 0x5eed)" "$tmp/cu.o" ||
+  fail "the header of a linked .cu file was not embedded with it"
+
 # sqrt is IEEE-rounded, as with nvcc, not libdevice's approximation.
 "${cxx[@]}" -O2 -fno-math-errno -fplugin-arg-kernel-inspect="$tmp/math" passes/tests/math.cpp -o "$tmp/m.o"
 grep -q "sqrt.rn.f32" "$tmp"/math/*.sm_90.ptx || fail "sqrtf did not become sqrt.rn.f32"

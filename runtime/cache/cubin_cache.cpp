@@ -46,8 +46,9 @@ void remove_entry(const std::filesystem::path &path) {
 std::optional<std::string> read_entry(const std::filesystem::path &path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    remove_entry(path); // a directory (EISDIR), an unreadable file, ...
+    // Another user's entry in a shared directory stays theirs: a miss, not damage.
+    if (errno == ENOENT || errno == EACCES || errno == EPERM) return std::nullopt;
+    remove_entry(path); // a directory (EISDIR), ...
     return std::nullopt;
   }
   struct stat st{};

@@ -24,6 +24,7 @@
 #include "device/device_state.h"
 #include "kernel/detail/cub_api.h"
 #include "kernel/errors.h"
+#include "settings/environment.h"
 
 namespace kernel::detail {
 
@@ -103,8 +104,7 @@ const cub_library &load() {
 }
 
 bool turned_off() {
-  const char *v = std::getenv("KERNEL_CUB");
-  return v && std::string_view(v) == "0";
+  return !runtime::switch_setting("KERNEL_CUB", "let CUB (libkernel_cub.so) sort, sum and scan").value_or(true);
 }
 
 /// Devices (by name) on which CUB's CUDA runtime could not start (a driver older than it,

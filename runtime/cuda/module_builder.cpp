@@ -9,6 +9,7 @@
 #include "cuda/nvjitlink.h"
 #include "cuda/nvrtc.h"
 #include "device_code/runtime_inputs.h"
+#include "kernel/detail/device_code_files.h"
 #include "kernel/errors.h"
 
 namespace kernel::runtime::cuda {
@@ -191,6 +192,10 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
       inputs.push_back({link_format::ptx, c.name, compiled.back()});
       continue;
     }
+    // Files embedded or added before: nvJitLink trusts the sizes in them (and crashes or
+    // spins on a truncated one), so a damaged file is reported here instead.
+    if (const std::string why = kernel::detail::device_code_damage(format, c.bytes); !why.empty())
+      throw link_error(what + ": the device code '" + c.name + "' cannot be linked as " + c.kind + ": " + why);
     if (format == link_format::ltoir && options.empty()) options.push_back("-lto");
     inputs.push_back({format, c.name, c.bytes});
   }

@@ -162,7 +162,9 @@ std::vector<char> nvjitlink::link_on_this_thread(int arch, std::span<const link_
   // where it links machine code, in its error log where it links LTO-IR. Both are read after
   // a link that succeeded. The generated module alone has nothing to disagree with.
   std::optional<standard_error_capture> capture;
-  if (inputs.size() > 1) capture.emplace(std::string(linker_error_prefix), std::string(linker_error_start));
+  if (inputs.size() > 1)
+    capture.emplace(std::string(linker_error_prefix),
+                    std::vector<std::string>{std::string(linker_error_start), std::string(linker_fatal_start)});
   auto error_log = [&] {
     std::string log;
     size_t size = 0;

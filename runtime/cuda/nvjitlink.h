@@ -29,6 +29,9 @@ inline constexpr std::string_view linker_error_prefix = "@E@";
 /// ("error   : Prototype doesn't match ...": seen on an H200 machine, where the tagged form
 /// alone let the link pass).
 inline constexpr std::string_view linker_error_start = "error   : ";
+/// How it prints a file it cannot read at all ("fatal   : unexpected archive format"): on
+/// standard error only, while its log says "library processing".
+inline constexpr std::string_view linker_fatal_start = "fatal   : ";
 inline constexpr std::string_view prototype_mismatch_marker = "Prototype doesn't match for '";
 inline constexpr std::string_view prototype_definition_marker = "first defined in '";
 

@@ -41,8 +41,8 @@ std::string read_all(int fd) {
 
 } // namespace
 
-standard_error_capture::standard_error_capture(std::string error_prefix, std::string error_start)
-    : prefix_(std::move(error_prefix)), start_(std::move(error_start)), lock_(capture_lock()) {
+standard_error_capture::standard_error_capture(std::string error_prefix, std::vector<std::string> error_starts)
+    : prefix_(std::move(error_prefix)), starts_(std::move(error_starts)), lock_(capture_lock()) {
   std::fflush(stderr);
   file_ = ::memfd_create("kernel-standard-error", MFD_CLOEXEC);
   if (file_ < 0) return;
@@ -98,8 +98,9 @@ std::vector<std::string> standard_error_capture::finish() {
     const std::string_view line(text.data() + begin, end - begin);
     // Anywhere in the line: another thread's text without its newline may come before it.
     std::size_t at = line.find(prefix_), skip = prefix_.size();
-    if (at == std::string_view::npos && !start_.empty()) {
-      at = line.find(start_);
+    for (const std::string &start : starts_) {
+      if (at != std::string_view::npos || start.empty()) continue;
+      at = line.find(start);
       skip = 0;
     }
     if (at != std::string_view::npos) {

@@ -15,14 +15,14 @@ namespace kernel::runtime::cuda {
 /// While alive, file descriptor 2 is an anonymous temporary file. finish() (or the
 /// destructor) puts the real standard error back, writes to it everything captured except
 /// the errors in it, and returns those: what follows `error_prefix` in a line, or a line's
-/// text from `error_start` on (the same errors untagged, as other library versions print
-/// them; empty: none). Output other threads wrote meanwhile is delayed (and lost only if the
+/// text from any of `error_starts` on (the same errors untagged, as other library versions
+/// print them, and fatal ones). Output other threads wrote meanwhile is delayed (and lost only if the
 /// process dies before the capture ends). Captures are serialized by a lock of their own;
 /// where the file cannot be made, or standard error is closed, nothing is captured and
 /// finish() returns nothing.
 class standard_error_capture {
 public:
-  explicit standard_error_capture(std::string error_prefix, std::string error_start = {});
+  explicit standard_error_capture(std::string error_prefix, std::vector<std::string> error_starts = {});
   ~standard_error_capture();
   standard_error_capture(const standard_error_capture &) = delete;
   standard_error_capture &operator=(const standard_error_capture &) = delete;
@@ -33,7 +33,7 @@ private:
   void restore() noexcept;
 
   std::string prefix_;
-  std::string start_;
+  std::vector<std::string> starts_;
   std::unique_lock<std::mutex> lock_;
   int saved_ = -1; ///< the real standard error, while captured
   int file_ = -1;  ///< what fd 2 points at meanwhile

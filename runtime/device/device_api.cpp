@@ -14,6 +14,7 @@
 #include "device/immortal.h"
 #include "kernel/detail/shape_check.h"
 #include "kernel/errors.h"
+#include "settings/environment.h"
 #include "simulator/simulator_device.h"
 
 namespace kernel::detail {
@@ -24,8 +25,7 @@ device_state *simulator_device() { return &runtime::sim::simulator_device::get()
 
 device_state *default_device() {
   static const bool simulate = [] {
-    const char *v = std::getenv("KERNEL_ENABLE_SIMULATOR");
-    return v && std::string_view(v) != "0" && *v;
+    return runtime::switch_setting("KERNEL_ENABLE_SIMULATOR", "run device code on the simulator").value_or(false);
   }();
   return simulate ? simulator_device() : cuda_device(0);
 }

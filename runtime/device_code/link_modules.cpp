@@ -6,12 +6,19 @@
 #include "cache/cubin_cache.h"
 #include "cuda/module_builder.h"
 #include "device_code/runtime_inputs.h"
+#include "kernel/errors.h"
 #include "kernel/inspect.h"
 #include "registry/registry.h"
 
 namespace kernel {
 
 std::vector<linked_module> link_modules(int arch) {
+  // The oldest architecture CUDA 13 builds for; the toolkit reports the newer ones it lacks.
+  constexpr int oldest_arch = 75;
+  if (arch < oldest_arch)
+    throw argument_error("kernel::link_modules", 1,
+                         "is " + std::to_string(arch) + ": expected a GPU architecture as a number, sm_75 or newer (" +
+                             std::to_string(oldest_arch) + ", 80, 86, 89, 90, 100, 120, ...)");
   // Modules in registration order, each once, with the kernels it holds.
   std::vector<const kernel_module *> modules;
   std::map<const kernel_module *, std::vector<std::string>> kernels;

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "simulator/race_detector.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 #include "device/immortal.h"
+#include "settings/environment.h"
 
 namespace kernel::runtime::sim {
 
@@ -16,8 +20,8 @@ constexpr std::size_t max_reported = 4;
 } // namespace
 
 race_detector::race_detector(std::string kernel, dim3 grid, dim3 block, std::vector<allocation> global)
-    : kernel_(std::move(kernel)), grid_(grid), block_(block),
-      block_threads_(static_cast<std::uint32_t>(block.count())) {
+    : kernel_(std::move(kernel)), grid_(grid), block_(block), block_threads_(static_cast<std::uint32_t>(block.count())),
+      budget_(shadow_budget()) {
   std::sort(global.begin(), global.end(), [](const allocation &a, const allocation &b) { return a.begin < b.begin; });
   global_.reserve(global.size());
   if (!global.empty()) {
@@ -28,10 +32,46 @@ race_detector::race_detector(std::string kernel, dim3 grid, dim3 block, std::vec
     global_.push_back({a, std::make_unique<std::atomic<chunk *>[]>((a.bytes + chunk_bytes - 1) / chunk_bytes)});
 }
 
+namespace {
+// Global memory's shadow held by the launches running now, against shadow_budget().
+std::atomic<std::size_t> shadow_in_use{0};
+} // namespace
+
+// Read at each launch, as the other settings of the simulator are.
+std::size_t race_detector::shadow_budget() {
+  static const std::uint64_t quarter = [] {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 4
+                                 : std::uint64_t{4} << 30;
+  }();
+  const std::optional<std::uint64_t> mb =
+      whole_number_setting("KERNEL_SIMULATOR_RACE_MEMORY_MB", 1, std::uint64_t{1} << 30,
+                           "the memory in MiB the simulator's race checks may use to shadow global memory");
+  return static_cast<std::size_t>(mb ? *mb << 20 : quarter);
+}
+
+bool race_detector::reserve_shadow(std::size_t bytes) {
+  if (out_of_shadow_.load(std::memory_order_relaxed)) return false;
+  const std::size_t budget = budget_;
+  std::size_t used = shadow_in_use.load(std::memory_order_relaxed);
+  do {
+    if (bytes > budget - std::min(budget, used)) {
+      out_of_shadow_.store(true, std::memory_order_relaxed);
+      return false;
+    }
+  } while (!shadow_in_use.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
+  return true;
+}
+
 race_detector::~race_detector() {
+  std::size_t held = 0;
   for (global_region &r : global_)
     for (std::size_t i = 0, n = (r.memory.bytes + chunk_bytes - 1) / chunk_bytes; i < n; ++i)
-      if (chunk *c = r.chunks[i].load(std::memory_order_relaxed)) recycle(c);
+      if (chunk *c = r.chunks[i].load(std::memory_order_relaxed)) {
+        held += sizeof(chunk) + (c->bytes ? chunk_bytes * sizeof(cell) : 0);
+        recycle(c);
+      }
+  shadow_in_use.fetch_sub(held, std::memory_order_relaxed);
 }
 
 namespace {
@@ -252,19 +292,31 @@ void race_detector::report_race(const accessor &who, bool write, const place &at
   races_.push_back(std::move(what));
 }
 
-race_detector::chunk &race_detector::chunk_at(global_region &r, std::size_t index) {
+race_detector::chunk *race_detector::chunk_at(global_region &r, std::size_t index) {
   std::atomic<chunk *> &slot = r.chunks[index];
   chunk *c = slot.load(std::memory_order_acquire);
-  if (c) return *c;
-  chunk *fresh = new_chunk();
-  if (slot.compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) return *fresh;
+  if (c) return c;
+  if (!reserve_shadow(sizeof(chunk))) return nullptr;
+  chunk *fresh = nullptr;
+  try {
+    fresh = new_chunk();
+  } catch (...) { // the reservation is given back: later launches keep the whole budget
+    shadow_in_use.fetch_sub(sizeof(chunk), std::memory_order_relaxed);
+    throw;
+  }
+  // A spare may come with the cells of split words, made before: counted, not refused.
+  const std::size_t byte_cells = fresh->bytes ? chunk_bytes * sizeof(cell) : 0;
+  shadow_in_use.fetch_add(byte_cells, std::memory_order_relaxed);
+  if (slot.compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) return fresh;
   recycle(fresh); // another thread made it first
-  return *c;
+  shadow_in_use.fetch_sub(sizeof(chunk) + byte_cells, std::memory_order_relaxed);
+  return c;
 }
 
 void race_detector::global_access(const accessor &who, std::uintptr_t address, std::size_t bytes, bool write,
                                   const char *where) {
   if (address - global_begin_ >= global_end_ - global_begin_) return; // not device memory
+  if (out_of_shadow_.load(std::memory_order_relaxed)) return;
   auto it = std::upper_bound(global_.begin(), global_.end(), address,
                              [](std::uintptr_t a, const global_region &r) { return a < r.memory.begin; });
   if (it == global_.begin()) return;
@@ -276,9 +328,10 @@ void race_detector::global_access(const accessor &who, std::uintptr_t address, s
   bool reported = false;
   for (std::size_t i = offset; i < end;) {
     const std::size_t index = i / chunk_bytes, base = index * chunk_bytes, stop = std::min(end, base + chunk_bytes);
-    chunk &c = chunk_at(r, index);
-    std::lock_guard lock(c);
-    check_bytes(c, i - base, stop - base, who, write, at, bytes, where, reported);
+    chunk *c = chunk_at(r, index);
+    if (!c) return;
+    std::lock_guard lock(*c);
+    check_bytes(*c, i - base, stop - base, who, write, at, bytes, where, reported);
     i = stop;
   }
 }
@@ -308,7 +361,15 @@ void race_detector::check_bytes(chunk &c, std::size_t first, std::size_t end, co
         continue;
       }
       // Only some of the word's bytes: from now on each has its history.
-      if (!c.bytes) c.bytes = std::make_unique<cell[]>(chunk_bytes);
+      if (!c.bytes) {
+        if (!reserve_shadow(chunk_bytes * sizeof(cell))) return;
+        try {
+          c.bytes = std::make_unique<cell[]>(chunk_bytes);
+        } catch (...) {
+          shadow_in_use.fetch_sub(chunk_bytes * sizeof(cell), std::memory_order_relaxed);
+          throw;
+        }
+      }
       std::fill_n(&c.bytes[w * word_bytes], word_bytes, c.words[w]);
       c.split[w / 64] |= std::uint64_t{1} << w % 64;
     }

@@ -137,6 +137,14 @@ public:
   /// The races found (at most a few, each reported once), or empty.
   std::string report() const;
   bool any() const;
+  /// Whether the shadow of global memory reached its budget during the launch, after which
+  /// global accesses went unchecked (KERNEL_SIMULATOR_RACE_MEMORY_MB; by default a quarter of
+  /// the machine's memory: the shadow takes 12 bytes per byte of words the kernel touches,
+  /// 48 per byte of words it touches in part).
+  bool ran_out_of_shadow() const noexcept { return out_of_shadow_.load(std::memory_order_relaxed); }
+  /// The budget, in bytes (a kernel::error for a setting that is not a number of MiB).
+  static std::size_t shadow_budget();
+  std::size_t budget() const noexcept { return budget_; }
 
 private:
   // Where a racing access is, for the report: which memory and the offset in it.
@@ -175,7 +183,11 @@ private:
     allocation memory;
     std::unique_ptr<std::atomic<chunk *>[]> chunks;
   };
-  chunk &chunk_at(global_region &r, std::size_t index);
+  // The chunk's shadow, or null where making it would pass the budget (the launch's global
+  // accesses are unchecked from then on).
+  chunk *chunk_at(global_region &r, std::size_t index);
+  // Counts `bytes` more of shadow against the budget; false (and out of shadow) past it.
+  bool reserve_shadow(std::size_t bytes);
   // Chunks are recycled across launches: fresh memory costs a page fault per page.
   static chunk *new_chunk();
   static void recycle(chunk *c) noexcept;
@@ -216,6 +228,8 @@ private:
   std::vector<global_region> global_;
   std::uintptr_t global_begin_ = 0, global_end_ = 0; // around all of global_
 
+  std::size_t budget_; // shadow_budget() when the launch began
+  std::atomic<bool> out_of_shadow_{false};
   std::atomic<std::size_t> total_races_{0};
   mutable std::mutex races_mutex_;
   std::vector<std::string> races_;

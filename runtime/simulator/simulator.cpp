@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "kernel/errors.h"
-#include "simulator/settings.h"
+#include "settings/environment.h"
 
 extern "C" {
 // Nonzero on a thread while it runs a simulated block: array_view element access then calls
@@ -139,8 +139,7 @@ std::string dims_string(dim3 d) {
 
 bool serial() {
   static const bool s = [] {
-    const char *v = std::getenv("KERNEL_SIMULATOR_SERIAL");
-    return v && *v && std::string_view(v) != "0";
+    return switch_setting("KERNEL_SIMULATOR_SERIAL", "run the simulator's blocks one at a time").value_or(false);
   }();
   return s;
 }
@@ -571,8 +570,7 @@ void block_run::run() {
 // Read at each launch, as the stack setting is: a program (or a test) may change it between
 // launches.
 bool races_enabled() {
-  const char *v = std::getenv("KERNEL_SIMULATOR_RACES");
-  return !(v && std::string_view(v) == "0");
+  return switch_setting("KERNEL_SIMULATOR_RACES", "run the simulator's race checks").value_or(true);
 }
 
 void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config,
@@ -683,6 +681,13 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
   if (launch.exception) std::rethrow_exception(launch.exception);
   if (launch.failed.load()) throw simulator_error(launch.error);
   if (races && races->any()) throw simulator_error(races->report());
+  if (races && races->ran_out_of_shadow())
+    std::fprintf(stderr,
+                 "kernel '%.*s' on the simulator: its race checks stopped part way, their shadow of global memory "
+                 "having reached %zu MiB (KERNEL_SIMULATOR_RACE_MEMORY_MB; 12 bytes a byte the kernel touches): "
+                 "no race was found before; run it on less data to check it all, or KERNEL_SIMULATOR_RACES=0\n",
+                 static_cast<int>(std::string_view(k.name).size()), std::string_view(k.name).data(),
+                 races->budget() >> 20);
 }
 
 } // namespace kernel::runtime::sim

@@ -13,7 +13,7 @@
 #include "device/immortal.h"
 #include "kernel/errors.h"
 #include "registry/registry.h"
-#include "simulator/settings.h"
+#include "settings/environment.h"
 #include "simulator/simulator.h"
 
 namespace kernel::runtime::sim {

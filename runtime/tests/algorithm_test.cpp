@@ -1189,6 +1189,11 @@ TEST_P(Targets, OutputsOverlappingInputsAreRefused) {
   EXPECT_EQ(buf, before);
   kernel::cumsum.on(t)(buf, buf); // exactly itself: in place
   EXPECT_EQ(buf, (std::vector<float>{1, 2, 3, 4, 5}));
+  // Interleaved views share no element: apart.
+  std::vector<float> pairs = {1, 0, 2, 0, 3, 0};
+  kernel::cumsum.on(t)(kernel::array_view<const float, 1>(pairs.data(), {3}, {2}),
+                       kernel::array_view<float, 1>(pairs.data() + 1, {3}, {2}));
+  EXPECT_EQ(pairs, (std::vector<float>{1, 1, 2, 3, 3, 6}));
   std::vector<double> a = {1, 2, 3};
   try {
     kernel::take.on(t)(a, std::vector<int>{2, 1, 0}, a);

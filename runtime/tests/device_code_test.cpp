@@ -8,7 +8,12 @@
 #include <atomic>
 #include <thread>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 #include <regex>
 #include <string>
@@ -16,6 +21,8 @@
 #include "cache/cubin_cache.h"
 #include "cuda/module_builder.h"
 #include "device_code/runtime_inputs.h"
+#include "kernel/detail/device_code_files.h"
+#include "kernel/inspect.h"
 #include "kernel/kernel.h"
 #include "registry/registry.h"
 #include "test_device.h"
@@ -140,7 +147,8 @@ TEST_F(DeviceCode, RunTimeFilesAreChecked) {
     kernel::link_device_code("no/such/file.o");
     FAIL();
   } catch (const kernel::link_error &e) {
-    EXPECT_EQ(std::string(e.what()), "kernel::link_device_code: cannot read 'no/such/file.o'");
+    EXPECT_EQ(std::string(e.what()),
+              "kernel::link_device_code: cannot read 'no/such/file.o': No such file or directory");
   }
   try {
     kernel::link_device_code(data + "twice.cu.txt");
@@ -151,6 +159,151 @@ TEST_F(DeviceCode, RunTimeFilesAreChecked) {
                                          ".ptx, .cubin, .fatbin, .ltoir or .cu file");
   }
   EXPECT_TRUE(kernel::linked_device_code().empty());
+}
+
+std::string file_bytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const fs::path &path, std::string_view bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+fs::path scratch_directory(const std::string &name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kernel-device-code-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string link_code_message(const std::string &file) {
+  try {
+    kernel::link_device_code(file);
+  } catch (const kernel::link_error &e) {
+    return e.what();
+  }
+  return "(added)";
+}
+
+// nvJitLink trusts the sizes a binary states: a truncated cubin or object crashed it and a
+// truncated fatbin made it spin. Each is refused when added, naming the file, and nothing is
+// added; a whole file of each kind passes the same check.
+TEST_F(DeviceCode, DamagedBinariesAreRefusedBeforeNvJitLinkReadsThem) {
+  const fs::path dir = scratch_directory("damaged");
+  for (const std::string file : {"twice.o", "libtwice.a", "twice.fatbin", "twice_lto.fatbin", "twice_sm75.cubin"}) {
+    const std::string whole = file_bytes(data + file);
+    ASSERT_GT(whole.size(), 200u) << file;
+    const auto format = kernel::detail::link_format_for_extension(fs::path(file).extension().string())->format;
+    EXPECT_EQ(kernel::detail::device_code_damage(format, whole), "") << file;
+    std::vector<std::size_t> lengths = {0, 100, whole.size() / 2};
+    if (!file.ends_with(".a")) lengths.push_back(whole.size() - 1); // an archive may end in a pad byte
+    for (std::size_t length : lengths) {
+      const fs::path cut = dir / file;
+      write_file(cut, std::string_view(whole).substr(0, length));
+      const std::string message = link_code_message(cut.string());
+      EXPECT_EQ(message.rfind("kernel::link_device_code: '" + cut.string() + "' cannot be linked as ", 0), 0u)
+          << file << " cut to " << length << " bytes: " << message;
+    }
+    // Garbage of the right size is no better.
+    write_file(dir / file, std::string(whole.size(), 'x'));
+    EXPECT_NE(link_code_message((dir / file).string()).find("cannot be linked as"), std::string::npos) << file;
+  }
+  EXPECT_TRUE(kernel::linked_device_code().empty());
+  // Embedded in a module before this check existed, a damaged file is refused at the link.
+  const std::string cubin = file_bytes(data + "twice_sm75.cubin");
+  kernel_link_input damaged{"old.cubin", "cubin", "0", cubin.data(), cubin.size() / 2};
+  kernel_module m = twice_module();
+  m.link_inputs = &damaged;
+  m.num_link_inputs = 1;
+  try {
+    cuda::build_cubin(m, 75, kernel::runtime::cubin_cache{fs::path()}, 0, "'double_all'");
+    ADD_FAILURE() << "linked a truncated cubin";
+  } catch (const kernel::link_error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("'double_all': the device code 'old.cubin' cannot be linked as cubin: ", 0),
+              0u)
+        << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+// A directory or a FIFO named as device code is an error, not an exception of the stream
+// library or a read that blocks for ever.
+TEST_F(DeviceCode, OnlyRegularFilesAreRead) {
+  const fs::path dir = scratch_directory("irregular");
+  fs::create_directory(dir / "code.ptx");
+  EXPECT_EQ(link_code_message((dir / "code.ptx").string()),
+            "kernel::link_device_code: cannot read '" + (dir / "code.ptx").string() + "': it is a directory");
+  ASSERT_EQ(::mkfifo((dir / "pipe.ptx").c_str(), 0600), 0);
+  EXPECT_EQ(link_code_message((dir / "pipe.ptx").string()),
+            "kernel::link_device_code: cannot read '" + (dir / "pipe.ptx").string() + "': it is not a regular file");
+  EXPECT_TRUE(kernel::linked_device_code().empty());
+  fs::remove_all(dir);
+}
+
+// NVRTC would read a .cu file's quoted includes when the module is built, and the cache key
+// held the file's own text: a header edited since ran the old code from the cache. The
+// headers are read with the file, compiled as read and part of the key.
+TEST_F(DeviceCode, QuotedIncludesOfSourcesAreReadWithThem) {
+  const fs::path dir = scratch_directory("includes");
+  fs::create_directories(dir / "inc" / "deeper");
+  // Included under #if and #else, with a comment that goes on after the name, and again: the
+  // copy under #else counts, once (#pragma once, even with a comment after it).
+  write_file(dir / "twice.cu", "#if 0\n#include \"inc/body.h\"\n#else\n#include \"inc/body.h\" /* the body,\n"
+                               "   over two lines */\n#endif\n#include \"inc/body.h\"\n"
+                               "extern \"C\" __device__ int twice(int a) { return BODY; }\n");
+  write_file(dir / "inc" / "body.h",
+             "#pragma once // once\n#include \"deeper/../deeper/value.h\"\n#define BODY (2 * a + ADD)\n");
+  // Headers that include each other, guarded: the inner include of the outer one is nothing.
+  write_file(dir / "inc" / "deeper" / "value.h",
+             "#ifndef VALUE_H\n#define VALUE_H\n#include \"other.h\"\n#define ADD OTHER\n#endif\n");
+  write_file(dir / "inc" / "deeper" / "other.h", "#ifndef OTHER_H\n#define OTHER_H\n#include \"value.h\"\n"
+                                                 "#define OTHER 0\n#endif\n");
+  const kernel::runtime::cubin_cache cache(dir / "cache");
+  kernel::link_device_code((dir / "twice.cu").string());
+  const auto first = cuda::build_cubin(twice_module(), 90, cache, 0, "m");
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_TRUE(defines(first.cubin, "twice"));
+  // Edited after it was added: the added code keeps what was read.
+  write_file(dir / "inc" / "deeper" / "other.h", "#define OTHER (a / 3 + 17)\n");
+  EXPECT_TRUE(cuda::build_cubin(twice_module(), 90, cache, 0, "m").from_cache);
+  // Added again: new code, a new key.
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_code((dir / "twice.cu").string());
+  const auto second = cuda::build_cubin(twice_module(), 90, cache, 0, "m");
+  EXPECT_FALSE(second.from_cache);
+  EXPECT_NE(first.cubin, second.cubin);
+  // NVRTC's messages name the header and its line.
+  write_file(dir / "inc" / "deeper" / "other.h", "#define OTHER 0\n__device__ int broken = ;\n");
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_code((dir / "twice.cu").string());
+  const std::string message = link_message(90);
+  EXPECT_NE(message.find((dir / "inc" / "deeper" / "other.h").string() + "(2)"), std::string::npos) << message;
+  // A chain of includes deeper than a compiler goes is an error, not a loop.
+  for (int i = 0; i <= 201; ++i)
+    write_file(dir / ("chain" + std::to_string(i) + ".h"), "#include \"chain" + std::to_string(i + 1) + ".h\"\n");
+  write_file(dir / "chained.cu", "#include \"chain0.h\"\n");
+  kernel::runtime::device_code::clear_runtime_inputs();
+  EXPECT_NE(link_code_message((dir / "chained.cu").string()).find("quoted includes nest more than 200 deep"),
+            std::string::npos);
+  EXPECT_TRUE(kernel::linked_device_code().empty());
+  fs::remove_all(dir);
+}
+
+TEST_F(DeviceCode, ArchitecturesBeforeSm75AreRefused) {
+  for (int arch : {-5, 0, 50, 74}) {
+    try {
+      kernel::link_modules(arch);
+      ADD_FAILURE() << arch;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(std::string(e.what()).rfind("'kernel::link_modules': argument 1: is " + std::to_string(arch) +
+                                                ": expected a GPU architecture as a number, sm_75 or newer",
+                                            0),
+                0u)
+          << e.what();
+    }
+  }
 }
 
 TEST_F(DeviceCode, LinkedCodeIsPartOfTheCacheKey) {

@@ -3,6 +3,7 @@
 // KERNEL_TEST_DEVICE=cuda, the GPU).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -45,6 +46,13 @@ void reversed(kernel::array_view<const float> x, kernel::array_view<float> y) {
   for (kernel::index_t i = 0; i < n; ++i) y[i] = x[n - 1 - i];
 }
 
+// A square core: 'n' named twice in one operand.
+[[kernel::guvectorize("(n,n)->()")]]
+void trace(kernel::array_view<const double, 2> a, double &out) {
+  out = 0;
+  for (kernel::index_t i = 0; i < a.shape(0); ++i) out += a(i, i);
+}
+
 [[kernel::guvectorize("()->()")]]
 void twice(float x, float &y) {
   y = 2 * x;
@@ -64,6 +72,7 @@ constexpr kernel::gufunc<"()->()", twice> vtwice;
 constexpr kernel::gufunc<"(n),(n)->()", dot> vdot;
 constexpr kernel::gufunc<"(m,n),(n,p)->(m,p)", matmul> vmatmul;
 constexpr kernel::gufunc<"(n),()->(n),()", scale_and_sum> vscale;
+constexpr kernel::gufunc<"(n,n)->()", trace> vtrace;
 const kernel::target targets[] = {kernel::target::cpu, kernel::target::parallel, kernel_test::target()};
 
 TEST(Gufunc, DotOverLoopDimensions) {
@@ -157,6 +166,41 @@ TEST(Gufunc, CoreDimensionsMustAgree) {
   }
   kernel::ndarray<float, 2> m({2, 3}), k({4, 5});
   EXPECT_THROW(vmatmul(m, k), kernel::argument_error);
+  // A dimension named twice in one operand's core is checked within it, and said so.
+  kernel::ndarray<double, 3> squares({2, 3, 3}, 1.0), oblong({2, 2, 3}, 1.0);
+  EXPECT_EQ(vtrace(squares).to_vector(), (std::vector<double>{3, 3}));
+  try {
+    vtrace(oblong);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(std::string(e.what()), "'trace': argument 1: its core dimensions named 'n' differ: 2 and 3 (the layout "
+                                     "names 'n' more than once, so they must be equal)");
+  }
+}
+
+// Loop dimensions that no stride merges, more than a loop holds: an error saying what to do.
+TEST(Gufunc, LoopDimensionsWithGapsPastEight) {
+  std::vector<double> memory(std::size_t{1} << 18, 1.0);
+  // 9 loop dimensions of 2, each stride twice the last extent's (a gap between each), and a core of 1.
+  std::array<kernel::index_t, 10> shape{}, strides{};
+  kernel::index_t stride = 1;
+  for (int d = 9; d >= 0; --d) {
+    shape[static_cast<std::size_t>(d)] = d == 9 ? 1 : 2;
+    strides[static_cast<std::size_t>(d)] = stride;
+    stride *= 2 * shape[static_cast<std::size_t>(d)];
+  }
+  const kernel::array_view<const double, 10> gaps(memory.data(), shape, strides);
+  // A device target copies host arrays to contiguous memory first.
+  EXPECT_EQ(vdot.on(kernel_test::target())(gaps, gaps).size(), 512);
+  for (const kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    try {
+      vdot.on(t)(gaps, gaps);
+      ADD_FAILURE() << "no error";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_NE(std::string(e.what()).find("copy the arrays with gaps to contiguous arrays first"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Gufunc, LoopDimensionsMustBroadcast) {

@@ -254,6 +254,11 @@ TEST(KernelSim, HostArraysSharingMemory) {
   kernel::launch<twice_from_const>(1, 4).on(on_dev)(kernel::view(std::as_const(x).data(), 4),
                                                     kernel::view(x.data() + 4, 4));
   EXPECT_EQ(x, (std::vector<int>{1, 2, 3, 4, 2, 4, 6, 8}));
+  // Interleaved views share no element: each is copied in and back on its own.
+  std::vector<int> y{1, 2, 3, 4, 5, 6, 7, 8};
+  kernel::launch<twice_into>(1, 4).on(on_dev)(kernel::array_view<int>(y.data() + 1, {4}, {2}),
+                                              kernel::array_view<int>(y.data(), {4}, {2}));
+  EXPECT_EQ(y, (std::vector<int>{1, 2, 3, 6, 5, 10, 7, 14}));
 }
 
 TEST(KernelSim, ShufflesOfAnyTriviallyCopyableValue) {

@@ -117,7 +117,8 @@ TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
   ::dup2(::fileno(file), 2);
   std::vector<std::string> errors;
   {
-    cuda::standard_error_capture capture{std::string(cuda::linker_error_prefix), std::string(cuda::linker_error_start)};
+    cuda::standard_error_capture capture{std::string(cuda::linker_error_prefix),
+                                         {std::string(cuda::linker_error_start)}};
     // Tagged as this machine's nvJitLink prints them, and untagged as the H200 machine's did.
     std::fputs("ptxas info: kept\n@E@error   : first\nanother thread's text @E@error   : second\n"
                "error   : untagged\ntext error   : untagged too\n@E@third",

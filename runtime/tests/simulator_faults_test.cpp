@@ -500,6 +500,41 @@ TEST(SimulatorFaults, MemorySettingIsChecked) {
   if (!under_sanitizer) EXPECT_NE(out_of_memory(index_t{1} << 50).find("the host's, which is full"), std::string::npos);
 }
 
+// The race checks' shadow of global memory (12 bytes a byte) has a budget: past it the launch
+// runs on unchecked and says so, where it used to take all the machine's memory.
+TEST(SimulatorFaults, RaceShadowHasABudget) {
+  std::vector<int> a(std::size_t{1} << 16, 0); // 256 KiB: 3 MiB of shadow
+  {
+    scoped_env budget("KERNEL_SIMULATOR_RACE_MEMORY_MB", "1");
+    testing::internal::CaptureStderr();
+    kernel::launch<increment>(64, 1024).on(on_sim)(a);
+    const std::string told = testing::internal::GetCapturedStderr();
+    EXPECT_NE(told.find("kernel 'increment' on the simulator: its race checks stopped part way, their shadow of "
+                        "global memory having reached 1 MiB"),
+              std::string::npos)
+        << told;
+  }
+  EXPECT_EQ(a, std::vector<int>(a.size(), 1));
+  // Within the budget, nothing is said, and races are still found.
+  testing::internal::CaptureStderr();
+  kernel::launch<increment>(64, 1024).on(on_sim)(a);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(a, std::vector<int>(a.size(), 2));
+  std::vector<std::uint8_t> bytes(16);
+  EXPECT_NE(simulator_error_of([&] { kernel::launch<byte_race>(1, 2).on(on_sim)(bytes); }).find("data race"),
+            std::string::npos);
+  for (const char *bad : {"0", "1.5", "lots"}) {
+    scoped_env budget("KERNEL_SIMULATOR_RACE_MEMORY_MB", bad);
+    try {
+      kernel::launch<increment>(1, 4).on(on_sim)(a);
+      ADD_FAILURE() << bad;
+    } catch (const kernel::error &e) {
+      EXPECT_EQ(std::string(e.what()).rfind("KERNEL_SIMULATOR_RACE_MEMORY_MB is '" + std::string(bad) + "'", 0), 0u)
+          << e.what();
+    }
+  }
+}
+
 // Also with the race checks off: the simulator still runs the copy that gives way at loop
 // back-edges (the plain copy would spin forever).
 TEST(SimulatorFaults, SpinningThreadsFinish) {

@@ -427,6 +427,20 @@ TEST(UfuncDeviceErrors, PartiallyOverlappingHostOperands) {
   EXPECT_EQ(x, (std::vector<float>{3, 5, 7}));
 }
 
+// Interleaved views share no element (NumPy's np.add(x[::2], 1, out=x[1::2])): they are apart,
+// on every target, though their memory ranges meet; views that do share one still are not.
+TEST(UfuncDeviceErrors, InterleavedOperandsAreApart) {
+  for (const kernel::target t : {on_dev, kernel::target::cpu, kernel::target::parallel}) {
+    std::vector<float> x{0, 1, 2, 3, 4, 5, 6, 7};
+    const kernel::array_view<float> even(x.data(), {4}, {2}), odd(x.data() + 1, {4}, {2});
+    vsaxpy.on(t)(2.0f, even, std::vector<float>(4, 100.0f), odd);
+    EXPECT_EQ(x, (std::vector<float>{0, 100, 2, 104, 4, 108, 6, 112}));
+    const kernel::array_view<float> every_third(x.data(), {3}, {3});
+    EXPECT_THROW(vsaxpy.on(t)(2.0f, every_third, every_third, odd), kernel::argument_error);
+    EXPECT_EQ(x, (std::vector<float>{0, 100, 2, 104, 4, 108, 6, 112}));
+  }
+}
+
 // An output that repeats its own elements (a zero stride) would be written more than once,
 // racing on the parallel target and the GPU: refused on every target, host and device
 // arrays alike, before anything is written.

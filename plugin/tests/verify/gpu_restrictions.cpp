@@ -229,3 +229,45 @@ __attribute__((target_clones("avx2", "default"))) float per_cpu(float x) { retur
     return -x;
   return per_cpu(x); // expected-error {{GPU code cannot call 'per_cpu': it has a version for each x86 CPU (target or target_clones attribute), chosen when the program starts}}
 }
+
+// A static data member named through an object is the global all the same, and a mutable
+// member makes a constant object writable: the GPU's copies would drift from the host's.
+struct with_static {
+  static inline int level = 3;
+};
+struct with_mutable {
+  int value;
+  mutable int hits;
+  int count() const { return ++hits; }
+};
+constexpr with_mutable counted{5, 0};
+constexpr with_mutable counters[2] = {{1, 0}, {2, 0}};
+// expected-note@+1 5 {{'through_objects' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] int through_objects(int x) {
+  with_static s;
+  const with_static *p = &s;
+  counted.hits++;                // expected-error {{GPU code cannot access the non-constant global variable 'counted'; make it constexpr or pass its value as an argument}}
+  counters[1].hits = x;          // expected-error {{GPU code cannot access the non-constant global variable 'counters'; make it constexpr or pass its value as an argument}}
+  x += counted.count();          // expected-error {{GPU code cannot access the non-constant global variable 'counted'; make it constexpr or pass its value as an argument}}
+  static constexpr with_mutable local{3, 0};
+  x += counted.value + counters[0].value + local.value; // its other members are constants
+  return x + s.level + p->level; // expected-error 2 {{GPU code cannot access the non-constant global variable 'level'; make it constexpr or pass its value as an argument}}
+}
+
+// Objects made without a constructor call (aggregates, brace-initialised temporaries) are
+// destroyed in GPU code all the same.
+int destroyed = 0;
+struct counts_destruction {
+  int v;
+  ~counts_destruction() { destroyed++; } // expected-error {{GPU code cannot access the non-constant global variable 'destroyed'; make it constexpr or pass its value as an argument}}
+};
+struct counts_too {
+  int v;
+  ~counts_too() { destroyed--; } // expected-error {{GPU code cannot access the non-constant global variable 'destroyed'; make it constexpr or pass its value as an argument}}
+};
+// expected-note@+2 {{'~counts_destruction' is called from 'aggregate_destroyed' here}}
+// expected-note@+1 {{'aggregate_destroyed' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] int aggregate_destroyed(int x) { counts_destruction a{x}; return a.v; }
+// expected-note@+2 {{'~counts_too' is called from 'temporary_destroyed' here}}
+// expected-note@+1 {{'temporary_destroyed' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] int temporary_destroyed(int x) { return counts_too{x}.v; }

@@ -21,6 +21,9 @@
 
 // expected-error@+1 {{kernel::vectorize signatures take and return scalars; 'float32[:]' is an array (use kernel::guvectorize for functions of arrays)}}
 [[kernel::vectorize("float32(float32[:])")]] float array_parameter(kernel::array_view<float, 1> a) { return a[0]; }
+// Without a written signature too: the one derived from an array parameter, said at the attribute.
+// expected-error@+1 {{kernel::vectorize signatures take and return scalars; 'float32[:]' is an array (use kernel::guvectorize for functions of arrays)}}
+[[kernel::vectorize]] float derived_from_array(kernel::array_view<const float> a) { return a[0]; }
 
 // expected-error@+1 {{kernel::vectorize functions return their result; the signature 'void(float32)' returns void}}
 [[kernel::vectorize("void(float32)")]] void returns_nothing(float x) {}

@@ -10,7 +10,18 @@
 #include <kernel/kernel.h>
 #include <limits>
 #include <new>
+#include <stdexcept>
 #include <utility>
+
+// A branch `if constexpr` discards is never generated: what it does is not GPU code.
+constexpr bool debug_checks = false;
+[[kernel::vectorize]] float checked_when_debugging(float x) {
+  if constexpr (debug_checks) {
+    if (x < 0)
+      throw std::runtime_error("negative");
+  }
+  return x;
+}
 
 constexpr float coefficients[] = {0.5f, 0.25f, 0.125f};
 constexpr double pi = 3.141592653589793;

@@ -279,10 +279,15 @@ private:
           dims.size[id] = size;
           dims.bound_by[id] = static_cast<int>(K) + 1;
         } else if (dims.size[id] != size) {
-          throw argument_error(std::string(name()), static_cast<int>(K) + 1,
-                               "core dimension '" + std::string(layout.name[id]) + "' is " + std::to_string(size) +
-                                   " but argument " + std::to_string(dims.bound_by[id]) + " gave " +
-                                   std::string(layout.name[id]) + " = " + std::to_string(dims.size[id]));
+          const std::string dim(layout.name[id]);
+          // Named twice in this operand's own core ("(n,n)"): its two extents differ.
+          const bool own = dims.bound_by[id] == static_cast<int>(K) + 1;
+          throw argument_error(
+              std::string(name()), static_cast<int>(K) + 1,
+              own ? "its core dimensions named '" + dim + "' differ: " + std::to_string(dims.size[id]) + " and " +
+                        std::to_string(size) + " (the layout names '" + dim + "' more than once, so they must be equal)"
+                  : "core dimension '" + dim + "' is " + std::to_string(size) + " but argument " +
+                        std::to_string(dims.bound_by[id]) + " gave " + dim + " = " + std::to_string(dims.size[id]));
         }
         if constexpr (!std::is_void_v<Operand>) {
           if constexpr (Operand::core > 0) {
@@ -364,8 +369,10 @@ private:
     const detail::loop_plan<N> plan = detail::plan_loop<N>(space, loops);
     if (plan.ndim > detail::max_device_dims)
       throw argument_error(std::string(name()), 0,
-                           "the loop dimensions do not merge into " + std::to_string(detail::max_device_dims) +
-                               " or fewer");
+                           "the arrays' loop dimensions (those before the cores) do not merge into " +
+                               std::to_string(detail::max_device_dims) +
+                               " or fewer: their strides leave gaps in more than that many; copy the arrays "
+                               "with gaps to contiguous arrays first");
     p.size = space.size();
     p.ndim = plan.ndim;
     for (int d = 0; d < plan.ndim; ++d) p.shape[d] = plan.shape[d];

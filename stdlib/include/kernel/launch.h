@@ -134,7 +134,9 @@ inline void pair_shared_host_arguments(std::string_view kernel, std::span<host_a
     for (std::size_t j = 0; j < k && b.same_as < 0; ++j) {
       const host_argument &a = args[j];
       const auto [alo, ahi] = memory_extent(a.layout);
-      if (!a.is_host_array || alo == ahi || !(alo < bhi && blo < ahi)) continue;
+      if (!a.is_host_array || alo == ahi || !(alo < bhi && blo < ahi) ||
+          elements_apart(bytes_of_layout(a.layout), bytes_of_layout(b.layout)))
+        continue;
       const operand_layout &x = a.layout, &y = b.layout;
       if (x.data == y.data && alo == blo && ahi == bhi && x.rank == y.rank &&
           std::equal(x.shape, x.shape + x.rank, y.shape) && std::equal(x.strides, x.strides + x.rank, y.strides)) {

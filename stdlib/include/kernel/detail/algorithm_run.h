@@ -406,8 +406,15 @@ template <class A> auto user_extent(const A &a) {
   return std::tuple{first, past, v.strides()};
 }
 
+/// The layout of a view for elements_apart (which reads its shape and strides: the view must
+/// outlive it).
+template <class V> strided_bytes bytes_of_view(const V &v) {
+  return {v.data(), sizeof(*v.data()), v.shape().data(), v.strides().data(), v.shape().size()};
+}
+
 /// Results must not be written over an input (except over exactly the input itself, where
-/// `may_be_same`), checked on the user's arrays, so that every target rejects the same calls.
+/// `may_be_same`; interleaved layouts that share no byte are apart), checked on the user's
+/// arrays, so that every target rejects the same calls.
 template <class C, class A>
 void require_apart(std::string_view name, int out_argument, const C &out, int in_argument, const A &in,
                    bool may_be_same = false) {
@@ -417,7 +424,8 @@ void require_apart(std::string_view name, int out_argument, const C &out, int in
     bool same = false;
     if constexpr (arg_of<C>::rank == arg_of<A>::rank) same = a0 == b0 && a1 == b1 && sa == sb;
     if (memory_overlaps(a0, static_cast<std::size_t>(a1 - a0), b0, static_cast<std::size_t>(b1 - b0)) &&
-        !(may_be_same && same))
+        !(may_be_same && same) &&
+        !elements_apart(bytes_of_view(arg_of<C>::view(out)), bytes_of_view(arg_of<A>::view(in))))
       throw argument_error(std::string(name), out_argument,
                            "overlaps argument " + std::to_string(in_argument) +
                                " in memory: the results must not be written over an input");

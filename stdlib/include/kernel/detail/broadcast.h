@@ -225,6 +225,10 @@ inline std::pair<std::uintptr_t, std::uintptr_t> memory_extent(const operand_lay
   return {base + static_cast<std::uintptr_t>(lo * es), base + static_cast<std::uintptr_t>(hi * es + es)};
 }
 
+inline strided_bytes bytes_of_layout(const operand_layout &op) noexcept {
+  return {op.data, op.elem_size, op.shape, op.strides, static_cast<std::size_t>(op.rank)};
+}
+
 // True when `a` and `b` are the same elements visited in the same order over the broadcast
 // iteration space: extents of 1 are dropped (they do not move), the rest compared from the
 // innermost out, so that a broadcast operand (missing or 1-extent dimensions) differs.
@@ -243,7 +247,8 @@ inline bool same_elements(const operand_layout &a, const operand_layout &b) {
 /// The overlap rule of every elementwise call (ufuncs and gufuncs, on every target, checked
 /// on the user's arrays before anything is staged or written): an output may share memory
 /// with an input only when both are accessed elementwise (no gufunc core) and are exactly
-/// the same elements in the same order (in-place `f(x, out=x)`); any other overlap would read
+/// the same elements in the same order (in-place `f(x, out=x)`); interleaved layouts that
+/// share no byte (x[::2] and x[1::2]) do not overlap; any other overlap would read
 /// values the loop has already overwritten, or write one element twice, as an output that
 /// repeats its own elements (a zero stride) would. Operands in different memories (the host's,
 /// a device's) never overlap.
@@ -259,7 +264,7 @@ inline void check_overlap(std::string_view callee, std::span<const operand_layou
     for (const operand_layout &other : ops) {
       if (&other == &out || other.rank == 0 || other.data == nullptr || other.memory != out.memory) continue;
       const auto [lo, hi] = memory_extent(other);
-      if (hi <= olo || ohi <= lo) continue;
+      if (hi <= olo || ohi <= lo || elements_apart(bytes_of_layout(other), bytes_of_layout(out))) continue;
       const std::string output =
           output_owner.empty() || output_owner == callee
               ? "the output (argument " + std::to_string(out.argument) + ")"

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <numeric>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -131,6 +133,41 @@ inline std::pair<const char *, const char *> element_bytes(const void *data, con
   }
   const auto size = static_cast<index_t>(element);
   return {base + low * size, base + (high + 1) * size};
+}
+
+/// A layout as elements_apart reads it: `rank` extents and strides in elements of
+/// `element` bytes from `data`.
+struct strided_bytes {
+  const void *data;
+  std::size_t element;
+  const index_t *shape;
+  const index_t *strides;
+  std::size_t rank;
+};
+
+/// Whether two layouts whose memory ranges meet still share no byte, as interleaved views
+/// do (x[::2] and x[1::2]; a matrix's even and odd columns). Every element of either starts a
+/// multiple of g, the greatest common divisor of every step either takes in bytes, from its
+/// layout's first element; so when the first elements' distance modulo g leaves room for an
+/// element of each in between, no two elements meet. Exact for the layouts of one array;
+/// where it says false the layouts may still be apart.
+inline bool elements_apart(const strided_bytes &a, const strided_bytes &b) noexcept {
+  std::uint64_t g = 0;
+  for (const strided_bytes *l : {&a, &b})
+    for (std::size_t d = 0; d < l->rank; ++d) {
+      if (l->shape[d] == 0) return true;
+      if (l->shape[d] == 1) continue;
+      const std::uint64_t step =
+          l->strides[d] < 0 ? 0 - static_cast<std::uint64_t>(l->strides[d]) : static_cast<std::uint64_t>(l->strides[d]);
+      g = std::gcd(g, step * l->element);
+    }
+  if (g == 0 || g > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+  const auto gap =
+      static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(b.data) - reinterpret_cast<std::uintptr_t>(a.data));
+  std::int64_t distance = gap % static_cast<std::int64_t>(g);
+  if (distance < 0) distance += static_cast<std::int64_t>(g);
+  const auto d = static_cast<std::uint64_t>(distance);
+  return d >= a.element && g - d >= b.element;
 }
 
 /// Checks a view: its shape as for `checked_size`, and that the memory its strides walk

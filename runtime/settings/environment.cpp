@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "simulator/settings.h"
+#include "settings/environment.h"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <cstdlib>
 #include <string>
 
 #include "kernel/errors.h"
 
-namespace kernel::runtime::sim {
+namespace kernel::runtime {
 
 std::optional<std::uint64_t> whole_number_setting(const char *name, std::uint64_t min, std::uint64_t max,
                                                   std::string_view meaning) {
@@ -25,4 +28,17 @@ std::optional<std::uint64_t> whole_number_setting(const char *name, std::uint64_
   return value;
 }
 
-} // namespace kernel::runtime::sim
+std::optional<bool> switch_setting(const char *name, std::string_view meaning) {
+  const char *text = std::getenv(name);
+  if (!text || !*text) return std::nullopt;
+  std::string value(text);
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  constexpr std::array<std::string_view, 4> on = {"1", "true", "on", "yes"}, off = {"0", "false", "off", "no"};
+  if (std::find(on.begin(), on.end(), value) != on.end()) return true;
+  if (std::find(off.begin(), off.end(), value) != off.end()) return false;
+  throw error(std::string(name) + " is '" + text + "': expected 1 or 0 (or true/false, on/off, yes/no) to " +
+              std::string(meaning));
+}
+
+} // namespace kernel::runtime

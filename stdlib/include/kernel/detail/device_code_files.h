@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Device code files as the pass embeds them ([[kernel::link]]) and the runtime adds them
+// (kernel/device_code.h), checked and made whole before anything links them:
+//
+// - The binary formats state the sizes of their parts, and nvJitLink (CUDA 13.0) trusts them:
+//   a truncated cubin crashes it and a truncated fatbin makes it spin for ever. Their
+//   structure is checked against the bytes first (device_code_damage).
+// - A .cu file's quoted includes are written into its text (with_quoted_includes), so that
+//   the code NVRTC compiles is the code that was read and hashed for the disk cache, whenever
+//   and wherever the program runs: NVRTC would otherwise read them from the disk when a module
+//   is built, and a header edited since would not change the cache key.
+#ifndef KERNEL_DETAIL_DEVICE_CODE_FILES_H
+#define KERNEL_DETAIL_DEVICE_CODE_FILES_H
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "kernel/detail/link_inputs.h"
+
+namespace kernel::detail {
+
+namespace device_code_files {
+
+inline bool fits(std::string_view bytes, std::uint64_t offset, std::uint64_t size) {
+  return offset <= bytes.size() && size <= bytes.size() - offset;
+}
+
+// A little-endian field at `offset`; false where the bytes end first.
+template <class T> bool read_at(std::string_view bytes, std::uint64_t offset, T &value) {
+  if (!fits(bytes, offset, sizeof(T))) return false;
+  std::memcpy(&value, bytes.data() + offset, sizeof(T));
+  return true;
+}
+
+inline constexpr std::string_view truncated = " (the file is truncated or damaged)";
+
+// An ELF64 file (a cubin, or a host object holding device code): its header tables and the
+// contents of its sections and segments lie within it.
+inline std::string elf_damage(std::string_view bytes) {
+  if (bytes.size() < 64 || bytes.substr(0, 4) != std::string_view("\x7f"
+                                                                  "ELF",
+                                                                  4))
+    return "it is not an ELF file";
+  if (bytes[4] != 2 || bytes[5] != 1) return "it is not a 64-bit little-endian ELF file";
+  std::uint64_t phoff = 0, shoff = 0;
+  std::uint16_t phentsize = 0, phnum = 0, shentsize = 0, shnum = 0;
+  read_at(bytes, 0x20, phoff);
+  read_at(bytes, 0x28, shoff);
+  read_at(bytes, 0x36, phentsize);
+  read_at(bytes, 0x38, phnum);
+  read_at(bytes, 0x3A, shentsize);
+  read_at(bytes, 0x3C, shnum);
+  if (phnum != 0 && (phentsize < 56 || !fits(bytes, phoff, std::uint64_t{phnum} * phentsize)))
+    return "its program headers lie past its end" + std::string(truncated);
+  if (shnum != 0 && (shentsize < 64 || !fits(bytes, shoff, std::uint64_t{shnum} * shentsize)))
+    return "its section headers lie past its end" + std::string(truncated);
+  for (std::uint16_t i = 0; i < shnum; ++i) {
+    const std::uint64_t header = shoff + std::uint64_t{i} * shentsize;
+    std::uint32_t type = 0;
+    std::uint64_t offset = 0, size = 0;
+    read_at(bytes, header + 4, type);
+    read_at(bytes, header + 0x18, offset);
+    read_at(bytes, header + 0x20, size);
+    constexpr std::uint32_t null_section = 0, no_bits = 8; // SHT_NULL, SHT_NOBITS: no contents
+    if (type != null_section && type != no_bits && !fits(bytes, offset, size))
+      return "its section " + std::to_string(i) + " lies past its end" + std::string(truncated);
+  }
+  for (std::uint16_t i = 0; i < phnum; ++i) {
+    const std::uint64_t header = phoff + std::uint64_t{i} * phentsize;
+    std::uint64_t offset = 0, size = 0;
+    read_at(bytes, header + 8, offset);
+    read_at(bytes, header + 0x20, size);
+    if (!fits(bytes, offset, size))
+      return "its segment " + std::to_string(i) + " lies past its end" + std::string(truncated);
+  }
+  return {};
+}
+
+// A fat binary (nvcc -fatbin): one or more of them back to back, each a 16-byte header (magic
+// 0xBA55ED50, version, header size, size of what follows) and entries of a header (kind,
+// version, header size, payload size, ...) and a payload. Zero bytes may pad the end.
+inline std::string fatbin_damage(std::string_view bytes) {
+  constexpr std::uint32_t magic = 0xBA55ED50;
+  std::uint64_t at = 0;
+  for (bool first = true; at < bytes.size(); first = false) {
+    if (!first && bytes.find_first_not_of('\0', at) == std::string_view::npos) break;
+    std::uint32_t found = 0;
+    std::uint16_t header = 0;
+    std::uint64_t size = 0;
+    if (!read_at(bytes, at, found) || found != magic)
+      return first ? "it is not a fat binary (no 0xBA55ED50 header)"
+                   : "the bytes after its fat binary, from byte " + std::to_string(at) + ", are not one";
+    if (!read_at(bytes, at + 6, header) || !read_at(bytes, at + 8, size) || header < 16 || !fits(bytes, at, header) ||
+        !fits(bytes, at + header, size))
+      return "it states more bytes than it holds" + std::string(truncated);
+    const std::uint64_t end = at + header + size;
+    const std::string_view within = bytes.substr(0, end);
+    for (std::uint64_t entry = at + header; entry < end;) {
+      std::uint32_t entry_header = 0;
+      std::uint64_t payload = 0;
+      if (!read_at(within, entry + 4, entry_header) || !read_at(within, entry + 8, payload) || entry_header < 16 ||
+          !fits(within, entry, entry_header) || !fits(within, entry + entry_header, payload))
+        return "its entry at byte " + std::to_string(entry) + " lies past its end" + std::string(truncated);
+      entry += entry_header + payload;
+    }
+    at = end;
+  }
+  if (at == 0) return "it is empty";
+  return {};
+}
+
+// An ar archive (nvcc -lib): its members lie within it, and those that are ELF objects are whole.
+inline std::string archive_damage(std::string_view bytes) {
+  if (bytes.starts_with("!<thin>\n"))
+    return "it is a thin archive, which names its members' files instead of holding them; make it with "
+           "nvcc -lib or ar rc";
+  if (!bytes.starts_with("!<arch>\n")) return "it is not an ar archive (no !<arch> header)";
+  std::uint64_t at = 8;
+  while (at < bytes.size()) {
+    const std::string at_byte = " at byte " + std::to_string(at);
+    if (bytes.size() - at < 60) return "the member header" + at_byte + " is cut short" + std::string(truncated);
+    const std::string_view header = bytes.substr(at, 60);
+    if (header.substr(58) != "`\n") return "the member header" + at_byte + " is damaged";
+    std::uint64_t size = 0;
+    const std::string_view digits = header.substr(48, 10);
+    std::size_t i = 0;
+    for (; i < digits.size() && digits[i] >= '0' && digits[i] <= '9'; ++i)
+      size = size * 10 + static_cast<std::uint64_t>(digits[i] - '0');
+    if (i == 0 || digits.find_first_not_of(' ', i) != std::string_view::npos)
+      return "the member header" + at_byte + " is damaged";
+    std::string_view name = header.substr(0, 16);
+    name = name.substr(0, name.find_last_not_of(' ') + 1);
+    if (!fits(bytes, at + 60, size))
+      return "its member '" + std::string(name) + "' ends past its end" + std::string(truncated);
+    const std::string_view member = bytes.substr(at + 60, size);
+    if (member.starts_with("\x7f"
+                           "ELF"))
+      if (std::string why = elf_damage(member); !why.empty()) return "its member '" + std::string(name) + "': " + why;
+    at += 60 + size + (size & 1);
+  }
+  return {};
+}
+
+} // namespace device_code_files
+
+/// Why `bytes` cannot be device code of `format` ("" when nothing is found wrong). Checks the
+/// structure of the binary formats (cubin, object, fatbin, library); text and LTO-IR are left
+/// to NVRTC and nvJitLink, which report their faults.
+inline std::string device_code_damage(link_format format, std::string_view bytes) {
+  using namespace device_code_files;
+  switch (format) {
+  case link_format::cubin:
+  case link_format::object: return elf_damage(bytes);
+  case link_format::fatbin: return fatbin_damage(bytes);
+  case link_format::library: return archive_damage(bytes);
+  case link_format::ptx:
+  case link_format::ltoir:
+  case link_format::cuda: break;
+  }
+  return {};
+}
+
+namespace device_code_files {
+
+// "dir/" of "dir/x.cu"; "" for "x.cu".
+inline std::string directory_of(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash + 1));
+}
+
+// "a/./b/../c.h" as "a/c.h", so that one file named two ways is seen as one.
+inline std::string lexically_normal(std::string_view path) {
+  std::vector<std::string_view> parts;
+  const bool absolute = path.starts_with('/');
+  std::size_t leading_up = 0;
+  for (std::size_t begin = 0; begin <= path.size();) {
+    const std::size_t end = std::min(path.find('/', begin), path.size());
+    const std::string_view part = path.substr(begin, end - begin);
+    if (part == "..") {
+      if (!parts.empty())
+        parts.pop_back();
+      else if (!absolute)
+        ++leading_up;
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    begin = end + 1;
+  }
+  std::string out = absolute ? "/" : "";
+  for (std::size_t i = 0; i < leading_up; ++i) out += "../";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += std::string(parts[i]) + (i + 1 < parts.size() ? "/" : "");
+  return out;
+}
+
+// A file name as the string literal of a #line directive.
+inline std::string line_directive_name(std::string_view name) {
+  std::string q = "\"";
+  for (char c : name) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+// What follows `#directive` on a line (blanks skipped), or nullopt for another line.
+inline std::optional<std::string_view> directive_argument(std::string_view line, std::string_view directive) {
+  auto skip_blanks = [&](std::size_t i) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    return i;
+  };
+  std::size_t i = skip_blanks(0);
+  if (i == line.size() || line[i] != '#') return std::nullopt;
+  i = skip_blanks(i + 1);
+  if (line.substr(i, directive.size()) != directive) return std::nullopt;
+  return line.substr(skip_blanks(i + directive.size()));
+}
+
+// A `#include "name"` line: the name, and what follows its closing quote (a comment, which
+// may go on over the next lines).
+struct quoted_include_line {
+  std::string_view name, after;
+};
+inline std::optional<quoted_include_line> quoted_include(std::string_view line) {
+  const std::optional<std::string_view> rest = directive_argument(line, "include");
+  if (!rest || !rest->starts_with('"')) return std::nullopt;
+  const std::size_t close = rest->find('"', 1);
+  if (close == std::string_view::npos || close == 1) return std::nullopt;
+  return quoted_include_line{rest->substr(1, close - 1), rest->substr(close + 1)};
+}
+
+// Whether nothing but blanks and a comment follows on a line.
+inline bool only_comment_after(std::string_view rest) {
+  const std::size_t at = rest.find_first_not_of(" \t\r\n");
+  return at == std::string_view::npos || rest.substr(at).starts_with("//") || rest.substr(at).starts_with("/*");
+}
+
+inline bool is_pragma_once(std::string_view line) {
+  const std::optional<std::string_view> rest = directive_argument(line, "pragma");
+  return rest && rest->starts_with("once") && only_comment_after(rest->substr(4));
+}
+
+inline bool is_identifier_char(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// Whether a line ends inside a /* comment, given whether it began in one. String and
+// character literals are skipped (raw strings are not recognised).
+inline bool ends_in_comment(std::string_view line, bool in_comment) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (in_comment) {
+      if (line.substr(i, 2) == "*/") {
+        in_comment = false;
+        ++i;
+      }
+    } else if (line.substr(i, 2) == "//") {
+      return false;
+    } else if (line.substr(i, 2) == "/*") {
+      in_comment = true;
+      ++i;
+    } else if (line[i] == '"' || (line[i] == '\'' && !(i > 0 && is_identifier_char(line[i - 1])))) {
+      // (A ' after a digit or letter is a digit separator, 1'000, or ends a prefix, u8'a'.)
+      const char quote = line[i];
+      for (++i; i < line.size() && line[i] != quote; ++i)
+        if (line[i] == '\\') ++i;
+    }
+  }
+  return in_comment;
+}
+
+// A name for the macro that stands for a file's `#pragma once`.
+inline std::string once_macro(std::string_view file) {
+  std::uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (char c : file) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string name = "__kernel_included_";
+  for (int shift = 60; shift >= 0; shift -= 4) name += digits[(h >> shift) & 15];
+  return name;
+}
+
+template <class Read> class include_writer {
+public:
+  explicit include_writer(Read &read) : read_(read) {}
+
+  // `source` (the file `path`) with each quoted include that `read` finds written in place.
+  bool write(const std::string &path, std::string_view source, std::string &out) {
+    constexpr std::size_t deepest = 200; // GCC's default
+    if (open_.size() > deepest) {
+      error = "'" + path + "': quoted includes nest more than " + std::to_string(deepest) + " deep";
+      return false;
+    }
+    open_.push_back(lexically_normal(path));
+    bool in_comment = false;
+    std::size_t number = 0;
+    for (std::size_t begin = 0; begin < source.size();) {
+      std::size_t end = source.find('\n', begin);
+      end = end == std::string_view::npos ? source.size() : end + 1;
+      const std::string_view line = source.substr(begin, end - begin);
+      ++number;
+      begin = end;
+      const bool commented = in_comment;
+      in_comment = ends_in_comment(line, in_comment);
+      if (commented) {
+        out += line;
+        continue;
+      }
+      // Written in, the file no longer stands alone: its `#pragma once` becomes a guard around
+      // each copy (so that the preprocessor still decides, under #if, which one counts).
+      if (is_pragma_once(line)) {
+        out += "\n";
+        continue;
+      }
+      const std::optional<quoted_include_line> include = quoted_include(line);
+      if (!include) {
+        out += line;
+        continue;
+      }
+      const std::string file =
+          lexically_normal(include->name.starts_with('/') ? std::string(include->name)
+                                                          : directory_of(path) + std::string(include->name));
+      // A file that includes one it is inside of: guarded, that include does nothing; written
+      // in again, it would never end.
+      if (std::find(open_.begin(), open_.end(), file) != open_.end()) {
+        out += "\n";
+        continue;
+      }
+      const std::optional<std::string> text = read_(file);
+      if (!text) { // left to NVRTC, which reports it if the line is compiled
+        out += line;
+        continue;
+      }
+      const bool once = has_pragma_once(*text);
+      if (!out.empty() && out.back() != '\n') out += '\n';
+      if (once) out += "#ifndef " + once_macro(file) + "\n#define " + once_macro(file) + "\n";
+      out += "#line 1 " + line_directive_name(file) + "\n";
+      if (!write(file, *text, out)) return false;
+      if (!out.empty() && out.back() != '\n') out += '\n';
+      if (once) out += "#endif\n";
+      // What followed the name (a comment that may go on) stays on its line.
+      if (only_blanks(include->after)) {
+        out += "#line " + std::to_string(number + 1) + " " + line_directive_name(path) + "\n";
+      } else {
+        out += "#line " + std::to_string(number) + " " + line_directive_name(path) + "\n";
+        out += include->after;
+      }
+    }
+    open_.pop_back();
+    return true;
+  }
+
+  std::string error;
+
+private:
+  static bool only_blanks(std::string_view text) { return text.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+
+  static bool has_pragma_once(std::string_view text) {
+    bool in_comment = false;
+    for (std::size_t begin = 0; begin < text.size();) {
+      std::size_t end = text.find('\n', begin);
+      end = end == std::string_view::npos ? text.size() : end + 1;
+      const std::string_view line = text.substr(begin, end - begin);
+      begin = end;
+      if (!in_comment && is_pragma_once(line)) return true;
+      in_comment = ends_in_comment(line, in_comment);
+    }
+    return false;
+  }
+
+  Read &read_;
+  std::vector<std::string> open_; // the files being written, outermost first
+};
+
+} // namespace device_code_files
+
+/// CUDA-C `source`, the file `path` (or the name NVRTC compiles it under), with the files its
+/// `#include "..."` lines name written in place, recursively, and #line directives so that
+/// NVRTC's messages name them. A name is looked up as NVRTC looks it up, relative to the
+/// directory of the file that includes it; `read(path)` returns a file's text, or nullopt
+/// where there is none (the line is then left for NVRTC to report). `#pragma once` is kept
+/// (as a guard around each copy), and a file that includes one it is inside of gets nothing
+/// there (as a guarded one would). Returns false, with `error` set, for includes nested past
+/// 200 deep.
+template <class Read>
+bool with_quoted_includes(const std::string &path, std::string_view source, Read &&read, std::string &out,
+                          std::string &error) {
+  device_code_files::include_writer<std::remove_reference_t<Read>> writer(read);
+  out.clear();
+  const bool ok = writer.write(path, source, out);
+  error = writer.error;
+  return ok;
+}
+
+} // namespace kernel::detail
+
+#endif
