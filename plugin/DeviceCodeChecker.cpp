@@ -236,9 +236,7 @@ public:
   // Objects the code makes are destroyed in it, however they were made (aggregates and
   // brace-initialised temporaries have no constructor call).
   bool VisitCXXBindTemporaryExpr(CXXBindTemporaryExpr *E) {
-    if (const CXXDestructorDecl *Dtor = E->getTemporary()->getDestructor();
-        Dtor && !Dtor->isTrivial())
-      handleCallee(Dtor, E->getExprLoc());
+    checkDestruction(E->getType(), E->getExprLoc());
     return true;
   }
   bool VisitMaterializeTemporaryExpr(MaterializeTemporaryExpr *E) {
@@ -256,8 +254,7 @@ public:
     }
     if (!Ctor->isTrivial())
       handleCallee(Ctor, E->getExprLoc());
-    if (const CXXDestructorDecl *Dtor = RD->getDestructor(); Dtor && !Dtor->isTrivial())
-      handleCallee(Dtor, E->getExprLoc());
+    checkDestruction(E->getType(), E->getExprLoc());
     return true;
   }
 
@@ -363,6 +360,8 @@ private:
       report(Loc, diag::GpuMutableGlobal, [&](const DiagnosticBuilder &B) { B << VD; });
   }
 
+  // The destructor that destroys an object (or the elements of an array) of type `T`, if it
+  // does anything: references and dependent types destroy nothing here.
   void checkDestruction(QualType T, SourceLocation Loc) {
     if (T.isNull() || T->isDependentType() || T->isReferenceType())
       return;
@@ -399,15 +398,10 @@ private:
   // A destructor also destroys the members and bases it does not name.
   void checkMemberDestructors(const CXXDestructorDecl *Dtor) {
     const CXXRecordDecl *RD = Dtor->getParent();
-    auto Check = [&](QualType T) {
-      if (const CXXRecordDecl *Member = T->getBaseElementTypeUnsafe()->getAsCXXRecordDecl())
-        if (const CXXDestructorDecl *D = Member->getDestructor(); D && !D->isTrivial())
-          handleCallee(D, Dtor->getLocation());
-    };
     for (const FieldDecl *Field : RD->fields())
-      Check(Field->getType());
+      checkDestruction(Field->getType(), Dtor->getLocation());
     for (const CXXBaseSpecifier &Base : RD->bases())
-      Check(Base.getType());
+      checkDestruction(Base.getType(), Dtor->getLocation());
   }
 
   void checkType(QualType T, SourceLocation Loc) {
