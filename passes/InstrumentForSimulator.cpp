@@ -94,11 +94,25 @@ public:
   void instrument(Function &F, bool IsEntry) {
     SmallVector<Instruction *, 32> Accesses, Atomics;
     SmallVector<FenceInst *, 4> Fences;
+    const DataLayout &Layout = M.getDataLayout();
+    // A volatile load or store of a word a GPU accesses in one operation is a relaxed atomic
+    // there (PTX's memory model): it races with plain accesses only, and releases and acquires
+    // as an atomic does. A wider one (a struct, a vector) is plain accesses.
+    auto RelaxedAtomic = [&](Type *T, Align A, bool Volatile) {
+      const uint64_t Size = Layout.getTypeStoreSize(T);
+      return Volatile && (Size == 1 || Size == 2 || Size == 4 || Size == 8) && A.value() >= Size;
+    };
     for (Instruction &I : instructions(F)) {
       if (auto *L = dyn_cast<LoadInst>(&I))
-        (L->isAtomic() ? Atomics : Accesses).push_back(L);
+        (L->isAtomic() || RelaxedAtomic(L->getType(), L->getAlign(), L->isVolatile()) ? Atomics
+                                                                                      : Accesses)
+            .push_back(L);
       else if (auto *S = dyn_cast<StoreInst>(&I))
-        (S->isAtomic() ? Atomics : Accesses).push_back(S);
+        (S->isAtomic() ||
+                 RelaxedAtomic(S->getValueOperand()->getType(), S->getAlign(), S->isVolatile())
+             ? Atomics
+             : Accesses)
+            .push_back(S);
       else if (isa<AtomicRMWInst>(&I) || isa<AtomicCmpXchgInst>(&I))
         Atomics.push_back(&I);
       else if (auto *FI = dyn_cast<FenceInst>(&I))
@@ -135,8 +149,8 @@ public:
         Report(Set->getRawDest(), Set->getLength(), copyAlignment(Set->getDestAlign(), *Set), true);
       }
     }
-    // Atomics are not race-checked (they are how threads meet), but a GPU needs them
-    // aligned to their size. They also order threads of different blocks (a fence, then an
+    // Atomics race only with plain accesses (they are how threads meet), and a GPU needs
+    // them aligned to their size. They also order threads of different blocks (a fence, then an
     // atomic that writes, releases; an atomic that reads acquires): the hook before one
     // says whether it reads (1), writes (2) or both (3), and an atomic that reads is followed
     // by __kernel_sim_atomic_done, where it acquires what was released before it.

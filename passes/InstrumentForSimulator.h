@@ -7,8 +7,9 @@
 // store (and memcpy/memset) it calls __kernel_sim_access(address, bytes, is_write, needed,
 // where), `needed` being the alignment the GPU's access needs (the width NVPTX gives it:
 // the IR's alignment, at most the size and 16 bytes), so that an access that faults on a GPU
-// for its address fails in the simulator too. Atomic operations are not race-checked: they
-// are how threads synchronise; __kernel_sim_atomic_access(address, bytes, kind, where)
+// for its address fails in the simulator too. Atomic operations (and volatile accesses of a
+// word, which a GPU makes as relaxed atomics) race only with plain ones: they are how threads
+// synchronise; __kernel_sim_atomic_access(address, bytes, kind, where)
 // checks that they are aligned to their size and tells the simulator whether they read (1),
 // write (2) or both (3), and __kernel_sim_atomic_done(address) follows those that read: a
 // fence then an atomic that writes orders what came before for a thread whose atomic reads

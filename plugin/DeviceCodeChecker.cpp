@@ -213,8 +213,22 @@ public:
         }
       }
     }
+    if (Callee->isVariadic() && Callee->getBuiltinID())
+      checkObjectsThroughEllipsis(E, Callee);
     handleCallee(Callee, E->getExprLoc());
     return true;
+  }
+
+  // printf's `...` takes a class object as its bytes (kernel::threadIdx.x is one): what the
+  // GPU prints is then garbage, where CUDA's threadIdx.x is a number.
+  void checkObjectsThroughEllipsis(const CallExpr *E, const FunctionDecl *Callee) {
+    for (unsigned I = Callee->getNumParams(); I < E->getNumArgs(); ++I) {
+      const Expr *Arg = E->getArg(I)->IgnoreImpCasts();
+      if (!Arg->getType()->isRecordType())
+        continue;
+      report(Arg->getExprLoc(), diag::GpuObjectThroughEllipsis,
+             [&](const DiagnosticBuilder &B) { B << I + 1 << Callee << Arg->getType(); });
+    }
   }
 
   // `if constexpr` and `if consteval` branches that are never generated do not run on the

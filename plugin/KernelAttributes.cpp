@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FunctionTypeCheck.h"
 #include "KernelAttrScope.h"
 #include "KernelDeclTable.h"
 #include "KernelDiagnostics.h"
@@ -142,7 +143,7 @@ private:
         }
         std::optional<GufuncLayout> Layout = parseLayout(Literal->getString(), Error);
         if (!Layout) {
-          S.Diag(byteLocation(S, Literal, Error.Offset),
+          S.Diag(signatureLocation(S, Literal, Error.Offset),
                  diag::id(Diags, DiagnosticsEngine::Error, diag::MalformedLayout))
               << Error.Message;
           Ok = false;
@@ -154,7 +155,7 @@ private:
       }
       std::optional<Signature> Sig = parseSignature(Literal->getString(), Error);
       if (!Sig) {
-        S.Diag(byteLocation(S, Literal, Error.Offset),
+        S.Diag(signatureLocation(S, Literal, Error.Offset),
                diag::id(Diags, DiagnosticsEngine::Error, diag::MalformedSignature))
             << attrSpelling(Kind) << Error.Message;
         Ok = false;
@@ -171,20 +172,19 @@ private:
   bool checkFunction(Sema &S, FunctionDecl *FD, AnnotatedFunction &Info) const {
     if (!checkDeclaration(S, FD, Info) || !checkSignaturesForKind(S, Info))
       return false;
-    const bool IsTemplate = FD->getDescribedFunctionTemplate() != nullptr;
-    if (!IsTemplate && !checkCxxTypeForKind(S, FD, Info))
-      return false;
-    if (Kind == KernelAttrKind::Reduce && !IsTemplate && !checkReduceType(S, FD, Info))
-      return false;
     if (Kind == KernelAttrKind::Guvectorize && !Info.Layout) {
       error(S, Info.AttrLoc, diag::GuvectorizeNeedsLayout);
       return false;
     }
-    if (IsTemplate)
+    if (FD->getDescribedFunctionTemplate())
       return checkTemplateSignatures(S, FD, Info);
-    if (Kind == KernelAttrKind::Guvectorize)
-      return checkTypeAgainstLayout(S, FD, Info);
-    return checkTypeAgainstSignatures(S, FD, Info);
+    // `auto f(...)`: the type is known once the body is parsed; the consumer checks it when
+    // the function is defined.
+    if (FD->getReturnType()->isUndeducedType()) {
+      Info.TypeCheckDeferred = true;
+      return true;
+    }
+    return checkFunctionType(S, FD, Info);
   }
 
   // Where the attribute may be written: free and static member functions, not variadic, not
@@ -214,60 +214,6 @@ private:
     return true;
   }
 
-  // What the C++ type of a non-template function must be for this attribute, checked before
-  // the signatures are matched so that the library's templates never see a function they
-  // cannot call (their errors would point into the headers).
-  bool checkCxxTypeForKind(Sema &S, FunctionDecl *FD, const AnnotatedFunction &Info) const {
-    switch (Kind) {
-    case KernelAttrKind::Vectorize:
-      if (FD->getNumParams() == 0) {
-        error(S, Info.AttrLoc, diag::VectorizeNeedsArguments) << FD;
-        return false;
-      }
-      if (FD->getReturnType()->isVoidType()) {
-        error(S, Info.AttrLoc, diag::VectorizeReturnsVoid) << FD;
-        return false;
-      }
-      return true;
-    case KernelAttrKind::Reduce:
-      if (FD->getReturnType()->isBooleanType()) {
-        error(S, Info.AttrLoc, diag::ReduceBool) << FD;
-        return false;
-      }
-      return true;
-    case KernelAttrKind::Jit: return checkJitType(S, FD, Info);
-    case KernelAttrKind::Guvectorize:
-    case KernelAttrKind::Device: return true;
-    }
-    return true;
-  }
-
-  // A kernel returns nothing and its arguments are copied to the GPU: each parameter is a
-  // value the launch can copy byte for byte, or a const reference to one.
-  static bool checkJitType(Sema &S, FunctionDecl *FD, const AnnotatedFunction &Info) {
-    bool Ok = true;
-    if (QualType R = FD->getReturnType(); !R->isVoidType() && !R->isDependentType()) {
-      error(S, Info.AttrLoc, diag::JitReturnsValue) << FD << R;
-      Ok = false;
-    }
-    for (const ParmVarDecl *P : FD->parameters()) {
-      QualType T = P->getType();
-      if (T->isDependentType())
-        continue;
-      if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()) {
-        error(S, P->getLocation(), diag::JitParamByReference) << P << FD << T;
-        Ok = false;
-        continue;
-      }
-      QualType Value = T.getNonReferenceType().getUnqualifiedType();
-      if (!S.isCompleteType(P->getLocation(), Value) || Value.isTriviallyCopyableType(S.Context))
-        continue;
-      error(S, P->getLocation(), diag::JitParamNotCopyable) << P << FD << Value;
-      Ok = false;
-    }
-    return Ok;
-  }
-
   // What each written signature may say for this attribute; every signature is checked.
   bool checkSignaturesForKind(Sema &S, const AnnotatedFunction &Info) const {
     bool Ok = true;
@@ -293,7 +239,8 @@ private:
     const Signature &Sig = W.Sig;
     if (Sig.Result.isVoid())
       return true;
-    error(S, byteLocation(S, W.Literal, Sig.Result.Begin), Format) << Sig.str() << Sig.Result.str();
+    error(S, signatureLocation(S, W.Literal, Sig.Result.Begin), Format)
+        << Sig.str() << Sig.Result.str();
     return false;
   }
 
@@ -302,7 +249,7 @@ private:
   static bool checkReduceSignature(Sema &S, const WrittenSignature &W) {
     const Signature &Sig = W.Sig;
     if (Sig.Result.isScalar() && Sig.Result.Element == ScalarKind::Boolean) {
-      error(S, byteLocation(S, W.Literal, Sig.Result.Begin), diag::ReduceBoolSignature)
+      error(S, signatureLocation(S, W.Literal, Sig.Result.Begin), diag::ReduceBoolSignature)
           << Sig.str();
       return false;
     }
@@ -310,7 +257,7 @@ private:
         sameSignatureType(Sig.Params[0], Sig.Result) &&
         sameSignatureType(Sig.Params[1], Sig.Result))
       return true;
-    error(S, byteLocation(S, W.Literal, 0), diag::ReduceSignature) << Sig.str();
+    error(S, signatureLocation(S, W.Literal, 0), diag::ReduceSignature) << Sig.str();
     return false;
   }
 
@@ -318,49 +265,20 @@ private:
   static bool checkVectorizeSignature(Sema &S, const WrittenSignature &W) {
     const Signature &Sig = W.Sig;
     if (Sig.Result.isVoid()) {
-      error(S, byteLocation(S, W.Literal, 0), diag::VectorizeNeedsResult) << Sig.str();
+      error(S, signatureLocation(S, W.Literal, 0), diag::VectorizeNeedsResult) << Sig.str();
       return false;
     }
     bool Ok = true;
     auto RequireScalar = [&](const SignatureType &T) {
       if (!T.isArray())
         return;
-      error(S, byteLocation(S, W.Literal, T.Begin), diag::VectorizeNeedsScalars) << T.str();
+      error(S, signatureLocation(S, W.Literal, T.Begin), diag::VectorizeNeedsScalars) << T.str();
       Ok = false;
     };
     RequireScalar(Sig.Result);
     for (const SignatureType &P : Sig.Params)
       RequireScalar(P);
     return Ok;
-  }
-
-  // T f(T, T), T a scalar: checked on the C++ type, which the signatures must match too.
-  static bool checkReduceType(Sema &S, const FunctionDecl *FD, const AnnotatedFunction &Info) {
-    std::string Why;
-    std::optional<SignatureType> R = signatureTypeOf(S.Context, FD->getReturnType(), false, Why);
-    bool Ok = FD->getNumParams() == 2 && R && R->isScalar();
-    for (unsigned I = 0; Ok && I < 2; ++I) {
-      std::optional<SignatureType> P =
-          signatureTypeOf(S.Context, FD->getParamDecl(I)->getType(), true, Why);
-      Ok = P && sameSignatureType(*P, *R);
-    }
-    if (Ok)
-      return true;
-    // The shape is right but the type is no dtype: say that, not that the shape is wrong.
-    const QualType Result = FD->getReturnType();
-    if (FD->getNumParams() == 2 && !Result->isVoidType() && !R &&
-        llvm::all_of(FD->parameters(), [&](const ParmVarDecl *P) {
-          return S.Context.hasSameUnqualifiedType(P->getType().getNonReferenceType(), Result);
-        })) {
-      error(S, Info.AttrLoc, diag::ReduceNotScalar)
-          << FD->getNameAsString() << Result.getAsString(S.Context.getPrintingPolicy());
-      return false;
-    }
-    std::string Type;
-    llvm::raw_string_ostream OS(Type);
-    FD->getType().print(OS, S.Context.getPrintingPolicy());
-    error(S, Info.AttrLoc, diag::ReduceShape) << FD->getNameAsString() << OS.str();
-    return false;
   }
 
   // A template is instantiated with each of its signatures once it is defined, so it needs
@@ -371,78 +289,6 @@ private:
       return false;
     }
     return true;
-  }
-
-  // A gufunc's parameters against its layout, and against each of its signatures.
-  static bool checkTypeAgainstLayout(Sema &S, FunctionDecl *FD, const AnnotatedFunction &Info) {
-    auto CheckLayout = [&](const Signature *Sig) {
-      std::string Why;
-      unsigned Operand = 0;
-      if (functionMatchesLayout(S.Context, FD, *Info.Layout, Sig, Why, Operand))
-        return true;
-      const GufuncLayout::Operand *Op =
-          Operand < Info.Layout->size() ? &Info.Layout->operand(Operand) : nullptr;
-      error(S, byteLocation(S, Info.LayoutLiteral, Op ? Op->Begin : 0), diag::LayoutMismatch)
-          << Info.Layout->str() << FD << Why;
-      return false;
-    };
-    if (Info.Signatures.empty())
-      return CheckLayout(nullptr);
-    bool Ok = true;
-    for (const WrittenSignature &W : Info.Signatures)
-      Ok = CheckLayout(&W.Sig) && Ok;
-    return Ok;
-  }
-
-  // The C++ types against each written signature; without one, the signature derived from
-  // the C++ types is recorded.
-  bool checkTypeAgainstSignatures(Sema &S, FunctionDecl *FD, AnnotatedFunction &Info) const {
-    bool Ok = true;
-    for (const WrittenSignature &W : Info.Signatures) {
-      std::string Why;
-      unsigned TypeIndex = 0;
-      if (functionMatchesSignature(S.Context, FD, W.Sig, Why, TypeIndex))
-        continue;
-      const SignatureType &T = TypeIndex == 0 ? W.Sig.Result : W.Sig.Params[TypeIndex - 1];
-      unsigned Offset = (TypeIndex == 0 && !W.Sig.ResultWritten) ? 0 : T.Begin;
-      error(S, byteLocation(S, W.Literal, Offset), diag::SignatureMismatch)
-          << W.Sig.str() << FD << Why;
-      Ok = false;
-    }
-    if (Ok && Info.Signatures.empty() && Kind != KernelAttrKind::Device)
-      return recordDerivedSignature(S, FD, Info);
-    return Ok;
-  }
-
-  // Like Numba's lazy compilation, but at compile time: the C++ types are the signature.
-  bool recordDerivedSignature(Sema &S, FunctionDecl *FD, AnnotatedFunction &Info) const {
-    std::string Why;
-    if (std::optional<Signature> Derived = deriveSignature(S.Context, FD, Why)) {
-      // An array parameter makes a signature no ufunc call can match: said here, at the
-      // attribute, as for a written one.
-      if (Kind == KernelAttrKind::Vectorize)
-        for (const SignatureType &T : Derived->Params)
-          if (T.isArray()) {
-            error(S, Info.AttrLoc, diag::VectorizeNeedsScalars) << T.str();
-            return false;
-          }
-      Info.Signatures.push_back({std::move(*Derived), nullptr});
-      return true;
-    }
-    if (Kind == KernelAttrKind::Vectorize) {
-      error(S, Info.AttrLoc, diag::CannotDeriveSignature) << attrSpelling(Kind) << FD << Why;
-      return false;
-    }
-    // A jit kernel may take plain structs, which signatures cannot name: it then has no
-    // written signature and is described by its C++ parameter types.
-    return true;
-  }
-
-  static SourceLocation byteLocation(Sema &S, const StringLiteral *Literal, unsigned Offset) {
-    if (!Literal)
-      return SourceLocation();
-    return Literal->getLocationOfByte(Offset, S.getSourceManager(), S.getLangOpts(),
-                                      S.Context.getTargetInfo());
   }
 
   KernelAttrKind Kind;

@@ -54,6 +54,8 @@ struct AnnotatedFunction {
   /// kernel::guvectorize: the layout string and where it was written.
   std::optional<GufuncLayout> Layout;
   const clang::StringLiteral *LayoutLiteral = nullptr;
+  /// The return type is deduced from the body: the C++ type is checked once it is defined.
+  bool TypeCheckDeferred = false;
   bool Processed = false;
 };
 

@@ -38,6 +38,10 @@ inline constexpr const char InClassTemplate[] =
     "signatures";
 inline constexpr const char ConflictingAttributes[] =
     "%0 conflicts with the %1 attribute already on %2";
+inline constexpr const char RedeclaredSignatures[] =
+    "%0 on this declaration of %1 says '%2', but an earlier declaration says '%3'; write the "
+    "attribute once, or repeat it exactly";
+inline constexpr const char NoteEarlierAttribute[] = "the earlier %0 attribute is here";
 inline constexpr const char SignatureMismatch[] = "signature '%0' does not match %1: %2";
 inline constexpr const char VectorizeNeedsScalars[] =
     "kernel::vectorize signatures take and return scalars; '%0' is an array (use "
@@ -195,6 +199,11 @@ inline constexpr const char GpuNew[] = "GPU code cannot allocate memory with 'ne
 inline constexpr const char GpuDelete[] = "GPU code cannot free memory with 'delete'";
 inline constexpr const char GpuIndirectCall[] =
     "GPU code cannot make indirect calls (through a function pointer or std::function)";
+inline constexpr const char GpuObjectThroughEllipsis[] =
+    "argument %0 of %1 is an object of type %2, which '...' passes as its bytes, not as a number; "
+    "convert it (unsigned(threadIdx.x)), or call printf unqualified, which converts "
+    "kernel::threadIdx "
+    "and its kind";
 inline constexpr const char GpuVariadicCall[] =
     "GPU code cannot call the variadic function %0 (GPUs have no C variable argument lists)";
 inline constexpr const char GpuUndefinedCallee[] =

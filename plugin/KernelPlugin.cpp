@@ -18,6 +18,7 @@
 
 #include "DeviceCodeChecker.h"
 #include "DeviceDeclarations.h"
+#include "FunctionTypeCheck.h"
 #include "KernelDeclTable.h"
 #include "KernelDiagnostics.h"
 #include "KernelEntryInstantiator.h"
@@ -80,7 +81,16 @@ private:
       return;
     KernelEntryInstantiator Instantiator(*TheSema);
     for (const std::unique_ptr<AnnotatedFunction> &F : Table.functions()) {
-      if (F->Processed || !F->Decl->isDefined())
+      if (F->Processed)
+        continue;
+      // A redeclaration is merged with the earlier ones after its attributes are read; the
+      // function keeps the entry of its first attribute.
+      if (const AnnotatedFunction *First = firstAnnotation(*F)) {
+        F->Processed = true;
+        checkRedeclaredAttribute(*First, *F);
+        continue;
+      }
+      if (!F->Decl->isDefined())
         continue;
       F->Processed = true;
       // `= delete` is parsed after the attribute, so it is checked here.
@@ -90,8 +100,70 @@ private:
             << attrSpelling(F->Kind) << F->Decl;
         continue;
       }
+      if (F->TypeCheckDeferred) {
+        // Clang has said why a return type could not be deduced.
+        if (F->Decl->getReturnType()->isUndeducedType() ||
+            !checkFunctionType(*TheSema, F->Decl, *F))
+          continue;
+      }
       Instantiator.instantiate(*F, Roots);
     }
+  }
+
+  /// The earliest entry for another declaration of `F`'s function, if any.
+  const AnnotatedFunction *firstAnnotation(const AnnotatedFunction &F) const {
+    if (!F.Decl->getPreviousDecl())
+      return nullptr;
+    const Decl *Canonical = F.Decl->getCanonicalDecl();
+    for (const std::unique_ptr<AnnotatedFunction> &Other : Table.functions()) {
+      if (Other.get() == &F)
+        return nullptr;
+      if (Other->Decl->getCanonicalDecl() == Canonical)
+        return Other.get();
+    }
+    return nullptr;
+  }
+
+  /// A second declaration's attribute must repeat the first: the same kind and, where it
+  /// writes them, the same signatures.
+  void checkRedeclaredAttribute(const AnnotatedFunction &First, const AnnotatedFunction &F) {
+    DiagnosticsEngine &Diags = TheSema->getDiagnostics();
+    auto NoteFirst = [&] {
+      TheSema->Diag(First.AttrLoc,
+                    diag::id(Diags, DiagnosticsEngine::Note, diag::NoteEarlierAttribute))
+          << attrSpelling(First.Kind);
+    };
+    if (First.Kind != F.Kind) {
+      TheSema->Diag(F.AttrLoc,
+                    diag::id(Diags, DiagnosticsEngine::Error, diag::ConflictingAttributes))
+          << attrSpelling(F.Kind) << attrSpelling(First.Kind) << F.Decl;
+      NoteFirst();
+      return;
+    }
+    const bool Writes = F.Layout || llvm::any_of(F.Signatures, [](const WrittenSignature &W) {
+                          return W.Literal != nullptr;
+                        });
+    // A first `auto` function not yet (or not successfully) checked has no signature to
+    // compare with.
+    if (!Writes || (!First.Layout && First.Signatures.empty()))
+      return;
+    const std::string Said = writtenAttribute(F), Earlier = writtenAttribute(First);
+    if (Said == Earlier)
+      return;
+    TheSema->Diag(F.AttrLoc, diag::id(Diags, DiagnosticsEngine::Error, diag::RedeclaredSignatures))
+        << attrSpelling(F.Kind) << F.Decl << Said << Earlier;
+    NoteFirst();
+  }
+
+  /// The attribute's arguments as canonical strings: "layout; sig, sig".
+  static std::string writtenAttribute(const AnnotatedFunction &F) {
+    std::string Text = F.Layout ? F.Layout->str() : std::string();
+    for (const WrittenSignature &W : F.Signatures) {
+      if (!Text.empty())
+        Text += ", ";
+      Text += W.Sig.str();
+    }
+    return Text;
   }
 
   KernelDeclTable Table;

@@ -436,9 +436,10 @@ void cuda_device::launch(const detail::kernel_ref &k, const detail::launch_confi
   const loaded_kernel &lk = kernel_for(k);
   check_launch(k.name, c, lk.limits, name_);
   make_current();
-  // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-  if (const int wanted = static_cast<int>(c.shared_bytes);
-      c.shared_bytes > 48 * 1024 && wanted > *lk.max_dynamic_shared) {
+  // Past what the function allows by default (48 KiB less its static shared memory, read when
+  // it was loaded) a kernel must opt in to its dynamic shared memory: static and dynamic
+  // together above 48 KiB, even where the dynamic part alone is below.
+  if (const int wanted = static_cast<int>(c.shared_bytes); wanted > *lk.max_dynamic_shared) {
     drv_.check(drv_.cuFuncSetAttribute(lk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, wanted),
                "cuFuncSetAttribute", "'" + std::string(k.name) + "' on " + name_);
     int allowed = *lk.max_dynamic_shared;

@@ -240,6 +240,13 @@ void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, std::in
   if (a % static_cast<std::uint32_t>(bytes) != 0)
     fail_misaligned(*t, a, static_cast<std::uint64_t>(bytes), bytes, "atomic", where);
   if (!t->races) return;
+  // Checked against the plain accesses of the same bytes, before any release below.
+  {
+    const kernel::runtime::sim::race_detector::accessor who = accessor_of(*t);
+    const bool write = (kind & 2) != 0;
+    if (!t->block->shadow().access(*t->races, who, a, static_cast<std::size_t>(bytes), write, where, true))
+      t->races->global_access(who, a, static_cast<std::size_t>(bytes), write, where, true);
+  }
   // An atomic of a releasing order (bit 4) releases what the thread did before it, as a
   // threadfence just before it would, for this access alone: a later relaxed atomic of the
   // thread releases only what a fence of its own covers.

@@ -129,18 +129,18 @@ std::string race_detector::thread_name(std::uint64_t block, std::uint32_t thread
          " of block " + dims_string(block % gx, block / gx % gy, block / (gx * gy));
 }
 
-void race_detector::check(cell &c, const accessor &who, bool write, const place &at, std::size_t bytes,
+void race_detector::check(cell &c, const accessor &who, bool write, bool atomic, const place &at, std::size_t bytes,
                           const char *where, bool &reported) {
   const std::uint32_t me = who.thread + 1;
   const std::uint32_t my_warp = who.thread / 32;
   // An earlier access of thread `other` (+ 1) of `block` at `seq` is ordered before this one
   // by a barrier since, or by a syncwarp since that both took part in.
-  auto ordered = [&](std::uint64_t block, std::uint32_t other, std::uint64_t seq) {
-    if (block != who.block) return acquired_before(who, block, other, seq);
+  auto ordered = [&](std::uint64_t block, std::uint32_t other, std::uint64_t seq, bool atomic_write = false) {
+    if (block != who.block) return acquired_before(who, block, other, seq, atomic_write);
     if (other == me || who.last_barrier > seq) return true;
     if ((other - 1) / 32 == my_warp && who.sync->with_lane[(other - 1) % 32] > seq) return true;
     // Threads of one block ordered as those of two are: a fence and an atomic (a lock).
-    return acquired_before(who, block, other, seq);
+    return acquired_before(who, block, other, seq, atomic_write);
   };
   auto readers_ordered = [&] {
     // Readers of several blocks: which they were is not kept, so only a writer that acquired
@@ -155,23 +155,37 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
       if (who.sync->with_lane[static_cast<std::size_t>(std::countr_zero(lanes))] <= c.reader_seq) warp_ordered = false;
     return warp_ordered || acquired_before(who, c.reader_block, several, c.reader_seq);
   };
+  // Atomics do not race with atomics: an atomic access is checked against the plain ones.
   if (!reported) {
-    if (c.writer && !ordered(c.writer_block, c.writer, c.writer_seq)) {
+    if (c.writer && !(atomic && c.writer_atomic) && !ordered(c.writer_block, c.writer, c.writer_seq, c.writer_atomic)) {
       reported = true;
-      report_race(who, write, at, bytes, where, true, c.writer_block, c.writer - 1, c.writer_seq);
-    } else if (write && c.reader && !readers_ordered()) {
+      report_race(who, write, atomic, at, bytes, where, true, c.writer_atomic, c.writer_block, c.writer - 1u,
+                  c.writer_seq);
+    } else if (write && c.reader && !(atomic && !c.plain_read) && !readers_ordered()) {
       reported = true;
-      report_race(who, write, at, bytes, where, false, c.reader_block, c.reader == several ? several : c.reader - 1,
-                  c.reader_seq);
+      report_race(who, write, atomic, at, bytes, where, false, !c.plain_read, c.reader_block,
+                  c.reader == several ? several : c.reader - 1, c.reader_seq);
     }
   }
   if (write) {
     c.writer = me;
+    c.writer_atomic = atomic;
+    c.plain_read = 0;
     c.writer_block = who.block;
     c.writer_seq = who.seq;
     c.reader = 0;
     c.reader_block = 0;
-  } else if (c.reader && c.reader_block == several_blocks) {
+    return;
+  }
+  // A reader set is all plain or all atomic, so that an atomic write is checked against
+  // plain readers only: an atomic read joins no plain readers (they are what a later write
+  // must be ordered after), and a plain read starts a set of its own.
+  if (c.reader && c.plain_read == atomic) {
+    if (atomic) return;
+    c.reader = 0;
+    c.reader_block = 0;
+  }
+  if (c.reader && c.reader_block == several_blocks) {
     c.reader_seq = std::max(c.reader_seq, who.seq);
   } else if (c.reader && c.reader_block != who.block) {
     // A second block's read: both stay readers until the next write (replacing the first
@@ -182,6 +196,7 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
     c.reader_seq = std::max(c.reader_seq, who.seq);
   } else if (!c.reader || who.last_barrier > c.reader_seq) {
     c.reader = me;
+    c.plain_read = !atomic;
     c.reader_block = who.block;
     c.reader_seq = who.seq;
   } else if (c.reader == me) {
@@ -200,7 +215,8 @@ void race_detector::check(cell &c, const accessor &who, bool write, const place 
   }
 }
 
-bool race_detector::acquired_before(const accessor &who, std::uint64_t block, std::uint32_t other, std::uint64_t seq) {
+bool race_detector::acquired_before(const accessor &who, std::uint64_t block, std::uint32_t other, std::uint64_t seq,
+                                    bool atomic_write) {
   if (!who.acquired || who.acquired->empty()) return false;
   std::lock_guard lock(releases_mutex_);
   for (const acquisition &a : *who.acquired) {
@@ -210,7 +226,11 @@ bool race_detector::acquired_before(const accessor &who, std::uint64_t block, st
     const auto from = at->second.by_block.find(block);
     if (from == at->second.by_block.end()) continue;
     for (const release_at &r : from->second)
-      if (r.index < a.count && (seq < r.barrier || (other == r.thread + 1 && seq < r.fence))) return true;
+      // The releasing atomic itself is stamped with its fence's number: an atomic write of
+      // the releasing thread at that number is released (the flag a later plain access resets).
+      if (r.index < a.count &&
+          (seq < r.barrier || (other == r.thread + 1 && (seq < r.fence || (atomic_write && seq == r.fence)))))
+        return true;
   }
   return false;
 }
@@ -262,22 +282,26 @@ void race_detector::acquire(const accessor &who, std::uintptr_t address, std::ve
   acquired[own].seq = who.seq;
 }
 
-void race_detector::report_race(const accessor &who, bool write, const place &at, std::size_t bytes, const char *where,
-                                bool other_wrote, std::uint64_t other_block, std::uint32_t other_thread,
-                                std::uint64_t other_seq) {
+void race_detector::report_race(const accessor &who, bool write, bool atomic, const place &at, std::size_t bytes,
+                                const char *where, bool other_wrote, bool other_atomic, std::uint64_t other_block,
+                                std::uint32_t other_thread, std::uint64_t other_seq) {
   total_races_.fetch_add(1, std::memory_order_relaxed);
   const std::string memory =
       "a " + std::to_string(at.memory_bytes) + (at.shared ? "-byte shared array" : "-byte device allocation");
   const std::string key = std::string(where ? where : "") + (write ? "w" : "r") + (other_wrote ? "w" : "r") +
-                          (other_thread == several ? "s" : "") + memory;
+                          (atomic ? "a" : "") + (other_atomic ? "a" : "") + (other_thread == several ? "s" : "") +
+                          memory;
   std::lock_guard lock(races_mutex_);
   if (races_.size() >= max_reported || std::find(seen_.begin(), seen_.end(), key) != seen_.end()) return;
   seen_.push_back(key);
-  std::string what = thread_name(who.block, who.thread) + (write ? " writes " : " reads ") + std::to_string(bytes) +
-                     " bytes at offset " + std::to_string(at.offset) + " of " + memory + " that ";
+  std::string what = thread_name(who.block, who.thread) + (atomic ? " atomically" : "") +
+                     (write ? " writes " : " reads ") + std::to_string(bytes) + " bytes at offset " +
+                     std::to_string(at.offset) + " of " + memory + " that ";
   what += other_block == several_blocks ? "threads of several blocks read"
           : other_thread == several     ? "other threads read"
                                         : thread_name(other_block, other_thread) + (other_wrote ? " wrote" : " read");
+  if (other_atomic) what += " atomically";
+  if (atomic != other_atomic) what += " (an atomic and a plain access of the same bytes race as two plain ones do)";
   if (other_block != who.block) {
     what += " (threads of different blocks cannot synchronise within a launch; use atomics)";
   } else {
@@ -314,7 +338,7 @@ race_detector::chunk *race_detector::chunk_at(global_region &r, std::size_t inde
 }
 
 void race_detector::global_access(const accessor &who, std::uintptr_t address, std::size_t bytes, bool write,
-                                  const char *where) {
+                                  const char *where, bool atomic) {
   if (address - global_begin_ >= global_end_ - global_begin_) return; // not device memory
   if (out_of_shadow_.load(std::memory_order_relaxed)) return;
   auto it = std::upper_bound(global_.begin(), global_.end(), address,
@@ -331,13 +355,13 @@ void race_detector::global_access(const accessor &who, std::uintptr_t address, s
     chunk *c = chunk_at(r, index);
     if (!c) return;
     std::lock_guard lock(*c);
-    check_bytes(*c, i - base, stop - base, who, write, at, bytes, where, reported);
+    check_bytes(*c, i - base, stop - base, who, write, atomic, at, bytes, where, reported);
     i = stop;
   }
 }
 
 void race_detector::check_bytes(chunk &c, std::size_t first, std::size_t end, const accessor &who, bool write,
-                                const place &at, std::size_t bytes, const char *where, bool &reported) {
+                                bool atomic, const place &at, std::size_t bytes, const char *where, bool &reported) {
   // The bytes of an access usually share their history (the same accesses made them): the
   // first cell is checked, and the others given the same outcome when they were alike.
   cell *lead = nullptr;
@@ -351,7 +375,7 @@ void race_detector::check_bytes(chunk &c, std::size_t first, std::size_t end, co
       before = x;
       lead = &x;
     }
-    check(x, who, write, at, bytes, where, reported);
+    check(x, who, write, atomic, at, bytes, where, reported);
   };
   for (std::size_t w = first / word_bytes; w * word_bytes < end; ++w) {
     const std::size_t lo = std::max(first, w * word_bytes), hi = std::min(end, (w + 1) * word_bytes);
@@ -399,7 +423,7 @@ race_detector::shared_shadow::~shared_shadow() {
 }
 
 bool race_detector::shared_shadow::access(race_detector &d, const accessor &who, std::uintptr_t address,
-                                          std::size_t bytes, bool write, const char *where) {
+                                          std::size_t bytes, bool write, const char *where, bool atomic) {
   for (region &r : regions_) {
     const std::size_t first = address - r.begin; // wraps to a large number below the region
     if (first >= r.bytes) continue;
@@ -409,12 +433,12 @@ bool race_detector::shared_shadow::access(race_detector &d, const accessor &who,
     // The bytes of an access usually share their history (the same accesses made them):
     // check the first, and give the others the same outcome when they were alike.
     const cell before = r.cells[first];
-    d.check(r.cells[first], who, write, at, bytes, where, reported);
+    d.check(r.cells[first], who, write, atomic, at, bytes, where, reported);
     for (std::size_t i = first + 1; i < end; ++i) {
       if (r.cells[i] == before)
         r.cells[i] = r.cells[first];
       else
-        d.check(r.cells[i], who, write, at, bytes, where, reported);
+        d.check(r.cells[i], who, write, atomic, at, bytes, where, reported);
     }
     return true;
   }

@@ -3,7 +3,9 @@
 // at least one of them writing, with nothing that orders them: a syncthreads (threads of
 // one block), a syncwarp naming both (lanes of one warp), or nothing at all (threads of
 // different blocks, which cannot synchronise within a launch, but through memory: see
-// below). Atomic operations are not checked: they are the way threads share data safely.
+// below). Atomic operations (and volatile accesses, which a GPU makes as relaxed atomics) do
+// not race with each other: they are the way threads share data safely. An atomic and a plain
+// access of the same bytes, one of them writing, race as two plain ones do.
 //
 // Threads of different blocks (and threads of one block that no barrier orders, as a lock
 // does) are ordered as CUDA's memory model orders them through a fence and an atomic: a thread that made a threadfence
@@ -93,7 +95,9 @@ public:
 
   /// An access by `who` to [address, address + bytes) of global memory; accesses elsewhere
   /// (host memory, the thread's stack) are ignored.
-  void global_access(const accessor &who, std::uintptr_t address, std::size_t bytes, bool write, const char *where);
+  /// `atomic`: an atomic operation (or a volatile access), which races only with plain ones.
+  void global_access(const accessor &who, std::uintptr_t address, std::size_t bytes, bool write, const char *where,
+                     bool atomic = false);
 
   /// An atomic write of `who` to `address`, after a fence of its: releases what the fence
   /// covers. Called before the write is made.
@@ -106,12 +110,15 @@ public:
   struct cell {
     std::uint64_t writer_block = 0, writer_seq = 0;
     std::uint64_t reader_block = 0, reader_seq = 0; // reader_seq: the latest of several
-    std::uint32_t writer = 0;                       // thread + 1; 0 when none
+    std::uint32_t writer : 30 = 0;                  // thread + 1; 0 when none
+    std::uint32_t writer_atomic : 1 = 0;            // the write was atomic
+    std::uint32_t plain_read : 1 = 0;               // the readers' reads were plain (else atomic)
     std::uint32_t reader = 0;                       // thread + 1; 0 when none; `several`
     std::uint32_t reader_warp = 0;                  // several readers: their warp, or `several` for more than one
     std::uint32_t reader_lanes = 0;                 // several readers of one warp: their lanes
     bool operator==(const cell &) const = default;
   };
+  static_assert(sizeof(cell) == 48, "the shadow's budget counts 48 bytes a cell (12 a byte of a word)");
 
   /// The shadow of one block's shared memory: owned by the block, checked without locks.
   class shared_shadow {
@@ -123,7 +130,7 @@ public:
     void add_region(std::uintptr_t begin, std::size_t bytes);
     /// True when the access is to this block's shared memory (and was checked).
     bool access(race_detector &d, const accessor &who, std::uintptr_t address, std::size_t bytes, bool write,
-                const char *where);
+                const char *where, bool atomic = false);
 
   private:
     struct region {
@@ -177,8 +184,8 @@ private:
     std::unique_ptr<cell[]> bytes;         // ...here (chunk_bytes cells, made at the first)
   };
   // Checks and records the bytes [first, end) of one chunk (offsets in it) for an access.
-  void check_bytes(chunk &c, std::size_t first, std::size_t end, const accessor &who, bool write, const place &at,
-                   std::size_t bytes, const char *where, bool &reported);
+  void check_bytes(chunk &c, std::size_t first, std::size_t end, const accessor &who, bool write, bool atomic,
+                   const place &at, std::size_t bytes, const char *where, bool &reported);
   struct global_region {
     allocation memory;
     std::unique_ptr<std::atomic<chunk *>[]> chunks;
@@ -197,15 +204,19 @@ private:
 
   // Checks one byte's shadow and records the access in it. An access races once, however
   // many of its bytes do: `reported` says whether it has.
-  void check(cell &c, const accessor &who, bool write, const place &at, std::size_t bytes, const char *where,
-             bool &reported);
-  [[gnu::cold]] void report_race(const accessor &who, bool write, const place &at, std::size_t bytes, const char *where,
-                                 bool other_wrote, std::uint64_t other_block, std::uint32_t other_thread,
-                                 std::uint64_t other_seq);
+  void check(cell &c, const accessor &who, bool write, bool atomic, const place &at, std::size_t bytes,
+             const char *where, bool &reported);
+  // `atomic`, `other_atomic`: which of the two accesses were atomic (the other's, for readers:
+  // all of them).
+  [[gnu::cold]] void report_race(const accessor &who, bool write, bool atomic, const place &at, std::size_t bytes,
+                                 const char *where, bool other_wrote, bool other_atomic, std::uint64_t other_block,
+                                 std::uint32_t other_thread, std::uint64_t other_seq);
   std::string thread_name(std::uint64_t block, std::uint32_t thread) const;
   // Whether an access of thread `other` (+ 1, or `several`) of another block `block`, stamped
   // `seq` there, is ordered before `who` by what who's block acquired.
-  bool acquired_before(const accessor &who, std::uint64_t block, std::uint32_t other, std::uint64_t seq);
+  // `atomic_write`: the access is an atomic write, which the release of its own fence covers.
+  bool acquired_before(const accessor &who, std::uint64_t block, std::uint32_t other, std::uint64_t seq,
+                       bool atomic_write = false);
 
   // The releases made on each address, in order; by_block: each releasing block's, with
   // their place in that order.

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "kernel/errors.h"
@@ -79,11 +80,27 @@ struct launch_state {
   // later one sets a flag (a grid-wide barrier through atomics). The simulator runs as many
   // blocks as it has host threads; a block that stalls gets one more thread, so that the
   // blocks it waits for start. Each host thread keeps a stack (two mappings) per thread of a
-  // block, so their number is bounded by the stacks the process may map: 256 for blocks of
-  // 32 threads, 8 for blocks of 1024.
+  // block, so the extra ones are bounded by the stacks the process may map: a quarter of
+  // vm.max_map_count in stacks (16382 by default), less those of the threads the launch
+  // started with (on 2 cores: 254 extra host threads for blocks of 32 threads, 61 for blocks
+  // of 256, 13 for blocks of 1024), and at least 2.
   std::size_t max_extra_threads() const {
     const std::uint64_t per_block = std::max<std::uint64_t>(1, config.block.count());
-    return static_cast<std::size_t>(std::clamp<std::uint64_t>(8192 / per_block, 2, 256));
+    const std::uint64_t budget = stack_budget(), started = workers * per_block;
+    return static_cast<std::size_t>(
+        std::clamp<std::uint64_t>((budget - std::min(budget, started)) / per_block, 2, 256));
+  }
+  static std::uint64_t stack_budget() {
+    static const std::uint64_t budget = [] {
+      std::uint64_t mappings = 65530; // Linux's default
+      if (std::FILE *f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+        unsigned long long n = 0;
+        if (std::fscanf(f, "%llu", &n) == 1 && n > 0) mappings = n;
+        std::fclose(f);
+      }
+      return std::max<std::uint64_t>(mappings / 4, 8192);
+    }();
+    return budget;
   }
 
   /// A block whose threads have only given way for a while (no thread finished, no barrier
@@ -207,6 +224,11 @@ void sim_thread::fail_fault() {
 
 void sim_thread::record_failure(const std::string &message) {
   block->launch.fail("kernel '" + std::string(block->launch.kernel.name) + "': " + where() + ": " + message);
+}
+
+void sim_thread::fail_with(std::exception_ptr &&thrown) {
+  block->launch.fail(std::exchange(thrown, nullptr));
+  stop();
 }
 
 void sim_thread::stop() {
@@ -478,17 +500,16 @@ void thread_entry(void *arg) {
   auto *t = static_cast<sim_thread *>(arg);
   // Host code a kernel calls (a host implementation of a CUDA-C function, say) may throw:
   // the exception must not leave the fiber, and the thread must not suspend while it is
-  // being handled (the C++ runtime keeps the handled exceptions per OS thread).
-  std::string failure;
+  // being handled (the C++ runtime keeps the handled exceptions per OS thread). It reaches
+  // the launch's caller as thrown, whatever its type or message, as on the CPU targets.
+  std::exception_ptr thrown;
   try {
     t->block->launch.entry(t->block->launch.params);
-  } catch (const std::exception &e) {
-    failure = e.what();
   } catch (...) {
-    failure = "an exception that is not a std::exception";
+    thrown = std::current_exception();
   }
-  // Moved out: the emptied string holds no memory in the frame the fiber is abandoned in.
-  if (!failure.empty()) t->fail([&] { return std::move(failure); });
+  // Moved out: the emptied pointer holds nothing in the frame the fiber is abandoned in.
+  if (thrown) t->fail_with(std::move(thrown));
   t->status = thread_status::done;
 }
 } // namespace

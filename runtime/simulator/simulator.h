@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -136,6 +137,9 @@ public:
     record_failure(describe());
     stop();
   }
+  /// Fails the launch with an exception the thread's code threw, which the launch rethrows;
+  /// leaves `thrown` empty and never returns.
+  [[noreturn]] void fail_with(std::exception_ptr &&thrown);
   /// Fails the launch with `message` (prefixed by the kernel, block and thread); returns.
   void record_failure(const std::string &message);
   /// Marks the thread done and suspends it for good: the scheduler never resumes it.

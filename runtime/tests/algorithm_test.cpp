@@ -157,6 +157,18 @@ TEST_P(Targets, CumsumWidensNarrowIntegers) {
   const auto dbytes = kernel::to_device(bytes, kernel_test::device());
   const kernel::device_array<std::uint64_t, 1> dsums = kernel::cumsum(dbytes);
   EXPECT_EQ(to_vector(dsums.copy_to_host()), byte_sums);
+  // Into a wider array, device or host, as CuPy's cumsum(x, out=...): read as they are.
+  kernel::device_array<std::uint64_t, 1> dinto(300, kernel_test::device());
+  kernel::cumsum(dbytes, dinto);
+  EXPECT_EQ(to_vector(dinto.copy_to_host()), byte_sums);
+  std::vector<std::int64_t> hinto(300);
+  kernel::cumsum.exclusive(dbytes, std::int64_t{7}, hinto);
+  EXPECT_EQ(hinto[0], 7);
+  EXPECT_EQ(hinto[299], 7 + 299 * 200);
+  const auto dfloats = kernel::to_device(std::vector<float>{0.5f, 0.25f, 1e8f}, kernel_test::device());
+  std::vector<double> dbl(3);
+  kernel::cumsum(dfloats, dbl);
+  EXPECT_EQ(dbl, (std::vector<double>{0.5, 0.75, 100000000.75}));
 }
 
 TEST_P(Targets, StructValuedNonCommutativeScan) {
@@ -217,6 +229,37 @@ TEST_P(Targets, SortsAsNumPyDoes) {
       }
     }
   }
+}
+
+// bool sorts as NumPy sorts it: false before true, ties in their order; and it has a unique
+// and a top_k, on host and device arrays.
+TEST_P(Targets, BoolsSortAsNumPy) {
+  const kernel::target t = GetParam();
+  kernel::ndarray<bool, 1> flags({1000});
+  for (kernel::index_t i = 0; i < 1000; ++i) flags[i] = (i * 7919) % 3 == 0;
+  std::vector<kernel::index_t> falses, trues;
+  for (kernel::index_t i = 0; i < 1000; ++i) (flags[i] ? trues : falses).push_back(i);
+  std::vector<kernel::index_t> up = falses, down = trues;
+  up.insert(up.end(), trues.begin(), trues.end());
+  down.insert(down.end(), falses.begin(), falses.end());
+  EXPECT_EQ(to_vector(kernel::argsort.on(t)(flags)), up);
+  EXPECT_EQ(to_vector(kernel::argsort.on(t)(flags, kernel::descending)), down);
+  kernel::ndarray<bool, 1> sorted = flags;
+  kernel::sort.on(t)(sorted);
+  EXPECT_EQ(std::find(sorted.begin(), sorted.end(), true) - sorted.begin(), static_cast<std::ptrdiff_t>(falses.size()));
+  EXPECT_TRUE(
+      std::all_of(sorted.begin() + static_cast<std::ptrdiff_t>(falses.size()), sorted.end(), [](bool b) { return b; }));
+  EXPECT_EQ(to_vector(kernel::unique.on(t)(flags)), (std::vector<bool>{false, true}));
+  const auto [values, indices] = kernel::top_k.on(t)(flags, 3);
+  EXPECT_EQ(to_vector(values), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(to_vector(indices), (std::vector<kernel::index_t>{trues[0], trues[1], trues[2]}));
+  if (t == kernel::target::cpu || t == kernel::target::parallel) return;
+  auto d = kernel::to_device(flags, kernel_test::device());
+  kernel::sort(d, kernel::descending);
+  const auto back = d.copy_to_host();
+  EXPECT_EQ(std::count(back.begin(), back.end(), true), static_cast<std::ptrdiff_t>(trues.size()));
+  EXPECT_TRUE(back[0]);
+  EXPECT_FALSE(back[999]);
 }
 
 /// Sorts `bits` as T values (ascending or descending) on `t`, on a device array where the
@@ -796,6 +839,10 @@ TEST_P(Targets, HistogramsAsNumPy) {
   refused(3, "lo must be finite", [&] { (void)kernel::histogram.on(t)(x, 3, -INFINITY, 1.0); });
   refused(4, "hi must be finite", [&] { (void)kernel::histogram.on(t)(x, 3, 0.0, INFINITY); });
   refused(4, "hi must not be below lo", [&] { (void)kernel::histogram.on(t)(x, 3, 1.0, 0.5); });
+  // The ends as given, not rounded to six decimals (0.000000) or written out in 309 digits.
+  refused(4, "the range [1e-07, -1e-07]: hi must not be below lo",
+          [&] { (void)kernel::histogram.on(t)(x, 3, 1e-7, -1e-7); });
+  refused(3, "the range [-inf, 1e+308]", [&] { (void)kernel::histogram.on(t)(x, 3, -INFINITY, 1e308); });
   refused(4, "cannot be widened", [&] { (void)kernel::histogram.on(t)(x, 3, 1e17, 1e17); });
   refused(2, "edge 1 is NaN", [&] { (void)kernel::histogram.on(t)(x, std::vector<float>{0, NAN, 1}); });
   refused(2, "edge 2 is below", [&] { (void)kernel::histogram.on(t)(x, std::vector<float>{0, 1, 0.5f}); });
@@ -859,9 +906,16 @@ TEST_P(Targets, DeviceArraysStayOnTheDevice) {
   EXPECT_EQ(to_vector(dx.copy_to_host()), sorted);
   EXPECT_EQ(to_vector(values.copy_to_host())[0], sorted.back());
   EXPECT_EQ(sums.copy_to_host()[0], sorted[0]);
-  // A device array of another element type is not converted.
-  kernel::device_array<double, 1> wrong(4000, kernel_test::device());
-  EXPECT_THROW(kernel::cumsum(dx, wrong), kernel::argument_error);
+  // Into a device array of another element type (as CuPy's out=): read as it is, summed in
+  // the output's type.
+  kernel::device_array<double, 1> wide(4000, kernel_test::device());
+  kernel::cumsum(dx, wide);
+  const auto wide_sums = wide.copy_to_host();
+  double running = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    running += sorted[i];
+    EXPECT_EQ(wide_sums[static_cast<kernel::index_t>(i)], running) << i;
+  }
   // On a stream a temporary host output would be written after it is gone: refused, naming
   // it; a named one, or a view of one, is written once the stream has run.
   kernel::stream s(kernel_test::device());

@@ -58,6 +58,12 @@ using kernel::index_t;
   if (i < out.size()) out[i] = in[i] * 2;
 }
 
+[[kernel::jit]] void twice_into_rows(array_view<int, 2> out, array_view<const int, 2> in) {
+  const index_t i = kernel::grid<1>();
+  for (index_t r = 0; r < out.shape(0); ++r)
+    if (i < out.shape(1)) out(r, i) = in(r, i) * 2;
+}
+
 [[kernel::jit]] void twice_from_const(array_view<const int> in, array_view<int> out) {
   const index_t i = kernel::grid<1>();
   if (i < out.size()) out[i] = in[i] * 2;
@@ -259,6 +265,24 @@ TEST(KernelSim, HostArraysSharingMemory) {
   kernel::launch<twice_into>(1, 4).on(on_dev)(kernel::array_view<int>(y.data() + 1, {4}, {2}),
                                               kernel::array_view<int>(y.data(), {4}, {2}));
   EXPECT_EQ(y, (std::vector<int>{1, 2, 3, 6, 5, 10, 7, 14}));
+  // A writable host array reaching an element twice would be copied back over it twice: refused,
+  // as an output of the library is; read-only, it is copied as it reads.
+  std::vector<int> z{1, 2, 3, 4};
+  for (const auto &repeating :
+       {kernel::array_view<int, 2>(z.data(), {2, 4}, {0, 1}), kernel::array_view<int, 2>(z.data(), {2, 3}, {1, 1})}) {
+    try {
+      kernel::launch<twice_into_rows>(1, 4).on(on_dev)(repeating, kernel::ndarray<int, 2>({2, 4}, 1));
+      ADD_FAILURE() << "a writable host array repeating its elements was accepted";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), 1) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'twice_into_rows': argument 1: has "), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(z, (std::vector<int>{1, 2, 3, 4}));
+  }
+  std::vector<int> rows(8);
+  kernel::launch<twice_into_rows>(1, 4).on(on_dev)(kernel::array_view<int, 2>(rows.data(), {2, 4}),
+                                                   kernel::array_view<const int, 2>(z.data(), {2, 4}, {0, 1}));
+  EXPECT_EQ(rows, (std::vector<int>{2, 4, 6, 8, 2, 4, 6, 8}));
 }
 
 TEST(KernelSim, ShufflesOfAnyTriviallyCopyableValue) {

@@ -12,9 +12,11 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +37,20 @@ extern "C" [[kernel::declare_device]] int launches_inside(int x);
   kernel::syncthreads();
   if (i < out.size()) out[i] = r * 1000 + static_cast<int>(i);
 }
+
+extern "C" [[kernel::declare_device]] int throws_for_three(int x);
+[[kernel::jit]] void calls_a_thrower(kernel::array_view<const int> in, kernel::array_view<int> out) {
+  const kernel::index_t i = kernel::grid<1>();
+  if (i < out.size()) out[i] = throws_for_three(in[i]);
+}
+[[kernel::jit]] void calls_a_thrower_then_waits(kernel::array_view<const int> in, kernel::array_view<int> out) {
+  const kernel::index_t i = kernel::grid<1>();
+  int r = 0;
+  if (i < out.size()) r = throws_for_three(in[i]);
+  kernel::syncthreads();
+  if (i < out.size()) out[i] = r;
+}
+[[kernel::vectorize]] int thrower_elementwise(int x) { return throws_for_three(x); }
 
 namespace {
 const auto on_sim = kernel::target::simulator;
@@ -172,6 +188,73 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   while (kernel::atomic_add(flags[other], 0) == 0) {
   }
   out[t] = static_cast<int>(other);
+}
+
+// An atomic and a plain access of the same bytes race as two plain ones do: a store among
+// the other threads' atomic adds loses some of them on a GPU, and a plain read among them
+// reads any count.
+[[kernel::jit]] void store_among_atomics(array_view<int> counter) {
+  if (kernel::threadIdx.x == kernel::blockDim.x - 1) counter[0] = 0;
+  kernel::atomic_add(counter[0], 1);
+}
+[[kernel::jit]] void read_among_atomics(array_view<int> counter, array_view<int> out) {
+  kernel::atomic_add(counter[0], 1);
+  if (kernel::threadIdx.x == 0) out[0] = counter[0];
+}
+// Ordered by barriers, they do not.
+[[kernel::jit]] void atomics_between_barriers(array_view<int> counter, array_view<int> out) {
+  if (kernel::threadIdx.x == 0) counter[0] = 0;
+  kernel::syncthreads();
+  kernel::atomic_add(counter[0], 1);
+  kernel::syncthreads();
+  out[kernel::threadIdx.x] = counter[0];
+}
+// Volatile accesses are relaxed atomics on a GPU: a flag raised and awaited through them does
+// not race.
+[[kernel::jit]] void volatile_handshake(array_view<int> flags, array_view<int> out) {
+  const unsigned t = kernel::threadIdx.x, other = kernel::blockDim.x - 1 - t;
+  volatile int &mine = flags[t];
+  volatile int &theirs = flags[other];
+  mine = 1;
+  while (theirs == 0) {
+  }
+  out[t] = static_cast<int>(other);
+}
+
+// A flag raised after a fence by a relaxed atomic (or a volatile store) and awaited by another
+// block with atomic (or volatile) reads orders what was written before it; the waiting block
+// may then reset the flag with a plain store.
+[[kernel::jit]] void flag_then_reset(array_view<int> data, array_view<int> flag, array_view<int> out,
+                                     int use_volatile) {
+  if (kernel::threadIdx.x != 0) return;
+  volatile int &vflag = flag[0];
+  if (kernel::blockIdx.x == 0) {
+    data[0] = 42;
+    kernel::threadfence();
+    if (use_volatile)
+      vflag = 1;
+    else
+      kernel::atomic_exch(flag[0], 1);
+  } else {
+    if (use_volatile)
+      while (vflag == 0) {
+      }
+    else
+      while (kernel::atomic_add(flag[0], 0) == 0) {
+      }
+    out[0] = data[0];
+    flag[0] = 0;
+  }
+}
+// A plain read and atomic reads of other blocks, then an atomic write: no race.
+[[kernel::jit]] void mixed_readers(array_view<int> flag, array_view<int> out) {
+  if (kernel::threadIdx.x != 0) return;
+  if (kernel::blockIdx.x == 0) {
+    out[0] = flag[0];
+    kernel::atomic_exch(flag[0], 1);
+  } else {
+    out[kernel::blockIdx.x] = std::atomic_ref<int>(flag[0]).load(std::memory_order_relaxed);
+  }
 }
 
 // Neighbouring bytes and halves written by different threads do not race.
@@ -602,6 +685,38 @@ TEST(SimulatorRaces, AFenceAndAnAtomicOrderBlocks) {
   EXPECT_NE(read_only.find("data race"), std::string::npos) << read_only;
 }
 
+TEST(SimulatorRaces, AtomicsRaceWithPlainAccesses) {
+  std::vector<int> counter(1, 5), out(64, -1);
+  std::string what = simulator_error_of([&] { kernel::launch<store_among_atomics>(1, 64).on(on_sim)(counter); });
+  EXPECT_NE(what.find("kernel 'store_among_atomics': data race: "), std::string::npos) << what;
+  EXPECT_NE(what.find("an atomic and a plain access of the same bytes race"), std::string::npos) << what;
+  EXPECT_EQ(counter[0], 5) << "nothing copied back from a failed launch";
+  what = simulator_error_of([&] { kernel::launch<read_among_atomics>(1, 64).on(on_sim)(counter, out); });
+  // Whichever comes first, the read or an add, the other is reported against it.
+  EXPECT_NE(what.find("kernel 'read_among_atomics': data race: thread ("), std::string::npos) << what;
+  EXPECT_TRUE(what.find(" wrote atomically") != std::string::npos ||
+              what.find(" atomically writes 4 bytes") != std::string::npos)
+      << what;
+  EXPECT_NE(what.find("an atomic and a plain access of the same bytes race"), std::string::npos) << what;
+  kernel::launch<atomics_between_barriers>(1, 64).on(on_sim)(counter, out);
+  EXPECT_EQ(out, std::vector<int>(64, 64));
+  std::vector<int> flags(32, 0);
+  kernel::launch<volatile_handshake>(1, 32).on(on_sim)(flags, out);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(out[static_cast<std::size_t>(t)], 31 - t);
+  for (int use_volatile : {0, 1})
+    for (int run = 0; run < 5; ++run) {
+      std::vector<int> data(1), flag(1), got(1, -1);
+      kernel::launch<flag_then_reset>(2, 32).on(on_sim)(data, flag, got, use_volatile);
+      EXPECT_EQ(got[0], 42);
+      EXPECT_EQ(flag[0], 0);
+    }
+  for (int run = 0; run < 5; ++run) {
+    std::vector<int> flag(1), got(4, -1);
+    kernel::launch<mixed_readers>(4, 32).on(on_sim)(flag, got);
+    EXPECT_EQ(flag[0], 1);
+  }
+}
+
 TEST(SimulatorRaces, NeighbouringBytesDoNotRace) {
   std::vector<std::uint8_t> bytes(64);
   kernel::launch<write_bytes>(1, 64).on(on_sim)(bytes);
@@ -798,5 +913,27 @@ TEST(SimulatorNesting, ALaunchInsideAKernelLeavesTheOuterThreadsTheirIndices) {
   std::vector<int> out(64, -1);
   kernel::launch<calls_a_launch>(2, 32).on(on_sim)(out);
   for (int i = 0; i < 64; ++i) EXPECT_EQ(out[static_cast<std::size_t>(i)], 4000 + i) << i;
+}
+
+// An exception the kernel's host code throws reaches the caller as thrown, of its type and
+// with its message, empty or not, as on the CPU targets; the other threads of the block do
+// not report it as a thread that left a barrier; nothing is copied back.
+TEST(SimulatorNesting, ExceptionsOfHostCodeReachTheCallerAsThrown) {
+  std::vector<int> in(64);
+  std::iota(in.begin(), in.end(), 0);
+  std::vector<int> out(64, -1);
+  EXPECT_THROW(kernel::launch<calls_a_thrower>(2, 32).on(on_sim)(in, out), std::domain_error);
+  EXPECT_EQ(out, std::vector<int>(64, -1));
+  EXPECT_THROW(kernel::launch<calls_a_thrower_then_waits>(2, 32).on(on_sim)(in, out), std::domain_error);
+  EXPECT_EQ(out, std::vector<int>(64, -1));
+  constexpr kernel::ufunc<thrower_elementwise> elementwise;
+  EXPECT_THROW(elementwise.on(on_sim)(in, out), std::domain_error);
+  EXPECT_EQ(out, std::vector<int>(64, -1));
+  for (const kernel::target t : {kernel::target::cpu, kernel::target::parallel})
+    EXPECT_THROW(elementwise.on(t)(in, out), std::domain_error);
+  in[3] = 4;
+  kernel::launch<calls_a_thrower_then_waits>(2, 32).on(on_sim)(in, out);
+  EXPECT_EQ(out[3], 8);
+  EXPECT_EQ(out[63], 126);
 }
 } // namespace

@@ -39,6 +39,9 @@ define void @_Z6kernelRK6Params(ptr %params) {
   %v = load <4 x float>, ptr %data, align 16
   %w = load <4 x float>, ptr %data, align 8
   %h = load i16, ptr %data, align 1
+  %vol = load volatile i32, ptr %data, align 4
+  store volatile i32 %vol, ptr %data, align 4
+  %volv = load volatile <4 x float>, ptr %data, align 16
   call void @_Z4spinPi(ptr %data)
   call void @_Z3sumPl(ptr %data)
   ret void
@@ -110,6 +113,15 @@ define void @_Z6helperPl(ptr %p) {
 ; CHECK-NEXT: %w = load <4 x float>, ptr %data, align 8
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 2, i32 0, i32 1, ptr null)
 ; CHECK-NEXT: %h = load i16, ptr %data, align 1
+; A volatile word is a relaxed atomic on a GPU: reported as one (a load acquires); a wider
+; volatile access is plain accesses.
+; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %data, i32 4, i32 1, ptr null)
+; CHECK-NEXT: %vol = load volatile i32, ptr %data, align 4
+; CHECK-NEXT: call void @__kernel_sim_atomic_done(ptr %data)
+; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %data, i32 4, i32 2, ptr null)
+; CHECK-NEXT: store volatile i32 %vol, ptr %data, align 4
+; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 16, i32 0, i32 16, ptr null)
+; CHECK-NEXT: %volv = load volatile <4 x float>, ptr %data, align 16
 
 ; CHECK-LABEL: define internal void @_Z3sumPl.kernel_sim(ptr %0)
 ; CHECK-SAME: #[[PROBE]] {

@@ -48,3 +48,29 @@ template <class T> struct Box {
 // Redeclarations may repeat the attribute.
 [[kernel::vectorize("float32(float32)")]] float declared_twice(float x);
 [[kernel::vectorize("float32(float32)")]] float declared_twice(float x) { return x; }
+
+// A bare attribute on a redeclaration repeats the first; so does none.
+[[kernel::vectorize("float32(float32)")]] float declared_bare(float x);
+[[kernel::vectorize]] float declared_bare(float x) { return x; }
+float first_plain(float x);
+[[kernel::vectorize("float32(float32)")]] float first_plain(float x);
+[[kernel::vectorize("float32(float32)")]] float first_plain(float x) { return x; }
+
+// A redeclaration cannot change the kind of a function, before or after its definition.
+// expected-note@+1 {{the earlier kernel::vectorize attribute is here}}
+[[kernel::vectorize("int32(int32)")]] int changed_kind(int x);
+// expected-error@+1 {{kernel::device conflicts with the kernel::vectorize attribute already on 'changed_kind'}}
+[[kernel::device]] int changed_kind(int x) { return x + 1; }
+// expected-note@+1 {{the earlier kernel::reduce attribute is here}}
+[[kernel::reduce]] int changed_after(int a, int b) { return a + b; }
+// expected-error@+1 {{kernel::vectorize conflicts with the kernel::reduce attribute already on 'changed_after'}}
+[[kernel::vectorize]] int changed_after(int a, int b);
+
+// ...nor its signatures.
+// expected-note@+1 {{the earlier kernel::vectorize attribute is here}}
+template <class T> [[kernel::vectorize("float32(float32)")]] T changed_signatures(T x);
+// expected-error@+2 {{kernel::vectorize on this declaration of 'changed_signatures' says 'float32(float32), float64(float64)', but an earlier declaration says 'float32(float32)'; write the attribute once, or repeat it exactly}}
+template <class T>
+[[kernel::vectorize("float32(float32)", "float64(float64)")]] T changed_signatures(T x) { return x; }
+template <class T> [[kernel::vectorize("float32(float32)")]] T same_signatures(T x);
+template <class T> [[kernel::vectorize("float32(float32)")]] T same_signatures(T x) { return x; }

@@ -271,3 +271,14 @@ struct counts_too {
 // expected-note@+2 {{'~counts_too' is called from 'temporary_destroyed' here}}
 // expected-note@+1 {{'temporary_destroyed' is compiled for the GPU because of this kernel::vectorize attribute}}
 [[kernel::vectorize]] int temporary_destroyed(int x) { return counts_too{x}.v; }
+
+// C's printf takes kernel::threadIdx.x (an object) as its bytes; printf found by
+// argument-dependent lookup converts it.
+// expected-note@+1 {{'prints_registers' is compiled for the GPU because of this kernel::jit attribute}}
+[[kernel::jit]] void prints_registers(kernel::array_view<int> out) {
+  // expected-warning@+2 {{format specifies type 'unsigned int'}}
+  // expected-error@+1 {{argument 2 of 'printf' is an object of type 'const component<&__kernel_tid_x>', which '...' passes as its bytes, not as a number}}
+  std::printf("%u\n", kernel::threadIdx.x);
+  printf("%u %u\n", kernel::threadIdx.x, unsigned(kernel::blockIdx.y));
+  std::printf("%u\n", unsigned(kernel::threadIdx.x));
+}

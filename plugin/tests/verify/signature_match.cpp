@@ -78,3 +78,16 @@ struct interval {
 // expected-error@+1 {{kernel::reduce takes functions of numbers, bool or complex values (its signatures are dtypes); 'hull' combines values of type 'interval'. An associative function of a struct needs no attribute to be the operator of kernel::scan or of the array algorithms}}
 [[kernel::reduce]] interval hull(interval a, const interval &b) { return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi}; }
 template <class T> [[kernel::reduce("float32(float32, float32)", "int64(int64, int64)")]] T plus(T a, T b) { return a + b; }
+
+// A deduced return type is checked against the signatures once the body gives it.
+// expected-error@+1 {{signature 'float32(float32, float32)' does not match 'deduced_double': the return type is 'double' but the signature says float32}}
+[[kernel::vectorize("float32(float32, float32)")]] auto deduced_double(float a, float b) { return double(a) + b; }
+// expected-error@+1 {{kernel::jit kernels return void and write results through array arguments; 'deduced_value' returns 'float'}}
+[[kernel::jit]] auto deduced_value(kernel::array_view<float> x) { return x[0]; }
+// expected-error@+1 {{kernel::vectorize functions return their result; 'deduced_void' returns void}}
+[[kernel::vectorize]] auto deduced_void(float a) {}
+// expected-error@+1 {{kernel::reduce cannot combine bool values ('deduced_bool' returns bool); reduce integers instead}}
+[[kernel::reduce]] auto deduced_bool(float a, float b) { return a > b; }
+// Clang's own error for the body is the only one.
+// expected-error@+1 {{use of undeclared identifier 'undeclared'}}
+[[kernel::vectorize("float32(float32)")]] auto deduced_broken(float a) { return undeclared; }

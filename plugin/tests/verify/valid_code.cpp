@@ -84,3 +84,14 @@ template <class F> float apply_twice(F f, float x) { return f(f(x)); }
   std::sort(v, v + 4, [](auto p, auto q) { return std::abs(p) > std::abs(q); });
   return apply_twice([&](auto y) { return h(y) + v[0]; }, x);
 }
+
+// Return types deduced from the body are checked once the body is parsed.
+[[kernel::vectorize("float32(float32, float32)")]] auto deduced_sum(float a, float b) { return a + b; }
+[[kernel::vectorize]] auto deduced_derived(double a) { return a * 2; }
+[[kernel::jit]] auto deduced_kernel(kernel::array_view<float> x) { x[0] = 1; }
+[[kernel::reduce]] decltype(auto) deduced_reduce(int a, int b) { return a + b; }
+[[kernel::vectorize("int32(int32)")]] auto deduced_later(int a);
+auto deduced_later(int a) { return a + 1; }
+struct DeducedMember {
+  [[kernel::vectorize("int32(int32)")]] static auto inc(int a) { return a + 1; }
+};

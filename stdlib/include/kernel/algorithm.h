@@ -47,6 +47,7 @@
 #include "kernel/detail/algorithm_kernel.h"
 #include "kernel/detail/algorithm_run.h"
 #include "kernel/detail/function_traits.h"
+#include "kernel/detail/number_text.h"
 #include "kernel/detail/placement.h"
 #include "kernel/device_array.h"
 #include "kernel/errors.h"
@@ -97,8 +98,8 @@ struct scan_value<Op, E> {
 };
 
 template <class T> constexpr void require_sortable() {
-  static_assert((std::is_integral_v<T> && !std::is_same_v<T, bool>) || std::is_floating_point_v<T>,
-                "sorted, selected and counted values are integers or floats");
+  static_assert(std::is_integral_v<T> || std::is_floating_point_v<T>,
+                "sorted, selected and counted values are bool, integers or floats");
 }
 
 template <class A> using shape_t = std::array<index_t, arg_of<A>::rank>;
@@ -138,7 +139,8 @@ public:
   void operator()(const A &in, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
     detail::require_lasting_output<Out>(name(), 2, this->placed_on());
-    run<into_value<A, Out>, false>(site, in, out, 2, axis, 3, std::nullopt, false);
+    require_sum_cast<A, Out>();
+    run<into_value<A, Out>, detail::is_plus<Op>>(site, in, out, 2, axis, 3, std::nullopt, false);
   }
 
   /// The scans of an expression (evaluated first: see the header comment).
@@ -164,7 +166,8 @@ public:
   void exclusive(const A &in, into_value<A, Out> init, Out &&out, int axis = -1) const {
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
     detail::require_lasting_output<Out>(name(), 3, this->placed_on());
-    run<into_value<A, Out>, false>(site, in, out, 3, axis, 4, init, true);
+    require_sum_cast<A, Out>();
+    run<into_value<A, Out>, detail::is_plus<Op>>(site, in, out, 3, axis, 4, init, true);
   }
   template <class N>
   auto exclusive(const expr<N> &in, value_of<detail::evaluated_t<expr<N>>> init, int axis = -1) const {
@@ -194,8 +197,17 @@ private:
     }
   }
 
-  /// `Widen`: a device input of a narrower element type is read as it is and widened to T by
-  /// the scan (the returning forms' sum type), not refused as an implicit conversion.
+  /// Sums into a given array are made in its type, of a kind the input casts to.
+  template <class A, class Out> static constexpr void require_sum_cast() {
+    if constexpr (detail::is_plus<Op>)
+      static_assert(can_cast_same_kind(dtype_of<detail::element_of<A>>, dtype_of<into_value<A, Out>>),
+                    "cumsum into an array of a lower kind (float into int, signed into unsigned) would cut "
+                    "every value: NumPy refuses the cast ('same_kind'); sum into an array of the input's kind");
+  }
+
+  /// `Widen`: a device input of another element type than the sums' is read as it is and
+  /// converted to T by the scan (the sum type of the returning forms, the output's of the
+  /// others), not refused as an implicit conversion.
   /// `out` is argument `out_argument` (0: the call's result) and `axis` argument `axis_argument`.
   template <class T, bool Widen, class A, class Out>
   void run(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis, int axis_argument,
@@ -204,10 +216,6 @@ private:
     detail::require_array<Out>();
     constexpr std::size_t R = detail::arg_of<A>::rank;
     static_assert(detail::arg_of<Out>::rank == R, "a scan's output has the input's rank");
-    if constexpr (detail::is_plus<Op> && !Widen)
-      static_assert(can_cast_same_kind(dtype_of<detail::element_of<A>>, dtype_of<T>),
-                    "cumsum into an array of a lower kind (float into int, signed into unsigned) would cut "
-                    "every value: NumPy refuses the cast ('same_kind'); sum into an array of the input's kind");
     const auto shape = detail::shape_of(in);
     if (shape != detail::shape_of(out))
       throw argument_error(std::string(name()), out_argument, "has a shape other than the input's");
@@ -398,11 +406,11 @@ public:
           c, l.size(), {detail::data_of<W>(value_copy), l, order_of_all, l.len, value_out.data, l});
       detail::keep_until_done(c, std::move(keep));
     } else {
-      const std::vector<T> key_copy(key_in.data, key_in.data + l.size());
-      const std::vector<W> value_copy(value_in.data, value_in.data + l.size());
+      const std::unique_ptr<T[]> key_copy = detail::host_copy(key_in.data, l.size());
+      const std::unique_ptr<W[]> value_copy = detail::host_copy(value_in.data, l.size());
       std::vector<index_t> positions(static_cast<std::size_t>(l.size()));
-      o.source = key_copy.data();
-      detail::sort_host<T>(key_copy.data(), l, order_of(order), true, o, l.len, positions.data(), site.parallel());
+      o.source = key_copy.get();
+      detail::sort_host<T>(key_copy.get(), l, order_of(order), true, o, l.len, positions.data(), site.parallel());
       detail::maybe_parallel(site.parallel(), l.size(), detail::algorithm_grain, [&](index_t b, index_t e) {
         for (index_t i = b; i < e; ++i)
           value_out.data[i] =
@@ -608,8 +616,8 @@ template <class V, class W> V scalar_as(std::string_view name, int argument, con
              static_cast<long double>(w) < static_cast<long double>(std::numeric_limits<V>::max()) + 1;
     if (!fits)
       throw argument_error(std::string(name), argument,
-                           "is " + std::to_string(w) + ", which the array's " + std::string(dtype_name(dtype_of<V>)) +
-                               " elements cannot hold");
+                           "is " + detail::number_text(w) + ", which the array's " +
+                               std::string(dtype_name(dtype_of<V>)) + " elements cannot hold");
   }
   return static_cast<V>(w);
 }
@@ -1220,12 +1228,12 @@ public:
       o.values_layout = l;
       detail::sort_device<V>(name(), *site.call, xs.data, l, detail::key_order::ascending, false, false, o, keep);
     } else {
-      auto v = std::make_shared<std::vector<V>>(xs.data, xs.data + n);
+      std::shared_ptr<V[]> v = detail::host_copy(xs.data, n);
       detail::sorted_outputs<V> o;
-      o.values = v->data();
+      o.values = v.get();
       o.values_layout = l;
-      detail::sort_host<V>(v->data(), l, detail::key_order::ascending, false, o, n, nullptr, site.parallel());
-      sorted_data = v->data();
+      detail::sort_host<V>(v.get(), l, detail::key_order::ascending, false, o, n, nullptr, site.parallel());
+      sorted_data = v.get();
       sorted = v;
     }
     const detail::input_elements<std::uint8_t> heads = this->run_heads(site, sorted_data, n);
@@ -1325,7 +1333,7 @@ public:
     if (bins < 1)
       throw argument_error(std::string(name()), 2, "the number of bins must be positive, not " + std::to_string(bins));
     detail::checked_size(name(), 2, &bins, 1, sizeof(index_t)); // the counts must fit in memory
-    const auto range = [&] { return "the range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"; };
+    const auto range = [&] { return "the range [" + detail::number_text(lo) + ", " + detail::number_text(hi) + "]"; };
     if (!std::isfinite(lo)) throw argument_error(std::string(name()), 3, range() + ": lo must be finite");
     if (!std::isfinite(hi)) throw argument_error(std::string(name()), 4, range() + ": hi must be finite");
     if (hi < lo) throw argument_error(std::string(name()), 4, range() + ": hi must not be below lo");
@@ -1337,9 +1345,7 @@ public:
                              range() + ": a range of one value this large cannot be widened by 0.5: give two ends");
     }
     if (!std::isfinite(hi - lo)) // the bins' width and edges would be inf and NaN
-      throw argument_error(std::string(name()), 4,
-                           "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                               "] is wider than a double can hold");
+      throw argument_error(std::string(name()), 4, range() + " is wider than a double can hold");
     return run<double>(x, static_cast<const std::nullptr_t *>(nullptr), bins, lo, hi);
   }
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <new>
 #include <span>
@@ -45,6 +46,19 @@ namespace detail {
 template <class I>
 concept index_value =
     (std::integral<I> && !std::same_as<I, bool>) || (std::is_enum_v<I> && std::is_convertible_v<I, long long>);
+
+/// `v` as an index. A value past index_t's range (a std::size_t above 2^63 - 1) becomes the
+/// largest index, which the shape checks report as too large, where a cast would make it a
+/// negative extent the caller never wrote.
+template <index_value I> constexpr index_t to_index(I v) noexcept {
+  if constexpr (std::is_enum_v<I>) {
+    return to_index(static_cast<std::underlying_type_t<I>>(v));
+  } else {
+    const auto promoted = +v; // std::cmp_greater takes no character type
+    if (std::cmp_greater(promoted, std::numeric_limits<index_t>::max())) return std::numeric_limits<index_t>::max();
+    return static_cast<index_t>(promoted);
+  }
+}
 } // namespace detail
 
 /// Exactly `Rank` extents or strides: a std::array of any integer type (a shape(), or
@@ -57,11 +71,11 @@ template <std::size_t Rank> struct index_list {
 
   constexpr index_list(const std::array<index_t, Rank> &v) noexcept : values(v) {}
   template <detail::index_value I> constexpr index_list(const std::array<I, Rank> &v) noexcept {
-    for (std::size_t d = 0; d < Rank; ++d) values[d] = static_cast<index_t>(v[d]);
+    for (std::size_t d = 0; d < Rank; ++d) values[d] = detail::to_index(v[d]);
   }
   template <detail::index_value... I>
     requires(sizeof...(I) == Rank)
-  constexpr index_list(I... v) noexcept : values{static_cast<index_t>(v)...} {}
+  constexpr index_list(I... v) noexcept : values{detail::to_index(v)...} {}
 
   constexpr operator const std::array<index_t, Rank> &() const noexcept { return values; }
 };
@@ -198,6 +212,8 @@ struct aligned_delete {
 template <class T, std::size_t Rank = 1>
   requires std::is_trivially_copyable_v<T>
 class ndarray {
+  static_assert(Rank >= 1, "ndarray needs rank >= 1; keep a single value in a variable");
+
 public:
   using value_type = T;
   using extents_type = std::array<index_t, Rank>;
@@ -220,7 +236,7 @@ public:
   /// of std::vector's `{n}`.
   template <detail::index_value I>
     requires(Rank == 1)
-  explicit ndarray(I n) : ndarray(extents_type{static_cast<index_t>(n)}) {}
+  explicit ndarray(I n) : ndarray(extents_type{detail::to_index(n)}) {}
 
   /// Not `{3, 4}` either, for rank 1: an integer and a value would read as three fours where
   /// the code before `of` meant the elements 3 and 4. A size and a fill is `({3}, 4)`.

@@ -142,9 +142,10 @@ public:
   const extents_type &strides() const noexcept { return view_.strides(); }
   index_t size() const noexcept { return view_.size(); }
 
-  /// The same memory as an array_view, for a kernel parameter.
+  /// The same memory as an array_view, for a kernel parameter. Explicit, so that a host
+  /// function taking an array_view is not handed device memory unawares.
   const array_view<T, Rank> &view() const noexcept { return view_; }
-  operator array_view<T, Rank>() const noexcept { return view_; }
+  explicit operator array_view<T, Rank>() const noexcept { return view_; }
   template <class U>
     requires(!std::is_same_v<U, T> && std::is_convertible_v<T (*)[], U (*)[]>)
   operator device_view<U, Rank>() const noexcept {
@@ -165,6 +166,8 @@ device_view(kernel::device, T *, const std::array<I, R> &, const std::array<J, R
 template <class T, std::size_t Rank = 1>
   requires std::is_trivially_copyable_v<T>
 class device_array {
+  static_assert(Rank >= 1, "device_array needs rank >= 1; keep a single value in a variable");
+
 public:
   using value_type = T;
   using extents_type = std::array<index_t, Rank>;
@@ -182,10 +185,10 @@ public:
   template <detail::index_value I>
     requires(Rank == 1)
   explicit device_array(I n, kernel::device d = kernel::device::current())
-      : device_array(extents_type{static_cast<index_t>(n)}, d) {}
+      : device_array(extents_type{detail::to_index(n)}, d) {}
   template <detail::index_value I>
     requires(Rank == 1)
-  device_array(I n, const stream &s) : device_array(extents_type{static_cast<index_t>(n)}, s) {}
+  device_array(I n, const stream &s) : device_array(extents_type{detail::to_index(n)}, s) {}
 
   /// A moved-from array is empty, on the same device.
   device_array(device_array &&o) noexcept
@@ -203,7 +206,7 @@ public:
 
   /// The array's device; an argument_error for a default-constructed array, which has none.
   kernel::device device() const { return kernel::device(&state()); }
-  /// False only for a default-constructed array (or one moved from).
+  /// False only for a default-constructed array (a moved-from one keeps its device).
   bool has_device() const noexcept { return device_ != nullptr; }
   const extents_type &shape() const noexcept { return shape_; }
   index_t shape(std::size_t dim) const noexcept { return shape_[dim]; }
@@ -221,7 +224,9 @@ public:
   /// A view of the device memory, for kernels and ufuncs.
   device_view<T, Rank> view() const { return device_view<T, Rank>(device(), data(), shape_); }
   operator device_view<T, Rank>() const { return view(); }
-  operator array_view<T, Rank>() const noexcept { return array_view<T, Rank>(data(), shape_); }
+  /// Device memory as an array_view: explicit, so that a host function taking an array_view
+  /// is not handed device memory unawares (a launch takes the array itself).
+  explicit operator array_view<T, Rank>() const noexcept { return array_view<T, Rank>(data(), shape_); }
 
   /// A host copy. Without a stream the host waits for it.
   ndarray<T, Rank> copy_to_host() const {
@@ -390,10 +395,8 @@ template <class A> struct ufunc_arg<A, std::enable_if_t<is_device_array<std::rem
   static constexpr std::size_t rank = array_type::rank;
   using element_type = typename array_type::value_type;
   // The device memory as a plain view (the call checks the device separately).
-  static array_view<std::remove_pointer_t<decltype(std::declval<array_type>().data())>, rank>
-  view(const array_type &a) {
-    return a.view();
-  }
+  using view_type = array_view<std::remove_pointer_t<decltype(std::declval<array_type>().data())>, rank>;
+  static view_type view(const array_type &a) { return view_type(a); }
 };
 
 template <class A> auto host_view_of(const A &a, std::string_view callee = "to_device") {

@@ -125,10 +125,14 @@ template <class P, class A> host_argument describe_host_argument(const A &a) {
 /// share memory would become two copies, and the later copy back would undo the kernel's writes
 /// through the other. An argument with exactly the elements of an earlier one (the same array
 /// twice) shares its copy, as it shares its memory; any other overlap involving a writable one is
-/// an error, raised before anything is copied.
+/// an error, raised before anything is copied. So is a writable one that reaches an element
+/// twice (a zero stride): its contiguous copy would be copied back over that element once per
+/// place, the last winning over the kernel's other writes.
 inline void pair_shared_host_arguments(std::string_view kernel, std::span<host_argument> args) {
   for (std::size_t k = 0; k < args.size(); ++k) {
     host_argument &b = args[k];
+    if (b.is_host_array && b.writable)
+      require_distinct_elements(kernel, static_cast<int>(k) + 1, b.layout.shape, b.layout.strides, b.layout.rank);
     const auto [blo, bhi] = memory_extent(b.layout);
     if (!b.is_host_array || blo == bhi) continue;
     for (std::size_t j = 0; j < k && b.same_as < 0; ++j) {
@@ -182,6 +186,7 @@ public:
       throw argument_error(std::string(name()), 0, "kernels run on target cuda or simulator");
     launcher l = *this;
     l.stream_.reset();
+    l.placement_.where = t;
     l.placement_.chosen_device = t == target::simulator ? detail::simulator_device() : nullptr;
     return l;
   }
@@ -315,9 +320,11 @@ private:
   }
 
   detail::launch_config config_;
-  // A launch keeps target cuda (no fallback to the simulator without a GPU);
-  // on(target::simulator) chooses the simulated device instead.
-  detail::placement placement_{target::cuda};
+  // Unplaced, a launch runs on its device arrays' device, or the default one (a GPU: no
+  // fallback to the simulator without one). on(target::cuda) is a GPU whatever the arrays
+  // (simulator arrays are an error); on(target::simulator) chooses the simulated device.
+  // (target::cpu here means "not placed": a kernel never runs on the host targets.)
+  detail::placement placement_{target::cpu};
   std::optional<stream> stream_; // the stream given to kernel::launch: the call's, when set
 };
 

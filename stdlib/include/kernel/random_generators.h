@@ -33,6 +33,7 @@
 
 #include "kernel/detail/algorithm_run.h"
 #include "kernel/detail/curand_api.h"
+#include "kernel/detail/number_text.h"
 #include "kernel/detail/random_parameters.h"
 
 namespace kernel::random {
@@ -116,7 +117,8 @@ public:
                   "generator::poisson fills uint32 arrays");
     if (!(lambda > 0) || !std::isfinite(lambda))
       throw argument_error(call_name("poisson"), 2,
-                           "lambda is " + std::to_string(lambda) + "; it must be finite and greater than 0");
+                           "lambda is " + kernel::detail::number_text(lambda) +
+                               "; it must be finite and greater than 0");
     fill<A>("poisson", out, kernel::detail::curand_output::poisson, lambda, 0);
   }
 

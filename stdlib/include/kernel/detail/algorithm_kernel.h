@@ -269,7 +269,8 @@ template <auto Op, class S, class T> struct scan_entry {
 // Radix sort keys: the unsigned integer whose order is the order wanted
 
 template <class T> struct radix_traits {
-  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, "sorted values are integers or floats");
+  // (bool's bits are 0 and 1: its keys, as an unsigned byte's, order false before true.)
+  static_assert(std::is_arithmetic_v<T>, "sorted values are bool, integers or floats");
   using bits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
                                   std::conditional_t<sizeof(T) == 2, std::uint16_t,
                                                      std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;

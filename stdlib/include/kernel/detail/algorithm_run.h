@@ -128,6 +128,14 @@ template <class T> void copy_on_device(const device_call &c, T *dst, const T *sr
     device_copy(*c.device, dst, src, static_cast<std::size_t>(n) * sizeof(T), copy_direction::device_to_device,
                 *c.stream);
 }
+/// A host copy of the `n` elements at `src`, in an array rather than a std::vector, whose
+/// bool has no data().
+template <class T> std::unique_ptr<T[]> host_copy(const T *src, index_t n) {
+  auto copy = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(n));
+  std::copy_n(src, n, copy.get());
+  return copy;
+}
+
 /// Reads `n` values back to the host, waiting for them.
 template <class T> std::vector<T> read_back(const device_call &c, const T *src, index_t n) {
   std::vector<T> v(static_cast<std::size_t>(n));

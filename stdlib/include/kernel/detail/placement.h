@@ -54,7 +54,7 @@ struct placement {
   /// device.
   template <class Unavailable>
   device_call call_on(std::string_view callee, device_state *array_device, Unavailable &&unavailable) const {
-    return device_call_for(callee, chosen_stream, chosen_device, array_device, where == target::simulator, unavailable);
+    return device_call_for(callee, chosen_stream, chosen_device, array_device, where, unavailable);
   }
 };
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernel/detail/number_text.h"
 #include "kernel/errors.h"
 
 namespace kernel::detail {
@@ -24,10 +25,10 @@ template <class T> std::string in_range_of() { return std::is_same_v<T, float> ?
 /// A normal (or lognormal) fill's mean and standard deviation, for arrays of T.
 template <class T> void require_normal_parameters(const std::string &callee, double mean, double stddev) {
   if (!fits_in<T>(mean))
-    throw argument_error(callee, 2, "the mean is " + std::to_string(mean) + "; it must be finite" + in_range_of<T>());
+    throw argument_error(callee, 2, "the mean is " + number_text(mean) + "; it must be finite" + in_range_of<T>());
   if (!fits_in<T>(stddev) || !(stddev >= 0))
     throw argument_error(callee, 3,
-                         "the standard deviation is " + std::to_string(stddev) + "; it must be finite, not negative" +
+                         "the standard deviation is " + number_text(stddev) + "; it must be finite, not negative" +
                              in_range_of<T>());
 }
 
@@ -35,13 +36,12 @@ template <class T> void require_normal_parameters(const std::string &callee, dou
 /// would be inf).
 template <class T> void require_uniform_parameters(const std::string &callee, double low, double high) {
   if (!fits_in<T>(low))
-    throw argument_error(callee, 2, "the low end is " + std::to_string(low) + "; it must be finite" + in_range_of<T>());
+    throw argument_error(callee, 2, "the low end is " + number_text(low) + "; it must be finite" + in_range_of<T>());
   if (!fits_in<T>(high))
-    throw argument_error(callee, 3,
-                         "the high end is " + std::to_string(high) + "; it must be finite" + in_range_of<T>());
+    throw argument_error(callee, 3, "the high end is " + number_text(high) + "; it must be finite" + in_range_of<T>());
   if (!std::isfinite(static_cast<T>(static_cast<T>(high) - static_cast<T>(low))))
     throw argument_error(callee, 3,
-                         "the range from " + std::to_string(low) + " to " + std::to_string(high) + " is wider than " +
+                         "the range from " + number_text(low) + " to " + number_text(high) + " is wider than " +
                              (std::is_same_v<T, float> ? "float" : "double") + " can hold");
 }
 

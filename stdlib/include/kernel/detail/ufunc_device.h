@@ -23,6 +23,7 @@
 #include "kernel/detail/ufunc_kernel.h"
 #include "kernel/device_array.h"
 #include "kernel/errors.h"
+#include "kernel/target.h"
 
 namespace kernel::detail {
 
@@ -66,9 +67,18 @@ template <class... A> device_state *first_device(std::string_view callee, A &...
 /// chosen device, the device of the arrays, the simulator when that is the target, or the
 /// default device (CUDA device 0, or the simulator under KERNEL_ENABLE_SIMULATOR=1). When
 /// there is no default device, `unavailable(reason)` is the message of the error thrown.
+/// `where` is the target the call was placed on: the arrays' device must be of that target
+/// (placed on cuda, arrays on the simulator are an error, not a run on the simulator).
 template <class Unavailable>
 device_call device_call_for(std::string_view callee, std::uint64_t stream, device_state *chosen,
-                            device_state *array_device, bool simulator, Unavailable &&unavailable) {
+                            device_state *array_device, target where, Unavailable &&unavailable) {
+  const auto default_or_unavailable = [&] {
+    try {
+      return default_device();
+    } catch (const target_unavailable_error &e) {
+      throw target_unavailable_error(unavailable(e.what()));
+    }
+  };
   if (stream) {
     std::shared_ptr<stream_state> s = live_stream(stream);
     if (!s)
@@ -78,15 +88,22 @@ device_call device_call_for(std::string_view callee, std::uint64_t stream, devic
     device_state *d = &stream_device(*s);
     return {d, std::move(s), true};
   }
-  device_state *d = chosen ? chosen : array_device;
-  if (!d && simulator) d = simulator_device();
-  if (!d) {
-    try {
-      d = default_device();
-    } catch (const target_unavailable_error &e) {
-      throw target_unavailable_error(unavailable(e.what()));
-    }
+  if (!chosen && array_device && (where == target::cuda || where == target::simulator)) {
+    const bool arrays_simulated = array_device == simulator_device();
+    if (where == target::simulator && !arrays_simulated)
+      throw argument_error(std::string(callee), 0,
+                           "was placed on target simulator, but its device arrays are on " +
+                               device_name(*array_device) +
+                               "; place it on their device, or copy them to the simulator");
+    // Under KERNEL_ENABLE_SIMULATOR=1 the simulator is the default device of target cuda.
+    if (where == target::cuda && arrays_simulated && default_or_unavailable() != array_device)
+      throw argument_error(std::string(callee), 0,
+                           "was placed on target cuda, but its device arrays are on the simulator; place it "
+                           ".on(kernel::target::simulator), or copy the arrays to a GPU");
   }
+  device_state *d = chosen ? chosen : array_device;
+  if (!d && where == target::simulator) d = simulator_device();
+  if (!d) d = default_or_unavailable();
   return {d, default_stream(*d), false};
 }
 
