@@ -15,11 +15,7 @@ namespace kernel {
 namespace plugin {
 namespace {
 
-/// Reports the error `Format` at `Loc`.
-template <unsigned N>
-Sema::SemaDiagnosticBuilder error(Sema &S, SourceLocation Loc, const char (&Format)[N]) {
-  return S.Diag(Loc, diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, Format));
-}
+using diag::error;
 
 // A kernel returns nothing and its arguments are copied to the GPU: each parameter is a
 // value the launch can copy byte for byte, or a const reference to one.

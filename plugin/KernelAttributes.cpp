@@ -32,11 +32,7 @@ namespace kernel {
 namespace plugin {
 namespace {
 
-/// Reports the error `Format` at `Loc`.
-template <unsigned N>
-Sema::SemaDiagnosticBuilder error(Sema &S, SourceLocation Loc, const char (&Format)[N]) {
-  return S.Diag(Loc, diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, Format));
-}
+using diag::error;
 
 class KernelAttrInfo : public ParsedAttrInfo {
 public:

@@ -10,6 +10,7 @@
 #define KERNEL_PLUGIN_KERNELDIAGNOSTICS_H
 
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Sema/Sema.h"
 
 namespace kernel {
 namespace plugin {
@@ -20,6 +21,13 @@ template <unsigned N>
 unsigned id(clang::DiagnosticsEngine &D, clang::DiagnosticsEngine::Level L,
             const char (&Format)[N]) {
   return D.getCustomDiagID(L, Format);
+}
+
+/// Reports the error `Format` at `Loc`.
+template <unsigned N>
+clang::Sema::SemaDiagnosticBuilder error(clang::Sema &S, clang::SourceLocation Loc,
+                                         const char (&Format)[N]) {
+  return S.Diag(Loc, id(S.getDiagnostics(), clang::DiagnosticsEngine::Error, Format));
 }
 
 // Attribute use.
