@@ -95,8 +95,7 @@ private:
       F->Processed = true;
       // `= delete` is parsed after the attribute, so it is checked here.
       if (F->Decl->isDeleted()) {
-        TheSema->Diag(F->AttrLoc, diag::id(TheSema->getDiagnostics(), DiagnosticsEngine::Error,
-                                           diag::DeletedFunction))
+        diag::error(*TheSema, F->AttrLoc, diag::DeletedFunction)
             << attrSpelling(F->Kind) << F->Decl;
         continue;
       }
@@ -127,15 +126,13 @@ private:
   /// A second declaration's attribute must repeat the first: the same kind and, where it
   /// writes them, the same signatures.
   void checkRedeclaredAttribute(const AnnotatedFunction &First, const AnnotatedFunction &F) {
-    DiagnosticsEngine &Diags = TheSema->getDiagnostics();
     auto NoteFirst = [&] {
-      TheSema->Diag(First.AttrLoc,
-                    diag::id(Diags, DiagnosticsEngine::Note, diag::NoteEarlierAttribute))
+      TheSema->Diag(First.AttrLoc, diag::id(TheSema->getDiagnostics(), DiagnosticsEngine::Note,
+                                            diag::NoteEarlierAttribute))
           << attrSpelling(First.Kind);
     };
     if (First.Kind != F.Kind) {
-      TheSema->Diag(F.AttrLoc,
-                    diag::id(Diags, DiagnosticsEngine::Error, diag::ConflictingAttributes))
+      diag::error(*TheSema, F.AttrLoc, diag::ConflictingAttributes)
           << attrSpelling(F.Kind) << attrSpelling(First.Kind) << F.Decl;
       NoteFirst();
       return;
@@ -150,7 +147,7 @@ private:
     const std::string Said = writtenAttribute(F), Earlier = writtenAttribute(First);
     if (Said == Earlier)
       return;
-    TheSema->Diag(F.AttrLoc, diag::id(Diags, DiagnosticsEngine::Error, diag::RedeclaredSignatures))
+    diag::error(*TheSema, F.AttrLoc, diag::RedeclaredSignatures)
         << attrSpelling(F.Kind) << F.Decl << Said << Earlier;
     NoteFirst();
   }
