@@ -495,6 +495,12 @@ private:
     if (!Callee->hasBody(Definition)) {
       if (Callee->isTrivial() || Callee->isDefaulted())
         return;
+      // A template whose instantiation failed has lost its body; the error that made it
+      // fail was reported and says why.
+      if (Callee->isInvalidDecl() ||
+          (Callee->isTemplateInstantiation() && Callee->getTemplateInstantiationPattern() &&
+           Callee->getTemplateInstantiationPattern()->hasBody() && Diags.hasErrorOccurred()))
+        return;
       bool Throws = Callee->isInStdNamespace() && Callee->getIdentifier() &&
                     Callee->getName().starts_with("__throw_");
       report(

@@ -77,6 +77,14 @@ std::uint32_t warp_op(warp_kind op, std::uint32_t mask, std::uint32_t value, std
       return "a warp operation's mask " + std::to_string(mask) + " does not include the calling lane " +
              std::to_string(t->lane());
     });
+  const bool shuffle =
+      op == warp_kind::shfl_idx || op == warp_kind::shfl_up || op == warp_kind::shfl_down || op == warp_kind::shfl_xor;
+  // CUDA leaves the result undefined for these: a GPU gives some value, a test on one passes.
+  if (shuffle && (width < 1 || width > 32 || (width & (width - 1)) != 0))
+    t->fail([&] {
+      return std::string(kernel::runtime::sim::warp_operation_name(op)) + "'s width " + std::to_string(width) +
+             " is not a power of two from 1 to 32";
+    });
   t->op = op;
   t->mask = mask;
   t->value = value;

@@ -150,6 +150,12 @@ struct launch_state {
 
 namespace {
 
+std::string hex_mask(std::uint32_t mask) {
+  char text[11];
+  std::snprintf(text, sizeof text, "0x%08x", mask);
+  return text;
+}
+
 std::string dims_string(dim3 d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
 }
@@ -321,6 +327,22 @@ void block_run::fail_block(const std::string &message) {
   launch.fail("kernel '" + std::string(launch.kernel.name) + "': block " + dims_string(block_idx) + ": " + message);
 }
 
+const char *warp_operation_name(warp_kind op) noexcept {
+  switch (op) {
+  case warp_kind::shfl_idx: return "shfl_sync";
+  case warp_kind::shfl_up: return "shfl_up_sync";
+  case warp_kind::shfl_down: return "shfl_down_sync";
+  case warp_kind::shfl_xor: return "shfl_xor_sync";
+  case warp_kind::vote_all: return "all_sync";
+  case warp_kind::vote_any: return "any_sync";
+  case warp_kind::vote_uni: return "eq_sync";
+  case warp_kind::vote_ballot: return "ballot_sync";
+  case warp_kind::syncwarp: return "syncwarp";
+  case warp_kind::activemask: return "activemask";
+  }
+  return "a warp operation";
+}
+
 bool block_run::complete_warp_operations() {
   bool progress = false;
   const std::uint32_t warps = static_cast<std::uint32_t>((threads_.size() + 31) / 32);
@@ -357,6 +379,29 @@ bool block_run::complete_warp_operations() {
           fail_block("lanes of warp " + std::to_string(w) + " wait at different warp operations");
           return false;
         }
+        // CUDA: every lane a mask names passes the same mask (the lanes exited aside), or the
+        // result is undefined.
+        const std::uint32_t names = (t.mask | (1u << t.lane())) & active_lanes(w);
+        if (names != group) {
+          fail_block("lanes " + std::to_string(lead.lane()) + " and " + std::to_string(t.lane()) + " of warp " +
+                     std::to_string(w) + " call " + warp_operation_name(t.op) + " with different masks (" +
+                     hex_mask(lead.mask) + " and " + hex_mask(t.mask) +
+                     "): every lane a mask names must pass the same mask");
+          return false;
+        }
+      }
+      // Nor may a lane outside the group, waiting, name one of it: the group's lanes run on
+      // past the operation it waits for them at.
+      for (std::uint32_t lanes = waiting & ~group; lanes; lanes &= lanes - 1) {
+        const sim_thread &t = threads_[first + static_cast<std::size_t>(std::countr_zero(lanes))];
+        if ((t.mask & group) == 0) continue;
+        fail_block("lanes " + std::to_string(lead.lane()) + " and " + std::to_string(t.lane()) + " of warp " +
+                   std::to_string(w) + " call " + warp_operation_name(lead.op) +
+                   (t.op == lead.op ? std::string(" with different masks (") + hex_mask(lead.mask) + " and " +
+                                          hex_mask(t.mask) + "): every lane a mask names must pass the same mask"
+                                    : std::string(" and ") + warp_operation_name(t.op) +
+                                          ", though the second's mask names the first"));
+        return false;
       }
       complete_warp_group(first, last, group);
       pending &= ~group;

@@ -75,6 +75,9 @@ enum class warp_kind {
   activemask
 };
 
+/// The name a kernel calls `op` by: "shfl_sync", "ballot_sync".
+const char *warp_operation_name(warp_kind op) noexcept;
+
 /// The stack each simulated thread gets (KERNEL_SIMULATOR_STACK_KB); simulator_error when
 /// the setting is not a size the simulator can give.
 std::size_t stack_bytes();

@@ -262,6 +262,22 @@ TEST_P(Targets, BoolsSortAsNumPy) {
   EXPECT_FALSE(back[999]);
 }
 
+// put into bool arrays: values repeated (from a host or device array) and one scalar.
+TEST_P(Targets, PutsBools) {
+  const kernel::target t = GetParam();
+  kernel::ndarray<bool, 1> a({6});
+  const auto idx = kernel::ndarray<int, 1>::of({0, 2, 5});
+  const auto vals = kernel::ndarray<bool, 1>::of({true, false});
+  kernel::put.on(t)(a, idx, vals);
+  EXPECT_EQ(to_vector(a), (std::vector<bool>{true, false, false, false, false, true}));
+  kernel::put.on(t)(a, idx, true);
+  EXPECT_EQ(to_vector(a), (std::vector<bool>{true, false, true, false, false, true}));
+  if (t == kernel::target::cpu || t == kernel::target::parallel) return;
+  auto d = kernel::to_device(kernel::ndarray<bool, 1>({6}), kernel_test::device());
+  kernel::put(d, kernel::ndarray<int, 1>::of({1, 3, 4}), kernel::to_device(vals, kernel_test::device()));
+  EXPECT_EQ(to_vector(d.copy_to_host()), (std::vector<bool>{false, true, false, false, true, false}));
+}
+
 /// Sorts `bits` as T values (ascending or descending) on `t`, on a device array where the
 /// target is a device's, and gives back the bits.
 template <class T, class B> std::vector<B> sorted_bits(kernel::target t, const std::vector<B> &bits, bool descending) {

@@ -365,6 +365,17 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   }
 }
 
+// A shuffle within groups of `width` lanes, which must be a power of two up to 32.
+[[kernel::jit]] void shuffle_in_groups(int width, array_view<int> out) {
+  const unsigned t = kernel::threadIdx.x;
+  out[t] = kernel::shfl_sync(kernel::full_mask, static_cast<int>(t), 1, width);
+}
+// The lanes of one ballot, which pass different masks: half the full mask, half their own.
+[[kernel::jit]] void ballot_of_two_masks(array_view<unsigned> out) {
+  const unsigned t = kernel::threadIdx.x;
+  out[t] = kernel::ballot_sync(t < 16 ? kernel::full_mask : 0xffff0000u, true);
+}
+
 namespace {
 
 // Also a launch of one thread, which runs the uninstrumented copy.
@@ -896,6 +907,33 @@ TEST(SimulatorWarps, PartialWarpTakesTheLanesThereAre) {
   std::vector<unsigned> first(32, 7);
   kernel::launch<after_exit>(1, 32).on(on_sim)(first);
   for (unsigned t = 0; t < 32; ++t) EXPECT_EQ(first[t], t < 5 ? 0x1fu : 7u) << t;
+}
+
+// A width that is not a power of two from 1 to 32 is reported (CUDA leaves the result
+// undefined); widths that are give each group its own lanes.
+TEST(SimulatorWarps, ShuffleWidths) {
+  std::vector<int> out(32);
+  for (int width : {1, 2, 8, 32}) {
+    kernel::launch<shuffle_in_groups>(1, 32).on(on_sim)(width, out);
+    for (int t = 0; t < 32; ++t) EXPECT_EQ(out[static_cast<std::size_t>(t)], t / width * width + 1 % width) << width;
+  }
+  for (int width : {0, 12, 64, -4}) {
+    const std::string what =
+        simulator_error_of([&] { kernel::launch<shuffle_in_groups>(1, 32).on(on_sim)(width, out); });
+    EXPECT_NE(what.find("shfl_sync's width " + std::to_string(width) + " is not a power of two from 1 to 32"),
+              std::string::npos)
+        << what;
+  }
+}
+
+// Lanes that one mask names passing another mask is reported, naming both (CUDA leaves the
+// result undefined).
+TEST(SimulatorWarps, LanesOfOneOperationPassTheSameMask) {
+  std::vector<unsigned> out(32);
+  const std::string what = simulator_error_of([&] { kernel::launch<ballot_of_two_masks>(1, 32).on(on_sim)(out); });
+  EXPECT_NE(what.find("lanes 0 and 16 of warp 0 call ballot_sync with different masks (0xffffffff and 0xffff0000)"),
+            std::string::npos)
+      << what;
 }
 
 TEST(SimulatorWarps, ActivemaskInADivergentBranch) {

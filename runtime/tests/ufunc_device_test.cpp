@@ -488,6 +488,49 @@ TEST(UfuncDeviceErrors, OutOfDeviceMemoryNamesTheArgument) {
   EXPECT_EQ(out, std::vector<float>(1 << 20, -1.0f));
 }
 
+// A result the device has no room for: the same out-of-memory error, naming the ufunc, the
+// result and its shape; the inputs are untouched.
+TEST(UfuncDeviceErrors, OutOfDeviceMemoryNamesTheResult) {
+  if (kernel_test::on_gpu()) GTEST_SKIP() << "the simulator's memory limit";
+  const kernel::device sim = kernel::device::simulator();
+  const auto dx = kernel::to_device(iota(1 << 20, 0.0f), sim), dy = kernel::to_device(iota(1 << 20, 1.0f), sim);
+  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "10", 1); // the inputs' 8 MiB fit, a 4 MiB result does not
+  std::string message;
+  bool out_of_memory = false;
+  try {
+    const auto r = vsaxpy(2.0f, dx, dy);
+    ADD_FAILURE() << "the result fitted";
+  } catch (const kernel::cuda_error &e) {
+    message = e.what();
+    out_of_memory = e.out_of_memory();
+  }
+  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+  EXPECT_TRUE(out_of_memory) << message;
+  EXPECT_EQ(message.rfind("'saxpy': the result, of shape (1048576,): allocating 4194304 bytes", 0), 0u) << message;
+  EXPECT_EQ(dy.copy_to_host().to_vector(), iota(1 << 20, 1.0f));
+}
+
+// A host result the machine cannot hold (2^60 bytes, within what one object may be): a
+// std::bad_alloc, as operator new's, that names the ufunc and the shape. Sanitizers' allocators
+// abort on such a size instead of failing it.
+TEST(UfuncErrors, OutOfHostMemoryNamesTheResult) {
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "the sanitizer's allocator aborts on a 2^60-byte request";
+#endif
+#endif
+  const float one = 1.0f; // every element of both, through zero strides
+  const kernel::array_view<const float, 2> column(&one, {1 << 29, 1}, {0, 0}), row(&one, {1, 1 << 29}, {0, 0});
+  try {
+    const auto r = vsaxpy(2.0f, column, row);
+    ADD_FAILURE() << "2^60 bytes were allocated";
+  } catch (const kernel::host_memory_error &e) {
+    EXPECT_STREQ(e.what(), "'saxpy': the result, of shape (536870912, 536870912): allocating 1152921504606846976 "
+                           "bytes on the host: out of memory");
+  }
+  EXPECT_THROW((kernel::ndarray<float, 2>(kernel::index_list<2>{1 << 29, 1 << 29})), std::bad_alloc);
+}
+
 TEST(UfuncDeviceErrors, NoGpuHereIsExplained) {
   try {
     kernel::device::cuda();

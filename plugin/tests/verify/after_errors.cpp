@@ -24,3 +24,20 @@ float twice(float x) { return 2 * x; }
   float (*volatile f)(float) = twice;
   return f(x); // expected-error {{GPU code cannot make indirect calls (through a function pointer or std::function)}}
 }
+
+// A template whose instantiation failed loses its body: the error inside it is the one
+// reported, not that its definition is not visible.
+template <class T> T halved(T x) {
+  return x.half(); // expected-error {{member reference base type 'float' is not a structure or union}}
+}
+[[kernel::vectorize]] float failed_instantiation(float x) {
+  return halved(x); // expected-note {{in instantiation of function template specialization 'halved<float>' requested here}}
+}
+
+// Atomics refuse a const target at the call, not inside the library.
+[[kernel::jit]] void const_atomic(kernel::array_view<const int, 1> a) {
+  kernel::atomic_add(a[0], 1); // expected-error {{no matching function for call to 'atomic_add'}}
+}
+// expected-note@kernel/atomic.h:* {{candidate template ignored: constraints not satisfied [with T = const int]}}
+// expected-note@kernel/atomic.h:* {{because 'const int' does not satisfy 'atomic_value'}}
+// expected-note@kernel/atomic.h:* {{because '!std::is_const_v<const int>' evaluated to false}}

@@ -715,25 +715,25 @@ public:
     detail::require_apart(name(), 1, a, 2, indices);
     if constexpr (!detail::arg_of<W>::is_scalar) detail::require_apart(name(), 1, a, 3, values);
     detail::input_elements<V> vals;
-    std::vector<V> repeated;
+    // An ndarray, not a std::vector, whose bool elements have no data().
+    ndarray<V, 1> repeated;
     if constexpr (detail::arg_of<W>::is_scalar) {
-      repeated.assign(static_cast<std::size_t>(count), detail::scalar_as<V>(name(), 3, values));
+      repeated = ndarray<V, 1>(index_list<1>{count}, detail::scalar_as<V>(name(), 3, values));
       vals = site.on_device() ? detail::device_input<V>(name(), 3, *site.call, repeated)
                               : detail::host_input<V>(name(), 3, repeated);
     } else if (const index_t given = detail::arg_of<W>::view(values).size(); given != count) {
       // As NumPy, values fewer than the indices are repeated (more are cut short).
       if (given == 0 && count > 0) throw argument_error(std::string(name()), 3, "is empty: there is no value to put");
-      std::vector<V> once;
+      ndarray<V, 1> once(given);
       if constexpr (detail::is_device_arg<W>) {
         const detail::input_elements<V> d = detail::device_input<V>(name(), 3, *site.call, values);
-        once = detail::read_back(*site.call, d.data, d.size);
+        detail::read_back_to(*site.call, d.data, d.size, once.data());
       } else {
         const detail::input_elements<V> h = detail::host_input<V>(name(), 3, values);
-        once.assign(h.data, h.data + h.size);
+        std::copy_n(h.data, h.size, once.data());
       }
-      repeated.resize(static_cast<std::size_t>(count));
-      for (index_t i = 0; i < count; ++i)
-        repeated[static_cast<std::size_t>(i)] = once[static_cast<std::size_t>(i % given)];
+      repeated = ndarray<V, 1>(count);
+      for (index_t i = 0; i < count; ++i) repeated(i) = once(i % given);
       vals = site.on_device() ? detail::device_input<V>(name(), 3, *site.call, repeated)
                               : detail::host_input<V>(name(), 3, repeated);
     } else {

@@ -17,6 +17,7 @@
 #include <new>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -279,13 +280,17 @@ public:
     return *this;
   }
 
-  /// Storage left uninitialized; for outputs that are written completely.
+  /// Storage left uninitialized; for outputs that are written completely. Errors (a shape
+  /// too large, no room on the host) name `callee`, the call that makes the array, and its
+  /// `argument` (0: a result).
   struct uninitialized_t {};
   static constexpr uninitialized_t uninitialized{};
-  ndarray(uninitialized_t, const index_list<Rank> &shape) : shape_(shape.values) {
-    const index_t n = detail::checked_size("ndarray", 1, shape_.data(), static_cast<int>(Rank), sizeof(T));
+  ndarray(uninitialized_t, const index_list<Rank> &shape, std::string_view callee = "ndarray", int argument = 1)
+      : shape_(shape.values) {
+    const index_t n = detail::checked_size(callee, argument, shape_.data(), static_cast<int>(Rank), sizeof(T));
     if (n > 0)
-      storage_.reset(static_cast<T *>(::operator new(static_cast<std::size_t>(n) * sizeof(T), std::align_val_t{64})));
+      storage_.reset(static_cast<T *>(
+          detail::allocate_host_array(callee, argument, shape_.data(), static_cast<int>(Rank), n, sizeof(T))));
   }
 
   T *data() noexcept { return storage_.get(); }

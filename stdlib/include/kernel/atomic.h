@@ -17,10 +17,12 @@
 
 namespace kernel {
 
-/// The types atomics work on: 32- and 64-bit integers, float and double.
+/// The types atomics work on: 32- and 64-bit integers, float and double, not const (an
+/// element of an array_view<const T> cannot be updated).
 template <class T>
-concept atomic_value = (std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 4 || sizeof(T) == 8)) ||
-                       std::is_same_v<T, float> || std::is_same_v<T, double>;
+concept atomic_value =
+    !std::is_const_v<T> && ((std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 4 || sizeof(T) == 8)) ||
+                            std::is_same_v<T, float> || std::is_same_v<T, double>);
 
 namespace detail {
 // Applies `update(old)` atomically with a compare-and-swap loop; returns the old value. The

@@ -230,7 +230,7 @@ public:
 
   /// A host copy. Without a stream the host waits for it.
   ndarray<T, Rank> copy_to_host() const {
-    ndarray<T, Rank> host(ndarray<T, Rank>::uninitialized, shape_);
+    ndarray<T, Rank> host(ndarray<T, Rank>::uninitialized, shape_, "copy_to_host", 0);
     if (bytes() == 0) return host;
     read(host.data(), *detail::default_stream(state()));
     detail::stream_synchronize(*detail::default_stream(state()));
@@ -238,7 +238,7 @@ public:
   }
   /// A host copy, written in order on `s`: valid after s.synchronize().
   ndarray<T, Rank> copy_to_host(const stream &s) const {
-    ndarray<T, Rank> host(ndarray<T, Rank>::uninitialized, shape_);
+    ndarray<T, Rank> host(ndarray<T, Rank>::uninitialized, shape_, "copy_to_host", 0);
     if (bytes() == 0) return host;
     require_stream_here("copy_to_host", *s.state());
     read(host.data(), *s.state());
@@ -272,10 +272,21 @@ public:
   /// The memory, shared with transfers still in flight.
   const std::shared_ptr<void> &memory() const noexcept { return memory_; }
 
-  device_array(const extents_type &shape, const std::shared_ptr<detail::stream_state> &s)
+  /// `callee`, when given, is the call whose result this is: its errors name it.
+  device_array(const extents_type &shape, const std::shared_ptr<detail::stream_state> &s, std::string_view callee = {})
       : shape_(shape), device_(&detail::stream_device(*s)) {
-    detail::checked_size("device_array", 1, shape.data(), static_cast<int>(Rank), sizeof(T));
-    if (bytes() > 0) memory_ = detail::device_allocate(*device_, bytes(), s);
+    const bool result = !callee.empty();
+    if (!result) callee = "device_array";
+    detail::checked_size(callee, result ? 0 : 1, shape.data(), static_cast<int>(Rank), sizeof(T));
+    if (bytes() == 0) return;
+    try {
+      memory_ = detail::device_allocate(*device_, bytes(), s);
+    } catch (const cuda_error &e) {
+      // The same error (out_of_memory() still says so), naming the call and the shape.
+      throw cuda_error("'" + std::string(callee) + "': " + (result ? "the result, of shape " : "shape ") +
+                           detail::shape_string(shape.data(), static_cast<int>(Rank)) + ": " + e.what(),
+                       e.code());
+    }
   }
 
   /// Takes `memory`, device memory allocated on `s` with room for at least `shape` (results the

@@ -3,6 +3,7 @@
 // ufunc or kernel and, where there is one, the argument) and what was expected.
 #pragma once
 
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -80,6 +81,17 @@ public:
 private:
   std::string function_;
   int status_;
+};
+
+/// A host array found no room: the message names the call that allocated it, its shape and
+/// bytes. A std::bad_alloc, as operator new's, so that code catching that sees it too.
+class host_memory_error : public std::bad_alloc {
+public:
+  explicit host_memory_error(const std::string &what) : what_(what) {}
+  const char *what() const noexcept override { return what_.what(); }
+
+private:
+  std::runtime_error what_; // copied without throwing, as an exception must be
 };
 
 class cuda_error : public error {

@@ -214,9 +214,9 @@ private:
       detail::checked_size(name(), op + 1, shape.data(), static_cast<int>(rank), sizeof(T));
       if constexpr (on_device_arrays) {
         const detail::device_call c = this->call_on(detail::first_device(name(), in...));
-        return device_array<T, rank>(shape, c.stream);
+        return device_array<T, rank>(shape, c.stream, name());
       } else {
-        return ndarray<T, rank>(ndarray<T, rank>::uninitialized, shape);
+        return ndarray<T, rank>(ndarray<T, rank>::uninitialized, shape, name(), op + 1);
       }
     };
     auto outputs = [&]<std::size_t... O>(std::index_sequence<O...>) {

@@ -172,7 +172,7 @@ public:
       if (d != ax) shape[o++] = v.shape(d);
     if constexpr (arg::is_device) {
       const detail::device_call c = this->call_on(&array.device().state(), unavailable_message);
-      device_array<R, out_rank> result(shape, c.stream);
+      device_array<R, out_rank> result(shape, c.stream, name());
       reduce_by_calls<fn>(*this, v, ax, array.device(), result);
       if constexpr (rank == 1) {
         detail::stream_synchronize(*c.stream); // the calls may be queued on the user's stream
@@ -180,7 +180,7 @@ public:
       } else
         return result;
     } else {
-      ndarray<R, out_rank> result(ndarray<R, out_rank>::uninitialized, shape);
+      ndarray<R, out_rank> result(ndarray<R, out_rank>::uninitialized, shape, name(), 0);
       if (this->placed_on().runs_on_host() || v.shape(ax) == 1) {
         // (An axis of one element takes no step: its elements converted, wherever the call
         // was placed: after the results calls on streams are delivering into them.)
@@ -207,14 +207,14 @@ public:
             if constexpr (std::is_same_v<P1, T>) {
               return kernel::to_device(v, dev);
             } else {
-              ndarray<P1, rank> converted(ndarray<P1, rank>::uninitialized, v.shape());
+              ndarray<P1, rank> converted(ndarray<P1, rank>::uninitialized, v.shape(), name(), 1);
               detail::gather(v, converted.data());
               return kernel::to_device(converted, dev);
             }
           }();
           std::array<index_t, rank> first_shape = v.shape();
           first_shape[ax] = 1;
-          ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape);
+          ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 0);
           detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
           device_array<R, out_rank> partial(shape, dev);
           partial.copy_from_host(array_view<const R, out_rank>(first.data(), shape));
@@ -376,11 +376,11 @@ private:
         // Device inputs give a device result, on the call's device and stream.
         const detail::device_call call = this->call_on(
             this->placed_on().runs_on_host() ? detail::first_device(name(), in...) : nullptr, unavailable_message);
-        device_array<R, rank> result(shape, call.stream);
+        device_array<R, rank> result(shape, call.stream, name());
         call_into(result, in...);
         return result;
       } else {
-        ndarray<R, rank> result(ndarray<R, rank>::uninitialized, shape);
+        ndarray<R, rank> result(ndarray<R, rank>::uninitialized, shape, name(), 0);
         call_into(result, in...);
         return result;
       }

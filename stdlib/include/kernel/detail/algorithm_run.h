@@ -73,6 +73,7 @@ template <class E> using evaluated_t = std::remove_cvref_t<decltype(evaluated(pl
 struct algorithm_site {
   placement where;
   std::optional<device_call> call;
+  std::string_view name; // the call's, for its errors: it outlives the site
 
   bool on_device() const noexcept { return call.has_value(); }
   bool parallel() const noexcept { return where.where == target::parallel; }
@@ -81,8 +82,8 @@ struct algorithm_site {
 /// Device arrays decide the device; else the placement does.
 template <class... A> algorithm_site site_of(std::string_view name, const placement &p, const A &...arrays) {
   device_state *d = first_device(name, arrays...);
-  if (!d && p.runs_on_host()) return {p, std::nullopt};
-  return {p, p.call_on(name, d, [&](const std::string &why) { return no_device_message(name, why); })};
+  if (!d && p.runs_on_host()) return {p, std::nullopt, name};
+  return {p, p.call_on(name, d, [&](const std::string &why) { return no_device_message(name, why); }), name};
 }
 
 template <class A> using arg_of = ufunc_arg<const A &>;
@@ -136,14 +137,18 @@ template <class T> std::unique_ptr<T[]> host_copy(const T *src, index_t n) {
   return copy;
 }
 
+/// Reads `n` values back to `dst` on the host, waiting for them.
+template <class T> void read_back_to(const device_call &c, const T *src, index_t n, T *dst) {
+  if (n <= 0) return;
+  device_copy(*c.device, dst, src, static_cast<std::size_t>(n) * sizeof(T), copy_direction::device_to_host, *c.stream);
+  stream_synchronize(*c.stream);
+}
+
 /// Reads `n` values back to the host, waiting for them.
 template <class T> std::vector<T> read_back(const device_call &c, const T *src, index_t n) {
+  static_assert(!std::is_same_v<T, bool>, "vector<bool> has no data(): use read_back_to");
   std::vector<T> v(static_cast<std::size_t>(n));
-  if (n > 0) {
-    device_copy(*c.device, v.data(), src, static_cast<std::size_t>(n) * sizeof(T), copy_direction::device_to_host,
-                *c.stream);
-    stream_synchronize(*c.stream);
-  }
+  read_back_to(c, src, n, v.data());
   return v;
 }
 
@@ -366,9 +371,9 @@ using result_array = std::conditional_t<Device, device_array<T, R>, ndarray<T, R
 template <class T, std::size_t R, bool Device>
 result_array<T, R, Device> make_result(const algorithm_site &site, const std::array<index_t, R> &shape) {
   if constexpr (Device)
-    return device_array<T, R>(shape, site.call->stream);
+    return device_array<T, R>(shape, site.call->stream, site.name);
   else
-    return ndarray<T, R>(ndarray<T, R>::uninitialized, shape);
+    return ndarray<T, R>(ndarray<T, R>::uninitialized, shape, site.name, 0);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <numeric>
 #include <string>
 #include <string_view>
@@ -117,6 +118,21 @@ inline index_t checked_size(std::string_view callee, int argument, const index_t
   if (overflow || n > max_object_bytes / (elem_size ? elem_size : 1))
     return checked_size_of_unusual(callee, argument, shape, rank, elem_size);
   return static_cast<index_t>(n);
+}
+
+/// `n` elements of `elem_size` bytes, aligned to 64, for an array of `shape` that `callee`
+/// makes (its result when `argument` is 0): a host_memory_error naming them when the host
+/// has no room.
+[[gnu::noinline]] inline void *allocate_host_array(std::string_view callee, int argument, const index_t *shape,
+                                                   int rank, index_t n, std::size_t elem_size) {
+  const std::size_t bytes = static_cast<std::size_t>(n) * elem_size;
+  try {
+    return ::operator new(bytes, std::align_val_t{64});
+  } catch (const std::bad_alloc &) {
+    throw host_memory_error("'" + std::string(callee) + "': " + (argument == 0 ? "the result, of shape " : "shape ") +
+                            shape_string(shape, rank) + ": allocating " + std::to_string(bytes) +
+                            " bytes on the host: out of memory");
+  }
 }
 
 /// The memory a layout's elements lie in (`rank` extents and strides in elements of
