@@ -13,7 +13,8 @@ extern "C" [[noreturn]] void __kernel_missing_host_function(const char *signatur
     return "'" + std::string(signature) + "' is CUDA-C device code (kernel::declare_device" +
            (std::string(abi) == "numba" ? "(\"numba\")" : "") + " at " + location +
            ") and runs only on the cuda target; to run it on cpu, parallel or the simulator, define '" + signature +
-           "' in a C++ source file of the program as its host implementation";
+           "' in a C++ source file of the program as its host implementation (with Bazel, in the target's srcs, or "
+           "in a cc_library with alwayslink = True and linkstatic = True)";
   };
   // On the simulator the fiber is abandoned: no message may be left alive in this frame.
   if (kernel::runtime::sim::sim_thread *t = kernel::runtime::sim::current_sim_thread()) t->fail(describe);

@@ -17,7 +17,9 @@
     )
 
 Each source is compiled with `nvcc -dc` (relocatable device code) with a cubin for each
-architecture and PTX for the newest, so that newer GPUs JIT it; the objects are archived
+architecture and PTX for the oldest and the newest: a cubin runs only on its own GPU
+generation, so the oldest's PTX is what GPUs between the listed ones (sm_80 to sm_89
+between sm_75 and sm_90) JIT, and the newest's what newer GPUs do. The objects are archived
 with `nvcc -lib` into lib<name>.a. A kernel_cc_* target lists it in `device_deps`: the
 archive is embedded in the program and nvJitLink links it with the target's kernels at run
 time. `lto = True` compiles to LTO-IR (`-dlto`) instead, so that nvJitLink can inline the
@@ -31,6 +33,15 @@ CudaDeviceCodeInfo = provider(
     fields = {"files": "depset of File"},
 )
 
+def _arch_number(arch):
+    """90 for sm_90 and sm_90a; None for what is not an architecture."""
+    number = arch[len("sm_"):]
+    if number.endswith("a"):
+        number = number[:-1]
+    if not arch.startswith("sm_") or not number.isdigit():
+        return None
+    return int(number)
+
 def _gencode(archs, lto):
     flags = []
     for arch in archs:
@@ -38,18 +49,33 @@ def _gencode(archs, lto):
         code = "lto_" + number if lto else "sm_" + number
         flags.append("-gencode=arch=compute_{n},code={c}".format(n = number, c = code))
     if not lto:
-        newest = sorted([int(a[len("sm_"):]) for a in archs])[-1]
-        flags.append("-gencode=arch=compute_{n},code=compute_{n}".format(n = newest))
+        # PTX of an arch-specific target (sm_90a) runs on that GPU alone: not for the JIT.
+        portable = sorted([_arch_number(a) for a in archs if not a.endswith("a")])
+        ptx = ([portable[0]] + ([portable[-1]] if portable[-1] != portable[0] else [])) if portable else []
+        for n in ptx:
+            flags.append("-gencode=arch=compute_{n},code=compute_{n}".format(n = n))
     return flags
 
+def _object_name(src):
+    """The object of `src`, under its path: a/math.cu and b/math.cu do not collide."""
+    path = src.short_path
+    if path.startswith("../"):
+        path = "external/" + path[len("../"):]
+    return path[:-len(".cu")] + ".o"
+
 def _cuda_device_library_impl(ctx):
+    if not ctx.attr.archs:
+        fail("cuda_device_library %s: archs is empty; name the GPU architectures, such as [\"sm_75\", \"sm_90\"]" %
+             ctx.label)
     for arch in ctx.attr.archs:
-        if not arch.startswith("sm_") or not arch[len("sm_"):].isdigit():
-            fail("cuda_device_library %s: '%s' is not a GPU architecture such as sm_90" % (ctx.label, arch))
+        if _arch_number(arch) == None:
+            fail("cuda_device_library %s: '%s' is not a GPU architecture such as sm_90 or sm_90a" % (ctx.label, arch))
     objects = []
-    includes = depset([f.dirname for f in ctx.files.hdrs]).to_list()
+    # Workspace-relative includes (#include "lib/bar.cuh") work as in cc_library, generated
+    # headers among them; and so do includes next to each header.
+    includes = [".", ctx.bin_dir.path] + depset([f.dirname for f in ctx.files.hdrs]).to_list()
     for src in ctx.files.srcs:
-        obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(".cu")]))
+        obj = ctx.actions.declare_file("_objs/%s/%s" % (ctx.label.name, _object_name(src)))
         args = ctx.actions.args()
         args.add("-dc")
         args.add_all(_gencode(ctx.attr.archs, ctx.attr.lto))
@@ -90,7 +116,7 @@ def _cuda_device_library_impl(ctx):
 cuda_device_library = rule(
     implementation = _cuda_device_library_impl,
     attrs = {
-        "srcs": attr.label_list(allow_files = [".cu"], mandatory = True),
+        "srcs": attr.label_list(allow_files = [".cu"], mandatory = True, allow_empty = False),
         "hdrs": attr.label_list(allow_files = [".h", ".cuh", ".hpp"]),
         "archs": attr.string_list(default = ["sm_75", "sm_90"]),
         "lto": attr.bool(default = False),

@@ -27,6 +27,14 @@ KERNEL_COPTS = [
     "-march=x86-64-v3",
 ]
 
+def _kernel_copts(ctx):
+    """KERNEL_COPTS, less -march and -fveclib where the build or the target names a -march:
+    as tools/kernel-clang++ does, the user's choice of CPU wins (and libmvec goes with it)."""
+    given = ctx.fragments.cpp.copts + ctx.fragments.cpp.cxxopts + ctx.attr.copts
+    if [f for f in given if f.startswith("-march=")]:
+        return [f for f in KERNEL_COPTS if not f.startswith("-march=") and not f.startswith("-fveclib=")]
+    return KERNEL_COPTS
+
 _HEADER_EXTENSIONS = ["h", "hh", "hpp", "inc"]
 
 def _device_files(ctx):
@@ -42,13 +50,16 @@ def _plugin_flags(ctx):
 
 def _kernel_cc_compile_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
+    if cc_toolchain.compiler == "gcc":
+        fail("%s: the kernel plugin is a clang plugin, and this build's C++ compiler is gcc; " % ctx.label +
+             "build with clang 19: --repo_env=CC=clang-19 (in .bazelrc: build --repo_env=CC=clang-19)")
     feature_configuration = cc_common.configure_features(
         ctx = ctx,
         cc_toolchain = cc_toolchain,
         requested_features = ctx.features,
         unsupported_features = ctx.disabled_features,
     )
-    deps = [d[CcInfo] for d in ctx.attr.deps]
+    deps = [d[CcInfo] for d in ctx.attr.deps + ctx.attr._kernel_deps]
     headers = [f for f in ctx.files.srcs if f.extension in _HEADER_EXTENSIONS]
     sources = [f for f in ctx.files.srcs if f.extension not in _HEADER_EXTENSIONS]
     compilation_context, compilation_outputs = cc_common.compile(
@@ -60,7 +71,10 @@ def _kernel_cc_compile_impl(ctx):
         private_hdrs = headers,
         public_hdrs = ctx.files.hdrs,
         compilation_contexts = [d.compilation_context for d in deps],
-        user_compile_flags = KERNEL_COPTS + _plugin_flags(ctx) + ctx.attr.copts,
+        defines = ctx.attr.defines,
+        local_defines = ctx.attr.local_defines,
+        includes = ctx.attr.includes,
+        user_compile_flags = _kernel_copts(ctx) + _plugin_flags(ctx) + ctx.attr.copts,
         # Device code is read by the compile (embedded in the object), so it is an input;
         # files named by [[kernel::link("...")]] in the sources come in through device_deps or srcs.
         additional_inputs = [ctx.file._plugin] + ctx.files.device_deps + ctx.files.device_srcs,
@@ -82,7 +96,7 @@ def _kernel_cc_compile_impl(ctx):
         files = [f for f in [lib.static_library, lib.pic_static_library] if f]
     # The deps' runfiles (the runtime's data: CUB's library) reach the programs built on this.
     runfiles = ctx.runfiles()
-    for d in ctx.attr.deps:
+    for d in ctx.attr.deps + ctx.attr._kernel_deps:
         runfiles = runfiles.merge(d[DefaultInfo].default_runfiles)
     return [
         DefaultInfo(files = depset(files), runfiles = runfiles),
@@ -99,6 +113,9 @@ _kernel_cc_compile = rule(
         "hdrs": attr.label_list(allow_files = [".h", ".hpp", ".hh", ".inc"]),
         "deps": attr.label_list(providers = [CcInfo]),
         "copts": attr.string_list(),
+        "defines": attr.string_list(doc = "As cc_library's: for these sources and those that depend on them."),
+        "local_defines": attr.string_list(doc = "As cc_library's: for these sources only."),
+        "includes": attr.string_list(doc = "As cc_library's: directories, relative to the package, to include from."),
         "device_deps": attr.label_list(
             allow_files = True,
             doc = "cuda_device_library targets and device code files (" + describe_link_inputs() +
@@ -118,16 +135,17 @@ _kernel_cc_compile = rule(
             allow_single_file = True,
             cfg = "target",
         ),
+        # The kernel headers and runtime, apart from deps: a user listing them there too is no
+        # duplicate label.
+        "_kernel_deps": attr.label_list(
+            default = [Label("//stdlib"), Label("//runtime")],
+            providers = [CcInfo],
+        ),
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
     },
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
     fragments = ["cpp"],
 )
-
-_KERNEL_DEPS = [
-    Label("//stdlib"),
-    Label("//runtime"),
-]
 
 def kernel_cc_library(name, srcs = [], hdrs = [], deps = [], copts = [], gpu_archs = [], device_deps = [],
                       device_srcs = [], **kwargs):
@@ -140,7 +158,7 @@ def kernel_cc_library(name, srcs = [], hdrs = [], deps = [], copts = [], gpu_arc
         name = name,
         srcs = srcs,
         hdrs = hdrs,
-        deps = deps + _KERNEL_DEPS,
+        deps = deps,
         copts = copts,
         gpu_archs = gpu_archs,
         device_deps = device_deps,
@@ -148,7 +166,18 @@ def kernel_cc_library(name, srcs = [], hdrs = [], deps = [], copts = [], gpu_arc
         **kwargs
     )
 
+# Attributes of a binary or test that its objects' compile takes (they reach its sources), or
+# that it shares with them (where and whether it builds).
+_COMPILE_ATTRS = ["defines", "local_defines", "includes", "features"]
+_SHARED_ATTRS = ["tags", "target_compatible_with", "exec_compatible_with", "exec_properties", "features"]
+
 def _kernel_cc_executable(rule, name, srcs, deps, copts, gpu_archs, device_deps, device_srcs, testonly, kwargs):
+    objects = {a: kwargs.pop(a) for a in _COMPILE_ATTRS if a in kwargs}
+    for a in _SHARED_ATTRS:
+        if a in kwargs and a not in objects:
+            objects[a] = kwargs[a]
+    if "features" in objects:
+        kwargs["features"] = objects["features"]
     kernel_cc_library(
         name = name + "_objects",
         srcs = srcs,
@@ -159,6 +188,7 @@ def _kernel_cc_executable(rule, name, srcs, deps, copts, gpu_archs, device_deps,
         device_srcs = device_srcs,
         visibility = ["//visibility:private"],
         testonly = testonly,
+        **objects
     )
     rule(name = name, deps = [":" + name + "_objects"], **kwargs)
 
