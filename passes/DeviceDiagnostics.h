@@ -12,6 +12,7 @@
 #define KERNEL_PASSES_DEVICEDIAGNOSTICS_H
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/LLVMContext.h"
 
 namespace kernel {
@@ -24,6 +25,11 @@ public:
   void error(const llvm::Twine &Message) {
     Failed = true;
     Ctx.emitError("kernel: " + Message);
+  }
+  /// What compiles but will fail later, where it can still be fixed. (LLVM 19 has no
+  /// generic diagnostic class: emitError too reports through the inline-asm one.)
+  void warning(const llvm::Twine &Message) {
+    Ctx.diagnose(llvm::DiagnosticInfoInlineAsm("kernel: " + Message, llvm::DS_Warning));
   }
   bool failed() const { return Failed; }
 

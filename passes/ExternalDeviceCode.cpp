@@ -79,11 +79,14 @@ std::vector<LinkInput> collectLinkInputs(Module &M, ArrayRef<std::string> ExtraF
     if (Format == kernel::detail::link_format::cuda) {
       // Its quoted includes go into the program with it: they are read now, as the build
       // sees them, not wherever and whenever NVRTC would compile it.
+      std::vector<std::string> Missing;
       auto ReadHeader = [&](const std::string &Header) -> std::optional<std::string> {
         ErrorOr<std::unique_ptr<MemoryBuffer>> Text =
             MemoryBuffer::getFile(Header, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-        if (!Text)
+        if (!Text) {
+          Missing.push_back(Header);
           return std::nullopt;
+        }
         return (*Text)->getBuffer().str();
       };
       std::string Whole, Error;
@@ -91,6 +94,14 @@ std::vector<LinkInput> collectLinkInputs(Module &M, ArrayRef<std::string> ExtraF
         Diags.error("cannot embed the device code '" + Path + "': " + Error);
         continue;
       }
+      // The line stays for NVRTC, which has no file system of the build's: under an #if
+      // that is false it is harmless, else the program fails on a GPU, when the module is
+      // built. A build sandbox that was not given the header is the usual cause.
+      for (const std::string &Header : Missing)
+        Diags.warning("the device code '" + Path + "' includes '" + Header +
+                      "', which is not there to embed with it: NVRTC will fail on that line at run "
+                      "time unless an #if leaves it out (with Bazel, list the header in the "
+                      "target's device_srcs)");
       In.Bytes = std::move(Whole);
       In.Hash = contentHash({StringRef(In.Kind), StringRef(In.Bytes)});
     } else if (std::string Why = kernel::detail::device_code_damage(Format, In.Bytes);

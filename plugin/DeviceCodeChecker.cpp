@@ -497,8 +497,11 @@ private:
         return;
       // A template whose instantiation failed has lost its body; the error that made it
       // fail was reported and says why.
+      // (An extern template's explicit instantiation declaration has no body here either,
+      // and is reported.)
       if (Callee->isInvalidDecl() ||
-          (Callee->isTemplateInstantiation() && Callee->getTemplateInstantiationPattern() &&
+          (Callee->getTemplateSpecializationKind() == TSK_ImplicitInstantiation &&
+           Callee->getTemplateInstantiationPattern() &&
            Callee->getTemplateInstantiationPattern()->hasBody() && Diags.hasErrorOccurred()))
         return;
       bool Throws = Callee->isInStdNamespace() && Callee->getIdentifier() &&

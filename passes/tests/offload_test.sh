@@ -57,6 +57,24 @@ printf '#pragma once\n#define BODY (a * 2 + 0x5eed)\n' >"$tmp/cu/inc/body.h"
 "${cxx[@]}" -O0 -fplugin-arg-kernel-link="$tmp/cu/twice.cu" plugin/tests/verify/valid_code.cpp -o "$tmp/cu.o"
 grep -a -q "define BODY (a \* 2 + 0x5eed)" "$tmp/cu.o" ||
   fail "the header of a linked .cu file was not embedded with it"
+# A header that is not there (a sandbox not given it) is a warning naming it: NVRTC would
+# fail on the line only on a GPU.
+printf '#include "inc/absent.h"\nextern "C" __device__ int thrice(int a) { return 3 * a; }\n' >"$tmp/cu/thrice.cu"
+"${cxx[@]}" -O0 -fplugin-arg-kernel-link="$tmp/cu/thrice.cu" plugin/tests/verify/valid_code.cpp -o "$tmp/thrice.o" \
+  2>"$tmp/err_absent.txt"
+grep -q "warning: kernel: the device code '$tmp/cu/thrice.cu' includes '$tmp/cu/inc/absent.h', which is not there" \
+  "$tmp/err_absent.txt" || { cat "$tmp/err_absent.txt"; fail "no warning for a header that is not there"; }
+# A host compiler's object, or a library of them, holds no device code: nvJitLink would find
+# that only on a GPU, at the first launch.
+ar rc "$tmp/libhost.a" "$tmp/v.o"
+for host in "$tmp/v.o" "$tmp/libhost.a"; do
+  if "${cxx[@]}" -O0 -fplugin-arg-kernel-link="$host" plugin/tests/verify/valid_code.cpp -o "$tmp/h.o" \
+    2>"$tmp/err_host.txt"; then
+    fail "embedded $host, which holds no device code"
+  fi
+  grep -q "cannot embed the device code '$host' as .*holds no device code.* x86-64" "$tmp/err_host.txt" ||
+    { cat "$tmp/err_host.txt"; fail "unclear error for $host"; }
+done
 
 # sqrt is IEEE-rounded, as with nvcc, not libdevice's approximation.
 "${cxx[@]}" -O2 -fno-math-errno -fplugin-arg-kernel-inspect="$tmp/math" passes/tests/math.cpp -o "$tmp/m.o"

@@ -361,47 +361,26 @@ bool block_run::complete_warp_operations() {
       progress = true;
       continue;
     }
-    // Lanes complete in groups: the lanes one lane's mask names (itself included) that have not
-    // exited must all be at the operation (CUDA: lanes a partial warp does not have, or that
-    // have exited, do not take part), and at the same one. Lanes of other branches, with masks
-    // of their own, complete apart (a ballot of lanes 0-15 beside a shuffle of lanes 16-31).
+    // Lanes complete in groups, as PTX's .sync operations do on sm_70 and later: a lane waits
+    // until every lane its mask names (itself included) that has not exited (CUDA: lanes a
+    // partial warp does not have, or that have exited, do not take part) waits at an
+    // operation of the same kind with the same mask, at this call or another. A named lane at
+    // another operation, or with another mask, is not there yet (it skipped a branch and waits
+    // at a later one, which the others reach after this one); lanes of other branches, with
+    // masks of their own, complete apart (a ballot of lanes 0-15 beside a shuffle of lanes
+    // 16-31). Lanes that never meet are reported when nothing else can run.
     std::uint32_t pending = waiting;
     while (pending) {
       const sim_thread &lead = threads_[first + static_cast<std::size_t>(std::countr_zero(pending))];
       const std::uint32_t group = (lead.mask | (1u << lead.lane())) & active_lanes(w);
-      if ((group & waiting) != group) { // some have not arrived yet
+      bool met = (group & waiting) == group;
+      for (std::uint32_t lanes = group; met && lanes; lanes &= lanes - 1) {
+        const sim_thread &t = threads_[first + static_cast<std::size_t>(std::countr_zero(lanes))];
+        met = t.op == lead.op && ((t.mask | (1u << t.lane())) & active_lanes(w)) == group;
+      }
+      if (!met) {
         pending &= ~(1u << lead.lane());
         continue;
-      }
-      for (std::uint32_t lanes = group; lanes; lanes &= lanes - 1) {
-        const sim_thread &t = threads_[first + static_cast<std::size_t>(std::countr_zero(lanes))];
-        if (t.op != lead.op) {
-          fail_block("lanes of warp " + std::to_string(w) + " wait at different warp operations");
-          return false;
-        }
-        // CUDA: every lane a mask names passes the same mask (the lanes exited aside), or the
-        // result is undefined.
-        const std::uint32_t names = (t.mask | (1u << t.lane())) & active_lanes(w);
-        if (names != group) {
-          fail_block("lanes " + std::to_string(lead.lane()) + " and " + std::to_string(t.lane()) + " of warp " +
-                     std::to_string(w) + " call " + warp_operation_name(t.op) + " with different masks (" +
-                     hex_mask(lead.mask) + " and " + hex_mask(t.mask) +
-                     "): every lane a mask names must pass the same mask");
-          return false;
-        }
-      }
-      // Nor may a lane outside the group, waiting, name one of it: the group's lanes run on
-      // past the operation it waits for them at.
-      for (std::uint32_t lanes = waiting & ~group; lanes; lanes &= lanes - 1) {
-        const sim_thread &t = threads_[first + static_cast<std::size_t>(std::countr_zero(lanes))];
-        if ((t.mask & group) == 0) continue;
-        fail_block("lanes " + std::to_string(lead.lane()) + " and " + std::to_string(t.lane()) + " of warp " +
-                   std::to_string(w) + " call " + warp_operation_name(lead.op) +
-                   (t.op == lead.op ? std::string(" with different masks (") + hex_mask(lead.mask) + " and " +
-                                          hex_mask(t.mask) + "): every lane a mask names must pass the same mask"
-                                    : std::string(" and ") + warp_operation_name(t.op) +
-                                          ", though the second's mask names the first"));
-        return false;
       }
       complete_warp_group(first, last, group);
       pending &= ~group;
@@ -624,11 +603,20 @@ void block_run::run() {
       }
       continue;
     }
-    std::vector<std::uint32_t> stuck;
-    for (const sim_thread &t : threads_)
-      if (t.status == thread_status::warp) stuck.push_back(t.linear);
-    fail_block("threads wait for each other forever: " + describe(stuck) +
-               " wait at a warp operation whose lanes never all arrive");
+    // Who waits where, by operation and mask, in the order the threads come.
+    std::vector<std::pair<std::string, std::vector<std::uint32_t>>> stuck;
+    for (const sim_thread &t : threads_) {
+      if (t.status != thread_status::warp) continue;
+      const std::string at = std::string(warp_operation_name(t.op)) + " with mask " + hex_mask(t.mask);
+      auto it = std::find_if(stuck.begin(), stuck.end(), [&](const auto &s) { return s.first == at; });
+      if (it == stuck.end()) it = stuck.insert(stuck.end(), {at, {}});
+      it->second.push_back(t.linear);
+    }
+    std::string where;
+    for (const auto &[at, linear] : stuck) where += (where.empty() ? "" : "; ") + describe(linear) + " at " + at;
+    fail_block("threads wait for each other forever: " + where +
+               " (a warp operation's lanes never all arrive: each waits for every lane its mask names, not exited, "
+               "at an operation of the same kind with the same mask)");
     return;
   }
 }

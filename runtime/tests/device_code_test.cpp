@@ -228,6 +228,48 @@ TEST_F(DeviceCode, DamagedBinariesAreRefusedBeforeNvJitLinkReadsThem) {
   fs::remove_all(dir);
 }
 
+// A host program's code named as device code (a host compiler's object, a cc_library's
+// archive, an x86-64 file named .cubin) is refused when added, saying so: nvJitLink would find
+// no device code in it only on a GPU, at the first launch.
+TEST_F(DeviceCode, HostCodeIsNotDeviceCode) {
+  const fs::path dir = scratch_directory("host");
+  const std::string host = file_bytes("/proc/self/exe");
+  ASSERT_TRUE(host.starts_with("\x7f"
+                               "ELF"));
+  write_file(dir / "host.o", host);
+  EXPECT_NE(link_code_message((dir / "host.o").string())
+                .find("cannot be linked as object: it holds no device code: it is an object for x86-64 without nvcc's "
+                      "fat binary"),
+            std::string::npos)
+      << link_code_message((dir / "host.o").string());
+  write_file(dir / "host.cubin", host);
+  EXPECT_NE(link_code_message((dir / "host.cubin").string())
+                .find("cannot be linked as cubin: it is not a cubin: an ELF file for x86-64, not for a GPU"),
+            std::string::npos)
+      << link_code_message((dir / "host.cubin").string());
+  // An archive of it, as ar writes one.
+  std::string member_header = "host.o/";
+  member_header.resize(48, ' ');
+  std::string size = std::to_string(host.size());
+  size.resize(10, ' ');
+  std::string archive = "!<arch>\n" + member_header + size + "`\n" + host + (host.size() % 2 ? "\n" : "");
+  write_file(dir / "libhost.a", archive);
+  EXPECT_NE(link_code_message((dir / "libhost.a").string())
+                .find("none of its objects holds device code: it is a library of objects for x86-64"),
+            std::string::npos)
+      << link_code_message((dir / "libhost.a").string());
+  // With a device object beside it, the archive is device code.
+  const std::string device = file_bytes(data + "twice.o");
+  std::string device_size = std::to_string(device.size());
+  device_size.resize(10, ' ');
+  std::string twice_header = "twice.o/";
+  twice_header.resize(48, ' ');
+  archive += twice_header + device_size + "`\n" + device + (device.size() % 2 ? "\n" : "");
+  EXPECT_EQ(kernel::detail::device_code_damage(kernel::detail::link_format::library, archive), "");
+  EXPECT_TRUE(kernel::linked_device_code().empty());
+  fs::remove_all(dir);
+}
+
 // A directory or a FIFO named as device code is an error, not an exception of the stream
 // library or a read that blocks for ever.
 TEST_F(DeviceCode, OnlyRegularFilesAreRead) {

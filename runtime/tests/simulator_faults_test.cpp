@@ -370,10 +370,36 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   const unsigned t = kernel::threadIdx.x;
   out[t] = kernel::shfl_sync(kernel::full_mask, static_cast<int>(t), 1, width);
 }
-// The lanes of one ballot, which pass different masks: half the full mask, half their own.
-[[kernel::jit]] void ballot_of_two_masks(array_view<unsigned> out) {
+// Valid on sm_70 and later, each: lanes that skipped a branch wait at a later operation for
+// the others, which reach it after theirs.
+// CUDA's own pattern: the lanes a ballot picks shuffle, then the whole warp syncs.
+[[kernel::jit]] void picked_then_whole_warp(int n, array_view<int> out) {
+  const unsigned t = kernel::threadIdx.x;
+  const unsigned mask = kernel::ballot_sync(kernel::full_mask, static_cast<int>(t) < n);
+  int v = static_cast<int>(t);
+  if (static_cast<int>(t) < n) v = kernel::shfl_sync(mask, v, 0);
+  kernel::syncwarp();
+  out[t] = v;
+}
+// Two shuffles one after the other, of lanes 0-1 and then 0-2; and the upper half's shuffle
+// while the lower half waits at the syncwarp after it.
+[[kernel::jit]] void shrinking_masks(array_view<int> out) {
+  const unsigned t = kernel::threadIdx.x;
+  int v = static_cast<int>(t);
+  if (t < 3) {
+    if (t < 2) v = kernel::shfl_sync(0x3u, v, 1);
+    v = kernel::shfl_sync(0x7u, v, 0);
+  }
+  if (t >= 16) v += 100 * kernel::shfl_sync(0xffff0000u, static_cast<int>(t), 16);
+  kernel::syncwarp();
+  out[t] = v;
+}
+// Invalid: the lower half's ballot names the upper half, whose ballot (of its own lanes only)
+// is done before it syncs the whole warp: neither operation ever has all its lanes.
+[[kernel::jit]] void ballots_never_meet(array_view<unsigned> out) {
   const unsigned t = kernel::threadIdx.x;
   out[t] = kernel::ballot_sync(t < 16 ? kernel::full_mask : 0xffff0000u, true);
+  kernel::syncwarp();
 }
 
 namespace {
@@ -926,12 +952,22 @@ TEST(SimulatorWarps, ShuffleWidths) {
   }
 }
 
-// Lanes that one mask names passing another mask is reported, naming both (CUDA leaves the
-// result undefined).
-TEST(SimulatorWarps, LanesOfOneOperationPassTheSameMask) {
+// A lane waits for the lanes its mask names at an operation of the same kind with the same
+// mask, wherever the call: lanes that skipped a branch wait at a later one.
+TEST(SimulatorWarps, LanesMeetAtTheSameOperationAndMask) {
+  std::vector<int> out(32);
+  kernel::launch<picked_then_whole_warp>(1, 32).on(on_sim)(16, out);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(out[static_cast<std::size_t>(t)], t < 16 ? 0 : t) << t;
+  kernel::launch<shrinking_masks>(1, 32).on(on_sim)(out);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(out[static_cast<std::size_t>(t)], t < 3 ? 1 : t < 16 ? t : t + 1600) << t;
+}
+
+// Lanes that never meet are reported with where each waits, by operation and mask.
+TEST(SimulatorWarps, LanesThatNeverMeetAreReported) {
   std::vector<unsigned> out(32);
-  const std::string what = simulator_error_of([&] { kernel::launch<ballot_of_two_masks>(1, 32).on(on_sim)(out); });
-  EXPECT_NE(what.find("lanes 0 and 16 of warp 0 call ballot_sync with different masks (0xffffffff and 0xffff0000)"),
+  const std::string what = simulator_error_of([&] { kernel::launch<ballots_never_meet>(1, 32).on(on_sim)(out); });
+  EXPECT_NE(what.find("threads wait for each other forever: threads (0,0,0) to (15,0,0) at ballot_sync with mask "
+                      "0xffffffff; threads (16,0,0) to (31,0,0) at syncwarp with mask 0xffffffff"),
             std::string::npos)
       << what;
 }

@@ -73,7 +73,9 @@ def _cuda_device_library_impl(ctx):
     objects = []
     # Workspace-relative includes (#include "lib/bar.cuh") work as in cc_library, generated
     # headers among them; and so do includes next to each header.
-    includes = [".", ctx.bin_dir.path] + depset([f.dirname for f in ctx.files.hdrs]).to_list()
+    root = ctx.label.workspace_root or "."
+    includes = [root, ctx.bin_dir.path + ("/" + ctx.label.workspace_root if ctx.label.workspace_root else "")]
+    includes += depset([f.dirname for f in ctx.files.hdrs]).to_list()
     for src in ctx.files.srcs:
         obj = ctx.actions.declare_file("_objs/%s/%s" % (ctx.label.name, _object_name(src)))
         args = ctx.actions.args()

@@ -31,7 +31,7 @@ def _kernel_copts(ctx):
     """KERNEL_COPTS, less -march and -fveclib where the build or the target names a -march:
     as tools/kernel-clang++ does, the user's choice of CPU wins (and libmvec goes with it)."""
     given = ctx.fragments.cpp.copts + ctx.fragments.cpp.cxxopts + ctx.attr.copts
-    if [f for f in given if f.startswith("-march=")]:
+    if [f for f in given if f.startswith("-march=") or f.startswith("-mcpu=")]:
         return [f for f in KERNEL_COPTS if not f.startswith("-march=") and not f.startswith("-fveclib=")]
     return KERNEL_COPTS
 
@@ -48,9 +48,20 @@ def _plugin_flags(ctx):
         flags.append("-fplugin-arg-kernel-link=" + f.path)
     return flags
 
+def _package_includes(ctx):
+    """`includes` as cc_library reads them, relative to the package (cc_common takes paths
+    from the execution root), in the source tree and among generated files."""
+    package = "/".join([p for p in [ctx.label.workspace_root, ctx.label.package] if p])
+    found = []
+    for include in ctx.attr.includes:
+        path = "/".join([p for p in [package, include] if p and p != "."]) or "."
+        found += [path, ctx.bin_dir.path + "/" + path if path != "." else ctx.bin_dir.path]
+    return found
+
 def _kernel_cc_compile_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
-    if cc_toolchain.compiler == "gcc":
+    # Bazel's autoconfigured toolchain says "clang" for clang and "compiler" for anything else.
+    if cc_toolchain.compiler in ("gcc", "compiler"):
         fail("%s: the kernel plugin is a clang plugin, and this build's C++ compiler is gcc; " % ctx.label +
              "build with clang 19: --repo_env=CC=clang-19 (in .bazelrc: build --repo_env=CC=clang-19)")
     feature_configuration = cc_common.configure_features(
@@ -73,7 +84,7 @@ def _kernel_cc_compile_impl(ctx):
         compilation_contexts = [d.compilation_context for d in deps],
         defines = ctx.attr.defines,
         local_defines = ctx.attr.local_defines,
-        includes = ctx.attr.includes,
+        includes = _package_includes(ctx),
         user_compile_flags = _kernel_copts(ctx) + _plugin_flags(ctx) + ctx.attr.copts,
         # Device code is read by the compile (embedded in the object), so it is an input;
         # files named by [[kernel::link("...")]] in the sources come in through device_deps or srcs.

@@ -718,13 +718,14 @@ public:
     // An ndarray, not a std::vector, whose bool elements have no data().
     ndarray<V, 1> repeated;
     if constexpr (detail::arg_of<W>::is_scalar) {
-      repeated = ndarray<V, 1>(index_list<1>{count}, detail::scalar_as<V>(name(), 3, values));
+      repeated = ndarray<V, 1>(ndarray<V, 1>::uninitialized, {count}, name(), 3);
+      std::fill_n(repeated.data(), count, detail::scalar_as<V>(name(), 3, values));
       vals = site.on_device() ? detail::device_input<V>(name(), 3, *site.call, repeated)
                               : detail::host_input<V>(name(), 3, repeated);
     } else if (const index_t given = detail::arg_of<W>::view(values).size(); given != count) {
       // As NumPy, values fewer than the indices are repeated (more are cut short).
       if (given == 0 && count > 0) throw argument_error(std::string(name()), 3, "is empty: there is no value to put");
-      ndarray<V, 1> once(given);
+      ndarray<V, 1> once(ndarray<V, 1>::uninitialized, {given}, name(), 3);
       if constexpr (detail::is_device_arg<W>) {
         const detail::input_elements<V> d = detail::device_input<V>(name(), 3, *site.call, values);
         detail::read_back_to(*site.call, d.data, d.size, once.data());
@@ -732,7 +733,7 @@ public:
         const detail::input_elements<V> h = detail::host_input<V>(name(), 3, values);
         std::copy_n(h.data, h.size, once.data());
       }
-      repeated = ndarray<V, 1>(count);
+      repeated = ndarray<V, 1>(ndarray<V, 1>::uninitialized, {count}, name(), 3);
       for (index_t i = 0; i < count; ++i) repeated(i) = once(i % given);
       vals = site.on_device() ? detail::device_input<V>(name(), 3, *site.call, repeated)
                               : detail::host_input<V>(name(), 3, repeated);

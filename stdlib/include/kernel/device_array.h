@@ -282,7 +282,9 @@ public:
     try {
       memory_ = detail::device_allocate(*device_, bytes(), s);
     } catch (const cuda_error &e) {
-      // The same error (out_of_memory() still says so), naming the call and the shape.
+      // The same error (out_of_memory() still says so), naming the call and the shape; another
+      // (a fault of earlier work the allocation reports) is not this call's.
+      if (!e.out_of_memory()) throw;
       throw cuda_error("'" + std::string(callee) + "': " + (result ? "the result, of shape " : "shape ") +
                            detail::shape_string(shape.data(), static_cast<int>(Rank)) + ": " + e.what(),
                        e.code());
@@ -450,14 +452,14 @@ template <class T, std::size_t Rank> ndarray<T, Rank> to_host(const device_array
 /// a device array on a's device. Its values are unspecified (NumPy's empty_like).
 template <class T, std::size_t Rank>
 ndarray<T, Rank> empty_like(const ndarray<T, Rank> &, const std::type_identity_t<index_list<Rank>> &shape) {
-  return ndarray<T, Rank>(ndarray<T, Rank>::uninitialized, shape);
+  return ndarray<T, Rank>(ndarray<T, Rank>::uninitialized, shape, "empty_like", 0);
 }
 template <class T, std::size_t Rank> ndarray<T, Rank> empty_like(const ndarray<T, Rank> &a) {
   return empty_like(a, a.shape());
 }
 template <class T, std::size_t Rank>
 device_array<T, Rank> empty_like(const device_array<T, Rank> &a, const std::type_identity_t<index_list<Rank>> &shape) {
-  return device_array<T, Rank>(shape, a.device());
+  return device_array<T, Rank>(shape.values, detail::default_stream(a.device().state()), "empty_like");
 }
 template <class T, std::size_t Rank> device_array<T, Rank> empty_like(const device_array<T, Rank> &a) {
   return empty_like(a, a.shape());

@@ -1023,7 +1023,7 @@ inline ndarray<double, 1> fftfreq(index_t n, double spacing = 1.0) {
   if (!(spacing != 0) || !std::isfinite(spacing))
     throw argument_error("fftfreq", 2, "the sample spacing must be finite and not 0");
   detail::checked_size("fftfreq", 1, &n, 1, sizeof(double));
-  ndarray<double, 1> f(ndarray<double, 1>::uninitialized, {n});
+  ndarray<double, 1> f(ndarray<double, 1>::uninitialized, {n}, "fftfreq", 0);
   const double scale = 1 / (static_cast<double>(n) * spacing);
   for (index_t k = 0; k < n; ++k) f(k) = static_cast<double>(k < (n + 1) / 2 ? k : k - n) * scale;
   return f;
@@ -1035,7 +1035,7 @@ inline ndarray<double, 1> rfftfreq(index_t n, double spacing = 1.0) {
   if (!(spacing != 0) || !std::isfinite(spacing))
     throw argument_error("rfftfreq", 2, "the sample spacing must be finite and not 0");
   detail::checked_size("rfftfreq", 1, &n, 1, sizeof(double));
-  ndarray<double, 1> f(ndarray<double, 1>::uninitialized, {n / 2 + 1});
+  ndarray<double, 1> f(ndarray<double, 1>::uninitialized, {n / 2 + 1}, "rfftfreq", 0);
   const double scale = 1 / (static_cast<double>(n) * spacing);
   for (index_t k = 0; k <= n / 2; ++k) f(k) = static_cast<double>(k) * scale;
   return f;

@@ -216,7 +216,7 @@ private:
         const detail::device_call c = this->call_on(detail::first_device(name(), in...));
         return device_array<T, rank>(shape, c.stream, name());
       } else {
-        return ndarray<T, rank>(ndarray<T, rank>::uninitialized, shape, name(), op + 1);
+        return ndarray<T, rank>(ndarray<T, rank>::uninitialized, shape, name(), 0);
       }
     };
     auto outputs = [&]<std::size_t... O>(std::index_sequence<O...>) {

@@ -214,9 +214,9 @@ public:
           }();
           std::array<index_t, rank> first_shape = v.shape();
           first_shape[ax] = 1;
-          ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 0);
+          ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
           detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
-          device_array<R, out_rank> partial(shape, dev);
+          device_array<R, out_rank> partial(shape, detail::default_stream(dev.state()), name());
           partial.copy_from_host(array_view<const R, out_rank>(first.data(), shape));
           // The copies run on the device's default stream, the calls where the ufunc is placed
           // (perhaps a stream of the user's): the host orders them.

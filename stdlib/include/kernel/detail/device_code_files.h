@@ -82,6 +82,50 @@ inline std::string elf_damage(std::string_view bytes) {
   return {};
 }
 
+inline constexpr std::uint16_t cuda_machine = 190; // EM_CUDA
+
+// The machine (e_machine) an ELF file is for, by name where it is a common one.
+inline std::string elf_machine_name(std::string_view bytes) {
+  std::uint16_t machine = 0;
+  read_at(bytes, 0x12, machine);
+  switch (machine) {
+  case 3: return "x86";
+  case 62: return "x86-64";
+  case 183: return "AArch64";
+  case cuda_machine: return "NVIDIA CUDA";
+  default: return "machine " + std::to_string(machine);
+  }
+}
+
+// Whether an ELF file (whole: elf_damage found nothing) holds device code: a cubin, or a host
+// object carrying nvcc's fat binary (-dc: __nv_relfatbin; -c: .nv_fatbin). A host compiler's
+// object has none, and nvJitLink would find nothing in it only on a GPU, at the first launch.
+inline bool elf_holds_device_code(std::string_view bytes) {
+  std::uint16_t machine = 0;
+  read_at(bytes, 0x12, machine);
+  if (machine == cuda_machine) return true;
+  std::uint64_t shoff = 0;
+  std::uint16_t shentsize = 0, shnum = 0, names = 0;
+  read_at(bytes, 0x28, shoff);
+  read_at(bytes, 0x3A, shentsize);
+  read_at(bytes, 0x3C, shnum);
+  read_at(bytes, 0x3E, names);
+  if (names >= shnum) return false;
+  std::uint64_t table = 0, table_size = 0;
+  read_at(bytes, shoff + std::uint64_t{names} * shentsize + 0x18, table);
+  read_at(bytes, shoff + std::uint64_t{names} * shentsize + 0x20, table_size);
+  if (!fits(bytes, table, table_size)) return false;
+  const std::string_view strings = bytes.substr(table, table_size);
+  for (std::uint16_t i = 0; i < shnum; ++i) {
+    std::uint32_t name = 0;
+    read_at(bytes, shoff + std::uint64_t{i} * shentsize, name);
+    if (name >= strings.size()) continue;
+    const std::string_view section = strings.substr(name, strings.find('\0', name) - name);
+    if (section == "__nv_relfatbin" || section == ".nv_fatbin") return true;
+  }
+  return false;
+}
+
 // A fat binary (nvcc -fatbin): one or more of them back to back, each a 16-byte header (magic
 // 0xBA55ED50, version, header size, size of what follows) and entries of a header (kind,
 // version, header size, payload size, ...) and a payload. Zero bytes may pad the end.
@@ -115,13 +159,16 @@ inline std::string fatbin_damage(std::string_view bytes) {
   return {};
 }
 
-// An ar archive (nvcc -lib): its members lie within it, and those that are ELF objects are whole.
+// An ar archive (nvcc -lib): its members lie within it, those that are ELF objects are whole,
+// and one of them at least holds device code (not a host compiler's library).
 inline std::string archive_damage(std::string_view bytes) {
   if (bytes.starts_with("!<thin>\n"))
     return "it is a thin archive, which names its members' files instead of holding them; make it with "
            "nvcc -lib or ar rc";
   if (!bytes.starts_with("!<arch>\n")) return "it is not an ar archive (no !<arch> header)";
   std::uint64_t at = 8;
+  std::string host_machine; // of an object without device code
+  bool device_code = false;
   while (at < bytes.size()) {
     const std::string at_byte = " at byte " + std::to_string(at);
     if (bytes.size() - at < 60) return "the member header" + at_byte + " is cut short" + std::string(truncated);
@@ -140,10 +187,19 @@ inline std::string archive_damage(std::string_view bytes) {
       return "its member '" + std::string(name) + "' ends past its end" + std::string(truncated);
     const std::string_view member = bytes.substr(at + 60, size);
     if (member.starts_with("\x7f"
-                           "ELF"))
+                           "ELF")) {
       if (std::string why = elf_damage(member); !why.empty()) return "its member '" + std::string(name) + "': " + why;
+      if (elf_holds_device_code(member))
+        device_code = true;
+      else if (host_machine.empty())
+        host_machine = elf_machine_name(member);
+    }
     at += 60 + size + (size & 1);
   }
+  if (!device_code && !host_machine.empty())
+    return "none of its objects holds device code: it is a library of objects for " + host_machine +
+           ", as a host compiler makes; make device code with nvcc -dc and archive it with nvcc -lib (a "
+           "cuda_device_library)";
   return {};
 }
 
@@ -156,7 +212,17 @@ inline std::string device_code_damage(link_format format, std::string_view bytes
   using namespace device_code_files;
   switch (format) {
   case link_format::cubin:
-  case link_format::object: return elf_damage(bytes);
+    if (std::string why = elf_damage(bytes); !why.empty()) return why;
+    if (!elf_holds_device_code(bytes) || elf_machine_name(bytes) != "NVIDIA CUDA")
+      return "it is not a cubin: an ELF file for " + elf_machine_name(bytes) + ", not for a GPU";
+    return {};
+  case link_format::object:
+    if (std::string why = elf_damage(bytes); !why.empty()) return why;
+    if (!elf_holds_device_code(bytes))
+      return "it holds no device code: it is an object for " + elf_machine_name(bytes) +
+             " without nvcc's fat binary, as a host compiler makes; compile CUDA-C with nvcc -dc (a "
+             "cuda_device_library)";
+    return {};
   case link_format::fatbin: return fatbin_damage(bytes);
   case link_format::library: return archive_damage(bytes);
   case link_format::ptx:
