@@ -41,3 +41,12 @@ template <class T> T halved(T x) {
 // expected-note@kernel/atomic.h:* {{candidate template ignored: constraints not satisfied [with T = const int]}}
 // expected-note@kernel/atomic.h:* {{because 'const int' does not satisfy 'atomic_value'}}
 // expected-note@kernel/atomic.h:* {{because '!std::is_const_v<const int>' evaluated to false}}
+
+// An extern template's explicit instantiation declaration has no body here either: it is
+// still reported after the errors above.
+template <class T> T tripled(T x) { return x * 3; }
+extern template float tripled<float>(float);
+// expected-note@+1 {{'uses_extern_template' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float uses_extern_template(float x) {
+  return tripled(x); // expected-error {{GPU code cannot call 'tripled<float>': its definition is not visible in this translation unit}}
+}
