@@ -272,12 +272,12 @@ public:
   /// The memory, shared with transfers still in flight.
   const std::shared_ptr<void> &memory() const noexcept { return memory_; }
 
-  /// `callee`, when given, is the call whose result this is: its errors name it.
-  device_array(const extents_type &shape, const std::shared_ptr<detail::stream_state> &s, std::string_view callee = {})
+  /// Errors (a shape too large, no room on the device) name `callee`, the call that makes
+  /// the array, and its `argument` (0: a result), as ndarray's uninitialized constructor.
+  device_array(const extents_type &shape, const std::shared_ptr<detail::stream_state> &s,
+               std::string_view callee = "device_array", int argument = 1)
       : shape_(shape), device_(&detail::stream_device(*s)) {
-    const bool result = !callee.empty();
-    if (!result) callee = "device_array";
-    detail::checked_size(callee, result ? 0 : 1, shape.data(), static_cast<int>(Rank), sizeof(T));
+    detail::checked_size(callee, argument, shape.data(), static_cast<int>(Rank), sizeof(T));
     if (bytes() == 0) return;
     try {
       memory_ = detail::device_allocate(*device_, bytes(), s);
@@ -285,8 +285,8 @@ public:
       // The same error (out_of_memory() still says so), naming the call and the shape; another
       // (a fault of earlier work the allocation reports) is not this call's.
       if (!e.out_of_memory()) throw;
-      throw cuda_error("'" + std::string(callee) + "': " + (result ? "the result, of shape " : "shape ") +
-                           detail::shape_string(shape.data(), static_cast<int>(Rank)) + ": " + e.what(),
+      throw cuda_error(detail::allocation_subject(callee, argument, shape.data(), static_cast<int>(Rank)) + ": " +
+                           e.what(),
                        e.code());
     }
   }
@@ -459,7 +459,7 @@ template <class T, std::size_t Rank> ndarray<T, Rank> empty_like(const ndarray<T
 }
 template <class T, std::size_t Rank>
 device_array<T, Rank> empty_like(const device_array<T, Rank> &a, const std::type_identity_t<index_list<Rank>> &shape) {
-  return device_array<T, Rank>(shape.values, detail::default_stream(a.device().state()), "empty_like");
+  return device_array<T, Rank>(shape.values, detail::default_stream(a.device().state()), "empty_like", 0);
 }
 template <class T, std::size_t Rank> device_array<T, Rank> empty_like(const device_array<T, Rank> &a) {
   return empty_like(a, a.shape());

@@ -214,7 +214,7 @@ private:
       detail::checked_size(name(), op + 1, shape.data(), static_cast<int>(rank), sizeof(T));
       if constexpr (on_device_arrays) {
         const detail::device_call c = this->call_on(detail::first_device(name(), in...));
-        return device_array<T, rank>(shape, c.stream, name());
+        return device_array<T, rank>(shape, c.stream, name(), 0);
       } else {
         return ndarray<T, rank>(ndarray<T, rank>::uninitialized, shape, name(), 0);
       }

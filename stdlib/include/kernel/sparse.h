@@ -426,7 +426,7 @@ namespace kernel::detail {
 /// The library's own arrays for the results of a conversion, where the matrix is.
 template <class U, bool Device> sparse_array<U, Device> sparse_result(const algorithm_site &site, index_t n) {
   if constexpr (Device)
-    return device_array<U, 1>(std::array<index_t, 1>{n}, site.call->stream, site.name);
+    return device_array<U, 1>(std::array<index_t, 1>{n}, site.call->stream, site.name, 0);
   else
     return ndarray<U, 1>(ndarray<U, 1>::uninitialized, {n}, site.name, 0);
 }

@@ -172,7 +172,7 @@ public:
       if (d != ax) shape[o++] = v.shape(d);
     if constexpr (arg::is_device) {
       const detail::device_call c = this->call_on(&array.device().state(), unavailable_message);
-      device_array<R, out_rank> result(shape, c.stream, name());
+      device_array<R, out_rank> result(shape, c.stream, name(), 0);
       reduce_by_calls<fn>(*this, v, ax, array.device(), result);
       if constexpr (rank == 1) {
         detail::stream_synchronize(*c.stream); // the calls may be queued on the user's stream
@@ -216,7 +216,7 @@ public:
           first_shape[ax] = 1;
           ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
           detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
-          device_array<R, out_rank> partial(shape, detail::default_stream(dev.state()), name());
+          device_array<R, out_rank> partial(shape, detail::default_stream(dev.state()), name(), 0);
           partial.copy_from_host(array_view<const R, out_rank>(first.data(), shape));
           // The copies run on the device's default stream, the calls where the ufunc is placed
           // (perhaps a stream of the user's): the host orders them.
@@ -376,7 +376,7 @@ private:
         // Device inputs give a device result, on the call's device and stream.
         const detail::device_call call = this->call_on(
             this->placed_on().runs_on_host() ? detail::first_device(name(), in...) : nullptr, unavailable_message);
-        device_array<R, rank> result(shape, call.stream, name());
+        device_array<R, rank> result(shape, call.stream, name(), 0);
         call_into(result, in...);
         return result;
       } else {

@@ -371,7 +371,7 @@ using result_array = std::conditional_t<Device, device_array<T, R>, ndarray<T, R
 template <class T, std::size_t R, bool Device>
 result_array<T, R, Device> make_result(const algorithm_site &site, const std::array<index_t, R> &shape) {
   if constexpr (Device)
-    return device_array<T, R>(shape, site.call->stream, site.name);
+    return device_array<T, R>(shape, site.call->stream, site.name, 0);
   else
     return ndarray<T, R>(ndarray<T, R>::uninitialized, shape, site.name, 0);
 }

@@ -84,10 +84,16 @@ inline std::string elf_damage(std::string_view bytes) {
 
 inline constexpr std::uint16_t cuda_machine = 190; // EM_CUDA
 
-// The machine (e_machine) an ELF file is for, by name where it is a common one.
-inline std::string elf_machine_name(std::string_view bytes) {
+// The machine (e_machine) an ELF file is for.
+inline std::uint16_t elf_machine(std::string_view bytes) {
   std::uint16_t machine = 0;
   read_at(bytes, 0x12, machine);
+  return machine;
+}
+
+// The same by name, where it is a common one.
+inline std::string elf_machine_name(std::string_view bytes) {
+  const std::uint16_t machine = elf_machine(bytes);
   switch (machine) {
   case 3: return "x86";
   case 62: return "x86-64";
@@ -101,9 +107,7 @@ inline std::string elf_machine_name(std::string_view bytes) {
 // object carrying nvcc's fat binary (-dc: __nv_relfatbin; -c: .nv_fatbin). A host compiler's
 // object has none, and nvJitLink would find nothing in it only on a GPU, at the first launch.
 inline bool elf_holds_device_code(std::string_view bytes) {
-  std::uint16_t machine = 0;
-  read_at(bytes, 0x12, machine);
-  if (machine == cuda_machine) return true;
+  if (elf_machine(bytes) == cuda_machine) return true;
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0, names = 0;
   read_at(bytes, 0x28, shoff);
@@ -213,7 +217,7 @@ inline std::string device_code_damage(link_format format, std::string_view bytes
   switch (format) {
   case link_format::cubin:
     if (std::string why = elf_damage(bytes); !why.empty()) return why;
-    if (!elf_holds_device_code(bytes) || elf_machine_name(bytes) != "NVIDIA CUDA")
+    if (elf_machine(bytes) != cuda_machine)
       return "it is not a cubin: an ELF file for " + elf_machine_name(bytes) + ", not for a GPU";
     return {};
   case link_format::object:

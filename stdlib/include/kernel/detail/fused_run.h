@@ -737,7 +737,7 @@ template <class N> auto evaluate_new(const placement &where, const N &root) {
     const device_call call = where.call_on(node_name(root), first_device_of(root), [&](const std::string &why) {
       return no_device_message(node_name(root), why);
     });
-    device_array<R, rank> result(shape, call.stream, node_name(root));
+    device_array<R, rank> result(shape, call.stream, node_name(root), 0);
     materialize(where.chosen_device || where.chosen_stream ? where : placement::of(kernel::device(call.device)),
                 std::tuple<const N &>(root), std::tuple<device_array<R, rank> &>(result));
     return result;

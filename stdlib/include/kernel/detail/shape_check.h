@@ -120,6 +120,13 @@ inline index_t checked_size(std::string_view callee, int argument, const index_t
   return static_cast<index_t>(n);
 }
 
+/// What an allocation that failed was for, as its error begins: "'add': the result, of shape
+/// (3, 4)" (`argument` 0) or "'ndarray': shape (3, 4)".
+inline std::string allocation_subject(std::string_view callee, int argument, const index_t *shape, int rank) {
+  return "'" + std::string(callee) + "': " + (argument == 0 ? "the result, of shape " : "shape ") +
+         shape_string(shape, rank);
+}
+
 /// `n` elements of `elem_size` bytes, aligned to 64, for an array of `shape` that `callee`
 /// makes (its result when `argument` is 0): a host_memory_error naming them when the host
 /// has no room.
@@ -129,9 +136,8 @@ inline index_t checked_size(std::string_view callee, int argument, const index_t
   try {
     return ::operator new(bytes, std::align_val_t{64});
   } catch (const std::bad_alloc &) {
-    throw host_memory_error("'" + std::string(callee) + "': " + (argument == 0 ? "the result, of shape " : "shape ") +
-                            shape_string(shape, rank) + ": allocating " + std::to_string(bytes) +
-                            " bytes on the host: out of memory");
+    throw host_memory_error(allocation_subject(callee, argument, shape, rank) + ": allocating " +
+                            std::to_string(bytes) + " bytes on the host: out of memory");
   }
 }
 
