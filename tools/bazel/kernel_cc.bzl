@@ -62,7 +62,8 @@ def _kernel_cc_compile_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
     # Bazel's autoconfigured toolchain says "clang" for clang and "compiler" for anything else.
     if cc_toolchain.compiler in ("gcc", "compiler"):
-        fail("%s: the kernel plugin is a clang plugin, and this build's C++ compiler is gcc; " % ctx.label +
+        fail("%s: the kernel plugin is a clang plugin, and this build's C++ compiler is not clang (the toolchain says '%s'); " %
+             (ctx.label, cc_toolchain.compiler) +
              "build with clang 19: --repo_env=CC=clang-19 (in .bazelrc: build --repo_env=CC=clang-19)")
     feature_configuration = cc_common.configure_features(
         ctx = ctx,
@@ -177,18 +178,14 @@ def kernel_cc_library(name, srcs = [], hdrs = [], deps = [], copts = [], gpu_arc
         **kwargs
     )
 
-# Attributes of a binary or test that its objects' compile takes (they reach its sources), or
-# that it shares with them (where and whether it builds).
-_COMPILE_ATTRS = ["defines", "local_defines", "includes", "features"]
+# Attributes of a binary or test that only its objects' compile takes (they reach its
+# sources), and those it shares with them (features, and where and whether it builds).
+_COMPILE_ATTRS = ["defines", "local_defines", "includes"]
 _SHARED_ATTRS = ["tags", "target_compatible_with", "exec_compatible_with", "exec_properties", "features"]
 
 def _kernel_cc_executable(rule, name, srcs, deps, copts, gpu_archs, device_deps, device_srcs, testonly, kwargs):
     objects = {a: kwargs.pop(a) for a in _COMPILE_ATTRS if a in kwargs}
-    for a in _SHARED_ATTRS:
-        if a in kwargs and a not in objects:
-            objects[a] = kwargs[a]
-    if "features" in objects:
-        kwargs["features"] = objects["features"]
+    objects.update({a: kwargs[a] for a in _SHARED_ATTRS if a in kwargs})
     kernel_cc_library(
         name = name + "_objects",
         srcs = srcs,
