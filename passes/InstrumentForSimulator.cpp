@@ -85,6 +85,41 @@ public:
     }
   }
 
+  // A conversion of a floating-point value to an integer is undefined in LLVM where the
+  // value is out of the integer's range or NaN: x86 gives the "indefinite integer"
+  // (0x80000000), a GPU what its cvt.rzi gives, the nearest value of the range, and for NaN 0
+  // from a float to at most 32 bits, else the sign bit alone (as an H200 gives). The copies
+  // convert as the GPU does, at the width NVPTX converts at: integers narrower than 16 bits
+  // are converted to 16 bits of their signedness and truncated ((int8_t)300.0f is 44 there,
+  // (uint8_t)-1.5f 0).
+  void convertAsGPU(Function &F) {
+    SmallVector<CastInst *, 8> Conversions;
+    for (Instruction &I : instructions(F))
+      if (isa<FPToSIInst>(&I) || isa<FPToUIInst>(&I))
+        Conversions.push_back(cast<CastInst>(&I));
+    for (CastInst *C : Conversions) {
+      IRBuilder<> B(C);
+      Type *To = C->getType();
+      Value *From = C->getOperand(0);
+      const unsigned Bits = To->getScalarSizeInBits();
+      Type *At = Bits < 16 ? To->getWithNewBitWidth(16) : To;
+      const Intrinsic::ID Saturating =
+          isa<FPToSIInst>(C) ? Intrinsic::fptosi_sat : Intrinsic::fptoui_sat;
+      Value *Converted = B.CreateIntrinsic(Saturating, {At, From->getType()}, {From});
+      const unsigned AtBits = At->getScalarSizeInBits();
+      if (AtBits == 64 || From->getType()->getScalarType()->isDoubleTy())
+        Converted = B.CreateSelect(B.CreateFCmpUNO(From, From),
+                                   ConstantInt::get(At, APInt::getSignMask(AtBits)), Converted);
+      if (Bits < 16)
+        Converted = B.CreateTrunc(Converted, To);
+      if (auto *I = dyn_cast<Instruction>(Converted))
+        I->setDebugLoc(C->getDebugLoc());
+      Converted->takeName(C);
+      C->replaceAllUsesWith(Converted);
+      C->eraseFromParent();
+    }
+  }
+
   // `IsEntry`: F is an entry's copy, whose argument is the launch's parameters: the same for
   // every thread and read-only, as CUDA's parameter space, so its loads cannot race.
   //
@@ -295,6 +330,7 @@ DenseMap<Function *, Function *> instrumentForSimulator(Module &Host, const Devi
     Copy->setDSOLocal(true);
     Inst.instrument(*Copy, is_contained(Roots, F));
     Inst.giveWayInWaitingLoops(*Copy);
+    Inst.convertAsGPU(*Copy);
   }
   for (Function *Root : Roots)
     Copies[Root] = cast<Function>(VMap[Root]);

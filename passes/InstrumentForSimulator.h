@@ -19,7 +19,10 @@
 // parameters, which are the same for every thread and read-only. At the back-edges of loops
 // that may wait for another thread (with an atomic or volatile access, or a call) it calls
 // __kernel_sim_yield(), where the simulator may switch to another thread of the block, so
-// that threads spinning on each other's flags finish.
+// that threads spinning on each other's flags finish. Conversions of floating-point values
+// to integers give what a GPU's give where C++ leaves them undefined (out of range, NaN):
+// saturated, NaN to 0 (to the sign bit alone for 64-bit integers and from doubles), at the
+// width NVPTX converts at.
 //
 // A simulated thread runs on a small stack with a guard below it. The functions GPU code
 // reaches (the originals too, which a launch of one thread runs, and so the host code they

@@ -9,6 +9,12 @@
 //   int, int)
 //   [[kernel::link("bar.o")]]                                             // relative to this file
 //
+// A relative path is looked for as #include "..." looks for a header: beside the file that
+// names it, then in the include path; before the include path, in each link root given to the
+// plugin (link-root=DIR) at the file's own directory, because a build that generates files
+// into a tree of its own mirrors the source tree there (Bazel's bazel-out/.../bin), so that a
+// generated file is named as a source file beside it would be.
+//
 // The handlers check what the plugin can see of the calling convention and leave
 // `annotate` strings that the offload pass reads from the IR: "kernel.declare_device" with
 // the convention, the C++ signature and the location on the declaration, and "kernel.link"
@@ -32,6 +38,8 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/ParsedAttrInfo.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 #include "llvm/Support/FileSystem.h"
@@ -44,6 +52,42 @@ namespace kernel {
 namespace plugin {
 
 namespace {
+
+// One compile is one process (clang -cc1 loads the plugin for it), and the plugin's
+// arguments are parsed before the first attribute is; the roots are read-only after that.
+std::vector<std::string> &linkRoots() {
+  static std::vector<std::string> Roots;
+  return Roots;
+}
+
+/// Where [[kernel::link("Written")]] in `FromFile` is: empty if nowhere. `Tried` gets the
+/// first place looked at, for the diagnostic.
+std::string findLinkFile(Sema &S, StringRef Written, StringRef FromFile, std::string &Tried) {
+  if (llvm::sys::path::is_absolute(Written)) {
+    Tried = Written.str();
+    return llvm::sys::fs::is_regular_file(Written) ? Tried : std::string();
+  }
+  const StringRef FromDir = llvm::sys::path::parent_path(FromFile);
+  const auto Existing = [&](StringRef Dir, StringRef Under) -> std::string {
+    llvm::SmallString<256> Path(Dir);
+    llvm::sys::path::append(Path, Under, Written);
+    if (Tried.empty())
+      Tried = Path.str().str();
+    return llvm::sys::fs::is_regular_file(Path) ? Path.str().str() : std::string();
+  };
+  if (std::string Found = Existing(FromDir, ""); !Found.empty())
+    return Found;
+  if (!llvm::sys::path::is_absolute(FromDir))
+    for (const std::string &Root : linkRoots())
+      if (std::string Found = Existing(Root, FromDir); !Found.empty())
+        return Found;
+  const HeaderSearch &Headers = S.getPreprocessor().getHeaderSearchInfo();
+  for (const DirectoryLookup &Lookup : Headers.search_dir_range())
+    if (const OptionalDirectoryEntryRef Dir = Lookup.getDirRef())
+      if (std::string Found = Existing(Dir->getName(), ""); !Found.empty())
+        return Found;
+  return std::string();
+}
 
 const StringLiteral *stringArgument(const ParsedAttr &Attr, unsigned I) {
   if (Attr.isArgIdent(I))
@@ -249,23 +293,18 @@ public:
         Ok = false;
         continue;
       }
-      // Relative to the file the attribute is written in, as #include "..." is.
-      llvm::SmallString<256> Path;
-      if (llvm::sys::path::is_absolute(Written)) {
-        Path = Written;
-      } else {
-        PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Literal->getBeginLoc()));
-        Path = P.isValid() ? llvm::sys::path::parent_path(P.getFilename()) : StringRef();
-        llvm::sys::path::append(Path, Written);
-      }
-      if (!llvm::sys::fs::is_regular_file(Path)) {
+      const PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Literal->getBeginLoc()));
+      std::string Tried;
+      const std::string Path =
+          findLinkFile(S, Written, P.isValid() ? P.getFilename() : StringRef(), Tried);
+      if (Path.empty()) {
         S.Diag(Literal->getBeginLoc(),
                diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileMissing))
-            << Written << Path.str();
+            << Written << Tried << !llvm::sys::path::is_absolute(Written);
         Ok = false;
         continue;
       }
-      const passes::LinkAnnotation Annotation{Path.str().str(), Written.str()};
+      const passes::LinkAnnotation Annotation{Path, Written.str()};
       FD->addAttr(AnnotateAttr::CreateImplicit(S.Context, Annotation.encode(), nullptr, 0,
                                                Attr.getRange()));
     }
@@ -280,6 +319,8 @@ ParsedAttrInfoRegistry::Add<LinkAttrInfo> RegisterLink("kernel-link", "[[kernel:
 } // namespace
 
 bool isLinkableFile(llvm::StringRef Path) { return !passes::linkInputKind(Path).empty(); }
+
+void addLinkRoot(llvm::StringRef Dir) { linkRoots().push_back(Dir.str()); }
 
 bool isDeclaredDevice(const FunctionDecl *FD) {
   for (const FunctionDecl *R : FD->redecls())

@@ -20,6 +20,10 @@ namespace plugin {
 /// Whether `Path` names a kind of device code nvJitLink (or NVRTC, for .cu) takes.
 bool isLinkableFile(llvm::StringRef Path);
 
+/// Adds a tree that mirrors the source tree (a build's generated files), in which a relative
+/// [[kernel::link]] path is looked for after the naming file's own directory.
+void addLinkRoot(llvm::StringRef Dir);
+
 /// Whether `FD` or a redeclaration carries [[kernel::declare_device]]: GPU code may call it
 /// although its body is not visible.
 bool isDeclaredDevice(const clang::FunctionDecl *FD);

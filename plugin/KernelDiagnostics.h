@@ -148,7 +148,8 @@ inline constexpr const char NumbaResultPointer[] =
 inline constexpr const char LinkNotString[] =
     "kernel::link arguments are paths of device code, such as \"bar.o\", as string literals";
 inline constexpr const char LinkFileMissing[] =
-    "cannot find the device code '%0' to link (looked for '%1')";
+    "cannot find the device code '%0' to link (looked for '%1'%select{|, in the link roots "
+    "and on the include path}2)";
 /// The text comes from kernel::detail::not_linkable_message, shared with the runtime.
 inline constexpr const char LinkFileKind[] = "%0";
 

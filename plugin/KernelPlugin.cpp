@@ -13,6 +13,8 @@
 //   inspect=DIR        write each module's PTX and kernel list to DIR
 //   link=FILE          device code (.o, .a, .ptx, .cubin, .fatbin, .ltoir, .cu) to embed
 //                      and link with every module of this translation unit; repeatable
+//   link-root=DIR      a tree mirroring the sources' (generated files) in which relative
+//                      [[kernel::link]] paths are looked for too; repeatable
 //
 //===----------------------------------------------------------------------===//
 
@@ -191,8 +193,8 @@ public:
     DiagnosticsEngine &D = CI.getDiagnostics();
     for (const std::string &Arg : Args) {
       auto [Name, Value] = StringRef(Arg).split('=');
-      const bool Known =
-          Name == "arch" || Name == "libdevice" || Name == "inspect" || Name == "link";
+      const bool Known = Name == "arch" || Name == "libdevice" || Name == "inspect" ||
+                         Name == "link" || Name == "link-root";
       if (Known && Value.trim().empty()) {
         D.Report(
             D.getCustomDiagID(DiagnosticsEngine::Error,
@@ -238,10 +240,12 @@ public:
           return false;
         }
         Options.LinkFiles.push_back(Value.str());
+      } else if (Name == "link-root" && !Value.empty()) {
+        addLinkRoot(Value);
       } else {
         D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
                                    "kernel plugin: unknown argument '%0'; expected arch=LIST, "
-                                   "libdevice=PATH, inspect=DIR or link=FILE"))
+                                   "libdevice=PATH, inspect=DIR, link=FILE or link-root=DIR"))
             << Arg;
         return false;
       }

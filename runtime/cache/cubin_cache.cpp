@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,7 +14,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -46,9 +46,10 @@ void remove_entry(const std::filesystem::path &path) {
 std::optional<std::string> read_entry(const std::filesystem::path &path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    // Another user's entry in a shared directory stays theirs: a miss, not damage.
-    if (errno == ENOENT || errno == EACCES || errno == EPERM) return std::nullopt;
-    remove_entry(path); // a directory (EISDIR), ...
+    // A symbolic link that leads nowhere is in the way of the entry. Anything else is a miss,
+    // not damage: another user's entry in a shared directory stays theirs, and a process out
+    // of descriptors or memory must not delete an entry other processes read.
+    if (errno == ELOOP) remove_entry(path);
     return std::nullopt;
   }
   struct stat st{};
@@ -117,12 +118,19 @@ cubin_cache::cubin_cache(std::filesystem::path directory) : directory_(std::move
 
 const cubin_cache &cubin_cache::process() {
   static const cubin_cache cache = [] {
-    if (const char *dir = std::getenv("KERNEL_CACHE_DIR"))
-      return cubin_cache(std::string_view(dir) == "off" ? std::filesystem::path() : std::filesystem::path(dir));
-    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    // Made absolute once: a process that changes directory keeps writing where it began.
+    const auto absolute = [](std::filesystem::path dir) {
+      std::error_code ec;
+      std::filesystem::path made = std::filesystem::absolute(dir, ec);
+      return ec ? std::filesystem::path() : made;
+    };
+    if (const char *dir = std::getenv("KERNEL_CACHE_DIR"); dir && *dir)
+      return cubin_cache(std::string_view(dir) == "off" ? std::filesystem::path() : absolute(dir));
+    // The XDG base directory specification: a relative path there is to be ignored.
+    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
       return cubin_cache(std::filesystem::path(xdg) / "kernel");
     if (const char *home = std::getenv("HOME"); home && *home)
-      return cubin_cache(std::filesystem::path(home) / ".cache" / "kernel");
+      return cubin_cache(absolute(std::filesystem::path(home) / ".cache" / "kernel"));
     return cubin_cache(std::filesystem::path());
   }();
   return cache;
@@ -183,20 +191,38 @@ bool cubin_cache::store(const cubin_key &key, std::span<const char> cubin) const
   header += std::to_string(key_text.size()) + "\n" + key_text + std::to_string(payload.size()) + "\n" +
             hex64(fnv1a(payload)) + "\n";
 
+  // A file larger than the process may write (ulimit -f) would kill it with SIGXFSZ part way:
+  // the cache is an optimisation, so the entry is not written.
+  if (struct rlimit limit{}; ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+                             header.size() + payload.size() > limit.rlim_cur)
+    return false;
+
   static std::atomic<unsigned> counter{0};
   const std::filesystem::path path = path_for(key);
-  std::filesystem::path temporary = path;
-  temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
-    if (!out.flush()) {
-      out.close();
-      std::filesystem::remove(temporary, ec);
-      return false;
+  std::filesystem::path temporary;
+  int fd = -1;
+  // A new file, never one already there: in a directory other users write, a symbolic link
+  // at the temporary's (predictable) name must not lead the write to a file of theirs.
+  for (int attempt = 0; fd < 0 && attempt < 8; ++attempt) {
+    temporary = path;
+    temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) return false;
+  }
+  if (fd < 0) return false;
+  const auto write_all = [fd](std::string_view bytes) {
+    while (!bytes.empty()) {
+      const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      bytes.remove_prefix(static_cast<std::size_t>(n));
     }
+    return true;
+  };
+  const bool written = write_all(header) && write_all(payload);
+  if (::close(fd) != 0 || !written) {
+    std::filesystem::remove(temporary, ec);
+    return false;
   }
   std::filesystem::rename(temporary, path, ec);
   std::error_code ignored;

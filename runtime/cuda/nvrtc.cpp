@@ -3,6 +3,8 @@
 
 #include <nvrtc.h>
 
+#include <iterator>
+
 #include "cuda/toolkit.h"
 #include "kernel/errors.h"
 
@@ -58,8 +60,11 @@ std::string nvrtc::compile(const std::string &source, const std::string &name, i
   auto destroy = [this](nvrtcProgram p) { api_->destroy(&p); };
   std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, decltype(destroy)> program(raw, destroy);
   const std::string gpu = "--gpu-architecture=compute_" + std::to_string(arch);
-  const char *options[] = {gpu.c_str(), "--relocatable-device-code=true", "--std=c++17"};
-  if (nvrtcResult r = api_->compile(program.get(), 3, options); r != NVRTC_SUCCESS) {
+  // The quoted headers were read when the source was (and are in the cache's key): NVRTC must
+  // not read others beside it, which the key would not know of, so that an edited header could
+  // leave a stale module in the cache.
+  const char *options[] = {gpu.c_str(), "--relocatable-device-code=true", "--std=c++17", "--no-source-include"};
+  if (nvrtcResult r = api_->compile(program.get(), static_cast<int>(std::size(options)), options); r != NVRTC_SUCCESS) {
     std::string log;
     size_t size = 0;
     if (api_->log_size(program.get(), &size) == NVRTC_SUCCESS && size > 1) {
@@ -67,8 +72,13 @@ std::string nvrtc::compile(const std::string &source, const std::string &name, i
       api_->log(program.get(), log.data());
       while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     }
+    const bool missing_header = log.find("could not open source file") != std::string::npos;
     throw link_error("NVRTC could not compile '" + name + "' for compute_" + std::to_string(arch) + " (" +
-                     api_->error_string(r) + ")" + (log.empty() ? "" : ":\n" + log));
+                     api_->error_string(r) + ")" + (log.empty() ? "" : ":\n" + log) +
+                     (missing_header ? "\n(a .cu file's quoted headers are read with it, from its "
+                                       "`#include \"name\"` lines: not through a macro, after a comment "
+                                       "or over several lines)"
+                                     : ""));
   }
   size_t size = 0;
   if (nvrtcResult r = api_->ptx_size(program.get(), &size); r != NVRTC_SUCCESS)

@@ -271,6 +271,13 @@ void curand_fill(curand_state &s, const curand_fill_request &r, device_state *de
   if (r.n <= 0) return;
   const curand_library &lib = library_of(s, r.name);
   std::lock_guard guard(s.lock);
+  // cuRAND's offset is 64 bits: past it, the numbers would start again from a small offset.
+  if (const std::uint64_t advance = advance_of(s, r.output, r.n); s.next + advance < s.next)
+    throw kernel::argument_error(r.name, 0,
+                                 "the generator is at offset " + std::to_string(s.next) + ", and " +
+                                     std::to_string(advance) +
+                                     " more would go past 2^64, where cuRAND's offsets end and its numbers would "
+                                     "repeat");
   placed_generator &g = generator_for(s, r.name, device);
   const auto n = static_cast<std::size_t>(r.n);
   const bool odd_pair = in_pairs(s.engine, r.output) && n % 2 == 1;

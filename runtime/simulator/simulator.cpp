@@ -656,13 +656,12 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
   std::unique_ptr<race_detector> races;
   if (instrumented && many_threads && races_enabled())
     races = std::make_unique<race_detector>(std::string(k.name), config.grid, config.block, std::move(global));
-  // The instrumented copy also with the checks off: it gives way at loop back-edges, without
-  // which threads spinning on each other's flags never finish (its access hooks return at
-  // once without a detector). The copy has the entry's C++ signature, void(const Params &): a
+  // The instrumented copy also with the checks off, and for a launch of one thread: it gives
+  // way at loop back-edges, without which threads spinning on each other's flags never finish
+  // (its access hooks check only the alignment without a detector), and converts floats to
+  // integers as a GPU does. The copy has the entry's C++ signature, void(const Params &): a
   // pointer at the ABI level, as `invoke` takes.
-  auto *entry = instrumented && many_threads
-                    ? reinterpret_cast<void (*)(const void *)>(const_cast<void *>(instrumented))
-                    : k.invoke;
+  auto *entry = instrumented ? reinterpret_cast<void (*)(const void *)>(const_cast<void *>(instrumented)) : k.invoke;
   launch_state launch{k, params, config, entry, races.get()};
 
   const dim3 grid = config.grid;

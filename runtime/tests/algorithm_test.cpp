@@ -1198,7 +1198,20 @@ TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {
   }
   EXPECT_EQ(here.offset(), there.offset());
   std::vector<std::uint8_t> small(10);
-  EXPECT_THROW(here.integers(small, 0, 300), kernel::argument_error);
+  // The end that does not fit is named.
+  const auto integers_message = [&](auto &array, std::int64_t low, std::int64_t high) {
+    try {
+      here.integers(array, low, high);
+    } catch (const kernel::argument_error &e) {
+      return std::string(e.what());
+    }
+    return std::string("(filled)");
+  };
+  EXPECT_EQ(integers_message(small, 0, 300), "'philox::integers': argument 3: high is 300: the range [0, 300) holds "
+                                             "values the array's uint8 elements cannot hold");
+  EXPECT_EQ(integers_message(small, 256, 300),
+            "'philox::integers': argument 2: low is 256, which the array's uint8 elements cannot hold");
+  EXPECT_EQ(small, std::vector<std::uint8_t>(10, 0)) << "nothing is written";
   // Any integer array: uint64 too (its maximum is no int64), never a negative low.
   std::vector<std::uint64_t> wide(100);
   there.on(t).integers(wide, 0, 10);

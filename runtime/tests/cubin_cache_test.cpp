@@ -2,15 +2,20 @@
 // The disk cache survives what other processes and people leave in it: something that is not
 // a regular file at an entry's path (a directory, a FIFO, a device) is a damaged entry, read
 // without blocking and without end, and replaced; temporaries of writers that were killed
-// are cleaned up.
+// are cleaned up; a store neither follows a link at its temporary's name nor writes past the
+// process's file size limit, and a process that cannot open an entry leaves it to the others.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 
 #include "cache/cubin_cache.h"
 
@@ -104,6 +109,73 @@ TEST(CubinCacheDamage, TemporariesOfDeadWritersAreRemoved) {
   ASSERT_TRUE(cache.store(key, payload));
   EXPECT_FALSE(fs::exists(dead));
   EXPECT_TRUE(fs::exists(alive));
+}
+
+// A symbolic link at a temporary's name (predictable: the pid and a counter) in a directory
+// other users write is not followed: the file it leads to stays as it was, and the entry is
+// still written.
+TEST(CubinCacheDamage, LinksAtTemporaryNamesAreNotFollowed) {
+  TempDir dir;
+  const cubin_cache cache(dir.path / "shared");
+  fs::create_directories(cache.directory());
+  const fs::path victim = dir.path / "victim.txt";
+  std::ofstream(victim) << "theirs";
+  const cubin_key key = key_named("planted");
+  for (int n = 0; n < 64; ++n)
+    fs::create_symlink(victim,
+                       cache.path_for(key).string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(n));
+  cache.store(key, payload);
+  std::ifstream in(victim);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "theirs");
+}
+
+// An entry larger than the process may write (ulimit -f) is not written, where the write
+// would kill the process with SIGXFSZ; the limit is the child's alone.
+TEST(CubinCacheDamage, FileSizeLimitSkipsTheStore) {
+  TempDir dir;
+  const cubin_cache cache(dir.path / "limited");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    struct rlimit limit{1024, 1024};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    const std::vector<char> large(4096, 'x');
+    const bool stored = cache.store(key_named("large"), large);
+    const bool small = cache.store(key_named("small"), payload);
+    std::_Exit(!stored && small ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the large entry was stored, or the small one was not";
+  EXPECT_TRUE(cache.load(key_named("small")));
+  EXPECT_FALSE(fs::exists(cache.path_for(key_named("large"))));
+}
+
+// A process that cannot open the entry (out of descriptors) misses; the entry, which other
+// processes read, stays.
+TEST(CubinCacheDamage, OutOfDescriptorsIsAMissNotDamage) {
+  TempDir dir;
+  const cubin_cache cache(dir.path / "descriptors");
+  const cubin_key key = key_named("kept");
+  ASSERT_TRUE(cache.store(key, payload));
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    struct rlimit limit{};
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+    limit.rlim_cur = 16;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+    while (::open("/dev/null", O_RDONLY) >= 0) {
+    }
+    std::_Exit(cache.load(key) ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the entry was read without a descriptor";
+  EXPECT_EQ(cache.load(key), payload);
 }
 
 } // namespace

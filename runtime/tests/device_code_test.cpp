@@ -11,10 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <numeric>
+#include <optional>
 #include <regex>
 #include <string>
 
@@ -228,6 +230,65 @@ TEST_F(DeviceCode, DamagedBinariesAreRefusedBeforeNvJitLinkReadsThem) {
   fs::remove_all(dir);
 }
 
+// nvJitLink indexes a cubin's tables without checking them: one byte changed in a symbol's
+// section, a relocation's symbol or the prototypes' symbol crashed the process. Each is
+// refused when added, also inside an uncompressed fat binary; a relocatable cubin with
+// shared memory (a section with a size and no bytes in the file) is whole.
+TEST_F(DeviceCode, DamagedTablesAreRefused) {
+  namespace files = kernel::detail::device_code_files;
+  const fs::path dir = scratch_directory("tables");
+  const std::string whole = file_bytes(data + "twice_sm75.cubin");
+  std::uint64_t shoff = 0;
+  std::uint16_t shentsize = 0, shnum = 0;
+  files::read_at(whole, 0x28, shoff);
+  files::read_at(whole, 0x3A, shentsize);
+  files::read_at(whole, 0x3C, shnum);
+  // Where the first section of `type` is in the file (its header and its contents).
+  const auto find = [&](std::uint32_t type) -> std::optional<std::pair<std::uint64_t, files::elf_section>> {
+    for (std::uint16_t i = 0; i < shnum; ++i) {
+      const std::uint64_t header = shoff + std::uint64_t{i} * shentsize;
+      if (const files::elf_section s = files::elf_section_at(whole, header); s.type == type)
+        return std::pair{header, s};
+    }
+    return std::nullopt;
+  };
+  const auto symbols = find(2), relocations = find(9), prototypes = find(0x70000002);
+  ASSERT_TRUE(symbols && relocations && prototypes) << "nvcc's cubin has a symbol table, relocations and prototypes";
+  const auto with = [&](std::uint64_t at, auto value) {
+    std::string bytes = whole;
+    std::memcpy(bytes.data() + at, &value, sizeof value);
+    return bytes;
+  };
+  const std::vector<std::pair<std::string, std::string>> damaged = {
+      {"entries of no size", with(symbols->first + 0x38, std::uint64_t{0})},
+      {"a symbol in section 40000", with(symbols->second.offset + 24 + 6, std::uint16_t{40000})},
+      {"a relocation of symbol 1000", with(relocations->second.offset + 8 + 4, std::uint32_t{1000})},
+      {"the prototype of symbol 65296", with(prototypes->second.offset, std::uint32_t{65296})},
+  };
+  for (const auto &[what, bytes] : damaged) {
+    write_file(dir / "twice.cubin", bytes);
+    const std::string message = link_code_message((dir / "twice.cubin").string());
+    EXPECT_NE(message.find("cannot be linked as cubin: its section "), std::string::npos) << what << ": " << message;
+    EXPECT_NE(message.find("(the file is damaged)"), std::string::npos) << what << ": " << message;
+  }
+  // The same damage to the cubin in a fat binary.
+  const std::string fatbin = file_bytes(data + "twice_plain.fatbin");
+  const std::size_t cubin_at = fatbin.find("\x7f"
+                                           "ELF");
+  ASSERT_NE(cubin_at, std::string::npos) << "the fat binary's cubin is not compressed";
+  std::string damaged_fatbin = fatbin;
+  const std::string &bad_prototype = damaged.back().second;
+  damaged_fatbin.replace(cubin_at + prototypes->second.offset, 4, bad_prototype, prototypes->second.offset, 4);
+  EXPECT_EQ(kernel::detail::device_code_damage(kernel::detail::link_format::fatbin, fatbin), "");
+  EXPECT_NE(kernel::detail::device_code_damage(kernel::detail::link_format::fatbin, damaged_fatbin)
+                .find("its cubin at byte "),
+            std::string::npos);
+  EXPECT_TRUE(kernel::linked_device_code().empty());
+  const std::string shared = file_bytes(data + "with_shared_sm75.cubin");
+  EXPECT_EQ(kernel::detail::device_code_damage(kernel::detail::link_format::cubin, shared), "");
+  fs::remove_all(dir);
+}
+
 // A host program's code named as device code (a host compiler's object, a cc_library's
 // archive, an x86-64 file named .cubin) is refused when added, saying so: nvJitLink would find
 // no device code in it only on a GPU, at the first launch.
@@ -322,6 +383,16 @@ TEST_F(DeviceCode, QuotedIncludesOfSourcesAreReadWithThem) {
   kernel::link_device_code((dir / "twice.cu").string());
   const std::string message = link_message(90);
   EXPECT_NE(message.find((dir / "inc" / "deeper" / "other.h").string() + "(2)"), std::string::npos) << message;
+  // A header named through a macro is not read with the file, and NVRTC reads none from disk
+  // when the module is built (where the key could not know of it): an error, not stale code.
+  write_file(dir / "inc" / "deeper" / "other.h", "#define OTHER 0\n");
+  write_file(dir / "macro.cu", "#define BODY_HEADER \"inc/body.h\"\n#include BODY_HEADER\n"
+                               "extern \"C\" __device__ int twice(int a) { return BODY; }\n");
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_code((dir / "macro.cu").string());
+  const std::string macro_message = link_message(90);
+  EXPECT_NE(macro_message.find("could not open source file \"inc/body.h\""), std::string::npos) << macro_message;
+  EXPECT_NE(macro_message.find("not through a macro"), std::string::npos) << macro_message;
   // A chain of includes deeper than a compiler goes is an error, not a loop.
   for (int i = 0; i <= 201; ++i)
     write_file(dir / ("chain" + std::to_string(i) + ".h"), "#include \"chain" + std::to_string(i + 1) + ".h\"\n");

@@ -390,6 +390,34 @@ TEST_P(Targets, ErrorsNameTheCallAndWriteNothing) {
     EXPECT_NE(std::string(e.what()).find("'fftn': argument 2: names axis 0 twice"), std::string::npos) << e.what();
   }
   EXPECT_THROW(kernel::fft.on(t)(m, {}, 2), kernel::argument_error);
+  // `{}` is no axes, not the default norm (which would transform every axis).
+  for (const std::string &what : {[&] {
+                                    try {
+                                      kernel::fftn.on(t)(m, {});
+                                    } catch (const kernel::argument_error &e) {
+                                      return std::string(e.what());
+                                    }
+                                    return std::string("(transformed)");
+                                  }(),
+                                  [&] {
+                                    try {
+                                      kernel::fft_inplace.on(t)(m, {});
+                                    } catch (const kernel::argument_error &e) {
+                                      return std::string(e.what());
+                                    }
+                                    return std::string("(transformed)");
+                                  }()})
+    EXPECT_NE(what.find("argument 2: names no axis to transform"), std::string::npos) << what;
+  // More axes than a brace list keeps (an axis may be named again to roll it again).
+  try {
+    kernel::fftshift.on(t)(std::vector<float>{0, 1, 2, 3, 4}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                               0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+    FAIL() << "33 axes";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("'fftshift': argument 2: names 33 axes; at most 32 are kept"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_THROW(kernel::fft2.on(t)(std::vector<cf>(4)), kernel::argument_error);
   EXPECT_THROW(kernel::fft_inplace.on(t)(m, {5}), kernel::argument_error);
   for (kernel::index_t i = 0; i < m.size(); ++i) ASSERT_EQ(m.data()[i], cf(1, 2)); // untouched

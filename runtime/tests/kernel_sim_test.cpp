@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <utility>
@@ -51,6 +53,33 @@ using kernel::index_t;
     out[lane] = kernel::ballot_sync(0x0000ffffu, lane % 2 == 0);
   else
     out[lane] = static_cast<unsigned>(kernel::shfl_sync(0xffff0000u, static_cast<int>(lane), 16));
+}
+
+// Each float converted to every integer type, where C++ leaves the result undefined for NaN
+// and values out of range.
+struct Conversions {
+  std::int64_t i64;
+  std::uint64_t u64;
+  std::int32_t i32;
+  std::uint32_t u32;
+  std::int16_t i16;
+  std::uint16_t u16;
+  std::int8_t i8;
+  std::uint8_t u8;
+  bool operator==(const Conversions &) const = default;
+};
+template <class F> Conversions conversions_of(F f) {
+  return {static_cast<std::int64_t>(f),  static_cast<std::uint64_t>(f), static_cast<std::int32_t>(f),
+          static_cast<std::uint32_t>(f), static_cast<std::int16_t>(f),  static_cast<std::uint16_t>(f),
+          static_cast<std::int8_t>(f),   static_cast<std::uint8_t>(f)};
+}
+[[kernel::jit]] void convert_floats(array_view<const float> in, array_view<Conversions> out) {
+  const index_t i = kernel::grid<1>();
+  if (i < in.size()) out[i] = conversions_of(in[i]);
+}
+[[kernel::jit]] void convert_doubles(array_view<const double> in, array_view<Conversions> out) {
+  const index_t i = kernel::grid<1>();
+  if (i < in.size()) out[i] = conversions_of(in[i]);
 }
 
 [[kernel::jit]] void twice_into(array_view<int> out, array_view<int> in) {
@@ -507,6 +536,46 @@ TEST(KernelSim, StructsAndTwoDimensionalGrids) {
   kernel::ndarray<float, 2> m({20, 30}, 1.0f);
   kernel::launch<affine>(kernel::dim3(4, 3), kernel::dim3(8, 8)).on(on_dev)(Affine{2.0f, 0.5f}, m);
   for (float v : m) ASSERT_EQ(v, 2.5f);
+}
+
+// What a GPU's cvt.rzi gives (checked on an H200): the nearest value of the type's range; for
+// NaN 0 from a float, but the sign bit alone for 64-bit integers and from a double (of the
+// 16 bits converted to, for narrower integers: 0 again); integers narrower than 16 bits are
+// converted to 16 bits of their signedness and truncated, as NVPTX does it. The host's
+// conversion gives 0x80000000 for each of these. A launch of one thread runs the same code as
+// a launch of many.
+TEST(KernelSim, FloatToIntegerConversionsAsOnAGpu) {
+  constexpr std::int64_t i64_min = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t i64_max = std::numeric_limits<std::int64_t>::max();
+  constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
+  constexpr std::uint64_t u64_nan = std::uint64_t{1} << 63;
+  const std::vector<double> in = {
+      std::nan(""), 1e10, -1e10, 300.75, -300.75, -1.5, 70000.0, 1e30, -std::numeric_limits<double>::infinity()};
+  const std::vector<Conversions> expected = {
+      {i64_min, u64_nan, 0, 0, 0, 0, 0, 0},
+      {10000000000, 10000000000, INT32_MAX, UINT32_MAX, INT16_MAX, UINT16_MAX, -1, 255},
+      {-10000000000, 0, INT32_MIN, 0, INT16_MIN, 0, 0, 0},
+      {300, 300, 300, 300, 300, 300, 44, 44},
+      {-300, 0, -300, 0, -300, 0, -44, 0},
+      {-1, 0, -1, 0, -1, 0, -1, 0},
+      {70000, 70000, 70000, 70000, INT16_MAX, UINT16_MAX, -1, 255},
+      {i64_max, u64_max, INT32_MAX, UINT32_MAX, INT16_MAX, UINT16_MAX, -1, 255},
+      {i64_min, 0, INT32_MIN, 0, INT16_MIN, 0, 0, 0},
+  };
+  const std::vector<float> floats(in.begin(), in.end());
+  std::vector<Conversions> from_floats(in.size()), from_doubles(in.size());
+  kernel::launch<convert_floats>(1, 32).on(on_dev)(floats, from_floats);
+  kernel::launch<convert_doubles>(1, 32).on(on_dev)(in, from_doubles);
+  const Conversions double_nan = {i64_min, u64_nan, INT32_MIN, 0x80000000u, INT16_MIN, 0x8000u, 0, 0};
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    EXPECT_EQ(from_floats[i], expected[i]) << "converting the float " << in[i];
+    EXPECT_EQ(from_doubles[i], i == 0 ? double_nan : expected[i]) << "converting the double " << in[i];
+  }
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    std::vector<Conversions> one(1);
+    kernel::launch<convert_floats>(1, 1).on(on_dev)(std::vector<float>{floats[i]}, one);
+    EXPECT_EQ(one[0], expected[i]) << "converting " << in[i] << " in a launch of one thread";
+  }
 }
 
 TEST(KernelSimChecks, OutOfBounds) {

@@ -531,6 +531,16 @@ TEST_P(Linalg, BadShapesAndOverlapsLeaveTheResultsAlone) {
   EXPECT_THROW(la::matrix_product.on(t())(a, b2, c2, c), kernel::argument_error);
   for (index_t i = 0; i < 4; ++i)
     for (index_t j = 0; j < 2; ++j) ASSERT_EQ(c(i, j), float(10 * i + j));
+  // E of C's matrices but another batch: the batches are named.
+  kernel::ndarray<float, 3> batched_a({3, 4, 3}), batched_c({3, 4, 2}), e({2, 4, 2});
+  try {
+    la::matrix_product.on(t())(batched_a, b2, e, batched_c);
+    FAIL() << "E a batch of 2 for C's 3";
+  } catch (const kernel::argument_error &error) {
+    EXPECT_NE(std::string(error.what()).find("argument 3: is a batch of 2 matrices but C is a batch of 3"),
+              std::string::npos)
+        << error.what();
+  }
   // C written over its own input.
   kernel::ndarray<float, 2> sq({4, 4});
   EXPECT_THROW(la::matrix_product.on(t())(sq, sq, sq), kernel::argument_error);

@@ -18,6 +18,8 @@
 #include <curand.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "kernel/random_arrays.h"
 #include "kernel/random_generators.h"
 #include "test_device.h"
@@ -235,6 +237,25 @@ TEST(RandomGenerators, MovesBetweenTargetsAlongOneSequence) {
   std::vector<float> again(32);
   rnd::generator(engine::xorwow, 9, g.offset() - 32).uniform(again);
   EXPECT_EQ(again, want_c);
+}
+
+// cuRAND's offsets are 64-bit: a fill that would take the generator past 2^64 is refused,
+// where it would wrap to a small offset and repeat numbers; up to it is fine.
+TEST(RandomGenerators, OffsetsEndAt2To64) {
+  REQUIRE_CURAND();
+  const std::uint64_t near_end = std::numeric_limits<std::uint64_t>::max() - 3;
+  const rnd::generator g(engine::philox4_32_10, 9, near_end);
+  std::vector<float> eight(8, -1.0f), three(3);
+  try {
+    g.uniform(eight);
+    ADD_FAILURE() << "filled past 2^64";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("8 more would go past 2^64"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(eight, std::vector<float>(8, -1.0f)) << "nothing is written";
+  EXPECT_EQ(g.offset(), near_end);
+  g.uniform(three);
+  EXPECT_EQ(g.offset(), near_end + 3);
 }
 
 // From an offset that is not a pair's start, odd fills of pairs in double and float on the

@@ -681,6 +681,11 @@ TEST(SimulatorFaults, MisalignedAccessesFailAsOnAGpu) {
         << what;
     EXPECT_NE(what.find("a GPU needs it aligned to 4 bytes"), std::string::npos) << what;
 
+    // A launch of one thread is checked as one of many.
+    what = simulator_error_of([&] { kernel::launch<misaligned_read>(1, 1).on(on_sim)(bytes, out); });
+    EXPECT_NE(what.find("misaligned read of 4 bytes"), std::string::npos) << what;
+    EXPECT_EQ(out, std::vector<int>(8, -1)) << "nothing is read";
+
     what = simulator_error_of([&] { kernel::launch<misaligned_atomic>(1, 4).on(on_sim)(bytes); });
     EXPECT_NE(what.find("misaligned atomic of 4 bytes"), std::string::npos) << what;
     EXPECT_EQ(bytes, std::vector<std::uint8_t>(64, 1)) << "the atomic is not made";

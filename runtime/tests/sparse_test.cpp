@@ -296,6 +296,28 @@ TEST(Sparse, TransposeSortsColumnsAndMatchesTheDenseTranspose) {
   expect_dense_equal(sp::to_dense(sp::to_coo(sp::transpose(a))), dt);
 }
 
+// A matrix moved from (construction or assignment) is left with no shape, as into_arrays
+// leaves one: its shape described arrays it no longer had, and a product read past them.
+TEST(Sparse, MovedFromMatricesHaveNoShape) {
+  sp::csr_matrix<float> a(3, 4, std::vector<int>{0, 1, 2, 3}, std::vector<int>{0, 1, 2}, std::vector<float>{1, 2, 3});
+  sp::csr_matrix<float> b = std::move(a);
+  EXPECT_EQ(a.shape(), (std::array<index_t, 2>{0, 0}));
+  EXPECT_FALSE(a.has_canonical_format());
+  EXPECT_EQ(sp::spmv(a, std::vector<float>{}).size(), 0);
+  EXPECT_THROW(sp::spmv(a, std::vector<float>{1, 1, 1, 1}), kernel::argument_error);
+  EXPECT_EQ(sp::to_dense(a).size(), 0);
+  sp::coo_matrix<float> c(2, 2, std::vector<int>{0, 1}, std::vector<int>{1, 0}, std::vector<float>{5, 6});
+  sp::coo_matrix<float> d(1, 1, std::vector<int>{}, std::vector<int>{}, std::vector<float>{});
+  d = std::move(c);
+  EXPECT_EQ(c.shape(), (std::array<index_t, 2>{0, 0}));
+  EXPECT_EQ(sp::to_dense(c).size(), 0);
+  const auto y = sp::spmv(b, std::vector<float>{1, 1, 1, 1});
+  EXPECT_EQ(std::vector<float>(y.begin(), y.end()), (std::vector<float>{1, 2, 3}));
+  const auto dense_d = sp::to_dense(d);
+  EXPECT_EQ(dense_d(0, 1), 5.0f);
+  EXPECT_EQ(dense_d(1, 0), 6.0f);
+}
+
 TEST(Sparse, DeviceMatricesStayOnTheirDevice) {
   const kernel::device dev = kernel_test::device();
   const index_t m = 300, n = 200;

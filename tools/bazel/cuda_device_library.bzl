@@ -26,8 +26,6 @@ time. `lto = True` compiles to LTO-IR (`-dlto`) instead, so that nvJitLink can i
 device functions into the kernels.
 """
 
-NVCC = "/usr/local/cuda/bin/nvcc"
-
 CudaDeviceCodeInfo = provider(
     doc = "Device code files (.a, .o, .ptx, .cubin, .fatbin, .ltoir) to link with kernels.",
     fields = {"files": "depset of File"},
@@ -87,9 +85,9 @@ def _cuda_device_library_impl(ctx):
         args.add(src)
         args.add("-o", obj)
         ctx.actions.run(
-            executable = NVCC,
-            arguments = [args],
-            inputs = [src] + ctx.files.hdrs,
+            executable = ctx.executable._nvcc_wrapper,
+            arguments = [ctx.file._nvcc.path, args],
+            inputs = [src, ctx.file._nvcc] + ctx.files.hdrs,
             outputs = [obj],
             mnemonic = "NvccDeviceCompile",
             progress_message = "nvcc -dc %s" % src.short_path,
@@ -102,9 +100,9 @@ def _cuda_device_library_impl(ctx):
     args.add_all(objects)
     args.add("-o", archive)
     ctx.actions.run(
-        executable = NVCC,
-        arguments = [args],
-        inputs = objects,
+        executable = ctx.executable._nvcc_wrapper,
+        arguments = [ctx.file._nvcc.path, args],
+        inputs = objects + [ctx.file._nvcc],
         outputs = [archive],
         mnemonic = "NvccDeviceArchive",
         progress_message = "nvcc -lib %s" % archive.short_path,
@@ -123,6 +121,14 @@ cuda_device_library = rule(
         "archs": attr.string_list(default = ["sm_75", "sm_90"]),
         "lto": attr.bool(default = False),
         "copts": attr.string_list(),
+        # The toolkit kernel_repositories names, run where it is installed (nvcc.sh).
+        "_nvcc": attr.label(default = Label("@cuda//:bin/nvcc"), allow_single_file = True, cfg = "exec"),
+        "_nvcc_wrapper": attr.label(
+            default = Label("//tools/bazel:nvcc.sh"),
+            allow_single_file = True,
+            executable = True,
+            cfg = "exec",
+        ),
     },
     provides = [CudaDeviceCodeInfo],
 )

@@ -27,10 +27,65 @@ KERNEL_COPTS = [
     "-march=x86-64-v3",
 ]
 
-def _kernel_copts(ctx):
+def _shell_words(text, where):
+    """`text` split into words as a Bourne shell splits them (quotes and backslashes), which
+    is how cc_library reads copts and defines: "-DNAME=\\"a b\\"" is one word."""
+    words = []
+    word = ""
+    in_word = False
+    quote = ""
+    escaped = False
+    for c in text.elems():
+        if escaped:
+            # In double quotes a backslash escapes only these; elsewhere it stays.
+            if quote == "\"" and c not in "\"\\$`":
+                word += "\\"
+            word += c
+            escaped = False
+        elif quote == "'":
+            if c == "'":
+                quote = ""
+            else:
+                word += c
+        elif c == "\\":
+            escaped = True
+            in_word = True
+        elif quote == "\"":
+            if c == "\"":
+                quote = ""
+            else:
+                word += c
+        elif c in "'\"":
+            quote = c
+            in_word = True
+        elif c in " \t\n":
+            if in_word:
+                words.append(word)
+            word = ""
+            in_word = False
+        else:
+            word += c
+            in_word = True
+    if quote or escaped:
+        fail("%s: unterminated %s in '%s'" % (where, "quote" if quote else "backslash", text))
+    if in_word:
+        words.append(word)
+    return words
+
+def _expanded(ctx, attribute, targets):
+    """An attribute's strings as cc_library reads them: $(location) and Make variables
+    expanded, then split into words as the shell would."""
+    words = []
+    for text in getattr(ctx.attr, attribute):
+        text = ctx.expand_location(text, targets)
+        text = ctx.expand_make_variables(attribute, text, {})
+        words += _shell_words(text, "%s: %s" % (ctx.label, attribute))
+    return words
+
+def _kernel_copts(ctx, copts):
     """KERNEL_COPTS, less -march and -fveclib where the build or the target names a -march:
     as tools/kernel-clang++ does, the user's choice of CPU wins (and libmvec goes with it)."""
-    given = ctx.fragments.cpp.copts + ctx.fragments.cpp.cxxopts + ctx.attr.copts
+    given = ctx.fragments.cpp.copts + ctx.fragments.cpp.cxxopts + copts
     if [f for f in given if f.startswith("-march=") or f.startswith("-mcpu=")]:
         return [f for f in KERNEL_COPTS if not f.startswith("-march=") and not f.startswith("-fveclib=")]
     return KERNEL_COPTS
@@ -41,7 +96,13 @@ def _device_files(ctx):
     return [f for f in ctx.files.device_deps if f.extension in LINK_INPUT_EXTENSIONS]
 
 def _plugin_flags(ctx):
-    flags = ["-fplugin=" + ctx.file._plugin.path]
+    # libdevice of the toolkit kernel_repositories names: the compile's environment has no
+    # CUDA_HOME to find another by, and a new toolkit's recompiles the kernels.
+    flags = ["-fplugin=" + ctx.file._plugin.path, "-fplugin-arg-kernel-libdevice=" + ctx.file._libdevice.path]
+    if ctx.files.device_srcs:
+        # A generated file is in the bin tree at its package's path, where a relative
+        # [[kernel::link]] path is looked for after the source's own directory.
+        flags.append("-fplugin-arg-kernel-link-root=" + ctx.bin_dir.path)
     if ctx.attr.gpu_archs:
         flags.append("-fplugin-arg-kernel-arch=" + ",".join(ctx.attr.gpu_archs))
     for f in _device_files(ctx):
@@ -54,6 +115,7 @@ def _package_includes(ctx):
     package = "/".join([p for p in [ctx.label.workspace_root, ctx.label.package] if p])
     found = []
     for include in ctx.attr.includes:
+        include = ctx.expand_make_variables("includes", include, {})
         path = "/".join([p for p in [package, include] if p and p != "."]) or "."
         found += [path, ctx.bin_dir.path + "/" + path if path != "." else ctx.bin_dir.path]
     return found
@@ -72,6 +134,8 @@ def _kernel_cc_compile_impl(ctx):
         unsupported_features = ctx.disabled_features,
     )
     deps = [d[CcInfo] for d in ctx.attr.deps + ctx.attr._kernel_deps]
+    targets = ctx.attr.srcs + ctx.attr.deps + ctx.attr.device_deps + ctx.attr.device_srcs
+    copts = _expanded(ctx, "copts", targets)
     headers = [f for f in ctx.files.srcs if f.extension in _HEADER_EXTENSIONS]
     sources = [f for f in ctx.files.srcs if f.extension not in _HEADER_EXTENSIONS]
     compilation_context, compilation_outputs = cc_common.compile(
@@ -83,13 +147,13 @@ def _kernel_cc_compile_impl(ctx):
         private_hdrs = headers,
         public_hdrs = ctx.files.hdrs,
         compilation_contexts = [d.compilation_context for d in deps],
-        defines = ctx.attr.defines,
-        local_defines = ctx.attr.local_defines,
+        defines = _expanded(ctx, "defines", targets),
+        local_defines = _expanded(ctx, "local_defines", targets),
         includes = _package_includes(ctx),
-        user_compile_flags = _kernel_copts(ctx) + _plugin_flags(ctx) + ctx.attr.copts,
+        user_compile_flags = _kernel_copts(ctx, copts) + _plugin_flags(ctx) + copts,
         # Device code is read by the compile (embedded in the object), so it is an input;
         # files named by [[kernel::link("...")]] in the sources come in through device_deps or srcs.
-        additional_inputs = [ctx.file._plugin] + ctx.files.device_deps + ctx.files.device_srcs,
+        additional_inputs = [ctx.file._plugin, ctx.file._libdevice] + ctx.files.device_deps + ctx.files.device_srcs,
     )
     linking_context, linking_outputs = cc_common.create_linking_context_from_compilation_outputs(
         name = ctx.label.name,
@@ -116,6 +180,13 @@ def _kernel_cc_compile_impl(ctx):
             compilation_context = compilation_context,
             linking_context = linking_context,
         ),
+        # `bazel coverage` counts these sources as it counts a cc_library's.
+        coverage_common.instrumented_files_info(
+            ctx,
+            source_attributes = ["srcs", "hdrs"],
+            dependency_attributes = ["deps"],
+            extensions = ["cc", "cpp", "cxx", "c++", "C", "h", "hh", "hpp", "inc"],
+        ),
     ]
 
 _kernel_cc_compile = rule(
@@ -124,10 +195,10 @@ _kernel_cc_compile = rule(
         "srcs": attr.label_list(allow_files = [".cc", ".cpp", ".cxx", ".c++", ".C", ".h", ".hh", ".hpp", ".inc"]),
         "hdrs": attr.label_list(allow_files = [".h", ".hpp", ".hh", ".inc"]),
         "deps": attr.label_list(providers = [CcInfo]),
-        "copts": attr.string_list(),
-        "defines": attr.string_list(doc = "As cc_library's: for these sources and those that depend on them."),
-        "local_defines": attr.string_list(doc = "As cc_library's: for these sources only."),
-        "includes": attr.string_list(doc = "As cc_library's: directories, relative to the package, to include from."),
+        "copts": attr.string_list(doc = "As cc_library's: $(location) and Make variables expanded, split as the shell splits."),
+        "defines": attr.string_list(doc = "As cc_library's: for these sources and those that depend on them (expanded as copts)."),
+        "local_defines": attr.string_list(doc = "As cc_library's: for these sources only (expanded as copts)."),
+        "includes": attr.string_list(doc = "As cc_library's: directories, relative to the package, to include from (Make variables expanded)."),
         "device_deps": attr.label_list(
             allow_files = True,
             doc = "cuda_device_library targets and device code files (" + describe_link_inputs() +
@@ -147,6 +218,7 @@ _kernel_cc_compile = rule(
             allow_single_file = True,
             cfg = "target",
         ),
+        "_libdevice": attr.label(default = Label("@cuda//:libdevice"), allow_single_file = True),
         # The kernel headers and runtime, apart from deps: a user listing them there too is no
         # duplicate label.
         "_kernel_deps": attr.label_list(

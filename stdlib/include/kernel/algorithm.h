@@ -1355,6 +1355,7 @@ public:
     detail::require_array<E>();
     using F = detail::element_of<E>;
     static_assert(std::is_arithmetic_v<F>, "histogram edges are numbers");
+    static_assert(detail::arg_of<E>::rank == 1, "histogram edges are a one-dimensional array (as NumPy's bins)");
     const auto ev = detail::arg_of<E>::view(edges);
     if (ev.size() < 2) throw argument_error(std::string(name()), 2, "needs at least two edges");
     return run<F>(x, &edges, ev.size() - 1, 0, 0);

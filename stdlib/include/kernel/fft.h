@@ -37,6 +37,7 @@
 #include <array>
 #include <cmath>
 #include <complex>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -64,6 +65,7 @@ namespace detail {
 /// kept: the calls refuse more axes than an array has dimensions (at most 32).
 template <class T> class brace_list {
 public:
+  static constexpr int capacity = 32;
   constexpr brace_list(std::initializer_list<T> values) {
     for (T v : values) push(v);
   }
@@ -77,7 +79,7 @@ protected:
   }
 
 private:
-  std::array<T, 32> values_{};
+  std::array<T, capacity> values_{};
   int count_ = 0;
 };
 
@@ -733,7 +735,9 @@ public:
   static constexpr std::string_view name() noexcept {
     return AllAxes ? (Inverse ? "ifftn" : "fftn") : (Inverse ? "ifft2" : "fft2");
   }
-  template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
+  template <class A> auto operator()(const A &x) const { return (*this)(x, fft_norm::backward); }
+  // Deduced, so that `{}` (no axes) is not taken for a norm.
+  template <class A, std::same_as<fft_norm> N> auto operator()(const A &x, N norm) const {
     return this->transform(name(), fft_new_array{}, x, fft_default_axes<AllAxes, A>(), 2, nullptr, 3, norm, 2, Inverse);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
@@ -744,8 +748,11 @@ public:
                   fft_norm norm = fft_norm::backward) const {
     return this->transform(name(), fft_new_array{}, x, axes, 2, &lengths, 3, norm, 4, Inverse);
   }
-  template <class A, fft_output_array Out>
-  void operator()(const A &x, Out &&out, fft_norm norm = fft_norm::backward) const {
+  template <class A, fft_output_array Out> void operator()(const A &x, Out &&out) const {
+    (*this)(x, std::forward<Out>(out), fft_norm::backward);
+  }
+  template <class A, fft_output_array Out, std::same_as<fft_norm> N>
+  void operator()(const A &x, Out &&out, N norm) const {
     if constexpr (fft_output_fits<Out, A, true>())
       this->transform(name(), fft_into<Out>{out}, x, fft_default_axes<AllAxes, A>(), 3, nullptr, 4, norm, 3, Inverse);
   }
@@ -768,7 +775,8 @@ template <bool Inverse> class fft_inplace_fn : public fft_calls<fft_inplace_fn<I
 public:
   constexpr fft_inplace_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "ifft_inplace" : "fft_inplace"; }
-  template <class A> void operator()(A &&x, fft_norm norm = fft_norm::backward) const {
+  template <class A> void operator()(A &&x) const { (*this)(std::forward<A>(x), fft_norm::backward); }
+  template <class A, std::same_as<fft_norm> N> void operator()(A &&x, N norm) const {
     require_lasting_output<A>(name(), 1, this->placed_on());
     this->in_place(name(), std::forward<A>(x), fft_axes::all(arg_of<std::remove_cvref_t<A>>::rank), norm, 2, Inverse);
   }
@@ -891,7 +899,9 @@ public:
   static constexpr std::string_view name() noexcept {
     return AllAxes ? (Inverse ? "irfftn" : "rfftn") : (Inverse ? "irfft2" : "rfft2");
   }
-  template <class A> auto operator()(const A &x, fft_norm norm = fft_norm::backward) const {
+  template <class A> auto operator()(const A &x) const { return (*this)(x, fft_norm::backward); }
+  // Deduced, so that `{}` (no axes) is not taken for a norm.
+  template <class A, std::same_as<fft_norm> N> auto operator()(const A &x, N norm) const {
     return run(fft_new_array{}, x, fft_default_axes<AllAxes, A>(), nullptr, norm, 2);
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
@@ -902,8 +912,11 @@ public:
                   fft_norm norm = fft_norm::backward) const {
     return run(fft_new_array{}, x, axes, &lengths, norm, 4);
   }
-  template <class A, fft_output_array Out>
-  void operator()(const A &x, Out &&out, fft_norm norm = fft_norm::backward) const {
+  template <class A, fft_output_array Out> void operator()(const A &x, Out &&out) const {
+    (*this)(x, std::forward<Out>(out), fft_norm::backward);
+  }
+  template <class A, fft_output_array Out, std::same_as<fft_norm> N>
+  void operator()(const A &x, Out &&out, N norm) const {
     run(fft_into<Out>{out}, x, fft_default_axes<AllAxes, A>(), nullptr, norm, 3);
   }
   template <class A, fft_output_array Out>
@@ -965,6 +978,11 @@ private:
     // extent. fftshift moves element k to k + n/2; ifftshift moves it back. As NumPy's roll,
     // an axis named twice is rolled twice, and naming none makes a copy.
     std::array<index_t, R> reals = shape, from{};
+    if (axes.count() > axes.capacity)
+      throw argument_error(std::string(name()), 2,
+                           "names " + std::to_string(axes.count()) + " axes; at most " + std::to_string(axes.capacity) +
+                               " are kept (an axis may be named again to roll it "
+                               "again, up to that many)");
     for (int i = 0; i < axes.count(); ++i) {
       const auto u = static_cast<std::size_t>(normalize_axis(name(), 2, axes[i], static_cast<int>(R)));
       const index_t n = shape[u];

@@ -536,10 +536,14 @@ private:
                     "the operands of a linear algebra call have one element type (convert one first)");
       static_assert(detail::arg_of<EA>::rank == RC, "E has C's shape");
       me = detail::linalg_input<T>(site, name(), 3, detail::linalg_unscaled<E>::array(*xe));
-      if (me.batch != mc.batch || me.rows != mc.rows || me.cols != mc.cols)
+      if (me.rows != mc.rows || me.cols != mc.cols)
         throw argument_error(std::string(name()), 3,
                              "is " + detail::dims(me.rows, me.cols) + " but C is " + detail::dims(mc.rows, mc.cols) +
                                  ": E is added to the product and has its shape");
+      if (me.batch != mc.batch)
+        throw argument_error(std::string(name()), 3,
+                             "is a batch of " + std::to_string(me.batch) + " matrices but C is a batch of " +
+                                 std::to_string(mc.batch) + ": E is added to the product and has its shape");
       beta = detail::factor_of<T>(*xe);
     }
     // A rank-2 operand, or a batch of one, is shared by the whole batch.

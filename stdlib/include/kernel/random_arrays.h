@@ -340,8 +340,16 @@ public:
       throw argument_error("philox::integers", 2,
                            "the range [" + std::to_string(low) + ", " + std::to_string(high) + ") is empty");
     // Compared as values, not cast: uint64's maximum is no int64.
-    if (std::cmp_less(low, std::numeric_limits<T>::min()) || std::cmp_greater(high - 1, std::numeric_limits<T>::max()))
-      throw argument_error("philox::integers", 2, "the range does not fit the array's element type");
+    const auto element = [] { return std::string(dtype_name(dtype_of<T>)); };
+    if (std::cmp_less(low, std::numeric_limits<T>::min()) || std::cmp_greater(low, std::numeric_limits<T>::max()))
+      throw argument_error("philox::integers", 2,
+                           "low is " + std::to_string(low) + ", which the array's " + element() +
+                               " elements cannot hold");
+    if (std::cmp_greater(high - 1, std::numeric_limits<T>::max()))
+      throw argument_error("philox::integers", 3,
+                           "high is " + std::to_string(high) + ": the range [" + std::to_string(low) + ", " +
+                               std::to_string(high) + ") holds values the array's " + element() +
+                               " elements cannot hold");
     fill<A>(out, kernel::detail::distribution::integers, 0, 0, low,
             static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low));
   }

@@ -251,6 +251,26 @@ public:
     return {std::move(first_), std::move(columns_), std::move(values_)};
   }
 
+  sparse_arrays(const sparse_arrays &) = default;
+  sparse_arrays &operator=(const sparse_arrays &) = default;
+  /// A matrix moved from is left as into_arrays leaves one, with no shape or entries: its
+  /// shape would otherwise describe arrays it no longer has.
+  sparse_arrays(sparse_arrays &&other) noexcept
+      : rows_(std::exchange(other.rows_, 0)), cols_(std::exchange(other.cols_, 0)), first_(std::move(other.first_)),
+        columns_(std::move(other.columns_)), values_(std::move(other.values_)),
+        canonical_(std::exchange(other.canonical_, false)) {}
+  sparse_arrays &operator=(sparse_arrays &&other) noexcept {
+    if (this != &other) {
+      rows_ = std::exchange(other.rows_, 0);
+      cols_ = std::exchange(other.cols_, 0);
+      first_ = std::move(other.first_);
+      columns_ = std::move(other.columns_);
+      values_ = std::move(other.values_);
+      canonical_ = std::exchange(other.canonical_, false);
+    }
+    return *this;
+  }
+
 protected:
   sparse_arrays(index_t rows, index_t cols, array_type<I> first, array_type<I> columns, array_type<T> values,
                 bool canonical = false) noexcept

@@ -39,10 +39,113 @@ template <class T> bool read_at(std::string_view bytes, std::uint64_t offset, T 
 }
 
 inline constexpr std::string_view truncated = " (the file is truncated or damaged)";
+inline constexpr std::string_view damaged = " (the file is damaged)";
+
+inline std::string fatbin_damage(std::string_view bytes, int depth = 0);
+
+// An ELF64 section header's fields that the checks read.
+struct elf_section {
+  std::uint32_t name = 0, type = 0, link = 0, info = 0;
+  std::uint64_t offset = 0, size = 0, entry_size = 0;
+};
+inline elf_section elf_section_at(std::string_view bytes, std::uint64_t header) {
+  elf_section s;
+  read_at(bytes, header, s.name);
+  read_at(bytes, header + 4, s.type);
+  read_at(bytes, header + 0x18, s.offset);
+  read_at(bytes, header + 0x20, s.size);
+  read_at(bytes, header + 0x28, s.link);
+  read_at(bytes, header + 0x2C, s.info);
+  read_at(bytes, header + 0x38, s.entry_size);
+  return s;
+}
+
+// The symbol and relocation tables, which nvJitLink indexes without checking (a symbol's
+// section, a relocation's symbol: one wrong byte crashes it): whole entries of their size,
+// linked to tables of the right kind, every index within what it indexes. And the fat binary
+// an object from nvcc carries, whose cubins are checked in turn.
+inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff, std::uint16_t shentsize,
+                                    std::uint16_t shnum, int depth) {
+  constexpr std::uint32_t symtab = 2, strtab = 3, rela = 4, rel = 9, dynsym = 11;
+  // .nv.callgraph, .nv.prototype: processor-specific types, a cubin's alone (an x86-64 host
+  // object's 0x70000001 is its unwind tables).
+  constexpr std::uint32_t callgraph = 0x70000001, prototype = 0x70000002;
+  std::uint16_t machine = 0;
+  read_at(bytes, 0x12, machine);
+  const bool cuda = machine == 190; // EM_CUDA
+  const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
+  std::uint16_t names = 0;
+  read_at(bytes, 0x3E, names);
+  if (shnum != 0 && names >= shnum)
+    return "its section-name table is section " + std::to_string(names) + " of " + std::to_string(shnum) +
+           std::string(damaged);
+  const elf_section name_table = shnum != 0 ? section(names) : elf_section{};
+  for (std::uint32_t i = 0; i < shnum; ++i) {
+    const elf_section s = section(i);
+    const std::string which = "its section " + std::to_string(i);
+    if (s.type == symtab || s.type == dynsym) {
+      if (s.entry_size != 24 || s.size % 24 != 0)
+        return which + " (symbols) is not made of 24-byte entries" + std::string(damaged);
+      if (s.link >= shnum || section(s.link).type != strtab)
+        return which + " (symbols) names no string table" + std::string(damaged);
+      const elf_section strings = section(s.link);
+      for (std::uint64_t at = s.offset; at < s.offset + s.size; at += 24) {
+        std::uint32_t name = 0;
+        std::uint16_t index = 0;
+        read_at(bytes, at, name);
+        read_at(bytes, at + 6, index);
+        // SHN_UNDEF and the reserved indices (absolute, common, ...) name no section.
+        if ((index != 0 && index < 0xff00 && index >= shnum) || (name != 0 && name >= strings.size))
+          return which + ": symbol " + std::to_string((at - s.offset) / 24) + " lies outside its tables" +
+                 std::string(damaged);
+      }
+    } else if (s.type == rel || s.type == rela) {
+      const std::uint64_t entry = s.type == rela ? 24 : 16;
+      if (s.entry_size != entry || s.size % entry != 0)
+        return which + " (relocations) is not made of " + std::to_string(entry) + "-byte entries" +
+               std::string(damaged);
+      if (s.link >= shnum || (section(s.link).type != symtab && section(s.link).type != dynsym) ||
+          (s.info != 0 && s.info >= shnum))
+        return which + " (relocations) names no symbol table or section" + std::string(damaged);
+      const std::uint64_t symbols = section(s.link).size / 24;
+      for (std::uint64_t at = s.offset; at < s.offset + s.size; at += entry) {
+        std::uint64_t info = 0;
+        read_at(bytes, at + 8, info);
+        if ((info >> 32) >= symbols)
+          return which + ": relocation " + std::to_string((at - s.offset) / entry) +
+                 " names a symbol that is not there" + std::string(damaged);
+      }
+    } else if (cuda && (s.type == callgraph || s.type == prototype)) {
+      // Pairs of 32-bit words naming symbols (a call graph's callers and callees, with marker
+      // values at the top of the range; a prototype's function and its prototype's number).
+      if (s.link >= shnum || section(s.link).type != symtab || s.size % 8 != 0)
+        return which + " (" + (s.type == callgraph ? "call graph" : "prototypes") +
+               ") is not made of pairs "
+               "naming a symbol table's symbols" +
+               std::string(damaged);
+      const std::uint64_t symbols = section(s.link).size / 24;
+      for (std::uint64_t at = s.offset; at < s.offset + s.size; at += s.type == callgraph ? 4 : 8) {
+        std::uint32_t symbol = 0;
+        read_at(bytes, at, symbol);
+        if (symbol >= symbols && symbol < 0xfffffff0u)
+          return which + " names symbol " + std::to_string(symbol) + " of " + std::to_string(symbols) +
+                 std::string(damaged);
+      }
+    } else if (s.type != 8 && s.name < name_table.size && fits(bytes, name_table.offset, name_table.size)) {
+      const std::string_view table = bytes.substr(name_table.offset, name_table.size);
+      const std::string_view name = table.substr(s.name, table.find('\0', s.name) - s.name);
+      if (name == "__nv_relfatbin" || name == ".nv_fatbin")
+        if (std::string why = fatbin_damage(bytes.substr(s.offset, s.size), depth + 1); !why.empty())
+          return which + " (" + std::string(name) + "): " + why;
+    }
+  }
+  return {};
+}
 
 // An ELF64 file (a cubin, or a host object holding device code): its header tables and the
-// contents of its sections and segments lie within it.
-inline std::string elf_damage(std::string_view bytes) {
+// contents of its sections and segments lie within it, and so do the indices of its symbol
+// and relocation tables.
+inline std::string elf_damage(std::string_view bytes, int depth = 0) {
   if (bytes.size() < 64 || bytes.substr(0, 4) != std::string_view("\x7f"
                                                                   "ELF",
                                                                   4))
@@ -67,8 +170,13 @@ inline std::string elf_damage(std::string_view bytes) {
     read_at(bytes, header + 4, type);
     read_at(bytes, header + 0x18, offset);
     read_at(bytes, header + 0x20, size);
-    constexpr std::uint32_t null_section = 0, no_bits = 8; // SHT_NULL, SHT_NOBITS: no contents
-    if (type != null_section && type != no_bits && !fits(bytes, offset, size))
+    // SHT_NULL, SHT_NOBITS and a cubin's shared memory (.nv.shared.*, which relocatable
+    // cubins of kernels with __shared__ arrays have): sizes without contents in the file.
+    constexpr std::uint32_t null_section = 0, no_bits = 8, cuda_shared = 0x7000000a;
+    std::uint16_t machine = 0;
+    read_at(bytes, 0x12, machine);
+    const bool contents = type != null_section && type != no_bits && !(machine == 190 && type == cuda_shared);
+    if (contents && !fits(bytes, offset, size))
       return "its section " + std::to_string(i) + " lies past its end" + std::string(truncated);
   }
   for (std::uint16_t i = 0; i < phnum; ++i) {
@@ -79,7 +187,7 @@ inline std::string elf_damage(std::string_view bytes) {
     if (!fits(bytes, offset, size))
       return "its segment " + std::to_string(i) + " lies past its end" + std::string(truncated);
   }
-  return {};
+  return elf_table_damage(bytes, shoff, shentsize, shnum, depth);
 }
 
 inline constexpr std::uint16_t cuda_machine = 190; // EM_CUDA
@@ -132,8 +240,11 @@ inline bool elf_holds_device_code(std::string_view bytes) {
 
 // A fat binary (nvcc -fatbin): one or more of them back to back, each a 16-byte header (magic
 // 0xBA55ED50, version, header size, size of what follows) and entries of a header (kind,
-// version, header size, payload size, ...) and a payload. Zero bytes may pad the end.
-inline std::string fatbin_damage(std::string_view bytes) {
+// version, header size, payload size, ...) and a payload. Zero bytes may pad the end. The
+// payloads that are cubins (not compressed) are checked as cubins.
+inline std::string fatbin_damage(std::string_view bytes, int depth) {
+  // Fat binaries hold cubins, which hold none: deeper is not nvcc's.
+  if (depth > 2) return "it nests fat binaries in cubins" + std::string(damaged);
   constexpr std::uint32_t magic = 0xBA55ED50;
   std::uint64_t at = 0;
   for (bool first = true; at < bytes.size(); first = false) {
@@ -155,6 +266,11 @@ inline std::string fatbin_damage(std::string_view bytes) {
       if (!read_at(within, entry + 4, entry_header) || !read_at(within, entry + 8, payload) || entry_header < 16 ||
           !fits(within, entry, entry_header) || !fits(within, entry + entry_header, payload))
         return "its entry at byte " + std::to_string(entry) + " lies past its end" + std::string(truncated);
+      const std::string_view contents = within.substr(entry + entry_header, payload);
+      if (contents.starts_with("\x7f"
+                               "ELF"))
+        if (std::string why = elf_damage(contents, depth + 1); !why.empty())
+          return "its cubin at byte " + std::to_string(entry + entry_header) + ": " + why;
       entry += entry_header + payload;
     }
     at = end;
