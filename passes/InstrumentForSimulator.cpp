@@ -86,16 +86,17 @@ public:
   }
 
   // A conversion of a floating-point value to an integer is undefined in LLVM where the
-  // value is out of the integer's range or NaN: x86 gives the "indefinite integer"
-  // (0x80000000), a GPU what its cvt.rzi gives, the nearest value of the range, and for NaN 0
-  // from a float to at most 32 bits, else the sign bit alone (as an H200 gives). The copies
-  // convert as the GPU does, at the width NVPTX converts at: integers narrower than 16 bits
-  // are converted to 16 bits of their signedness and truncated ((int8_t)300.0f is 44 there,
-  // (uint8_t)-1.5f 0).
+  // value is out of the integer's range or NaN: x86 gives its "indefinite integer" (the sign
+  // bit alone, of 32 or 64 bits), a GPU what its cvt.rzi gives, the nearest value of the range, and
+  // for NaN 0 from a float to at most 32 bits, else the sign bit alone (as an H200 gives). The
+  // copies convert as sm_90 code does, at the width NVPTX converts at: integers narrower than 16
+  // bits are converted to 16 bits of their signedness and truncated ((int8_t)300.0f is 44 there,
+  // (uint8_t)-1.5f 0; NVPTX's PTX for earlier GPUs converts to uint8_t through 16 signed bits,
+  // giving 255).
   void convertAsGPU(Function &F) {
     SmallVector<CastInst *, 8> Conversions;
     for (Instruction &I : instructions(F))
-      if (isa<FPToSIInst>(&I) || isa<FPToUIInst>(&I))
+      if (isa<FPToSIInst, FPToUIInst>(&I))
         Conversions.push_back(cast<CastInst>(&I));
     for (CastInst *C : Conversions) {
       IRBuilder<> B(C);

@@ -42,6 +42,7 @@
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -53,8 +54,9 @@ namespace plugin {
 
 namespace {
 
-// One compile is one process (clang -cc1 loads the plugin for it), and the plugin's
-// arguments are parsed before the first attribute is; the roots are read-only after that.
+// The plugin's arguments are parsed before the first attribute is. Translation units
+// compiled in one process (clang++ -c a.cpp b.cpp) share the roots; they have the same
+// command line, so each adds the same ones (addLinkRoot keeps one of each).
 std::vector<std::string> &linkRoots() {
   static std::vector<std::string> Roots;
   return Roots;
@@ -320,7 +322,10 @@ ParsedAttrInfoRegistry::Add<LinkAttrInfo> RegisterLink("kernel-link", "[[kernel:
 
 bool isLinkableFile(llvm::StringRef Path) { return !passes::linkInputKind(Path).empty(); }
 
-void addLinkRoot(llvm::StringRef Dir) { linkRoots().push_back(Dir.str()); }
+void addLinkRoot(llvm::StringRef Dir) {
+  if (!llvm::is_contained(linkRoots(), Dir))
+    linkRoots().push_back(Dir.str());
+}
 
 bool isDeclaredDevice(const FunctionDecl *FD) {
   for (const FunctionDecl *R : FD->redecls())

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,7 +47,7 @@ void remove_entry(const std::filesystem::path &path) {
 std::optional<std::string> read_entry(const std::filesystem::path &path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    // A symbolic link that leads nowhere is in the way of the entry. Anything else is a miss,
+    // A loop of symbolic links is in the way of the entry. Anything else is a miss,
     // not damage: another user's entry in a shared directory stays theirs, and a process out
     // of descriptors or memory must not delete an entry other processes read.
     if (errno == ELOOP) remove_entry(path);
@@ -102,6 +103,15 @@ void remove_stale_temporaries(const std::filesystem::path &directory) {
     const auto written = std::filesystem::last_write_time(it->path(), ignored);
     if (writer_gone || (!ignored && now - written > stale_after)) std::filesystem::remove(it->path(), ignored);
   }
+}
+
+// 64 bits from the kernel's random source (a clock's and a counter's where there is none).
+std::uint64_t unguessable() {
+  std::uint64_t value = 0;
+  if (::getrandom(&value, sizeof value, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof value)) return value;
+  static std::atomic<std::uint64_t> counter{0};
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  return static_cast<std::uint64_t>(now) * 0x9E3779B97F4A7C15u + counter++;
 }
 
 } // namespace
@@ -197,15 +207,15 @@ bool cubin_cache::store(const cubin_key &key, std::span<const char> cubin) const
                              header.size() + payload.size() > limit.rlim_cur)
     return false;
 
-  static std::atomic<unsigned> counter{0};
   const std::filesystem::path path = path_for(key);
   std::filesystem::path temporary;
   int fd = -1;
-  // A new file, never one already there: in a directory other users write, a symbolic link
-  // at the temporary's (predictable) name must not lead the write to a file of theirs.
+  // A new file, never one already there, at a name no one can guess: in a directory other
+  // users write, a symbolic link planted at the temporary's name must not lead the write to
+  // a file of theirs, nor keep the entry from being written.
   for (int attempt = 0; fd < 0 && attempt < 8; ++attempt) {
     temporary = path;
-    temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    temporary += ".tmp." + std::to_string(::getpid()) + "." + hex64(unguessable());
     fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 && errno != EEXIST) return false;
   }

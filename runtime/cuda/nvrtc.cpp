@@ -72,12 +72,15 @@ std::string nvrtc::compile(const std::string &source, const std::string &name, i
       api_->log(program.get(), log.data());
       while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     }
-    const bool missing_header = log.find("could not open source file") != std::string::npos;
+    // NVRTC's words with no include directories, and with some.
+    const bool missing_header = log.find("could not open source file") != std::string::npos ||
+                                log.find("cannot open source file") != std::string::npos;
     throw link_error("NVRTC could not compile '" + name + "' for compute_" + std::to_string(arch) + " (" +
                      api_->error_string(r) + ")" + (log.empty() ? "" : ":\n" + log) +
-                     (missing_header ? "\n(a .cu file's quoted headers are read with it, from its "
-                                       "`#include \"name\"` lines: not through a macro, after a comment "
-                                       "or over several lines)"
+                     (missing_header ? "\n(NVRTC reads no file: a .cu file's quoted headers are read with it, "
+                                       "from its `#include \"name\"` lines, not through a macro, after a "
+                                       "comment or over several lines; NVRTC has no CUDA runtime or toolkit "
+                                       "headers of its own)"
                                      : ""));
   }
   size_t size = 0;

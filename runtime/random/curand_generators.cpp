@@ -276,7 +276,7 @@ void curand_fill(curand_state &s, const curand_fill_request &r, device_state *de
     throw kernel::argument_error(r.name, 0,
                                  "the generator is at offset " + std::to_string(s.next) + ", and " +
                                      std::to_string(advance) +
-                                     " more would go past 2^64, where cuRAND's offsets end and its numbers would "
+                                     " more would reach 2^64, where cuRAND's offsets end and its numbers would "
                                      "repeat");
   placed_generator &g = generator_for(s, r.name, device);
   const auto n = static_cast<std::size_t>(r.n);

@@ -111,9 +111,9 @@ TEST(CubinCacheDamage, TemporariesOfDeadWritersAreRemoved) {
   EXPECT_TRUE(fs::exists(alive));
 }
 
-// A symbolic link at a temporary's name (predictable: the pid and a counter) in a directory
-// other users write is not followed: the file it leads to stays as it was, and the entry is
-// still written.
+// Symbolic links at the temporaries' names a writer used to take (the pid and a counter),
+// planted in a directory other users write, lead nowhere: the file they point to stays as it
+// was, and the entry is written.
 TEST(CubinCacheDamage, LinksAtTemporaryNamesAreNotFollowed) {
   TempDir dir;
   const cubin_cache cache(dir.path / "shared");
@@ -124,10 +124,11 @@ TEST(CubinCacheDamage, LinksAtTemporaryNamesAreNotFollowed) {
   for (int n = 0; n < 64; ++n)
     fs::create_symlink(victim,
                        cache.path_for(key).string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(n));
-  cache.store(key, payload);
+  EXPECT_TRUE(cache.store(key, payload));
   std::ifstream in(victim);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "theirs");
+  EXPECT_EQ(cache.load(key), payload);
 }
 
 // An entry larger than the process may write (ulimit -f) is not written, where the write

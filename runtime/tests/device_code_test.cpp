@@ -232,8 +232,8 @@ TEST_F(DeviceCode, DamagedBinariesAreRefusedBeforeNvJitLinkReadsThem) {
 
 // nvJitLink indexes a cubin's tables without checking them: one byte changed in a symbol's
 // section, a relocation's symbol or the prototypes' symbol crashed the process. Each is
-// refused when added, also inside an uncompressed fat binary; a relocatable cubin with
-// shared memory (a section with a size and no bytes in the file) is whole.
+// refused when added, also inside an uncompressed fat binary; a relocatable cubin with shared
+// memory and uninitialised globals (sections with sizes and no bytes in the file) is whole.
 TEST_F(DeviceCode, DamagedTablesAreRefused) {
   namespace files = kernel::detail::device_code_files;
   const fs::path dir = scratch_directory("tables");
@@ -285,6 +285,19 @@ TEST_F(DeviceCode, DamagedTablesAreRefused) {
             std::string::npos);
   EXPECT_TRUE(kernel::linked_device_code().empty());
   const std::string shared = file_bytes(data + "with_shared_sm75.cubin");
+  std::uint64_t shared_shoff = 0;
+  std::uint16_t shared_shentsize = 0, shared_shnum = 0;
+  files::read_at(shared, 0x28, shared_shoff);
+  files::read_at(shared, 0x3A, shared_shentsize);
+  files::read_at(shared, 0x3C, shared_shnum);
+  bool shared_past_the_end = false, global_past_the_end = false; // what the exemptions are for
+  for (std::uint16_t i = 0; i < shared_shnum; ++i) {
+    const files::elf_section s = files::elf_section_at(shared, shared_shoff + std::uint64_t{i} * shared_shentsize);
+    shared_past_the_end |= s.type == 0x7000000a && s.offset + s.size > shared.size();
+    global_past_the_end |= s.type == 0x70000007 && s.offset + s.size > shared.size();
+  }
+  ASSERT_TRUE(shared_past_the_end && global_past_the_end)
+      << "the .nv.shared and .nv.global sections fit in the file: the checks are not exercised";
   EXPECT_EQ(kernel::detail::device_code_damage(kernel::detail::link_format::cubin, shared), "");
   fs::remove_all(dir);
 }

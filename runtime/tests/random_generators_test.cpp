@@ -239,8 +239,8 @@ TEST(RandomGenerators, MovesBetweenTargetsAlongOneSequence) {
   EXPECT_EQ(again, want_c);
 }
 
-// cuRAND's offsets are 64-bit: a fill that would take the generator past 2^64 is refused,
-// where it would wrap to a small offset and repeat numbers; up to it is fine.
+// cuRAND's offsets are 64-bit: a fill that would take the generator to 2^64 is refused, where
+// it would wrap to a small offset and repeat numbers; up to the last offset is fine.
 TEST(RandomGenerators, OffsetsEndAt2To64) {
   REQUIRE_CURAND();
   const std::uint64_t near_end = std::numeric_limits<std::uint64_t>::max() - 3;
@@ -250,12 +250,15 @@ TEST(RandomGenerators, OffsetsEndAt2To64) {
     g.uniform(eight);
     ADD_FAILURE() << "filled past 2^64";
   } catch (const kernel::argument_error &e) {
-    EXPECT_NE(std::string(e.what()).find("8 more would go past 2^64"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("8 more would reach 2^64"), std::string::npos) << e.what();
   }
   EXPECT_EQ(eight, std::vector<float>(8, -1.0f)) << "nothing is written";
   EXPECT_EQ(g.offset(), near_end);
-  g.uniform(three);
+  g.uniform(three); // up to the last offset there is
   EXPECT_EQ(g.offset(), near_end + 3);
+  std::vector<float> one(1, -1.0f);
+  EXPECT_THROW(g.uniform(one), kernel::argument_error); // to 2^64 itself
+  EXPECT_EQ(one, std::vector<float>(1, -1.0f));
 }
 
 // From an offset that is not a pair's start, odd fills of pairs in double and float on the

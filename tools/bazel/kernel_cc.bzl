@@ -28,8 +28,9 @@ KERNEL_COPTS = [
 ]
 
 def _shell_words(text, where):
-    """`text` split into words as a Bourne shell splits them (quotes and backslashes), which
-    is how cc_library reads copts and defines: "-DNAME=\\"a b\\"" is one word."""
+    """`text` split into words as cc_library splits copts and defines (Bazel's
+    ShellUtils.tokenize): at blanks and tabs outside quotes; a backslash takes the next
+    character, but in double quotes only a backslash or a double quote; "" is a word."""
     words = []
     word = ""
     in_word = False
@@ -38,7 +39,7 @@ def _shell_words(text, where):
     for c in text.elems():
         if escaped:
             # In double quotes a backslash escapes only these; elsewhere it stays.
-            if quote == "\"" and c not in "\"\\$`":
+            if quote == "\"" and c not in "\"\\":
                 word += "\\"
             word += c
             escaped = False
@@ -58,7 +59,7 @@ def _shell_words(text, where):
         elif c in "'\"":
             quote = c
             in_word = True
-        elif c in " \t\n":
+        elif c in " \t":
             if in_word:
                 words.append(word)
             word = ""
@@ -72,14 +73,18 @@ def _shell_words(text, where):
         words.append(word)
     return words
 
-def _expanded(ctx, attribute, targets):
+def _expanded(ctx, attribute, targets, one_word = False):
     """An attribute's strings as cc_library reads them: $(location) and Make variables
-    expanded, then split into words as the shell would."""
+    expanded, then split into words (each one word, for defines)."""
     words = []
     for text in getattr(ctx.attr, attribute):
         text = ctx.expand_location(text, targets)
         text = ctx.expand_make_variables(attribute, text, {})
-        words += _shell_words(text, "%s: %s" % (ctx.label, attribute))
+        split = _shell_words(text, "%s: %s" % (ctx.label, attribute))
+        if one_word and len(split) != 1:
+            fail("%s: %s: '%s' is %d words after expansion; a define is exactly one (quote a value with blanks)" %
+                 (ctx.label, attribute, text, len(split)))
+        words += split
     return words
 
 def _kernel_copts(ctx, copts):
@@ -147,8 +152,8 @@ def _kernel_cc_compile_impl(ctx):
         private_hdrs = headers,
         public_hdrs = ctx.files.hdrs,
         compilation_contexts = [d.compilation_context for d in deps],
-        defines = _expanded(ctx, "defines", targets),
-        local_defines = _expanded(ctx, "local_defines", targets),
+        defines = _expanded(ctx, "defines", targets, one_word = True),
+        local_defines = _expanded(ctx, "local_defines", targets, one_word = True),
         includes = _package_includes(ctx),
         user_compile_flags = _kernel_copts(ctx, copts) + _plugin_flags(ctx) + copts,
         # Device code is read by the compile (embedded in the object), so it is an input;

@@ -134,7 +134,8 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
     } else if (s.type != 8 && s.name < name_table.size && fits(bytes, name_table.offset, name_table.size)) {
       const std::string_view table = bytes.substr(name_table.offset, name_table.size);
       const std::string_view name = table.substr(s.name, table.find('\0', s.name) - s.name);
-      if (name == "__nv_relfatbin" || name == ".nv_fatbin")
+      // (The fits check: a section of a type without contents was not checked above.)
+      if ((name == "__nv_relfatbin" || name == ".nv_fatbin") && fits(bytes, s.offset, s.size))
         if (std::string why = fatbin_damage(bytes.substr(s.offset, s.size), depth + 1); !why.empty())
           return which + " (" + std::string(name) + "): " + why;
     }
@@ -163,6 +164,9 @@ inline std::string elf_damage(std::string_view bytes, int depth = 0) {
     return "its program headers lie past its end" + std::string(truncated);
   if (shnum != 0 && (shentsize < 64 || !fits(bytes, shoff, std::uint64_t{shnum} * shentsize)))
     return "its section headers lie past its end" + std::string(truncated);
+  std::uint16_t machine = 0;
+  read_at(bytes, 0x12, machine);
+  const bool cuda = machine == 190; // EM_CUDA
   for (std::uint16_t i = 0; i < shnum; ++i) {
     const std::uint64_t header = shoff + std::uint64_t{i} * shentsize;
     std::uint32_t type = 0;
@@ -170,12 +174,12 @@ inline std::string elf_damage(std::string_view bytes, int depth = 0) {
     read_at(bytes, header + 4, type);
     read_at(bytes, header + 0x18, offset);
     read_at(bytes, header + 0x20, size);
-    // SHT_NULL, SHT_NOBITS and a cubin's shared memory (.nv.shared.*, which relocatable
-    // cubins of kernels with __shared__ arrays have): sizes without contents in the file.
-    constexpr std::uint32_t null_section = 0, no_bits = 8, cuda_shared = 0x7000000a;
-    std::uint16_t machine = 0;
-    read_at(bytes, 0x12, machine);
-    const bool contents = type != null_section && type != no_bits && !(machine == 190 && type == cuda_shared);
+    // SHT_NULL, SHT_NOBITS, and a relocatable cubin's shared memory (.nv.shared.*, of
+    // kernels with __shared__ arrays) and uninitialised globals (.nv.global): sizes without
+    // contents in the file.
+    constexpr std::uint32_t null_section = 0, no_bits = 8, cuda_global = 0x70000007, cuda_shared = 0x7000000a;
+    const bool contents =
+        type != null_section && type != no_bits && !(cuda && (type == cuda_global || type == cuda_shared));
     if (contents && !fits(bytes, offset, size))
       return "its section " + std::to_string(i) + " lies past its end" + std::string(truncated);
   }
