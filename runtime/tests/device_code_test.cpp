@@ -234,22 +234,30 @@ TEST_F(DeviceCode, DamagedBinariesAreRefusedBeforeNvJitLinkReadsThem) {
 // section, a relocation's symbol or the prototypes' symbol crashed the process. Each is
 // refused when added, also inside an uncompressed fat binary; a relocatable cubin with shared
 // memory and uninitialised globals (sections with sizes and no bytes in the file) is whole.
-TEST_F(DeviceCode, DamagedTablesAreRefused) {
-  namespace files = kernel::detail::device_code_files;
-  const fs::path dir = scratch_directory("tables");
-  const std::string whole = file_bytes(data + "twice_sm75.cubin");
+namespace files = kernel::detail::device_code_files;
+
+// An ELF file's sections: where each one's header is, and what it says.
+std::vector<std::pair<std::uint64_t, files::elf_section>> sections_of(std::string_view elf) {
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0;
-  files::read_at(whole, 0x28, shoff);
-  files::read_at(whole, 0x3A, shentsize);
-  files::read_at(whole, 0x3C, shnum);
+  files::read_at(elf, 0x28, shoff);
+  files::read_at(elf, 0x3A, shentsize);
+  files::read_at(elf, 0x3C, shnum);
+  std::vector<std::pair<std::uint64_t, files::elf_section>> sections;
+  for (std::uint16_t i = 0; i < shnum; ++i) {
+    const std::uint64_t header = shoff + std::uint64_t{i} * shentsize;
+    sections.emplace_back(header, files::elf_section_at(elf, header));
+  }
+  return sections;
+}
+
+TEST_F(DeviceCode, DamagedTablesAreRefused) {
+  const fs::path dir = scratch_directory("tables");
+  const std::string whole = file_bytes(data + "twice_sm75.cubin");
   // Where the first section of `type` is in the file (its header and its contents).
   const auto find = [&](std::uint32_t type) -> std::optional<std::pair<std::uint64_t, files::elf_section>> {
-    for (std::uint16_t i = 0; i < shnum; ++i) {
-      const std::uint64_t header = shoff + std::uint64_t{i} * shentsize;
-      if (const files::elf_section s = files::elf_section_at(whole, header); s.type == type)
-        return std::pair{header, s};
-    }
+    for (const auto &section : sections_of(whole))
+      if (section.second.type == type) return section;
     return std::nullopt;
   };
   const auto symbols = find(2), relocations = find(9), prototypes = find(0x70000002);
@@ -285,14 +293,8 @@ TEST_F(DeviceCode, DamagedTablesAreRefused) {
             std::string::npos);
   EXPECT_TRUE(kernel::linked_device_code().empty());
   const std::string shared = file_bytes(data + "with_shared_sm75.cubin");
-  std::uint64_t shared_shoff = 0;
-  std::uint16_t shared_shentsize = 0, shared_shnum = 0;
-  files::read_at(shared, 0x28, shared_shoff);
-  files::read_at(shared, 0x3A, shared_shentsize);
-  files::read_at(shared, 0x3C, shared_shnum);
   bool shared_past_the_end = false, global_past_the_end = false; // what the exemptions are for
-  for (std::uint16_t i = 0; i < shared_shnum; ++i) {
-    const files::elf_section s = files::elf_section_at(shared, shared_shoff + std::uint64_t{i} * shared_shentsize);
+  for (const auto &[header, s] : sections_of(shared)) {
     shared_past_the_end |= s.type == 0x7000000a && s.offset + s.size > shared.size();
     global_past_the_end |= s.type == 0x70000007 && s.offset + s.size > shared.size();
   }
