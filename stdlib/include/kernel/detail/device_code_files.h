@@ -43,6 +43,15 @@ inline constexpr std::string_view damaged = " (the file is damaged)";
 
 inline std::string fatbin_damage(std::string_view bytes, int depth = 0);
 
+inline constexpr std::uint16_t cuda_machine = 190; // EM_CUDA
+
+// The machine (e_machine) an ELF file is for.
+inline std::uint16_t elf_machine(std::string_view bytes) {
+  std::uint16_t machine = 0;
+  read_at(bytes, 0x12, machine);
+  return machine;
+}
+
 // An ELF64 section header's fields that the checks read.
 struct elf_section {
   std::uint32_t name = 0, type = 0, link = 0, info = 0;
@@ -70,9 +79,7 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
   // .nv.callgraph, .nv.prototype: processor-specific types, a cubin's alone (an x86-64 host
   // object's 0x70000001 is its unwind tables).
   constexpr std::uint32_t callgraph = 0x70000001, prototype = 0x70000002;
-  std::uint16_t machine = 0;
-  read_at(bytes, 0x12, machine);
-  const bool cuda = machine == 190; // EM_CUDA
+  const bool cuda = elf_machine(bytes) == cuda_machine;
   const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
   std::uint16_t names = 0;
   read_at(bytes, 0x3E, names);
@@ -164,23 +171,16 @@ inline std::string elf_damage(std::string_view bytes, int depth = 0) {
     return "its program headers lie past its end" + std::string(truncated);
   if (shnum != 0 && (shentsize < 64 || !fits(bytes, shoff, std::uint64_t{shnum} * shentsize)))
     return "its section headers lie past its end" + std::string(truncated);
-  std::uint16_t machine = 0;
-  read_at(bytes, 0x12, machine);
-  const bool cuda = machine == 190; // EM_CUDA
+  const bool cuda = elf_machine(bytes) == cuda_machine;
   for (std::uint16_t i = 0; i < shnum; ++i) {
-    const std::uint64_t header = shoff + std::uint64_t{i} * shentsize;
-    std::uint32_t type = 0;
-    std::uint64_t offset = 0, size = 0;
-    read_at(bytes, header + 4, type);
-    read_at(bytes, header + 0x18, offset);
-    read_at(bytes, header + 0x20, size);
+    const elf_section s = elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize);
     // SHT_NULL, SHT_NOBITS, and a relocatable cubin's shared memory (.nv.shared.*, of
     // kernels with __shared__ arrays) and uninitialised globals (.nv.global): sizes without
     // contents in the file.
     constexpr std::uint32_t null_section = 0, no_bits = 8, cuda_global = 0x70000007, cuda_shared = 0x7000000a;
     const bool contents =
-        type != null_section && type != no_bits && !(cuda && (type == cuda_global || type == cuda_shared));
-    if (contents && !fits(bytes, offset, size))
+        s.type != null_section && s.type != no_bits && !(cuda && (s.type == cuda_global || s.type == cuda_shared));
+    if (contents && !fits(bytes, s.offset, s.size))
       return "its section " + std::to_string(i) + " lies past its end" + std::string(truncated);
   }
   for (std::uint16_t i = 0; i < phnum; ++i) {
@@ -192,15 +192,6 @@ inline std::string elf_damage(std::string_view bytes, int depth = 0) {
       return "its segment " + std::to_string(i) + " lies past its end" + std::string(truncated);
   }
   return elf_table_damage(bytes, shoff, shentsize, shnum, depth);
-}
-
-inline constexpr std::uint16_t cuda_machine = 190; // EM_CUDA
-
-// The machine (e_machine) an ELF file is for.
-inline std::uint16_t elf_machine(std::string_view bytes) {
-  std::uint16_t machine = 0;
-  read_at(bytes, 0x12, machine);
-  return machine;
 }
 
 // The same by name, where it is a common one.
