@@ -69,6 +69,17 @@ inline elf_section elf_section_at(std::string_view bytes, std::uint64_t header) 
   return s;
 }
 
+// Section `s`'s name in the section-name table `names` ("" where the table gives none).
+inline std::string_view elf_section_name(std::string_view bytes, const elf_section &names, const elf_section &s) {
+  if (!fits(bytes, names.offset, names.size) || s.name >= names.size) return {};
+  const std::string_view table = bytes.substr(names.offset, names.size);
+  return table.substr(s.name, table.find('\0', s.name) - s.name);
+}
+
+// Whether a section of that name is the fat binary nvcc puts in a host object (-dc:
+// __nv_relfatbin; -c: .nv_fatbin).
+inline bool is_fatbin_section(std::string_view name) { return name == "__nv_relfatbin" || name == ".nv_fatbin"; }
+
 // The symbol and relocation tables, which nvJitLink indexes without checking (a symbol's
 // section, a relocation's symbol: one wrong byte crashes it): whole entries of their size,
 // linked to tables of the right kind, every index within what it indexes. And the fat binary
@@ -138,11 +149,10 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
           return which + " names symbol " + std::to_string(symbol) + " of " + std::to_string(symbols) +
                  std::string(damaged);
       }
-    } else if (s.type != 8 && s.name < name_table.size && fits(bytes, name_table.offset, name_table.size)) {
-      const std::string_view table = bytes.substr(name_table.offset, name_table.size);
-      const std::string_view name = table.substr(s.name, table.find('\0', s.name) - s.name);
+    } else if (const std::string_view name = elf_section_name(bytes, name_table, s);
+               s.type != 8 && is_fatbin_section(name)) {
       // (The fits check: a section of a type without contents was not checked above.)
-      if ((name == "__nv_relfatbin" || name == ".nv_fatbin") && fits(bytes, s.offset, s.size))
+      if (fits(bytes, s.offset, s.size))
         if (std::string why = fatbin_damage(bytes.substr(s.offset, s.size), depth + 1); !why.empty())
           return which + " (" + std::string(name) + "): " + why;
     }
@@ -218,18 +228,10 @@ inline bool elf_holds_device_code(std::string_view bytes) {
   read_at(bytes, 0x3C, shnum);
   read_at(bytes, 0x3E, names);
   if (names >= shnum) return false;
-  std::uint64_t table = 0, table_size = 0;
-  read_at(bytes, shoff + std::uint64_t{names} * shentsize + 0x18, table);
-  read_at(bytes, shoff + std::uint64_t{names} * shentsize + 0x20, table_size);
-  if (!fits(bytes, table, table_size)) return false;
-  const std::string_view strings = bytes.substr(table, table_size);
-  for (std::uint16_t i = 0; i < shnum; ++i) {
-    std::uint32_t name = 0;
-    read_at(bytes, shoff + std::uint64_t{i} * shentsize, name);
-    if (name >= strings.size()) continue;
-    const std::string_view section = strings.substr(name, strings.find('\0', name) - name);
-    if (section == "__nv_relfatbin" || section == ".nv_fatbin") return true;
-  }
+  const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
+  const elf_section name_table = section(names);
+  for (std::uint16_t i = 0; i < shnum; ++i)
+    if (is_fatbin_section(elf_section_name(bytes, name_table, section(i)))) return true;
   return false;
 }
 
