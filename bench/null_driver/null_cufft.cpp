@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#define NULL_LIBRARY_COUNTS null_cufft_calls
+#include "null_calls.h"
+
 #define NULL_CUFFT_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
@@ -15,15 +18,20 @@ std::atomic<int> next_plan{1};
 } // namespace
 
 NULL_CUFFT_EXPORT cufftResult cufftCreate(cufftHandle *plan) {
+  NULL_COUNTED();
   *plan = next_plan++;
   return CUFFT_SUCCESS;
 }
-NULL_CUFFT_EXPORT cufftResult cufftDestroy(cufftHandle) { return CUFFT_SUCCESS; }
+NULL_CUFFT_EXPORT cufftResult cufftDestroy(cufftHandle) {
+  NULL_COUNTED();
+  return CUFFT_SUCCESS;
+}
 /// With NULL_CUFFT_TRACE set, each plan made is printed (which plans a call makes).
 NULL_CUFFT_EXPORT cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed,
                                                   long long istride, long long idist, long long *onembed,
-                                                  long long ostride, long long odist, cufftType type,
-                                                  long long batch, std::size_t *work) {
+                                                  long long ostride, long long odist, cufftType type, long long batch,
+                                                  std::size_t *work) {
+  NULL_COUNTED();
   if (work) *work = 0;
   if (std::getenv("NULL_CUFFT_TRACE")) {
     std::fprintf(stderr, "null cuFFT: plan %d, type %#x, rank %d, n", plan, static_cast<unsigned>(type), rank);
@@ -36,21 +44,40 @@ NULL_CUFFT_EXPORT cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, lo
   }
   return CUFFT_SUCCESS;
 }
-NULL_CUFFT_EXPORT cufftResult cufftPlan2d(cufftHandle *plan, int, int, cufftType) { return cufftCreate(plan); }
-NULL_CUFFT_EXPORT cufftResult cufftPlanMany(cufftHandle *plan, int, int *, int *, int, int, int *, int, int, cufftType,
-                                            int) {
+NULL_CUFFT_EXPORT cufftResult cufftPlan2d(cufftHandle *plan, int, int, cufftType) {
+  NULL_COUNTED();
   return cufftCreate(plan);
 }
-NULL_CUFFT_EXPORT cufftResult cufftSetStream(cufftHandle, cudaStream_t) { return CUFFT_SUCCESS; }
-NULL_CUFFT_EXPORT cufftResult cufftExecC2C(cufftHandle, cufftComplex *, cufftComplex *, int) { return CUFFT_SUCCESS; }
+NULL_CUFFT_EXPORT cufftResult cufftPlanMany(cufftHandle *plan, int, int *, int *, int, int, int *, int, int, cufftType,
+                                            int) {
+  NULL_COUNTED();
+  return cufftCreate(plan);
+}
+NULL_CUFFT_EXPORT cufftResult cufftSetStream(cufftHandle, cudaStream_t) {
+  NULL_COUNTED();
+  return CUFFT_SUCCESS;
+}
+NULL_CUFFT_EXPORT cufftResult cufftExecC2C(cufftHandle, cufftComplex *, cufftComplex *, int) {
+  NULL_COUNTED();
+  return CUFFT_SUCCESS;
+}
 NULL_CUFFT_EXPORT cufftResult cufftExecZ2Z(cufftHandle, cufftDoubleComplex *, cufftDoubleComplex *, int) {
+  NULL_COUNTED();
   return CUFFT_SUCCESS;
 }
-NULL_CUFFT_EXPORT cufftResult cufftExecR2C(cufftHandle, cufftReal *, cufftComplex *) { return CUFFT_SUCCESS; }
+NULL_CUFFT_EXPORT cufftResult cufftExecR2C(cufftHandle, cufftReal *, cufftComplex *) {
+  NULL_COUNTED();
+  return CUFFT_SUCCESS;
+}
 NULL_CUFFT_EXPORT cufftResult cufftExecD2Z(cufftHandle, cufftDoubleReal *, cufftDoubleComplex *) {
+  NULL_COUNTED();
   return CUFFT_SUCCESS;
 }
-NULL_CUFFT_EXPORT cufftResult cufftExecC2R(cufftHandle, cufftComplex *, cufftReal *) { return CUFFT_SUCCESS; }
+NULL_CUFFT_EXPORT cufftResult cufftExecC2R(cufftHandle, cufftComplex *, cufftReal *) {
+  NULL_COUNTED();
+  return CUFFT_SUCCESS;
+}
 NULL_CUFFT_EXPORT cufftResult cufftExecZ2D(cufftHandle, cufftDoubleComplex *, cufftDoubleReal *) {
+  NULL_COUNTED();
   return CUFFT_SUCCESS;
 }
