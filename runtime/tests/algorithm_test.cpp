@@ -862,6 +862,10 @@ TEST_P(Targets, HistogramsAsNumPy) {
   refused(4, "cannot be widened", [&] { (void)kernel::histogram.on(t)(x, 3, 1e17, 1e17); });
   refused(2, "edge 1 is NaN", [&] { (void)kernel::histogram.on(t)(x, std::vector<float>{0, NAN, 1}); });
   refused(2, "edge 2 is below", [&] { (void)kernel::histogram.on(t)(x, std::vector<float>{0, 1, 0.5f}); });
+  // As NumPy's: one edge or none makes no bin (numpy.histogram(x, bins=[1.0]) counts nothing).
+  EXPECT_TRUE(to_vector(kernel::histogram.on(t)(x, std::vector<float>{0.5f})).empty());
+  EXPECT_TRUE(to_vector(kernel::histogram.on(t)(x, std::vector<float>{})).empty());
+  refused(2, "edge 0 is NaN", [&] { (void)kernel::histogram.on(t)(x, std::vector<float>{NAN}); });
   try { // finite ends, but a width past double's range: every bin's edge would be NaN
     (void)kernel::histogram.on(t)(x, 4, -1.7e308, 1.7e308);
     ADD_FAILURE() << "a range wider than a double was taken";
@@ -1217,6 +1221,39 @@ TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {
   there.on(t).integers(wide, 0, 10);
   for (auto v : wide) ASSERT_LT(v, 10u);
   EXPECT_THROW(here.integers(wide, -1, 10), kernel::argument_error);
+  // Ends of any integer type, as values: the upper half of uint64, and all of it with
+  // endpoint (NumPy's Generator.integers(0, 2**64 - 1, endpoint=True, dtype=uint64)).
+  constexpr std::uint64_t half = std::uint64_t{1} << 63, top = ~std::uint64_t{0};
+  std::vector<std::uint64_t> upper(2000), upper_here(2000), all(2000), all_here(2000);
+  kernel::random::philox(5).on(t).integers(upper, half, top);
+  kernel::random::philox(3).on(t).integers(all, std::uint64_t{0}, top, /*endpoint=*/true);
+  kernel::random::philox(5).integers(upper_here, half, top);
+  kernel::random::philox(3).integers(all_here, std::uint64_t{0}, top, true);
+  EXPECT_EQ(upper, upper_here);
+  EXPECT_EQ(all, all_here);
+  for (auto v : upper) ASSERT_TRUE(v >= half && v < top) << v;
+  EXPECT_NE(std::count_if(all.begin(), all.end(), [&](std::uint64_t v) { return v >= half; }), 0);
+  EXPECT_NE(std::count_if(all.begin(), all.end(), [&](std::uint64_t v) { return v < half; }), 0);
+  // All 2^64 values: each draw as it is, so the fill is the 64-bit words the generator makes.
+  kernel::random::philox words(3);
+  std::vector<std::int64_t> raw(2000);
+  words.on(t).integers(raw, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), true);
+  for (std::size_t i = 0; i < raw.size(); ++i)
+    ASSERT_EQ(static_cast<std::uint64_t>(raw[i]), all[i] ^ half) << "int64's range is uint64's moved by 2^63";
+  // endpoint includes high: [0, 1] of bytes makes both.
+  std::vector<std::uint8_t> bits(200);
+  there.on(t).integers(bits, 0, 1, true);
+  EXPECT_NE(std::count(bits.begin(), bits.end(), 1), 0);
+  EXPECT_NE(std::count(bits.begin(), bits.end(), 0), 0);
+  there.on(t).integers(bits, 255, 255, true);
+  EXPECT_EQ(bits, std::vector<std::uint8_t>(200, 255));
+  EXPECT_EQ(integers_message(small, 5, 5), "'philox::integers': argument 2: the range [5, 5) is empty");
+  try {
+    here.integers(small, 6, 5, true);
+    ADD_FAILURE() << "an empty inclusive range was taken";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_STREQ(e.what(), "'philox::integers': argument 2: the range [6, 5] is empty");
+  }
 
   // Parameters that would fill the array with infinities or NaNs, or a negative spread, are
   // argument errors naming the parameter, and nothing is written.

@@ -1316,8 +1316,9 @@ inline constexpr run_length_encode_fn run_length_encode{};
 
 /// Counts (int64) of the elements of `x` in `bins` equal bins of [lo, hi], as NumPy's
 /// histogram: the last bin includes hi; values outside the range and NaNs are not counted.
-/// With an array of edges instead: the bins between consecutive edges (never decreasing). As
-/// NumPy, a range of one value (lo == hi) is widened to [lo - 0.5, hi + 0.5].
+/// With an array of edges instead: the bins between consecutive edges (never decreasing;
+/// fewer than two edges make none, an empty result). As NumPy, a range of one value (lo == hi) is widened to [lo - 0.5,
+/// hi + 0.5].
 namespace detail {
 /// Edges given as an array or an expression, not as a count of bins.
 template <class E>
@@ -1357,8 +1358,8 @@ public:
     static_assert(std::is_arithmetic_v<F>, "histogram edges are numbers");
     static_assert(detail::arg_of<E>::rank == 1, "histogram edges are a one-dimensional array (as NumPy's bins)");
     const auto ev = detail::arg_of<E>::view(edges);
-    if (ev.size() < 2) throw argument_error(std::string(name()), 2, "needs at least two edges");
-    return run<F>(x, &edges, ev.size() - 1, 0, 0);
+    // As NumPy's: fewer than two edges make no bin, and an empty histogram.
+    return run<F>(x, &edges, ev.size() > 1 ? ev.size() - 1 : 0, 0, 0);
   }
 
   template <class N> auto operator()(const expr<N> &x, index_t bins, double lo, double hi) const {
@@ -1403,7 +1404,9 @@ private:
     }
     auto counts = detail::make_result<index_t, 1, detail::is_device_arg<X>>(site, {bins});
     detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, counts);
-    if (site.on_device()) {
+    if (bins == 0) {
+      // No bin: nothing to count into (the edges were still checked).
+    } else if (site.on_device()) {
       const detail::device_call &c = *site.call;
       detail::zero_on_device(c, dst.data, bins);
       detail::launch_over<detail::histogram_entry<V, F>>(c, xs.size,

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -42,9 +43,9 @@ template <class T> struct random_fill_params {
   T *out;
   index_t n;
   std::uint64_t seed, first_block;
-  double a, b;      // low and high, or mean and standard deviation
-  std::int64_t low; // integers: low + a draw below `range`
-  std::uint64_t range;
+  double a, b;         // low and high, or mean and standard deviation
+  std::int64_t low;    // integers: low + a draw below `range`
+  std::uint64_t range; // 0: all 2^64 values
   distribution dist;
 };
 
@@ -60,14 +61,15 @@ KERNEL_ALWAYS_INLINE constexpr std::uint64_t mulhi64(std::uint64_t a, std::uint6
   return p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
 }
 
-/// `r` (64 random bits) taken to [0, range) without bias, by Lemire's multiply and reject:
-/// where r falls in the uneven part of r * range (a chance below range / 2^64, so only wide
-/// ranges ever see it) it is drawn again, from blocks that no fill draws (their counter's
-/// last word all ones; a fill's is 0) named by the element's block and place, so that every
-/// target makes the same number and the fill's layout stays cuRAND's.
+/// `r` (64 random bits) taken to [0, range) without bias (range 0: all 2^64 values), by
+/// Lemire's multiply and reject: where r falls in the uneven part of r * range (a chance below
+/// range / 2^64, so only wide ranges ever see it) it is drawn again, from blocks that no fill
+/// draws (their counter's last word all ones; a fill's is 0) named by the element's block and
+/// place, so that every target makes the same number and the fill's layout stays cuRAND's.
 template <bool InKernel>
 KERNEL_ALWAYS_INLINE std::uint64_t bounded_draw(std::uint64_t seed, std::uint64_t r, std::uint64_t range,
                                                 std::uint64_t block, int place) noexcept {
+  if (range == 0) return r; // all 2^64 values
   std::uint64_t low = r * range;
   if (low < range) { // the only case that may reject: the threshold's division only here
     const std::uint64_t threshold = (0 - range) % range;
@@ -332,26 +334,38 @@ public:
     kernel::detail::require_normal_parameters<float_element<A>>("philox::lognormal", mean, stddev);
     fill<A>(out, kernel::detail::distribution::lognormal, mean, stddev);
   }
-  /// Integers uniform in [low, high) (any integer array), from 64 bits each.
-  template <class A> void integers(A &&out, std::int64_t low, std::int64_t high) const {
+  /// Integers uniform in [low, high), or [low, high] with `endpoint` (as NumPy's
+  /// Generator.integers), into any integer array, from 64 bits each. The ends are of any
+  /// integer types and compared as values: [0, 2^64 - 1] with endpoint fills uint64 with all
+  /// of its values, [INT64_MIN, INT64_MAX] int64.
+  template <class A, std::integral L, std::integral H>
+    requires(!std::is_same_v<L, bool> && !std::is_same_v<H, bool> && sizeof(L) <= 8 && sizeof(H) <= 8)
+  void integers(A &&out, L low, H high, bool endpoint = false) const {
     using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
     static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "philox::integers fills integer arrays");
-    if (!(low < high))
-      throw argument_error("philox::integers", 2,
-                           "the range [" + std::to_string(low) + ", " + std::to_string(high) + ") is empty");
+    const auto range_text = [&] {
+      return std::string("the range [") + std::to_string(low) + ", " + std::to_string(high) + (endpoint ? "]" : ")");
+    };
+    if (endpoint ? std::cmp_greater(low, high) : !std::cmp_less(low, high))
+      throw argument_error("philox::integers", 2, range_text() + " is empty");
     // Compared as values, not cast: uint64's maximum is no int64.
     const auto element = [] { return std::string(dtype_name(dtype_of<T>)); };
     if (std::cmp_less(low, std::numeric_limits<T>::min()) || std::cmp_greater(low, std::numeric_limits<T>::max()))
       throw argument_error("philox::integers", 2,
                            "low is " + std::to_string(low) + ", which the array's " + element() +
                                " elements cannot hold");
-    if (std::cmp_greater(high - 1, std::numeric_limits<T>::max()))
+    // The largest value drawn: high, or the one below it (high > low, so high - 1 is in H).
+    const H top = endpoint ? high : static_cast<H>(high - 1);
+    if (std::cmp_greater(top, std::numeric_limits<T>::max()))
       throw argument_error("philox::integers", 3,
-                           "high is " + std::to_string(high) + ": the range [" + std::to_string(low) + ", " +
-                               std::to_string(high) + ") holds values the array's " + element() +
-                               " elements cannot hold");
-    fill<A>(out, kernel::detail::distribution::integers, 0, 0, low,
-            static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low));
+                           "high is " + std::to_string(high) + ": " + range_text() + " holds values the array's " +
+                               element() + " elements cannot hold");
+    // In 64-bit unsigned arithmetic: low and top are T's values, so the count of values is
+    // below 2^64 but for all 2^64 of a 64-bit type, where it wraps to 0 (every draw taken).
+    const auto low_bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<T>(low)));
+    const auto top_bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<T>(top)));
+    fill<A>(out, kernel::detail::distribution::integers, 0, 0, static_cast<std::int64_t>(low_bits),
+            top_bits - low_bits + 1);
   }
 
 private:
