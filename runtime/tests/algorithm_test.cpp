@@ -1247,6 +1247,17 @@ TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {
   EXPECT_NE(std::count(bits.begin(), bits.end(), 0), 0);
   there.on(t).integers(bits, 255, 255, true);
   EXPECT_EQ(bits, std::vector<std::uint8_t>(200, 255));
+  // An unsigned high of 0 above a negative low: [-5, 0), as NumPy's integers(-5, np.uint32(0)).
+  std::vector<std::int64_t> below(500);
+  std::vector<std::int16_t> shorts(500);
+  std::vector<std::int32_t> ints(500);
+  there.on(t).integers(below, -5, 0u);
+  there.on(t).integers(shorts, -5, std::uint64_t{0});
+  there.on(t).integers(ints, std::int8_t{-5}, std::uint8_t{0});
+  for (std::size_t i = 0; i < 500; ++i)
+    ASSERT_TRUE(below[i] >= -5 && below[i] < 0 && shorts[i] >= -5 && shorts[i] < 0 && ints[i] >= -5 && ints[i] < 0)
+        << below[i] << " " << shorts[i] << " " << ints[i];
+  EXPECT_EQ(std::count(below.begin(), below.end(), -5) > 0 && std::count(below.begin(), below.end(), -1) > 0, true);
   EXPECT_EQ(integers_message(small, 5, 5), "'philox::integers': argument 2: the range [5, 5) is empty");
   try {
     here.integers(small, 6, 5, true);

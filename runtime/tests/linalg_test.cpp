@@ -541,6 +541,30 @@ TEST_P(Linalg, BadShapesAndOverlapsLeaveTheResultsAlone) {
               std::string::npos)
         << error.what();
   }
+  // One E, a matrix or a batch of one, is added to each item, as NumPy's A @ B + E.
+  for (index_t q = 0; q < 3; ++q)
+    for (index_t i = 0; i < 4; ++i)
+      for (index_t j = 0; j < 3; ++j) batched_a(q, i, j) = float(q + i - j);
+  for (index_t i = 0; i < 3; ++i)
+    for (index_t j = 0; j < 2; ++j) b2(i, j) = float(i * 2 + j);
+  kernel::ndarray<float, 2> one_e({4, 2});
+  kernel::ndarray<float, 3> batch_of_one_e({1, 4, 2});
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 2; ++j) batch_of_one_e(0, i, j) = one_e(i, j) = float(100 * i + j);
+  for (const bool as_batch : {false, true}) {
+    kernel::ndarray<float, 3> sums({3, 4, 2}, -1.0f);
+    if (as_batch)
+      la::matrix_product.on(t())(batched_a, b2, batch_of_one_e, sums);
+    else
+      la::matrix_product.on(t())(batched_a, b2, one_e, sums);
+    for (index_t q = 0; q < 3; ++q)
+      for (index_t i = 0; i < 4; ++i)
+        for (index_t j = 0; j < 2; ++j) {
+          float want = one_e(i, j);
+          for (index_t p = 0; p < 3; ++p) want += batched_a(q, i, p) * b2(p, j);
+          ASSERT_EQ(sums(q, i, j), want) << as_batch << " " << q << "," << i << "," << j;
+        }
+  }
   // C written over its own input.
   kernel::ndarray<float, 2> sq({4, 4});
   EXPECT_THROW(la::matrix_product.on(t())(sq, sq, sq), kernel::argument_error);

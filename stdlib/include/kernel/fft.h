@@ -474,6 +474,10 @@ algorithm_site fft_site(std::string_view name, const placement &p, const Sink &s
 /// The axes of fft2, ifft2, rfft2 and irfft2 (the last two), or of the n-dimensional
 /// transforms (every axis of `A`, an array or an expression), where none are given.
 template <bool AllAxes, class A> constexpr fft_axes fft_default_axes() {
+  // The type says so: a compile error, not an argument_error blaming axes never written.
+  static_assert(AllAxes || arg_of<evaluated_t<A>>::rank >= 2,
+                "fft2, ifft2, rfft2 and irfft2 transform the last two axes by default: the array needs rank 2 or "
+                "more (or give the axes)");
   if constexpr (AllAxes)
     return fft_axes::all(arg_of<evaluated_t<A>>::rank);
   else

@@ -440,7 +440,7 @@ private:
 namespace kernel::linalg {
 
 /// C = A B, or C = A B + E (E may be C), for matrices or batches of them (rank 3; a rank-2
-/// operand, or a batch of one, is used for every item, as NumPy's matmul broadcasts); A and B
+/// operand, or a batch of one, E too, is used for every item, as NumPy broadcasts); A and B
 /// may be scaled(). The returning form makes C.
 class matrix_product_fn : public detail::product_of_expressions<matrix_product_fn, true> {
 public:
@@ -534,16 +534,22 @@ private:
       detail::require_blas_operand<E>();
       static_assert(std::is_same_v<detail::element_of<EA>, T>,
                     "the operands of a linear algebra call have one element type (convert one first)");
-      static_assert(detail::arg_of<EA>::rank == RC, "E has C's shape");
+      static_assert(detail::arg_of<EA>::rank == RC || detail::arg_of<EA>::rank == 2,
+                    "E has C's shape (or is one matrix, added to each of a batch)");
       me = detail::linalg_input<T>(site, name(), 3, detail::linalg_unscaled<E>::array(*xe));
       if (me.rows != mc.rows || me.cols != mc.cols)
         throw argument_error(std::string(name()), 3,
                              "is " + detail::dims(me.rows, me.cols) + " but C is " + detail::dims(mc.rows, mc.cols) +
                                  ": E is added to the product and has its shape");
-      if (me.batch != mc.batch)
+      // One matrix, or a batch of one, is added to every item, as NumPy broadcasts A @ B + E.
+      if (me.batch == 1 && mc.batch != 1) {
+        me.batch = mc.batch;
+        me.strides.batch = 0;
+      } else if (me.batch != mc.batch) {
         throw argument_error(std::string(name()), 3,
                              "is a batch of " + std::to_string(me.batch) + " matrices but C is a batch of " +
                                  std::to_string(mc.batch) + ": E is added to the product and has its shape");
+      }
       beta = detail::factor_of<T>(*xe);
     }
     // A rank-2 operand, or a batch of one, is shared by the whole batch.

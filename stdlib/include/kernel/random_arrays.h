@@ -354,18 +354,18 @@ public:
       throw argument_error("philox::integers", 2,
                            "low is " + std::to_string(low) + ", which the array's " + element() +
                                " elements cannot hold");
-    // The largest value drawn: high, or the one below it (high > low, so high - 1 is in H).
-    const H top = endpoint ? high : static_cast<H>(high - 1);
-    if (std::cmp_greater(top, std::numeric_limits<T>::max()))
+    // The largest value drawn is high, or the one below it: above T's maximum only if high is,
+    // and then high - 1 cannot wrap (as it does for an unsigned 0 above a negative low).
+    const auto most = std::numeric_limits<T>::max();
+    if (std::cmp_greater(high, most) && (endpoint || std::cmp_greater(high - 1, most)))
       throw argument_error("philox::integers", 3,
                            "high is " + std::to_string(high) + ": " + range_text() + " holds values the array's " +
                                element() + " elements cannot hold");
-    // In 64-bit unsigned arithmetic: low and top are T's values, so the count of values is
+    // Modulo 2^64, where every value of every integer type has a place: the count of values is
     // below 2^64 but for all 2^64 of a 64-bit type, where it wraps to 0 (every draw taken).
-    const auto low_bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<T>(low)));
-    const auto top_bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<T>(top)));
+    const auto low_bits = static_cast<std::uint64_t>(low);
     fill<A>(out, kernel::detail::distribution::integers, 0, 0, static_cast<std::int64_t>(low_bits),
-            top_bits - low_bits + 1);
+            static_cast<std::uint64_t>(high) - low_bits + (endpoint ? 1 : 0));
   }
 
 private:
