@@ -73,14 +73,15 @@ def _shell_words(text, where):
         words.append(word)
     return words
 
-def _expanded(ctx, attribute, targets, one_word = False):
+def _expanded(ctx, attribute, targets, one_word = False, tokenize = True):
     """An attribute's strings as cc_library reads them: $(location) and Make variables
-    expanded, then split into words (each one word, for defines)."""
+    expanded, then split into words (each one word, for defines) unless `tokenize` is off,
+    when each string is one word (cc_library's no_copts_tokenization feature)."""
     words = []
     for text in getattr(ctx.attr, attribute):
         text = ctx.expand_location(text, targets)
         text = ctx.expand_make_variables(attribute, text, {})
-        split = _shell_words(text, "%s: %s" % (ctx.label, attribute))
+        split = _shell_words(text, "%s: %s" % (ctx.label, attribute)) if tokenize else [text]
         if one_word and len(split) != 1:
             fail("%s: %s: '%s' is %d words after expansion; a define is exactly one (quote a value with blanks)" %
                  (ctx.label, attribute, text, len(split)))
@@ -140,7 +141,8 @@ def _kernel_cc_compile_impl(ctx):
     )
     deps = [d[CcInfo] for d in ctx.attr.deps + ctx.attr._kernel_deps]
     targets = ctx.attr.srcs + ctx.attr.deps + ctx.attr.device_deps + ctx.attr.device_srcs
-    copts = _expanded(ctx, "copts", targets)
+    # As cc_library: with the no_copts_tokenization feature a copt is one word, blanks and all.
+    copts = _expanded(ctx, "copts", targets, tokenize = "no_copts_tokenization" not in ctx.features)
     headers = [f for f in ctx.files.srcs if f.extension in _HEADER_EXTENSIONS]
     sources = [f for f in ctx.files.srcs if f.extension not in _HEADER_EXTENSIONS]
     compilation_context, compilation_outputs = cc_common.compile(
