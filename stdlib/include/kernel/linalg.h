@@ -472,10 +472,16 @@ public:
     std::array<index_t, R> shape{};
     if constexpr (R == 3) {
       // A batch of one is broadcast against the other's (NumPy's matmul).
-      if constexpr (RA == 3 && RB == 3)
+      if constexpr (RA == 3 && RB == 3) {
+        // Named here, where the call has no C to compare a batch with.
+        if (sa[0] != sb[0] && sa[0] != 1 && sb[0] != 1)
+          throw argument_error(std::string(name()), 2,
+                               "is a batch of " + std::to_string(sb[0]) + " matrices but A is a batch of " +
+                                   std::to_string(sa[0]) + ": batches are of one size, or one of them is of one");
         shape[0] = sa[0] == 1 ? sb[0] : sa[0];
-      else
+      } else {
         shape[0] = RA == 3 ? sa[0] : sb[0];
+      }
     }
     shape[R - 2] = sa[RA - 2];
     shape[R - 1] = sb[RB - 1];
