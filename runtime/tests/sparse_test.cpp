@@ -452,6 +452,17 @@ TEST(Sparse, BadStructureIsRejectedOnTheHostAndOnTheDevice) {
   csr({0, 1, 2, 3}, {0, 4, 2}, "argument 4: has a column index outside the matrix at position 1");
   csr({0, 1, 2, 3}, {0, 1, -1}, "position 2");
   csr({0, 1, 2, 3}, {0, 1}, "has 2 column indices for 3 values");
+  // Where the offsets agree with the column indices, the values are the array that is wrong.
+  expect_error(
+      [&] {
+        sp::csr_matrix<float>(3, 4, std::vector<int>{0, 1, 2, 3}, std::vector<int>{0, 1, 2}, std::vector<float>{1, 2});
+      },
+      "argument 5: has 2 values for 3 column indices (and row offsets ending at 3)");
+  expect_error(
+      [&] {
+        sp::coo_matrix<float>(3, 4, std::vector<int>{0, 1, 2}, std::vector<int>{0, 1, 2}, std::vector<float>{1, 2});
+      },
+      "argument 5: has 2 values for 3 column indices (and 3 row indices)");
   // Indices that int32 cannot hold, and more rows than it can count.
   expect_error(
       [&] {

@@ -279,13 +279,22 @@ protected:
 
   /// The checks of every format: the extents fit the index type, one column index per value;
   /// then where the matrix's arrays are.
-  algorithm_site check_common(std::string_view name) const {
+  /// `counted` is the number of entries the format's first array says there are (COO's row
+  /// indices, CSR's last offset), or -1 where not known without reading device memory: where
+  /// it agrees with the column indices, the values are the array that is wrong.
+  algorithm_site check_common(std::string_view name, index_t counted, std::string_view counted_as) const {
     require_fits<I>(name, 1, rows_, "rows");
     require_fits<I>(name, 2, cols_, "columns");
-    if (columns_.size() != values_.size())
+    if (columns_.size() != values_.size()) {
+      if (counted == columns_.size())
+        throw argument_error(std::string(name), 5,
+                             "has " + std::to_string(values_.size()) + " values for " +
+                                 std::to_string(columns_.size()) + " column indices (and " + std::string(counted_as) +
+                                 ")");
       throw argument_error(std::string(name), 4,
                            "has " + std::to_string(columns_.size()) + " column indices for " +
                                std::to_string(values_.size()) + " values");
+    }
     // COO's entries are counted by the index type when converted (CSR's offsets end at the
     // count, so theirs is checked with them).
     require_fits<I>(name, 5, values_.size(), "entries");
@@ -368,7 +377,11 @@ private:
 
   /// Throws for a fault; returns whether the matrix has the canonical format.
   bool check() const {
-    const detail::algorithm_site site = this->check_common(name);
+    // The offsets' end, where the host reads it (a device matrix's is read by the checks below).
+    index_t last = -1;
+    if constexpr (!Device)
+      if (this->rows_ >= 0 && this->first_.size() == this->rows_ + 1) last = this->first_(this->rows_);
+    const detail::algorithm_site site = this->check_common(name, last, "row offsets ending at " + std::to_string(last));
     const index_t rows = this->rows_;
     if (this->first_.size() != rows + 1)
       throw argument_error(std::string(name), 3,
@@ -428,7 +441,8 @@ private:
   static constexpr std::string_view name = "coo_matrix";
 
   void check() const {
-    const detail::algorithm_site site = this->check_common(name);
+    const detail::algorithm_site site =
+        this->check_common(name, this->first_.size(), std::to_string(this->first_.size()) + " row indices");
     if (this->first_.size() != this->nnz())
       throw argument_error(std::string(name), 3,
                            "has " + std::to_string(this->first_.size()) + " indices for " +
