@@ -15,12 +15,17 @@
 
 namespace {
 std::atomic<int> next_plan{1};
+/// A new plan's handle; not the exported cufftCreate, so that making a plan in one call is
+/// counted as that call alone.
+cufftResult new_plan(cufftHandle *plan) {
+  *plan = next_plan++;
+  return CUFFT_SUCCESS;
+}
 } // namespace
 
 NULL_CUFFT_EXPORT cufftResult cufftCreate(cufftHandle *plan) {
   NULL_COUNTED();
-  *plan = next_plan++;
-  return CUFFT_SUCCESS;
+  return new_plan(plan);
 }
 NULL_CUFFT_EXPORT cufftResult cufftDestroy(cufftHandle) {
   NULL_COUNTED();
@@ -46,12 +51,12 @@ NULL_CUFFT_EXPORT cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, lo
 }
 NULL_CUFFT_EXPORT cufftResult cufftPlan2d(cufftHandle *plan, int, int, cufftType) {
   NULL_COUNTED();
-  return cufftCreate(plan);
+  return new_plan(plan);
 }
 NULL_CUFFT_EXPORT cufftResult cufftPlanMany(cufftHandle *plan, int, int *, int *, int, int, int *, int, int, cufftType,
                                             int) {
   NULL_COUNTED();
-  return cufftCreate(plan);
+  return new_plan(plan);
 }
 NULL_CUFFT_EXPORT cufftResult cufftSetStream(cufftHandle, cudaStream_t) {
   NULL_COUNTED();

@@ -1258,6 +1258,15 @@ TEST_P(Targets, RandomArraysAreTheSameOnEveryTarget) {
     ASSERT_TRUE(below[i] >= -5 && below[i] < 0 && shorts[i] >= -5 && shorts[i] < 0 && ints[i] >= -5 && ints[i] < 0)
         << below[i] << " " << shorts[i] << " " << ints[i];
   EXPECT_EQ(std::count(below.begin(), below.end(), -5) > 0 && std::count(below.begin(), below.end(), -1) > 0, true);
+  // Characters and enumerators are ends as their values (as NumPy takes any integer), and
+  // char is an element type as any other.
+  enum { ten = 10 };
+  std::vector<char> letters(300);
+  there.on(t).integers(letters, 'a', 'z', true);
+  for (char c : letters) ASSERT_TRUE(c >= 'a' && c <= 'z') << int(c);
+  std::vector<std::int32_t> tens(300);
+  there.on(t).integers(tens, u'\0', ten);
+  for (auto v : tens) ASSERT_TRUE(v >= 0 && v < 10) << v;
   EXPECT_EQ(integers_message(small, 5, 5), "'philox::integers': argument 2: the range [5, 5) is empty");
   try {
     here.integers(small, 6, 5, true);

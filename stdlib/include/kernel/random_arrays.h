@@ -39,6 +39,13 @@ namespace kernel::detail {
 
 enum class distribution : std::int32_t { bits, uniform, normal, lognormal, integers };
 
+/// An end of philox::integers: an integer of any type but bool (characters too), or an
+/// unscoped enumerator, of at most 64 bits once promoted.
+template <class E>
+inline constexpr bool integer_end = ((std::is_integral_v<E> && !std::is_same_v<E, bool>) ||
+                                     (std::is_enum_v<E> && std::is_convertible_v<E, long long>)) &&
+                                    sizeof(decltype(+std::declval<E>())) <= 8;
+
 template <class T> struct random_fill_params {
   T *out;
   index_t n;
@@ -338,11 +345,15 @@ public:
   /// Generator.integers), into any integer array, from 64 bits each. The ends are of any
   /// integer types and compared as values: [0, 2^64 - 1] with endpoint fills uint64 with all
   /// of its values, [INT64_MIN, INT64_MAX] int64.
-  template <class A, std::integral L, std::integral H>
-    requires(!std::is_same_v<L, bool> && !std::is_same_v<H, bool> && sizeof(L) <= 8 && sizeof(H) <= 8)
-  void integers(A &&out, L low, H high, bool endpoint = false) const {
+  template <class A, class L, class H>
+    requires(kernel::detail::integer_end<L> && kernel::detail::integer_end<H>)
+  void integers(A &&out, L low_end, H high_end, bool endpoint = false) const {
     using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
     static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "philox::integers fills integer arrays");
+    // Promoted, as arithmetic would (characters, enumerators): the comparisons below take
+    // standard integer types only.
+    const auto low = +low_end;
+    const auto high = +high_end;
     const auto range_text = [&] {
       return std::string("the range [") + std::to_string(low) + ", " + std::to_string(high) + (endpoint ? "]" : ")");
     };
@@ -350,13 +361,13 @@ public:
       throw argument_error("philox::integers", 2, range_text() + " is empty");
     // Compared as values, not cast: uint64's maximum is no int64.
     const auto element = [] { return std::string(dtype_name(dtype_of<T>)); };
-    if (std::cmp_less(low, std::numeric_limits<T>::min()) || std::cmp_greater(low, std::numeric_limits<T>::max()))
+    const auto least = +std::numeric_limits<T>::min(), most = +std::numeric_limits<T>::max();
+    if (std::cmp_less(low, least) || std::cmp_greater(low, most))
       throw argument_error("philox::integers", 2,
                            "low is " + std::to_string(low) + ", which the array's " + element() +
                                " elements cannot hold");
     // The largest value drawn is high, or the one below it: above T's maximum only if high is,
     // and then high - 1 cannot wrap (as it does for an unsigned 0 above a negative low).
-    const auto most = std::numeric_limits<T>::max();
     if (std::cmp_greater(high, most) && (endpoint || std::cmp_greater(high - 1, most)))
       throw argument_error("philox::integers", 3,
                            "high is " + std::to_string(high) + ": " + range_text() + " holds values the array's " +
