@@ -74,7 +74,9 @@ std::uint32_t warp_op(warp_kind op, std::uint32_t mask, std::uint32_t value, std
   }
   if (!(mask & (1u << t->lane())))
     t->fail([&] {
-      return "a warp operation's mask " + std::to_string(mask) + " does not include the calling lane " +
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "%#010x", mask);
+      return "a warp operation's mask " + std::string(hex) + " does not include the calling lane " +
              std::to_string(t->lane());
     });
   const bool shuffle =

@@ -295,8 +295,8 @@ void race_detector::report_race(const accessor &who, bool write, bool atomic, co
   if (races_.size() >= max_reported || std::find(seen_.begin(), seen_.end(), key) != seen_.end()) return;
   seen_.push_back(key);
   std::string what = thread_name(who.block, who.thread) + (atomic ? " atomically" : "") +
-                     (write ? " writes " : " reads ") + std::to_string(bytes) + " bytes at offset " +
-                     std::to_string(at.offset) + " of " + memory + " that ";
+                     (write ? " writes " : " reads ") + std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes") +
+                     " at offset " + std::to_string(at.offset) + " of " + memory + " that ";
   what += other_block == several_blocks ? "threads of several blocks read"
           : other_thread == several     ? "other threads read"
                                         : thread_name(other_block, other_thread) + (other_wrote ? " wrote" : " read");

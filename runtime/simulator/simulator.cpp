@@ -410,22 +410,25 @@ void block_run::complete_warp_group(std::size_t first, std::size_t last, std::ui
       return j < last && threads_[j].status == thread_status::warp ? threads_[j].value : t.value;
     };
     const std::uint32_t mine = t.mask & group;
+    // PTX's shfl.sync reads the lane operand's low 5 bits only (bval = b[4:0]): an offset of
+    // 33 moves by 1, where taken whole it would leave the warp and keep the lane's own value.
+    const auto offset = static_cast<std::int64_t>(static_cast<std::uint32_t>(t.arg) & 31u);
     switch (t.op) {
     case warp_kind::shfl_idx:
       t.result = value_of(segment + static_cast<std::uint32_t>(t.arg) % static_cast<std::uint32_t>(width));
       break;
     case warp_kind::shfl_up: {
-      const std::int64_t src = static_cast<std::int64_t>(lane) - t.arg;
+      const std::int64_t src = static_cast<std::int64_t>(lane) - offset;
       t.result = src >= static_cast<std::int64_t>(segment) ? value_of(src) : t.value;
       break;
     }
     case warp_kind::shfl_down: {
-      const std::int64_t src = static_cast<std::int64_t>(lane) + t.arg;
+      const std::int64_t src = static_cast<std::int64_t>(lane) + offset;
       t.result = src < static_cast<std::int64_t>(segment) + width ? value_of(src) : t.value;
       break;
     }
     case warp_kind::shfl_xor: {
-      const std::int64_t src = static_cast<std::int64_t>(lane ^ static_cast<std::uint32_t>(t.arg));
+      const std::int64_t src = static_cast<std::int64_t>(lane ^ static_cast<std::uint32_t>(offset));
       t.result = src < static_cast<std::int64_t>(segment) + width ? value_of(src) : t.value;
       break;
     }
@@ -484,13 +487,15 @@ bool block_run::complete_barrier() {
     return std::string(t.barrier_file ? t.barrier_file : "?") + ":" + std::to_string(t.barrier_line);
   };
   if (!exited.empty()) {
-    fail_block("divergent syncthreads: " + describe(waiting) + " wait at the barrier at " + site(waiting.front()) +
-               " but " + describe(exited) + " exited without reaching it");
+    fail_block("divergent syncthreads: " + describe(waiting) + (waiting.size() == 1 ? " waits" : " wait") +
+               " at the barrier at " + site(waiting.front()) + " but " + describe(exited) +
+               " exited without reaching it");
     return false;
   }
   if (!elsewhere.empty()) {
-    fail_block("divergent syncthreads: " + describe(waiting) + " wait at the barrier at " + site(waiting.front()) +
-               " while " + describe(elsewhere) + " wait at a warp operation");
+    fail_block("divergent syncthreads: " + describe(waiting) + (waiting.size() == 1 ? " waits" : " wait") +
+               " at the barrier at " + site(waiting.front()) + " while " + describe(elsewhere) +
+               (elsewhere.size() == 1 ? " waits" : " wait") + " at a warp operation");
     return false;
   }
   for (std::uint32_t i : waiting)
@@ -498,8 +503,9 @@ bool block_run::complete_barrier() {
         threads_[i].barrier_line != threads_[waiting.front()].barrier_line) {
       std::vector<std::uint32_t> here, there;
       for (std::uint32_t j : waiting) (site(j) == site(waiting.front()) ? here : there).push_back(j);
-      fail_block("divergent syncthreads: " + describe(here) + " wait at the barrier at " + site(here.front()) +
-                 " but " + describe(there) + " at the one at " + site(there.front()));
+      fail_block("divergent syncthreads: " + describe(here) + (here.size() == 1 ? " waits" : " wait") +
+                 " at the barrier at " + site(here.front()) + " but " + describe(there) + " at the one at " +
+                 site(there.front()));
       return false;
     }
   int count = 0;

@@ -45,6 +45,15 @@ using kernel::index_t;
   if (kernel::laneid() == 0) out[i / 32] = v;
 }
 
+// Shuffles by offsets past the warp: PTX reads the low 5 bits of the offset (33 moves by 1).
+[[kernel::jit]] void wide_offsets(array_view<unsigned> out) {
+  const unsigned lane = kernel::laneid();
+  out[lane] = kernel::shfl_up_sync(kernel::full_mask, lane, 33u);
+  out[32 + lane] = kernel::shfl_down_sync(kernel::full_mask, lane, 33u);
+  out[64 + lane] = kernel::shfl_xor_sync(kernel::full_mask, lane, 33);
+  out[96 + lane] = kernel::shfl_up_sync(kernel::full_mask, lane, 32u);
+}
+
 // Two branches of a warp at different warp operations, each with a mask of its own lanes:
 // valid on a GPU, each half completing apart.
 [[kernel::jit]] void split_warp(array_view<unsigned> out) {
@@ -494,6 +503,17 @@ TEST(KernelSim, WarpShuffles) {
     float expected = 0;
     for (int i = 0; i < 32; ++i) expected += float(w * 32 + i);
     EXPECT_EQ(out[w], expected);
+  }
+}
+
+TEST(KernelSim, ShuffleOffsetsAreTakenAsPtxTakesThem) {
+  std::vector<unsigned> out(128);
+  kernel::launch<wide_offsets>(1, 32).on(on_dev)(out);
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    EXPECT_EQ(out[lane], lane >= 1 ? lane - 1 : lane) << lane;      // up by 33: by 1
+    EXPECT_EQ(out[32 + lane], lane < 31 ? lane + 1 : lane) << lane; // down by 33: by 1
+    EXPECT_EQ(out[64 + lane], lane ^ 1u) << lane;                   // xor 33: xor 1
+    EXPECT_EQ(out[96 + lane], lane) << lane;                        // up by 32: by 0
   }
 }
 

@@ -771,7 +771,7 @@ TEST(SimulatorRaces, NeighbouringBytesDoNotRace) {
 TEST(SimulatorRaces, OffsetIsTheBytes) {
   std::vector<std::uint8_t> bytes(16);
   const std::string what = simulator_error_of([&] { kernel::launch<byte_race>(1, 2).on(on_sim)(bytes); });
-  EXPECT_EQ(what.rfind("kernel 'byte_race': data race: thread (1,0,0) of block (0,0,0) writes 1 bytes at offset 5 of a "
+  EXPECT_EQ(what.rfind("kernel 'byte_race': data race: thread (1,0,0) of block (0,0,0) writes 1 byte at offset 5 of a "
                        "16-byte device allocation that thread (0,0,0) of block (0,0,0) wrote, with no syncthreads "
                        "between them",
                        0),
@@ -890,7 +890,7 @@ TEST(SimulatorRaces, WordsSplitAndJoinExactly) {
     races.global_access(as(2, 1), begin, 4, true, nullptr);
     EXPECT_FALSE(races.any()) << races.report();
     races.global_access(as(3, 1), begin + 3, 1, false, nullptr);
-    EXPECT_EQ(races.report(), "kernel 'join': data race: thread (3,0,0) of block (0,0,0) reads 1 bytes at offset 3 of "
+    EXPECT_EQ(races.report(), "kernel 'join': data race: thread (3,0,0) of block (0,0,0) reads 1 byte at offset 3 of "
                               "a 8192-byte device allocation that thread (2,0,0) of block (0,0,0) wrote, with no "
                               "syncthreads between them");
   }
