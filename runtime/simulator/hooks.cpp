@@ -74,9 +74,7 @@ std::uint32_t warp_op(warp_kind op, std::uint32_t mask, std::uint32_t value, std
   }
   if (!(mask & (1u << t->lane())))
     t->fail([&] {
-      char hex[16];
-      std::snprintf(hex, sizeof hex, "%#010x", mask);
-      return "a warp operation's mask " + std::string(hex) + " does not include the calling lane " +
+      return "a warp operation's mask " + kernel::runtime::sim::hex_mask(mask) + " does not include the calling lane " +
              std::to_string(t->lane());
     });
   const bool shuffle =

@@ -148,13 +148,13 @@ struct launch_state {
   }
 };
 
-namespace {
-
 std::string hex_mask(std::uint32_t mask) {
   char text[11];
   std::snprintf(text, sizeof text, "0x%08x", mask);
   return text;
 }
+
+namespace {
 
 std::string dims_string(dim3 d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
@@ -486,16 +486,18 @@ bool block_run::complete_barrier() {
     const sim_thread &t = threads_[i];
     return std::string(t.barrier_file ? t.barrier_file : "?") + ":" + std::to_string(t.barrier_line);
   };
+  // "thread (0,0,0) waits", "threads (0,0,0), (2,0,0) wait".
+  auto waiting_threads = [&](const std::vector<std::uint32_t> &threads) {
+    return describe(threads) + (threads.size() == 1 ? " waits" : " wait");
+  };
   if (!exited.empty()) {
-    fail_block("divergent syncthreads: " + describe(waiting) + (waiting.size() == 1 ? " waits" : " wait") +
-               " at the barrier at " + site(waiting.front()) + " but " + describe(exited) +
-               " exited without reaching it");
+    fail_block("divergent syncthreads: " + waiting_threads(waiting) + " at the barrier at " + site(waiting.front()) +
+               " but " + describe(exited) + " exited without reaching it");
     return false;
   }
   if (!elsewhere.empty()) {
-    fail_block("divergent syncthreads: " + describe(waiting) + (waiting.size() == 1 ? " waits" : " wait") +
-               " at the barrier at " + site(waiting.front()) + " while " + describe(elsewhere) +
-               (elsewhere.size() == 1 ? " waits" : " wait") + " at a warp operation");
+    fail_block("divergent syncthreads: " + waiting_threads(waiting) + " at the barrier at " + site(waiting.front()) +
+               " while " + waiting_threads(elsewhere) + " at a warp operation");
     return false;
   }
   for (std::uint32_t i : waiting)
@@ -503,9 +505,8 @@ bool block_run::complete_barrier() {
         threads_[i].barrier_line != threads_[waiting.front()].barrier_line) {
       std::vector<std::uint32_t> here, there;
       for (std::uint32_t j : waiting) (site(j) == site(waiting.front()) ? here : there).push_back(j);
-      fail_block("divergent syncthreads: " + describe(here) + (here.size() == 1 ? " waits" : " wait") +
-                 " at the barrier at " + site(here.front()) + " but " + describe(there) + " at the one at " +
-                 site(there.front()));
+      fail_block("divergent syncthreads: " + waiting_threads(here) + " at the barrier at " + site(here.front()) +
+                 " but " + describe(there) + " at the one at " + site(there.front()));
       return false;
     }
   int count = 0;

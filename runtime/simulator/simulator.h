@@ -153,6 +153,9 @@ public:
   std::string where() const;
 };
 
+/// A warp mask as the simulator's messages print it: "0x0000ffff".
+std::string hex_mask(std::uint32_t mask);
+
 /// The simulated thread running on this host thread, or null outside a simulated launch.
 inline sim_thread *current_sim_thread() noexcept { return current_context ? current_context->owner : nullptr; }
 
