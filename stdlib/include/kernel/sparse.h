@@ -281,16 +281,18 @@ protected:
   /// then where the matrix's arrays are.
   /// `counted` is the number of entries the format's first array says there are (COO's row
   /// indices, CSR's last offset), or -1 where not known without reading device memory: where
-  /// it agrees with the column indices, the values are the array that is wrong.
-  algorithm_site check_common(std::string_view name, index_t counted, std::string_view counted_as) const {
+  /// it agrees with the column indices, the values are the array that is wrong, and the error
+  /// names the count between `before` and `after` (text made only then: this runs per matrix).
+  algorithm_site check_common(std::string_view name, index_t counted, std::string_view before,
+                              std::string_view after) const {
     require_fits<I>(name, 1, rows_, "rows");
     require_fits<I>(name, 2, cols_, "columns");
     if (columns_.size() != values_.size()) {
       if (counted == columns_.size())
         throw argument_error(std::string(name), 5,
                              "has " + std::to_string(values_.size()) + " values for " +
-                                 std::to_string(columns_.size()) + " column indices (and " + std::string(counted_as) +
-                                 ")");
+                                 std::to_string(columns_.size()) + " column indices (and " + std::string(before) +
+                                 std::to_string(counted) + std::string(after) + ")");
       throw argument_error(std::string(name), 4,
                            "has " + std::to_string(columns_.size()) + " column indices for " +
                                std::to_string(values_.size()) + " values");
@@ -381,7 +383,7 @@ private:
     index_t last = -1;
     if constexpr (!Device)
       if (this->rows_ >= 0 && this->first_.size() == this->rows_ + 1) last = this->first_(this->rows_);
-    const detail::algorithm_site site = this->check_common(name, last, "row offsets ending at " + std::to_string(last));
+    const detail::algorithm_site site = this->check_common(name, last, "row offsets ending at ", "");
     const index_t rows = this->rows_;
     if (this->first_.size() != rows + 1)
       throw argument_error(std::string(name), 3,
@@ -441,8 +443,7 @@ private:
   static constexpr std::string_view name = "coo_matrix";
 
   void check() const {
-    const detail::algorithm_site site =
-        this->check_common(name, this->first_.size(), std::to_string(this->first_.size()) + " row indices");
+    const detail::algorithm_site site = this->check_common(name, this->first_.size(), "", " row indices");
     if (this->first_.size() != this->nnz())
       throw argument_error(std::string(name), 3,
                            "has " + std::to_string(this->first_.size()) + " indices for " +
