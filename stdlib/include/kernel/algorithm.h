@@ -1317,8 +1317,8 @@ inline constexpr run_length_encode_fn run_length_encode{};
 /// Counts (int64) of the elements of `x` in `bins` equal bins of [lo, hi], as NumPy's
 /// histogram: the last bin includes hi; values outside the range and NaNs are not counted.
 /// With an array of edges instead: the bins between consecutive edges (never decreasing;
-/// fewer than two edges make none, an empty result). As NumPy, a range of one value (lo == hi) is widened to [lo - 0.5,
-/// hi + 0.5].
+/// fewer than two edges make none, an empty result). As NumPy, a range of one value
+/// (lo == hi) is widened to [lo - 0.5, hi + 0.5].
 namespace detail {
 /// Edges given as an array or an expression, not as a count of bins.
 template <class E>
