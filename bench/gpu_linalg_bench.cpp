@@ -17,27 +17,13 @@
 #include <kernel/kernel.h>
 #include <kernel/linalg.h>
 
+#include "direct_library_calls.h"
 #include "gpu_timing.h"
 
 namespace {
 
-struct cublas_calls : bench::loaded_library {
-  cublas_calls() : loaded_library("libcublas.so.13", "cuBLAS") {}
-  using gemm_fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
-                                     const void *, cudaDataType, int, long long, const void *, cudaDataType, int,
-                                     long long, const void *, void *, cudaDataType, int, long long, int,
-                                     cublasComputeType_t, cublasGemmAlgo_t);
-  cublasStatus_t (*create)(cublasHandle_t *) = get<cublasStatus_t (*)(cublasHandle_t *)>("cublasCreate_v2");
-  cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t) =
-      get<cublasStatus_t (*)(cublasHandle_t, cudaStream_t)>("cublasSetStream_v2");
-  gemm_fn gemm = get<gemm_fn>("cublasGemmStridedBatchedEx");
-  decltype(&::cublasDotEx) dot = get<decltype(&::cublasDotEx)>("cublasDotEx");
-};
-
-void check(cublasStatus_t r, const char *what) {
-  if (r != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(what) + " failed with cublasStatus " + std::to_string(r));
-}
+using bench::check;
+using bench::cublas_calls;
 
 void report(const char *what, double ours_ms, double direct_ms) {
   std::printf("%-36s device %8.3f ms vs %8.3f ms direct (%.3fx)\n", what, ours_ms, direct_ms, ours_ms / direct_ms);

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "direct_library_calls.h"
 #include "gpu_timing.h"
 
 [[kernel::vectorize("float32(float32, float32, float32)")]]
@@ -263,80 +264,36 @@ int main(int argc, char **argv) {
     // 8 products of 64^2 float32 (C = A B, row-major: C^T = B^T A^T to cuBLAS), and a dot.
     kernel::device_array<float, 3> a({8, 64, 64}, s), b({8, 64, 64}, s), c({8, 64, 64}, s);
     kernel::linalg::matrix_product.on(s)(a, b, c);
-    const bench::loaded_library cublas("libcublas.so.13", "cuBLAS");
+    bench::cublas_calls cublas;
     cublasHandle_t h = nullptr;
-    cublas.get<decltype(&::cublasCreate_v2)>("cublasCreate_v2")(&h);
-    cublas.get<decltype(&::cublasSetStream_v2)>("cublasSetStream_v2")(h, static_cast<cudaStream_t>(cs));
-    using gemm_fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                                       const void *, const void *, cudaDataType, int, long long, const void *,
-                                       cudaDataType, int, long long, const void *, void *, cudaDataType, int,
-                                       long long, int, cublasComputeType_t, cublasGemmAlgo_t);
-    const auto gemm = cublas.get<gemm_fn>("cublasGemmStridedBatchedEx");
+    bench::check(cublas.create(&h), "cublasCreate");
+    bench::check(cublas.set_stream(h, static_cast<cudaStream_t>(cs)), "cublasSetStream");
     const float one = 1, zero = 0;
     compare("matrix_product 8 x 64^2 float32", s, [&] { kernel::linalg::matrix_product.on(s)(a, b, c); }, [&] {
-      gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 64, 64, &one, b.data(), CUDA_R_32F, 64, 4096, a.data(), CUDA_R_32F, 64,
-           4096, &zero, c.data(), CUDA_R_32F, 64, 4096, 8, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      cublas.gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 64, 64, &one, b.data(), CUDA_R_32F, 64, 4096, a.data(), CUDA_R_32F,
+                  64, 4096, &zero, c.data(), CUDA_R_32F, 64, 4096, 8, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     });
-    const auto dot = cublas.get<decltype(&::cublasDotEx)>("cublasDotEx");
     float ours_result = 0, direct_result = 0;
     compare("dot 2^10 float32", s, [&] { ours_result = kernel::linalg::dot.on(s)(x, y); }, [&] {
-      dot(h, static_cast<int>(n), x.data(), CUDA_R_32F, 1, y.data(), CUDA_R_32F, 1, &direct_result, CUDA_R_32F,
-          CUDA_R_32F);
+      cublas.dot(h, static_cast<int>(n), x.data(), CUDA_R_32F, 1, y.data(), CUDA_R_32F, 1, &direct_result, CUDA_R_32F,
+                 CUDA_R_32F);
     });
-    cublas.get<decltype(&::cublasDestroy_v2)>("cublasDestroy_v2")(h);
+    cublas.destroy(h);
   }
   if (wanted("sparse")) {
     // spmv of 256 rows, 8 entries per row; the direct call makes its descriptors and work
     // area per call, as the library does.
     namespace sp = kernel::sparse;
-    const int rows = 256, per_row = 8;
-    std::vector<int> offsets{0}, columns;
-    std::vector<float> values;
-    for (int r = 0; r < rows; ++r) {
-      for (int k = 0; k < per_row; ++k) {
-        columns.push_back(k * (rows / per_row) + r % (rows / per_row));
-        values.push_back(1.0f);
-      }
-      offsets.push_back(static_cast<int>(columns.size()));
-    }
-    const auto m = sp::csr_matrix<float>(rows, rows, offsets, columns, values).to_device(s);
-    kernel::device_array<float> sx(rows, s), sy(rows, s);
+    const auto m = bench::scattered(256, 256, 8).to_device(s);
+    kernel::device_array<float> sx(256, s), sy(256, s);
     sp::spmv.on(s)(m, sx, sy);
-    const bench::loaded_library cusparse("libcusparse.so.12", "cuSPARSE");
-#define KERNEL_BENCH_GET(fn) const auto fn = cusparse.get<decltype(&::fn)>(#fn)
-    KERNEL_BENCH_GET(cusparseCreate);
-    KERNEL_BENCH_GET(cusparseSetStream);
-    KERNEL_BENCH_GET(cusparseDestroy);
-    KERNEL_BENCH_GET(cusparseCreateCsr);
-    KERNEL_BENCH_GET(cusparseDestroySpMat);
-    KERNEL_BENCH_GET(cusparseCreateDnVec);
-    KERNEL_BENCH_GET(cusparseDestroyDnVec);
-    KERNEL_BENCH_GET(cusparseSpMV_bufferSize);
-    KERNEL_BENCH_GET(cusparseSpMV);
-#undef KERNEL_BENCH_GET
+    bench::cusparse_calls cusparse;
     cusparseHandle_t h = nullptr;
-    cusparseCreate(&h);
-    cusparseSetStream(h, static_cast<cudaStream_t>(cs));
-    const float one = 1, zero = 0;
-    compare("spmv 256 rows, 8 per row", s, [&] { sp::spmv.on(s)(m, sx, sy); }, [&] {
-      cusparseSpMatDescr_t ma = nullptr;
-      cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
-      cusparseCreateCsr(&ma, rows, rows, m.nnz(), const_cast<int *>(m.row_offsets().data()),
-                        const_cast<int *>(m.column_indices().data()), const_cast<float *>(m.values().data()),
-                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
-      cusparseCreateDnVec(&vx, rows, sx.data(), CUDA_R_32F);
-      cusparseCreateDnVec(&vy, rows, sy.data(), CUDA_R_32F);
-      std::size_t bytes = 0;
-      cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, ma, vx, &zero, vy, CUDA_R_32F,
-                              CUSPARSE_SPMV_ALG_DEFAULT, &bytes);
-      kernel::device_array<unsigned char> work(static_cast<kernel::index_t>(bytes), s);
-      cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, ma, vx, &zero, vy, CUDA_R_32F,
-                   CUSPARSE_SPMV_ALG_DEFAULT, work.data());
-      cusparseDestroyDnVec(vy);
-      cusparseDestroyDnVec(vx);
-      cusparseDestroySpMat(ma);
-    });
-    cusparseDestroy(h);
+    bench::check(cusparse.create(&h), "cusparseCreate");
+    bench::check(cusparse.set_stream(h, static_cast<cudaStream_t>(cs)), "cusparseSetStream");
+    compare("spmv 256 rows, 8 per row", s, [&] { sp::spmv.on(s)(m, sx, sy); },
+            [&] { bench::direct_spmv(cusparse, h, m, sx.data(), sy.data(), s); });
+    cusparse.destroy(h);
   }
   return 0;
 }
