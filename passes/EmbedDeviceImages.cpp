@@ -74,6 +74,7 @@ Function *callIfLinked(Module &Host, StringRef Callee, GlobalVariable *Descripto
 
 void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceCode &Code,
                        const ExternalDeviceCode &External, StringRef Hash,
+                       const StringMap<uint64_t> &StaticSharedBytes,
                        const DenseMap<Function *, Function *> &SimulatorEntries) {
   DescriptorBuilder B(Host, Hash);
   LLVMContext &Ctx = Host.getContext();
@@ -103,8 +104,8 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
     Function *Simulated = SimulatorEntries.lookup(E.HostFunction);
     En.set(offsetof(kernel_entry, simulator_entry),
            Simulated ? static_cast<Constant *>(Simulated) : Null);
-    En.set(offsetof(kernel_entry, symbol),
-           B.string(ptxSymbolName(E.HostFunction->getName()), N + "symbol"));
+    const std::string Symbol = ptxSymbolName(E.HostFunction->getName());
+    En.set(offsetof(kernel_entry, symbol), B.string(Symbol, N + "symbol"));
     En.set(offsetof(kernel_entry, name), B.string(E.Info.Name, N + "name"));
     En.set(offsetof(kernel_entry, signature), B.string(E.Info.Signature, N + "signature"));
     En.set(offsetof(kernel_entry, location), B.string(E.Info.Location, N + "location"));
@@ -113,6 +114,9 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
     En.setInt(offsetof(kernel_entry, param_align), E.Info.ParamAlign);
     // Measured once the host code is optimised (RecordSimulatorStack).
     En.setInt(offsetof(kernel_entry, simulator_min_stack), 0);
+    // A kernel's static shared memory is below PTX's 48 KiB limit (LowerKernelIntrinsics).
+    En.setInt(offsetof(kernel_entry, static_shared), StaticSharedBytes.lookup(Symbol));
+    En.setInt(offsetof(kernel_entry, reserved), 0);
     EntryItems.push_back(En.get());
   }
 

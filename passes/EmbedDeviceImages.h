@@ -17,6 +17,7 @@
 #include "ExternalDeviceCode.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/IR/Module.h"
 
 #include <string>
@@ -33,10 +34,11 @@ struct DeviceImage {
 /// The section holding every embedded PTX image, NUL-terminated.
 inline constexpr llvm::StringLiteral PTXSection = "__kernel_ptx";
 
+/// `StaticSharedBytes` holds each kernel's static shared memory by PTX symbol;
 /// `SimulatorEntries` maps an entry's host function to its instrumented copy, if any.
 void embedDeviceImages(llvm::Module &Host, llvm::ArrayRef<DeviceImage> Images,
                        const DeviceCode &Code, const ExternalDeviceCode &External,
-                       llvm::StringRef Hash,
+                       llvm::StringRef Hash, const llvm::StringMap<uint64_t> &StaticSharedBytes,
                        const llvm::DenseMap<llvm::Function *, llvm::Function *> &SimulatorEntries);
 
 } // namespace passes

@@ -33,6 +33,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace kernel {
@@ -43,6 +45,9 @@ namespace {
 struct CompiledImages {
   std::vector<DeviceImage> Images;
   std::vector<std::string> OptimizedIR; ///< per image, when the inspect directory is set
+  /// Each kernel's static shared memory, the least of any architecture's: the simulator
+  /// refuses a launch a GPU could run by none of them.
+  StringMap<uint64_t> StaticSharedBytes;
 };
 
 // The GPU module: a copy of the host module, which the device pipeline reduces to the GPU
@@ -92,6 +97,11 @@ compileForEachArch(const Module &Device, const OffloadOptions &Options, DeviceDi
     if (!Compiled)
       return std::nullopt;
     Result.Images.push_back({Arch, std::move(Compiled->PTX)});
+    for (const auto &[Kernel, Bytes] : Compiled->StaticSharedBytes) {
+      auto [Known, New] = Result.StaticSharedBytes.try_emplace(Kernel, Bytes);
+      if (!New)
+        Known->second = std::min(Known->second, Bytes);
+    }
     Result.OptimizedIR.push_back(std::move(Compiled->OptimizedIR));
   }
   return Result;
@@ -219,7 +229,8 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   if (!Options.InspectDir.empty())
     writeInspection(Options.InspectDir, M, Hash, *Compiled, Code, Diags);
 
-  embedDeviceImages(M, Compiled->Images, Code, External, Hash, instrumentForSimulator(M, Code));
+  embedDeviceImages(M, Compiled->Images, Code, External, Hash, Compiled->StaticSharedBytes,
+                    instrumentForSimulator(M, Code));
   createHostFallbacks(M, External.Functions);
   return PreservedAnalyses::none();
 }

@@ -106,16 +106,10 @@ void checkStaticSharedSize(Module &M, const DeviceSymbols &Code, DeviceDiagnosti
   for (const DeviceSymbols::Entry &E : Code.Entries)
     UserNames[E.Symbol] = {E.Info.Name,
                            E.Info.Location.empty() ? std::string() : E.Info.Location + ": "};
-  DenseMap<const Function *, SetVector<const GlobalVariable *>> Memo;
-  const DataLayout &DL = M.getDataLayout();
-  for (const Function &F : M) {
-    if (F.isDeclaration() || !F.use_empty())
-      continue;
-    uint64_t Bytes = 0;
-    for (const GlobalVariable *G : sharedVariablesOf(F, Memo))
-      Bytes = alignTo(Bytes, G->getAlign().valueOrOne()) + DL.getTypeAllocSize(G->getValueType());
+  for (const auto &[Kernel, Bytes] : staticSharedBytesOfKernels(M)) {
     if (Bytes <= MaxStaticSharedBytes)
       continue;
+    const Function &F = *M.getFunction(Kernel);
     // Reported from the compiled module, after the source is gone: the message names where
     // the kernel is.
     auto Name = UserNames.find(F.getName());
@@ -146,6 +140,21 @@ Lowering matchAll(Intrinsic::ID ID) {
 }
 
 } // namespace
+
+StringMap<uint64_t> staticSharedBytesOfKernels(const Module &M) {
+  DenseMap<const Function *, SetVector<const GlobalVariable *>> Memo;
+  const DataLayout &DL = M.getDataLayout();
+  StringMap<uint64_t> Kernels;
+  for (const Function &F : M) {
+    if (F.isDeclaration() || !F.use_empty())
+      continue;
+    uint64_t Bytes = 0;
+    for (const GlobalVariable *G : sharedVariablesOf(F, Memo))
+      Bytes = alignTo(Bytes, G->getAlign().valueOrOne()) + DL.getTypeAllocSize(G->getValueType());
+    Kernels[F.getName()] = Bytes;
+  }
+  return Kernels;
+}
 
 PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManager &AM) {
   LLVMContext &Ctx = M.getContext();

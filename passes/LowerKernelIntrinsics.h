@@ -14,6 +14,8 @@
 
 #include "DeviceDiagnostics.h"
 
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 
 namespace kernel {
@@ -22,6 +24,11 @@ namespace passes {
 /// PTX's limit on the static shared memory of one kernel (more must be dynamic, opted into at
 /// launch).
 inline constexpr uint64_t MaxStaticSharedBytes = 48 * 1024;
+
+/// The static shared memory (bytes, as PTX lays out its shared variables) of each kernel of a
+/// GPU module whose shared arrays are lowered: each function nothing in the module calls, by
+/// name.
+llvm::StringMap<uint64_t> staticSharedBytesOfKernels(const llvm::Module &M);
 
 class LowerKernelIntrinsicsPass : public llvm::PassInfoMixin<LowerKernelIntrinsicsPass> {
 public:

@@ -88,6 +88,8 @@ inline constexpr AbiField EntryFields[] = {
     KERNEL_ABI_FIELD(kernel_entry, param_size),
     KERNEL_ABI_FIELD(kernel_entry, param_align),
     KERNEL_ABI_FIELD(kernel_entry, simulator_min_stack),
+    KERNEL_ABI_FIELD(kernel_entry, static_shared),
+    KERNEL_ABI_FIELD(kernel_entry, reserved),
 };
 inline constexpr AbiField LinkInputFields[] = {
     KERNEL_ABI_FIELD(kernel_link_input, name), KERNEL_ABI_FIELD(kernel_link_input, kind),

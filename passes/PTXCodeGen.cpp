@@ -2,6 +2,7 @@
 //===- PTXCodeGen.cpp - Optimising and emitting PTX -----------------------===//
 
 #include "PTXCodeGen.h"
+#include "LowerKernelIntrinsics.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -128,6 +129,7 @@ std::optional<CompiledModule> emitPTX(const Module &Prepared, StringRef Arch, St
   }
 
   CompiledModule Result;
+  Result.StaticSharedBytes = staticSharedBytesOfKernels(*M);
   if (KeepIR) {
     raw_string_ostream IR(Result.OptimizedIR);
     M->print(IR, nullptr);

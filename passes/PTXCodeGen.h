@@ -12,6 +12,7 @@
 
 #include "DeviceDiagnostics.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Module.h"
 
@@ -28,6 +29,9 @@ std::optional<llvm::DataLayout> nvptxDataLayout(DeviceDiagnostics &Diags);
 struct CompiledModule {
   std::string PTX;
   std::string OptimizedIR; ///< the module after optimisation, for inspection
+  /// Each kernel's static shared memory in bytes, by symbol, once optimisation has dropped
+  /// the shared arrays nothing uses: what a launch of it takes before its dynamic memory.
+  llvm::StringMap<uint64_t> StaticSharedBytes;
 };
 
 /// PTX for `Arch` ("sm_90") from a copy of `Prepared`; std::nullopt after reporting an error.

@@ -23,8 +23,9 @@ struct launch_limits {
   std::string_view dimensions_limited_by;
   /// Shared memory of one block, static and dynamic together.
   std::uint64_t shared_per_block = 0;
-  /// The kernel's static shared memory, when it is known before the launch (the simulator
-  /// only learns it as the kernel declares its shared arrays).
+  /// The kernel's static shared memory, when it is known before the launch: from the driver
+  /// on a GPU, from the plugin's descriptor on the simulator (not for a kernel the plugin did
+  /// not compile, whose arrays are counted as its threads reach them).
   std::optional<std::uint64_t> static_shared;
 };
 

@@ -636,7 +636,11 @@ bool races_enabled() {
 
 void run(const detail::kernel_ref &k, const void *params, const detail::launch_config &config,
          const kernel_entry *registered, std::vector<allocation> global) {
-  check_launch(k.name, config, gpu_limits, "the simulator");
+  // The kernel's shared arrays count against the block's shared memory before they are
+  // reached, as on a GPU: a launch with too much dynamic memory is refused before it writes.
+  launch_limits limits = gpu_limits;
+  if (registered) limits.static_shared = registered->static_shared;
+  check_launch(k.name, config, limits, "the simulator");
   const std::size_t stack = stack_pool::rounded(stack_bytes()); // what each thread gets
   // A GPU thread has at most 512 KiB of local memory (CUDA's limit on every architecture):
   // a kernel whose local arrays need more fails to launch there, so it does here too,

@@ -207,6 +207,22 @@ struct made_scale {
   out[kernel::threadIdx.x] = buf[buf.size() - 1 - kernel::threadIdx.x];
 }
 
+// 40 KiB of shared arrays, 32 of them in a function it calls on a path a launch may not take:
+// a GPU sets aside all of them for each block, whichever path its threads take.
+inline void reverse_through_tile(array_view<float> out) {
+  auto tile = kernel::shared_array<float, 8192>();
+  tile[kernel::threadIdx.x] = float(kernel::threadIdx.x);
+  kernel::syncthreads();
+  out[kernel::threadIdx.x] = tile[kernel::blockDim.x - 1 - kernel::threadIdx.x];
+}
+[[kernel::jit]] void static_and_dynamic_shared(array_view<float> out, int reverse) {
+  auto small = kernel::shared_array<float, 2048>();
+  if (reverse) return reverse_through_tile(out);
+  small[kernel::threadIdx.x] = 2;
+  kernel::syncthreads();
+  out[kernel::threadIdx.x] = small[kernel::threadIdx.x] + float(kernel::dynamic_shared_array<float>().size());
+}
+
 struct Affine {
   float scale, offset;
 };
@@ -728,6 +744,27 @@ TEST(KernelSimChecks, LaunchLimits) {
   EXPECT_THROW(kernel::launch<increment>(0, 32).on(on_sim)(a), kernel::argument_error);
 }
 
+// Static shared memory counts before the kernel reaches its arrays: a launch whose dynamic
+// memory does not fit beside them is refused before a thread runs, as on a GPU, not when the
+// first thread to reach one fails after others have written.
+TEST(KernelSim, StaticSharedMemoryCountsAtLaunch) {
+  constexpr std::size_t block_limit = 227 * 1024, static_bytes = 40 * 1024;
+  std::vector<float> out(32, -1.0f);
+  try {
+    kernel::launch<static_and_dynamic_shared>(1, 32, block_limit - static_bytes + 4).on(on_sim)(out, 0);
+    FAIL() << "dynamic shared memory past what the static arrays leave was launched";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(std::string(e.what()), "'static_and_dynamic_shared': 191492 bytes of dynamic shared memory (with 40960 "
+                                     "static) is more than a block can have (232448) on the simulator");
+  }
+  EXPECT_EQ(out, std::vector<float>(32, -1.0f));
+  // What the static arrays leave, to the byte, runs.
+  kernel::launch<static_and_dynamic_shared>(1, 32, block_limit - static_bytes).on(on_sim)(out, 0);
+  EXPECT_EQ(out, std::vector<float>(32, 2.0f + float((block_limit - static_bytes) / sizeof(float))));
+  kernel::launch<static_and_dynamic_shared>(1, 32, block_limit - static_bytes).on(on_sim)(out, 1);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(out[i], float(31 - i));
+}
+
 TEST(KernelSim, LaunchLimitsOfTheDevice) {
   std::vector<float> a(4);
   auto fails = [&](auto &&launch, const std::string &what) {
@@ -746,6 +783,10 @@ TEST(KernelSim, LaunchLimitsOfTheDevice) {
   fails([&] { kernel::launch<dynamic_shared>(1, 32, 300 * 1024).on(on_dev)(a); },
         "307200 bytes of dynamic shared memory");
   fails([&] { kernel::launch<increment>(0, 32).on(on_dev)(a); }, "at least one block");
+  std::vector<float> out(32);
+  fails([&] { kernel::launch<static_and_dynamic_shared>(1, 32, 200 * 1024).on(on_dev)(out, 0); },
+        "204800 bytes of dynamic shared memory (with 40960 static)");
+  EXPECT_EQ(out, std::vector<float>(32, 0.0f));
   EXPECT_EQ(a, std::vector<float>(4, 0.0f)); // nothing ran, nothing was copied back
 }
 

@@ -27,7 +27,7 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK: @__kernel.[[HASH]].entry.0.name = private unnamed_addr constant [5 x i8] c"fill\00"
 ; The entry's threads need its largest local (4000 bytes) and the 2400 bytes of the function
 ; it calls on every path, at least; not the megabyte of the one it calls on some paths.
-; CHECK: @__kernel.[[HASH]].entries = private constant [1 x { ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32 }] [{ ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32 } { ptr @_Z4fillRK6Params, ptr @_Z4fillRK6Params.kernel_sim, ptr @__kernel.[[HASH]].entry.0.symbol, ptr @__kernel.[[HASH]].entry.0.name, ptr @__kernel.[[HASH]].entry.0.signature, ptr @__kernel.[[HASH]].entry.0.location, i32 2, i32 8, i32 8, i32 6400 }]
+; CHECK: @__kernel.[[HASH]].entries = private constant [1 x { ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32 }] [{ ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32 } { ptr @_Z4fillRK6Params, ptr @_Z4fillRK6Params.kernel_sim, ptr @__kernel.[[HASH]].entry.0.symbol, ptr @__kernel.[[HASH]].entry.0.name, ptr @__kernel.[[HASH]].entry.0.signature, ptr @__kernel.[[HASH]].entry.0.location, i32 2, i32 8, i32 8, i32 6400, i32 0, i32 0 }]
 ; CHECK: @__kernel.[[HASH]].module = private constant
 ; CHECK: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @__kernel.[[HASH]].register, ptr null }]
 ; CHECK: @llvm.global_dtors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @__kernel.[[HASH]].unregister, ptr null }]

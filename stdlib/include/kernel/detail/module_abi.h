@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define KERNEL_MODULE_ABI_VERSION 3u
+#define KERNEL_MODULE_ABI_VERSION 4u
 
 /* What an entry is, and so how the runtime launches it: X(NAME, value, "name"). The name
  * is what annotations, kernel_info::kind and messages say, and the entry template is
@@ -76,8 +76,12 @@ struct kernel_entry {
   uint32_t param_size;   /* bytes of the kernel's one parameter block */
   uint32_t param_align;
   /* Bytes of stack each simulated thread needs at least (its local arrays), saturated at
-   * UINT32_MAX; 0 when not known. Modules of this version built before it hold 0 here. */
+   * UINT32_MAX; 0 when not known. */
   uint32_t simulator_min_stack;
+  /* Bytes of static shared memory (shared_array) one block of the kernel takes, as compiled
+   * for the GPU: the simulator checks a launch's dynamic shared memory against the rest. */
+  uint32_t static_shared;
+  uint32_t reserved;
 };
 
 /* Device code the user asked to link ([[kernel::link]], -fplugin-arg-kernel-link), embedded. */
