@@ -194,6 +194,11 @@ public:
     // C++'s orders say the same with fewer words (std::atomic_ref, std::atomic_thread_fence):
     // a fence that releases is a threadfence (the hook __kernel_sim_fence), and an atomic that
     // releases by its own order (release, acq_rel, seq_cst) carries its fence: Kind's bit 4.
+    //
+    // Bit 8 marks a volatile access (a load or store that is no atomic): the old
+    // warp-synchronous code reads and writes through volatile shared memory and counts on
+    // a warp's lanes making each access together, so the simulator lets the other threads
+    // make theirs before it.
     for (FenceInst *FI : Fences)
       if (isReleaseOrStronger(FI->getOrdering()) && FI->getSyncScopeID() != SyncScope::SingleThread)
         CallInst::Create(Fence, {}, "", FI->getIterator())->setDebugLoc(FI->getDebugLoc());
@@ -205,12 +210,12 @@ public:
       if (auto *L = dyn_cast<LoadInst>(I)) {
         Address = L->getPointerOperand();
         Accessed = L->getType();
-        Kind = 1;
+        Kind = L->isAtomic() ? 1 : 1 | 8;
         Order = L->getOrdering();
       } else if (auto *S = dyn_cast<StoreInst>(I)) {
         Address = S->getPointerOperand();
         Accessed = S->getValueOperand()->getType();
-        Kind = 2;
+        Kind = S->isAtomic() ? 2 : 2 | 8;
         Order = S->getOrdering();
       } else if (auto *RMW = dyn_cast<AtomicRMWInst>(I)) {
         Address = RMW->getPointerOperand();

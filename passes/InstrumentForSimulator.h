@@ -11,7 +11,9 @@
 // word, which a GPU makes as relaxed atomics) race only with plain ones: they are how threads
 // synchronise; __kernel_sim_atomic_access(address, bytes, kind, where)
 // checks that they are aligned to their size and tells the simulator whether they read (1),
-// write (2) or both (3), and __kernel_sim_atomic_done(address) follows those that read: a
+// write (2) or both (3), and whether they are volatile (8: the other threads of the block
+// make theirs first, as a warp's lanes make one together, which the old warp-synchronous
+// code counts on), and __kernel_sim_atomic_done(address) follows those that read: a
 // fence then an atomic that writes orders what came before for a thread whose atomic reads
 // it after (the simulator's race checks follow this across blocks). Accesses to a
 // function's own stack are not either: they are private to its thread; nor are those to

@@ -247,6 +247,10 @@ void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, std::in
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   if (a % static_cast<std::uint32_t>(bytes) != 0)
     fail_misaligned(*t, a, static_cast<std::uint64_t>(bytes), bytes, "atomic", where);
+  // A volatile access (bit 8) waits for the block's other threads to reach theirs, as the
+  // lanes of a warp make one together: warp-synchronous code without syncwarp, which reads
+  // all its lanes' values before any writes, gives a GPU's results.
+  if ((kind & 8) != 0) t->wait();
   if (!t->races) return;
   // Checked against the plain accesses of the same bytes, before any release below.
   {

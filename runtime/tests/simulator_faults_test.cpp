@@ -221,6 +221,27 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   out[t] = static_cast<int>(other);
 }
 
+// CUDA's old warp-synchronous reduction: the last 64 partial sums through volatile shared
+// memory, without syncwarp, counting on the warp's lanes reading before any writes.
+inline void warp_reduce(volatile int *s, unsigned t) {
+  s[t] += s[t + 32];
+  s[t] += s[t + 16];
+  s[t] += s[t + 8];
+  s[t] += s[t + 4];
+  s[t] += s[t + 2];
+  s[t] += s[t + 1];
+}
+[[kernel::jit]] void volatile_warp_sum(array_view<const int> in, array_view<int> out) {
+  auto s = kernel::shared_array<int, 128>();
+  const unsigned t = kernel::threadIdx.x;
+  s[t] = in[index_t{kernel::blockIdx.x} * 128 + t];
+  kernel::syncthreads();
+  if (t < 64) s[t] += s[t + 64];
+  kernel::syncthreads();
+  if (t < 32) warp_reduce(&s[0], t);
+  if (t == 0) out[kernel::blockIdx.x] = s[0];
+}
+
 // A flag raised after a fence by a relaxed atomic (or a volatile store) and awaited by another
 // block with atomic (or volatile) reads orders what was written before it; the waiting block
 // may then reset the flag with a plain store.
@@ -757,6 +778,21 @@ TEST(SimulatorRaces, AtomicsRaceWithPlainAccesses) {
     kernel::launch<mixed_readers>(4, 32).on(on_sim)(flag, got);
     EXPECT_EQ(flag[0], 1);
   }
+}
+
+// The lanes of a warp make a volatile access together, as on a GPU: the warp-synchronous
+// reduction gives a GPU's sums, with the race checks on or off, and is no race.
+TEST(SimulatorWarps, VolatileAccessesOfAWarpAreMadeTogether) {
+  std::vector<int> in(3 * 128), out(3, -1);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>((i * 7919) % 1000) - 300;
+  std::vector<int> expected(3, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) expected[i / 128] += in[i];
+  kernel::launch<volatile_warp_sum>(3, 128).on(on_sim)(in, out);
+  EXPECT_EQ(out, expected);
+  scoped_env off("KERNEL_SIMULATOR_RACES", "0");
+  out.assign(3, -1);
+  kernel::launch<volatile_warp_sum>(3, 128).on(on_sim)(in, out);
+  EXPECT_EQ(out, expected);
 }
 
 TEST(SimulatorRaces, NeighbouringBytesDoNotRace) {

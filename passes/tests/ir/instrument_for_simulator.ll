@@ -113,12 +113,13 @@ define void @_Z6helperPl(ptr %p) {
 ; CHECK-NEXT: %w = load <4 x float>, ptr %data, align 8
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 2, i32 0, i32 1, ptr null)
 ; CHECK-NEXT: %h = load i16, ptr %data, align 1
-; A volatile word is a relaxed atomic on a GPU: reported as one (a load acquires); a wider
-; volatile access is plain accesses.
-; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %data, i32 4, i32 1, ptr null)
+; A volatile word is a relaxed atomic on a GPU: reported as one (a load acquires), marked
+; volatile (8), before which the other threads make theirs; a wider volatile access is plain
+; accesses.
+; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %data, i32 4, i32 9, ptr null)
 ; CHECK-NEXT: %vol = load volatile i32, ptr %data, align 4
 ; CHECK-NEXT: call void @__kernel_sim_atomic_done(ptr %data)
-; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %data, i32 4, i32 2, ptr null)
+; CHECK-NEXT: call void @__kernel_sim_atomic_access(ptr %data, i32 4, i32 10, ptr null)
 ; CHECK-NEXT: store volatile i32 %vol, ptr %data, align 4
 ; CHECK-NEXT: call void @__kernel_sim_access(ptr %data, i64 16, i32 0, i32 16, ptr null)
 ; CHECK-NEXT: %volv = load volatile <4 x float>, ptr %data, align 16
