@@ -11,6 +11,7 @@
 #include "ExternalDeviceCode.h"
 #include "ExtractDeviceModule.h"
 #include "InstrumentForSimulator.h"
+#include "KeepDivisionTraps.h"
 #include "LinkDeviceLibraries.h"
 #include "LinkDeviceRuntime.h"
 #include "LinkLibdevice.h"
@@ -229,6 +230,9 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   if (!Options.InspectDir.empty())
     writeInspection(Options.InspectDir, M, Hash, *Compiled, Code, Diags);
 
+  // The GPU's code is compiled; the host's copies of it (the CPU targets', the simulator's)
+  // keep their divisions, which trap.
+  keepDivisionTraps(M, reachableFromDeviceCode(M, describeDeviceCode(M)));
   embedDeviceImages(M, Compiled->Images, Code, External, Hash, Compiled->StaticSharedBytes,
                     instrumentForSimulator(M, Code));
   createHostFallbacks(M, External.Functions);

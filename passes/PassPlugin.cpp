@@ -18,9 +18,10 @@
 //   kernel-lower-numba-calls       Numba-convention calls (LowerNumbaDeviceCalls)
 //   kernel-verify-device           the last checks (VerifyDeviceModule)
 //   kernel-device-pipeline         all of the above, in the offload pass's order
-//   kernel-instrument-simulator    host module + race-checked entry copies (InstrumentForSimulator)
-//   kernel-host-fallbacks          host module + CUDA-C function fallbacks (CreateHostFallbacks)
-//   print<kernel-device-code>      prints DeviceCodeAnalysis to stderr
+//   kernel-keep-division-traps     host module, its device code's divisions kept
+//   (KeepDivisionTraps) kernel-instrument-simulator    host module + race-checked entry copies
+//   (InstrumentForSimulator) kernel-host-fallbacks          host module + CUDA-C function fallbacks
+//   (CreateHostFallbacks) print<kernel-device-code>      prints DeviceCodeAnalysis to stderr
 //
 // Options come from -kernel-arch and -kernel-libdevice.
 //
@@ -31,6 +32,7 @@
 #include "DeviceCodeAnalysis.h"
 #include "ExtractDeviceModule.h"
 #include "InstrumentForSimulator.h"
+#include "KeepDivisionTraps.h"
 #include "KernelOffload.h"
 #include "LinkDeviceRuntime.h"
 #include "LinkLibdevice.h"
@@ -97,6 +99,8 @@ static bool addPassNamed(StringRef Name, ModulePassManager &MPM) {
     MPM.addPass(LowerNumbaDeviceCallsPass());
   else if (Name == "kernel-verify-device")
     MPM.addPass(VerifyDeviceModulePass(Libdevice()));
+  else if (Name == "kernel-keep-division-traps")
+    MPM.addPass(KeepDivisionTrapsPass());
   else if (Name == "kernel-instrument-simulator")
     MPM.addPass(InstrumentForSimulatorPass());
   else if (Name == "kernel-simulator-stack")
