@@ -19,6 +19,14 @@ std::vector<linked_module> link_modules(int arch) {
     throw argument_error("kernel::link_modules", 1,
                          "is " + std::to_string(arch) + ": expected a GPU architecture as a number, sm_75 or newer (" +
                              std::to_string(oldest_arch) + ", 80, 86, 89, 90, 100, 120, ...)");
+  // A module the runtime could not register has device code nothing here links: the check
+  // ahead of time would pass having checked nothing of it.
+  if (const std::vector<std::string> rejected = runtime::registry::instance().rejected(); !rejected.empty()) {
+    std::string msg = "kernel::link_modules: " + std::to_string(rejected.size()) +
+                      (rejected.size() == 1 ? " module" : " modules") + " of the program could not be registered";
+    for (const std::string &r : rejected) msg += "; " + r;
+    throw link_error(msg);
+  }
   // Modules in registration order, each once, with the kernels it holds.
   std::vector<const kernel_module *> modules;
   std::map<const kernel_module *, std::vector<std::string>> kernels;

@@ -70,4 +70,19 @@ TEST(Registry, IncompatibleModulesAreReported) {
                              "; rebuild it with the plugin that matches this runtime");
 }
 
+// link_modules checks ahead of time that the program's device code links: a module it cannot
+// see is an error, not a success that checked nothing of it.
+TEST(Registry, LinkingAheadOfTimeReportsIncompatibleModules) {
+  try {
+    (void)kernel::link_modules(75);
+    FAIL() << "linked without the module the runtime could not register";
+  } catch (const kernel::link_error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("kernel::link_modules: 1 module of the program could not be registered; "
+                                          "module ffff0000 was compiled for runtime ABI ",
+                                          0),
+              0u)
+        << e.what();
+  }
+}
+
 } // namespace

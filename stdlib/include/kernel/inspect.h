@@ -51,7 +51,8 @@ struct linked_module {
 
 /// Links every module of the program for sm_<arch>, as the cuda target does on first use,
 /// without needing a GPU (nvJitLink runs on the CPU): checks ahead of time that the user's
-/// device code resolves, and fills the disk cache. Throws kernel::link_error and the like;
+/// device code resolves, and fills the disk cache. Throws kernel::link_error and the like
+/// (also when a module could not be registered, compiled for another runtime's ABI);
 /// an `arch` below 75 (CUDA 13 builds for sm_75 and newer: 75, 80, 86, 89, 90, ...) is an
 /// argument_error.
 std::vector<linked_module> link_modules(int arch);
