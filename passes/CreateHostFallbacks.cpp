@@ -34,7 +34,11 @@ void createHostFallbacks(Module &Host, ArrayRef<ExternalFunction> Functions) {
     Fn->removeFnAttr(Attribute::NoUnwind);
     BasicBlock *Body = BasicBlock::Create(Ctx, "entry", Fn);
     IRBuilder<> B(Body);
-    B.CreateCall(Report, {B.CreateGlobalStringPtr(F.Signature, "kernel.host_fallback.signature"),
+    // The report tells the user what to define: with C linkage where the declaration has it
+    // (a C++ definition of the same name would not replace this one).
+    const std::string Definition =
+        Fn->getName().starts_with("_Z") ? F.Signature : "extern \"C\" " + F.Signature;
+    B.CreateCall(Report, {B.CreateGlobalStringPtr(Definition, "kernel.host_fallback.signature"),
                           B.CreateGlobalStringPtr(F.Location, "kernel.host_fallback.location"),
                           B.CreateGlobalStringPtr(F.NumbaConvention ? "numba" : "c",
                                                   "kernel.host_fallback.abi")});

@@ -130,7 +130,8 @@ std::string printed(const ASTContext &Ctx, QualType T) {
 
 /// "int bar(int, int)": how messages and the host fallback name the function.
 std::string cxxSignature(const ASTContext &Ctx, const FunctionDecl *FD, bool SkipFirst = false) {
-  std::string S = printed(Ctx, FD->getReturnType()) + " " + FD->getNameAsString() + "(";
+  // Qualified: a definition of the same name in another namespace is another function.
+  std::string S = printed(Ctx, FD->getReturnType()) + " " + FD->getQualifiedNameAsString() + "(";
   for (unsigned I = SkipFirst ? 1 : 0; I < FD->getNumParams(); ++I)
     S += (I > (SkipFirst ? 1u : 0u) ? ", " : "") + printed(Ctx, FD->getParamDecl(I)->getType());
   return S + ")";
@@ -199,6 +200,12 @@ public:
       Error(Attr.getLoc(), diag::DeclareDeviceVariadic) << FD;
       return AttributeNotApplied;
     }
+    // Its symbol would be local to this file: neither the CUDA-C code nor a host
+    // implementation elsewhere could ever define it.
+    if (FD->getStorageClass() == SC_Static || FD->isInAnonymousNamespace()) {
+      Error(Attr.getLoc(), diag::DeclareDeviceInternal) << FD;
+      return AttributeNotApplied;
+    }
     const bool Numba = Abi == "numba";
     const char *Convention = Numba ? "the Numba" : "the C";
     bool Ok = true;
@@ -223,14 +230,15 @@ public:
         Ok = false;
       } else if (FD->getNumParams() > 0) {
         // int bar(int *retval, int a, int b) is the CUDA-C definition's signature, not how
-        // kernels call it: what the user most likely copied from the .cu file.
+        // kernels call it: what the user may have copied from the .cu file. Only a warning:
+        // float load(float *p, int i) is a valid declaration of the same shape, and a copied
+        // signature has a parameter too many, which the link reports.
         QualType First = FD->getParamDecl(0)->getType().getCanonicalType();
-        if (First->isPointerType() &&
-            S.Context.hasSameUnqualifiedType(First->getPointeeType(), Result.getCanonicalType())) {
-          Error(FD->getParamDecl(0)->getLocation(), diag::NumbaResultPointer)
+        if (First->isPointerType() && !First->getPointeeType().isConstQualified() &&
+            S.Context.hasSameUnqualifiedType(First->getPointeeType(), Result.getCanonicalType()))
+          S.Diag(FD->getParamDecl(0)->getLocation(),
+                 diag::id(Diags, DiagnosticsEngine::Warning, diag::NumbaResultPointer))
               << FD << cxxSignature(S.Context, FD, /*SkipFirst=*/true);
-          Ok = false;
-        }
       }
     }
     if (!Ok)

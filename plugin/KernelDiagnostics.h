@@ -143,8 +143,12 @@ inline constexpr const char NumbaNeedsExternC[] =
     "with the Numba convention %0 must be declared extern \"C\": the CUDA-C function takes a "
     "result pointer first, so a C++ name would not match its symbol";
 inline constexpr const char NumbaResultPointer[] =
-    "with the Numba convention, declare %0 as kernels call it, '%1': the result pointer that the "
-    "CUDA-C function takes first, and its status, are added by the compiler";
+    "%0 takes a pointer to its result type first, as the CUDA-C definition of a Numba-convention "
+    "function does; if that is its result pointer, declare %0 as kernels call it, '%1': the "
+    "result pointer and the status are added by the compiler";
+inline constexpr const char DeclareDeviceInternal[] =
+    "kernel::declare_device declares a function that linked CUDA-C device code defines; %0 has "
+    "internal linkage (static, or in an unnamed namespace), so no other file can define it";
 inline constexpr const char LinkNotString[] =
     "kernel::link arguments are paths of device code, such as \"bar.o\", as string literals";
 inline constexpr const char LinkFileMissing[] =

@@ -468,8 +468,9 @@ TEST_F(DeviceCode, NumbaConventionCallsPassAResultSlot) {
 }
 
 const char *missing_host =
-    "'int twice(int)' is CUDA-C device code (kernel::declare_device at calls_twice.cpp:6) and runs only on the cuda "
-    "target; to run it on cpu, parallel or the simulator, define 'int twice(int)' in a C++ source file of the program "
+    "'extern \"C\" int twice(int)' is CUDA-C device code (kernel::declare_device at calls_twice.cpp:6) and runs only "
+    "on the cuda target; to run it on cpu, parallel or the simulator, define 'extern \"C\" int twice(int)' in a C++ "
+    "source file of the program "
     "as its host implementation (with Bazel, in the target's srcs, or in a cc_library with alwayslink = True and "
     "linkstatic = True)";
 

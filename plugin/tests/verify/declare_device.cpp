@@ -33,9 +33,19 @@ extern "C" [[kernel::declare_device("numba")]] void numba_void(int a);
 // expected-error@+1 {{with the Numba convention 'numba_cxx' must be declared extern "C": the CUDA-C function takes a result pointer first, so a C++ name would not match its symbol}}
 [[kernel::declare_device("numba")]] int numba_cxx(int a);
 
-// The CUDA-C definition's signature copied into C++: the convention mismatch the plugin sees.
-// expected-error@+1 {{with the Numba convention, declare 'copied' as kernels call it, 'int copied(int, int)': the result pointer that the CUDA-C function takes first, and its status, are added by the compiler}}
+// The CUDA-C definition's signature copied into C++, perhaps: a warning, as the same shape is
+// also a valid declaration (a pointer to read through), and a link reports a copied one.
+// expected-warning@+1 {{'copied' takes a pointer to its result type first, as the CUDA-C definition of a Numba-convention function does; if that is its result pointer, declare 'copied' as kernels call it, 'int copied(int, int)': the result pointer and the status are added by the compiler}}
 extern "C" [[kernel::declare_device("numba")]] int copied(int *retval, int a, int b);
+// A pointer to const is no result pointer.
+extern "C" [[kernel::declare_device("numba")]] float load_const(const float *p, int i);
+
+// expected-error@+1 {{kernel::declare_device declares a function that linked CUDA-C device code defines; 'file_local' has internal linkage (static, or in an unnamed namespace), so no other file can define it}}
+[[kernel::declare_device]] static int file_local(int a);
+namespace {
+// expected-error@+1 {{kernel::declare_device declares a function that linked CUDA-C device code defines; 'unnamed_local' has internal linkage (static, or in an unnamed namespace), so no other file can define it}}
+[[kernel::declare_device]] int unnamed_local(int a);
+} // namespace
 
 // expected-error@+1 {{kernel::declare_device declares one CUDA-C function; 'templated' cannot be a template}}
 template <class T> [[kernel::declare_device]] T templated(T a);
