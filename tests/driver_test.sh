@@ -91,6 +91,17 @@ cp "$tmp/main.cpp" "$tmp/main_source.h"
 "$driver" -O2 -x c++ "$tmp/main_source.h" -x none "$tmp/kernels.o" -o "$tmp/from_h"
 [[ $("$tmp/from_h") == "scale float32(float32, float32)" ]] || fail "-x c++ with a .h source"
 
+# The kernel options act where sources are compiled: on a command that only links, each is
+# named as unused; where a source is compiled (a file, or standard input as C++), none is.
+"$driver" "$tmp/kernels.o" "$tmp/main.o" --kernel-link=bar.cu --kernel-arch=sm_90 -o "$tmp/linked" 2>"$tmp/err"
+grep -q "warning: --kernel-link=bar.cu is unused: this command compiles no source file" "$tmp/err" ||
+  fail "--kernel-link at a link: $(cat "$tmp/err")"
+grep -q "warning: --kernel-arch=sm_90 is unused" "$tmp/err" || fail "--kernel-arch at a link: $(cat "$tmp/err")"
+"$driver" -O2 --kernel-arch=sm_90 "$tmp/main.cpp" "$tmp/kernels.o" -o "$tmp/compiled" 2>"$tmp/err"
+[[ ! -s "$tmp/err" ]] || fail "--kernel-arch with a source: $(cat "$tmp/err")"
+"$driver" -fsyntax-only --kernel-arch=sm_90 -x c++ - <"$tmp/kernels.cpp" 2>"$tmp/err"
+[[ ! -s "$tmp/err" ]] || fail "--kernel-arch with standard input: $(cat "$tmp/err")"
+
 if KERNEL_PLUGIN=/nonexistent/kernel_plugin.so "$driver" -c examples/saxpy.cpp -o "$tmp/x.o" 2>"$tmp/err"; then
   fail "compiled without a plugin file"
 fi
