@@ -270,6 +270,9 @@ TEST_F(DeviceCode, DamagedTablesAreRefused) {
   const std::vector<std::pair<std::string, std::string>> damaged = {
       {"entries of no size", with(symbols->first + 0x38, std::uint64_t{0})},
       {"a symbol in section 40000", with(symbols->second.offset + 24 + 6, std::uint16_t{40000})},
+      // Reserved for processors, not for a cubin: nvJitLink took it as a section's.
+      {"a symbol in section 0xff0d", with(symbols->second.offset + 24 + 6, std::uint16_t{0xff0d})},
+      {"a section's name past the names", with(symbols->first, std::uint32_t{0xffffff})},
       {"a relocation of symbol 1000", with(relocations->second.offset + 8 + 4, std::uint32_t{1000})},
       {"the prototype of symbol 65296", with(prototypes->second.offset, std::uint32_t{65296})},
   };

@@ -101,6 +101,8 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
   for (std::uint32_t i = 0; i < shnum; ++i) {
     const elf_section s = section(i);
     const std::string which = "its section " + std::to_string(i);
+    if (names != 0 && s.name != 0 && s.name >= name_table.size)
+      return which + "'s name lies outside the section-name table" + std::string(damaged);
     if (s.type == symtab || s.type == dynsym) {
       if (s.entry_size != 24 || s.size % 24 != 0)
         return which + " (symbols) is not made of 24-byte entries" + std::string(damaged);
@@ -112,8 +114,13 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
         std::uint16_t index = 0;
         read_at(bytes, at, name);
         read_at(bytes, at + 6, index);
-        // SHN_UNDEF and the reserved indices (absolute, common, ...) name no section.
-        if ((index != 0 && index < 0xff00 && index >= shnum) || (name != 0 && name >= strings.size))
+        // SHN_UNDEF and the reserved indices name no section: absolute, common and the
+        // extended index, and in a host object the processor's (x86-64's large common). A
+        // cubin uses no other, and nvJitLink takes any other as a section's.
+        constexpr std::uint16_t absolute = 0xfff1, common = 0xfff2, extended = 0xffff;
+        const bool reserved =
+            index == absolute || index == common || index == extended || (!cuda && index >= 0xff00 && index < 0xff20);
+        if ((index != 0 && index >= shnum && !reserved) || (name != 0 && name >= strings.size))
           return which + ": symbol " + std::to_string((at - s.offset) / 24) + " lies outside its tables" +
                  std::string(damaged);
       }
