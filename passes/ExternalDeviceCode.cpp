@@ -45,20 +45,25 @@ SmallVector<ExternalFunction, 4> collectExternalFunctions(Module &M) {
   return Functions;
 }
 
-std::vector<LinkInput> collectLinkInputs(Module &M, ArrayRef<std::string> ExtraFiles,
-                                         DeviceDiagnostics &Diags) {
+std::vector<LinkInput>
+collectLinkInputs(Module &M, ArrayRef<std::string> ExtraFiles,
+                  ArrayRef<std::pair<std::string, std::string>> AttributeFiles,
+                  DeviceDiagnostics &Diags) {
   // (path to read, name to show)
   std::vector<std::pair<std::string, std::string>> Files;
   forEachFunctionAnnotation(M, [&](Function &, StringRef Text) {
     if (std::optional<LinkAnnotation> A = LinkAnnotation::decode(Text))
       Files.emplace_back(std::move(A->Path), std::move(A->Written));
   });
+  Files.insert(Files.end(), AttributeFiles.begin(), AttributeFiles.end());
   for (const std::string &F : ExtraFiles)
     Files.emplace_back(F, sys::path::filename(F).str());
 
   std::vector<LinkInput> Inputs;
-  StringSet<> Seen;
+  StringSet<> Seen, Read;
   for (const auto &[Path, Name] : Files) {
+    if (!Read.insert(Path).second)
+      continue;
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
         MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!Buffer) {

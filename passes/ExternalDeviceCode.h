@@ -46,10 +46,13 @@ struct ExternalDeviceCode {
 /// The functions of `M` declared with [[kernel::declare_device]], by name.
 llvm::SmallVector<ExternalFunction, 4> collectExternalFunctions(llvm::Module &M);
 
-/// The files named by [[kernel::link]] in `M` and by `ExtraFiles`, read and deduplicated by
-/// content; unreadable files are reported through `Diags`.
-std::vector<LinkInput> collectLinkInputs(llvm::Module &M, llvm::ArrayRef<std::string> ExtraFiles,
-                                         DeviceDiagnostics &Diags);
+/// The files named by [[kernel::link]] in `M`, by `AttributeFiles` (path, as written: the
+/// attributes of declarations the module may not hold) and by `ExtraFiles`, read and
+/// deduplicated by content; unreadable files are reported through `Diags`.
+std::vector<LinkInput>
+collectLinkInputs(llvm::Module &M, llvm::ArrayRef<std::string> ExtraFiles,
+                  llvm::ArrayRef<std::pair<std::string, std::string>> AttributeFiles,
+                  DeviceDiagnostics &Diags);
 
 /// The nvJitLink input kind of a file, from its extension ("" when none fits).
 std::string linkInputKind(llvm::StringRef Path);

@@ -217,7 +217,7 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
                 "': its data layout does not match the runtime's module ABI (" + Why + ")");
     return PreservedAnalyses::all();
   }
-  External.Inputs = collectLinkInputs(M, Options.LinkFiles, Diags);
+  External.Inputs = collectLinkInputs(M, Options.LinkFiles, Options.LinkAttributeFiles, Diags);
 
   std::unique_ptr<Module> Device = prepareDeviceModule(M, Options, Diags);
   if (!Device)

@@ -5,6 +5,7 @@
 #define KERNEL_PASSES_OFFLOADOPTIONS_H
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kernel {
@@ -23,6 +24,9 @@ struct OffloadOptions {
   /// Device code to embed with every module of the translation unit and link at run time
   /// (-fplugin-arg-kernel-link=FILE), besides what [[kernel::link]] names in the source.
   std::vector<std::string> LinkFiles;
+  /// The files [[kernel::link]] names, as (path, as written), from the attributes the
+  /// plugin saw: a declaration nothing calls is not in the module, nor its annotation.
+  std::vector<std::pair<std::string, std::string>> LinkAttributeFiles;
 };
 
 } // namespace passes

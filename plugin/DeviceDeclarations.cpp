@@ -317,6 +317,10 @@ public:
       const passes::LinkAnnotation Annotation{Path, Written.str()};
       FD->addAttr(AnnotateAttr::CreateImplicit(S.Context, Annotation.encode(), nullptr, 0,
                                                Attr.getRange()));
+      // Also recorded outside the function: one nothing calls is not emitted, and its
+      // annotation would be lost with it.
+      if (KernelDeclTable *Table = KernelDeclTable::forContext(S.Context))
+        Table->addLinkFile(Path, Written.str());
     }
     return Ok ? AttributeApplied : AttributeNotApplied;
   }

@@ -23,6 +23,8 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace kernel {
@@ -83,11 +85,19 @@ public:
     return DeviceDeclarations;
   }
 
+  /// The files [[kernel::link]] names, as (path, as written), in the order seen: the
+  /// offload pass links them whether or not the declarations carrying them are emitted.
+  void addLinkFile(std::string Path, std::string Written) {
+    LinkFiles.emplace_back(std::move(Path), std::move(Written));
+  }
+  const std::vector<std::pair<std::string, std::string>> &linkFiles() const { return LinkFiles; }
+
 private:
   const clang::ASTContext &Ctx;
   std::vector<std::unique_ptr<AnnotatedFunction>> Functions;
   llvm::DenseMap<const clang::Decl *, AnnotatedFunction *> ByDecl;
   llvm::SmallVector<const clang::FunctionDecl *, 4> DeviceDeclarations;
+  std::vector<std::pair<std::string, std::string>> LinkFiles;
 };
 
 } // namespace plugin

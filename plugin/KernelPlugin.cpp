@@ -176,10 +176,16 @@ public:
     Preprocessor &PP = CI.getPreprocessor();
     PP.setPredefines(PP.getPredefines() + "#define __KERNEL_PLUGIN__ 1\n");
     passes::OffloadOptions Opts = Options;
-    CI.getCodeGenOpts().PassBuilderCallbacks.push_back([Opts](llvm::PassBuilder &PB) {
+    const ASTContext *Ctx = &CI.getASTContext();
+    CI.getCodeGenOpts().PassBuilderCallbacks.push_back([Opts, Ctx](llvm::PassBuilder &PB) {
       PB.registerPipelineStartEPCallback(
-          [Opts](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
-            MPM.addPass(passes::KernelOffloadPass(Opts));
+          [Opts, Ctx](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+            // The pipeline is built once the translation unit is parsed, while the
+            // consumer's table still lives.
+            passes::OffloadOptions WithAttributes = Opts;
+            if (const KernelDeclTable *Table = KernelDeclTable::forContext(*Ctx))
+              WithAttributes.LinkAttributeFiles = Table->linkFiles();
+            MPM.addPass(passes::KernelOffloadPass(std::move(WithAttributes)));
           });
       // Once the host code is optimised, the frames the simulator's threads will need.
       PB.registerOptimizerLastEPCallback([](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {

@@ -91,6 +91,26 @@ cp "$tmp/main.cpp" "$tmp/main_source.h"
 "$driver" -O2 -x c++ "$tmp/main_source.h" -x none "$tmp/kernels.o" -o "$tmp/from_h"
 [[ $("$tmp/from_h") == "scale float32(float32, float32)" ]] || fail "-x c++ with a .h source"
 
+# [[kernel::link]] on a declaration nothing calls still links its file (clang emits no such
+# declaration, and its annotation went with it).
+cat >"$tmp/bar.cu" <<'CU'
+extern "C" __device__ int bar(int a, int b) { return a * b; }
+CU
+cat >"$tmp/anchor.cpp" <<'CPP'
+#include <cstdio>
+#include <kernel/inspect.h>
+#include <kernel/kernel.h>
+[[kernel::link("bar.cu")]] void device_code_anchor();
+extern "C" [[kernel::declare_device]] int bar(int a, int b);
+[[kernel::jit]] void times_two(kernel::array_view<int> a) { a[0] = bar(a[0], 2); }
+int main() {
+  for (const auto &m : kernel::link_modules(75))
+    for (const auto &l : m.linked) std::printf("linked %s\n", l.c_str());
+}
+CPP
+"$driver" -O1 "$tmp/anchor.cpp" -o "$tmp/anchor"
+[[ $(KERNEL_CACHE_DIR=off "$tmp/anchor") == "linked bar.cu" ]] || fail "[[kernel::link]] on an unused declaration"
+
 # The kernel options act where sources are compiled: on a command that only links, each is
 # named as unused; where a source is compiled (a file, or standard input as C++), none is.
 "$driver" "$tmp/kernels.o" "$tmp/main.o" --kernel-link=bar.cu --kernel-arch=sm_90 -o "$tmp/linked" 2>"$tmp/err"
