@@ -25,6 +25,7 @@
 #include "KernelDiagnostics.h"
 #include "KernelEntryInstantiator.h"
 #include "LibraryEntries.h"
+#include "LinkDependencies.h"
 #include "UnlistedSpecializations.h"
 
 #include "KernelOffload.h"
@@ -192,6 +193,7 @@ public:
         MPM.addPass(passes::RecordSimulatorStackPass());
       });
     });
+    reportLinkDependencies(PP, CI.getASTContext(), Options.LinkFiles);
     return std::make_unique<KernelConsumer>(CI.getASTContext());
   }
 

@@ -93,8 +93,11 @@ cp "$tmp/main.cpp" "$tmp/main_source.h"
 
 # [[kernel::link]] on a declaration nothing calls still links its file (clang emits no such
 # declaration, and its annotation went with it).
+mkdir -p "$tmp/inc"
+printf '#pragma once\n#define FACTOR 1\n' >"$tmp/inc/factor.h"
 cat >"$tmp/bar.cu" <<'CU'
-extern "C" __device__ int bar(int a, int b) { return a * b; }
+#include "inc/factor.h"
+extern "C" __device__ int bar(int a, int b) { return a * b * FACTOR; }
 CU
 cat >"$tmp/anchor.cpp" <<'CPP'
 #include <cstdio>
@@ -110,6 +113,11 @@ int main() {
 CPP
 "$driver" -O1 "$tmp/anchor.cpp" -o "$tmp/anchor"
 [[ $(KERNEL_CACHE_DIR=off "$tmp/anchor") == "linked bar.cu" ]] || fail "[[kernel::link]] on an unused declaration"
+# The files embedded in the object, and those their quoted includes name, are in its
+# dependency file, so that Make, CMake and Ninja recompile it when one changes.
+"$driver" -O1 -c "$tmp/anchor.cpp" -o "$tmp/anchor.o" -MMD -MF "$tmp/anchor.d"
+grep -q "bar.cu" "$tmp/anchor.d" || fail "[[kernel::link]] file not in the dependency file: $(cat "$tmp/anchor.d")"
+grep -q "inc/factor.h" "$tmp/anchor.d" || fail "included header not in the dependency file: $(cat "$tmp/anchor.d")"
 
 # The kernel options act where sources are compiled: on a command that only links, each is
 # named as unused; where a source is compiled (a file, or standard input as C++), none is.
