@@ -9,6 +9,8 @@
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace llvm;
 
@@ -17,28 +19,61 @@ namespace passes {
 
 namespace {
 
+bool isSigned(Instruction::BinaryOps Op) {
+  return Op == Instruction::SDiv || Op == Instruction::SRem;
+}
+
 bool mayTrap(const BinaryOperator &Division) {
   const Instruction::BinaryOps Op = Division.getOpcode();
   if (Op != Instruction::SDiv && Op != Instruction::SRem && Op != Instruction::UDiv &&
       Op != Instruction::URem)
     return false;
-  // x86 divides 8 to 64 bits in one instruction, which traps; wider integers and vectors
-  // are divided otherwise.
+  // x86 divides 8, 16, 32 and 64 bits in one instruction, which traps; wider integers and
+  // vectors are divided otherwise.
   auto *T = dyn_cast<IntegerType>(Division.getType());
-  if (!T || T->getBitWidth() < 8 || T->getBitWidth() > 64)
+  if (!T || (T->getBitWidth() != 8 && T->getBitWidth() != 16 && T->getBitWidth() != 32 &&
+             T->getBitWidth() != 64))
     return false;
-  const bool Signed = Op == Instruction::SDiv || Op == Instruction::SRem;
   if (const auto *Divisor = dyn_cast<ConstantInt>(Division.getOperand(1)))
-    return Divisor->isZero() || (Signed && Divisor->isMinusOne());
+    return Divisor->isZero() || (isSigned(Op) && Divisor->isMinusOne());
   return true;
 }
 
 // V, through an inline asm that gives back what it is given: a value the optimiser knows
-// nothing of.
+// nothing of (it touches no memory, and returns).
 Value *hidden(IRBuilder<> &B, Value *V) {
   auto *Identity = InlineAsm::get(FunctionType::get(V->getType(), {V->getType()}, false), "",
                                   "=r,0", /*hasSideEffects=*/false);
-  return B.CreateCall(Identity, {V});
+  CallInst *Call = B.CreateCall(Identity, {V});
+  Call->setDoesNotAccessMemory();
+  Call->setDoesNotThrow();
+  Call->addFnAttr(Attribute::WillReturn);
+  return Call;
+}
+
+// Before `Division`: if it would trap, a division the optimiser cannot see through, which
+// traps; after the check the division is one C++ defines, optimised as it allows.
+void checkBefore(BinaryOperator &Division) {
+  Value *A = Division.getOperand(0), *B = Division.getOperand(1);
+  auto *T = cast<IntegerType>(Division.getType());
+  IRBuilder<> Builder(&Division);
+  Value *Traps = Builder.CreateICmpEQ(B, ConstantInt::get(T, 0));
+  if (isSigned(Division.getOpcode()))
+    Traps = Builder.CreateOr(
+        Traps,
+        Builder.CreateAnd(Builder.CreateICmpEQ(B, ConstantInt::getAllOnesValue(T)),
+                          Builder.CreateICmpEQ(
+                              A, ConstantInt::get(T, APInt::getSignedMinValue(T->getBitWidth())))));
+  MDNode *Rarely = MDBuilder(Division.getContext()).createUnlikelyBranchWeights();
+  Instruction *Unreachable =
+      SplitBlockAndInsertIfThen(Traps, Division.getIterator(), /*Unreachable=*/true, Rarely);
+  IRBuilder<> Trap(Unreachable);
+  Trap.SetCurrentDebugLocation(Division.getDebugLoc());
+  Value *Trapping = Trap.CreateBinOp(Division.getOpcode(), hidden(Trap, A), hidden(Trap, B));
+  // Its result used where the optimiser cannot drop it.
+  Trap.CreateCall(InlineAsm::get(FunctionType::get(Trap.getVoidTy(), {T}, false), "", "r",
+                                 /*hasSideEffects=*/true),
+                  {Trapping});
 }
 
 } // namespace
@@ -52,12 +87,9 @@ bool keepDivisionTraps(Module &M, const SmallPtrSetImpl<const GlobalValue *> &Re
     for (Instruction &I : instructions(F))
       if (auto *BO = dyn_cast<BinaryOperator>(&I); BO && mayTrap(*BO))
         Divisions.push_back(BO);
-    for (BinaryOperator *Division : Divisions) {
-      IRBuilder<> B(Division);
-      Division->setOperand(0, hidden(B, Division->getOperand(0)));
-      Division->setOperand(1, hidden(B, Division->getOperand(1)));
-      Changed = true;
-    }
+    for (BinaryOperator *Division : Divisions)
+      checkBefore(*Division);
+    Changed |= !Divisions.empty();
   }
   return Changed;
 }

@@ -5,13 +5,18 @@
 // value by -1) in a kernel's code is an error naming the call: x86 traps on it and the
 // runtime turns the trap into arithmetic_error (runtime/cpu/trapping.cpp) or a simulator
 // report. C++ makes the division undefined, so the optimiser may rewrite it into code that
-// cannot trap: 1 / b becomes a compare and select, a / -1 a negation, (a * b) / b just a;
-// the call then returns a value where it promised an error. In the host copies of the code
-// the GPU entries reach, each such division's operands pass through an empty inline asm,
-// which the optimiser cannot see through, so the division stays a division. A divisor that
-// is a constant other than 0 (and -1 for a signed division) cannot trap and is left alone,
-// as are integers wider than 64 bits, which a library call divides. The GPU module is copied
-// before this pass runs: a GPU does not trap, and its code is optimised as C++ allows.
+// cannot trap (1 / b a compare and select, a / -1 a negation, (a * b) / b just a), drop it
+// when its result is unused, or move it past a test of its divisor; the call then returned a
+// value where it promised an error. In the host copies of the code the GPU entries reach,
+// each division that may trap is preceded by a test of its operands that, where the division
+// would trap, makes one the optimiser cannot see through (its operands pass through an empty
+// inline asm, its result into one with side effects), which traps. Past the test the division
+// is one C++ defines, optimised as it allows. A divisor that is a constant other than 0 (and
+// -1 for a signed division) cannot trap and is left alone, as are integers of other widths
+// than 8, 16, 32 and 64 bits and vectors, which are divided otherwise. The GPU module is
+// copied before this pass runs: a GPU does not trap, and its code is optimised as C++ allows.
+// An inline function another translation unit also defines keeps the test only where the
+// linker takes this unit's copy of it (or where it is inlined).
 //
 //===----------------------------------------------------------------------===//
 

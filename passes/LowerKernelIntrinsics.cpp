@@ -76,25 +76,38 @@ Lowering vote(Intrinsic::ID ID, bool Ballot) {
   };
 }
 
+using SharedVariables = SetVector<const GlobalVariable *>;
+
+const SharedVariables &sharedVariablesOf(const Function &F,
+                                         DenseMap<const Function *, SharedVariables> &Memo);
+
+/// Adds the shared variables operand `V` names, also inside a constant expression (an
+/// element at a constant offset, once optimised), and those of a function it names.
+void addSharedVariables(const Value *V, SharedVariables &Used,
+                        DenseMap<const Function *, SharedVariables> &Memo) {
+  V = V->stripPointerCasts();
+  if (const auto *G = dyn_cast<GlobalVariable>(V)) {
+    if (G->getAddressSpace() == SharedAddressSpace && !G->isDeclaration())
+      Used.insert(G);
+  } else if (const auto *Callee = dyn_cast<Function>(V); Callee && !Callee->isDeclaration()) {
+    Used.set_union(sharedVariablesOf(*Callee, Memo));
+  } else if (const auto *Expression = dyn_cast<ConstantExpr>(V)) {
+    for (const Value *Operand : Expression->operands())
+      addSharedVariables(Operand, Used, Memo);
+  }
+}
+
 /// The shared variables `F` and the functions it calls use, each once.
-const SetVector<const GlobalVariable *> &
-sharedVariablesOf(const Function &F,
-                  DenseMap<const Function *, SetVector<const GlobalVariable *>> &Memo) {
+const SharedVariables &sharedVariablesOf(const Function &F,
+                                         DenseMap<const Function *, SharedVariables> &Memo) {
   if (auto It = Memo.find(&F); It != Memo.end())
     return It->second;
-  SetVector<const GlobalVariable *> Used;
+  SharedVariables Used;
   Memo[&F]; // a recursive call sees what is known so far
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB)
-      for (const Value *Op : I.operands()) {
-        const Value *V = Op->stripPointerCasts();
-        if (const auto *G = dyn_cast<GlobalVariable>(V)) {
-          if (G->getAddressSpace() == SharedAddressSpace && !G->isDeclaration())
-            Used.insert(G);
-        } else if (const auto *Callee = dyn_cast<Function>(V); Callee && !Callee->isDeclaration()) {
-          Used.set_union(sharedVariablesOf(*Callee, Memo));
-        }
-      }
+      for (const Value *Op : I.operands())
+        addSharedVariables(Op, Used, Memo);
   return Memo[&F] = std::move(Used);
 }
 
@@ -106,10 +119,11 @@ void checkStaticSharedSize(Module &M, const DeviceSymbols &Code, DeviceDiagnosti
   for (const DeviceSymbols::Entry &E : Code.Entries)
     UserNames[E.Symbol] = {E.Info.Name,
                            E.Info.Location.empty() ? std::string() : E.Info.Location + ": "};
-  for (const auto &[Kernel, Bytes] : staticSharedBytesOfKernels(M)) {
+  const StringMap<uint64_t> Kernels = staticSharedBytesOfKernels(M);
+  for (const Function &F : M) { // in the module's order
+    const uint64_t Bytes = Kernels.lookup(F.getName());
     if (Bytes <= MaxStaticSharedBytes)
       continue;
-    const Function &F = *M.getFunction(Kernel);
     // Reported from the compiled module, after the source is gone: the message names where
     // the kernel is.
     auto Name = UserNames.find(F.getName());
@@ -142,7 +156,7 @@ Lowering matchAll(Intrinsic::ID ID) {
 } // namespace
 
 StringMap<uint64_t> staticSharedBytesOfKernels(const Module &M) {
-  DenseMap<const Function *, SetVector<const GlobalVariable *>> Memo;
+  DenseMap<const Function *, SharedVariables> Memo;
   const DataLayout &DL = M.getDataLayout();
   StringMap<uint64_t> Kernels;
   for (const Function &F : M) {

@@ -200,12 +200,6 @@ public:
       Error(Attr.getLoc(), diag::DeclareDeviceVariadic) << FD;
       return AttributeNotApplied;
     }
-    // Its symbol would be local to this file: neither the CUDA-C code nor a host
-    // implementation elsewhere could ever define it.
-    if (FD->getStorageClass() == SC_Static || FD->isInAnonymousNamespace()) {
-      Error(Attr.getLoc(), diag::DeclareDeviceInternal) << FD;
-      return AttributeNotApplied;
-    }
     const bool Numba = Abi == "numba";
     const char *Convention = Numba ? "the Numba" : "the C";
     bool Ok = true;
@@ -320,7 +314,8 @@ public:
       // Also recorded outside the function: one nothing calls is not emitted, and its
       // annotation would be lost with it.
       if (KernelDeclTable *Table = KernelDeclTable::forContext(S.Context))
-        Table->addLinkFile(Path, Written.str());
+        Table->addLinkFile(Path, Written.str(),
+                           SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())));
     }
     return Ok ? AttributeApplied : AttributeNotApplied;
   }
@@ -348,11 +343,19 @@ bool isDeclaredDevice(const FunctionDecl *FD) {
 }
 
 void checkDeviceDeclarations(Sema &S, llvm::ArrayRef<const FunctionDecl *> Declarations) {
-  for (const FunctionDecl *FD : Declarations)
+  for (const FunctionDecl *FD : Declarations) {
     if (const FunctionDecl *Def = FD->getDefinition())
       S.Diag(Def->getLocation(),
              diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::DeclareDeviceBody))
           << Def;
+    // Its symbol would be local to this file: neither the CUDA-C code nor a host
+    // implementation elsewhere could ever define it. Known once its redeclarations are merged
+    // (static before the attribute's); extern "C" in an unnamed namespace is external.
+    else if (!FD->isExternallyVisible())
+      S.Diag(FD->getLocation(),
+             diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::DeclareDeviceInternal))
+          << FD;
+  }
 }
 
 } // namespace plugin

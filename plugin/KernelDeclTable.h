@@ -85,19 +85,29 @@ public:
     return DeviceDeclarations;
   }
 
-  /// The files [[kernel::link]] names, as (path, as written), in the order seen: the
-  /// offload pass links them whether or not the declarations carrying them are emitted.
-  void addLinkFile(std::string Path, std::string Written) {
-    LinkFiles.emplace_back(std::move(Path), std::move(Written));
+  /// Files [[kernel::link]] names, as (path, as written), in the order seen. Shared, as the
+  /// offload pass and the dependency report read them after the table may be gone.
+  using LinkFileList = std::vector<std::pair<std::string, std::string>>;
+  /// `InMainFile`: the attribute is in the source file itself, whose own declarations the
+  /// offload pass links whether or not they are called (an anchor for the file); a header's
+  /// count only where the module calls them, as their annotations are then emitted.
+  void addLinkFile(std::string Path, std::string Written, bool InMainFile) {
+    if (InMainFile)
+      MainFileLinks->emplace_back(Path, Written);
+    AllLinks->emplace_back(std::move(Path), std::move(Written));
   }
-  const std::vector<std::pair<std::string, std::string>> &linkFiles() const { return LinkFiles; }
+  /// Every file named, for the dependency report.
+  std::shared_ptr<const LinkFileList> allLinkFiles() const { return AllLinks; }
+  /// Those the source file itself names, for the offload pass.
+  std::shared_ptr<const LinkFileList> mainFileLinkFiles() const { return MainFileLinks; }
 
 private:
   const clang::ASTContext &Ctx;
   std::vector<std::unique_ptr<AnnotatedFunction>> Functions;
   llvm::DenseMap<const clang::Decl *, AnnotatedFunction *> ByDecl;
   llvm::SmallVector<const clang::FunctionDecl *, 4> DeviceDeclarations;
-  std::vector<std::pair<std::string, std::string>> LinkFiles;
+  std::shared_ptr<LinkFileList> AllLinks = std::make_shared<LinkFileList>();
+  std::shared_ptr<LinkFileList> MainFileLinks = std::make_shared<LinkFileList>();
 };
 
 } // namespace plugin

@@ -54,6 +54,7 @@ public:
   explicit KernelConsumer(const ASTContext &Ctx) : Table(Ctx) {}
 
   void InitializeSema(Sema &S) override { TheSema = &S; }
+  const KernelDeclTable &table() const { return Table; }
   void ForgetSema() override { TheSema = nullptr; }
 
   bool HandleTopLevelDecl(DeclGroupRef) override {
@@ -177,15 +178,15 @@ public:
     Preprocessor &PP = CI.getPreprocessor();
     PP.setPredefines(PP.getPredefines() + "#define __KERNEL_PLUGIN__ 1\n");
     passes::OffloadOptions Opts = Options;
-    const ASTContext *Ctx = &CI.getASTContext();
-    CI.getCodeGenOpts().PassBuilderCallbacks.push_back([Opts, Ctx](llvm::PassBuilder &PB) {
+    auto Consumer = std::make_unique<KernelConsumer>(CI.getASTContext());
+    std::shared_ptr<const KernelDeclTable::LinkFileList> Linked =
+        Consumer->table().mainFileLinkFiles();
+    CI.getCodeGenOpts().PassBuilderCallbacks.push_back([Opts, Linked](llvm::PassBuilder &PB) {
       PB.registerPipelineStartEPCallback(
-          [Opts, Ctx](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
-            // The pipeline is built once the translation unit is parsed, while the
-            // consumer's table still lives.
+          [Opts, Linked](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+            // The pipeline is built once the translation unit is parsed: the list is whole.
             passes::OffloadOptions WithAttributes = Opts;
-            if (const KernelDeclTable *Table = KernelDeclTable::forContext(*Ctx))
-              WithAttributes.LinkAttributeFiles = Table->linkFiles();
+            WithAttributes.LinkAttributeFiles = *Linked;
             MPM.addPass(passes::KernelOffloadPass(std::move(WithAttributes)));
           });
       // Once the host code is optimised, the frames the simulator's threads will need.
@@ -193,8 +194,8 @@ public:
         MPM.addPass(passes::RecordSimulatorStackPass());
       });
     });
-    reportLinkDependencies(PP, CI.getASTContext(), Options.LinkFiles);
-    return std::make_unique<KernelConsumer>(CI.getASTContext());
+    reportLinkDependencies(PP, Consumer->table().allLinkFiles(), Options.LinkFiles);
+    return Consumer;
   }
 
   bool ParseArgs(const CompilerInstance &CI, const std::vector<std::string> &Args) override {

@@ -2,7 +2,6 @@
 //===- LinkDependencies.cpp - Embedded device code as dependencies --------===//
 
 #include "LinkDependencies.h"
-#include "KernelDeclTable.h"
 
 #include "kernel/detail/device_code_files.h"
 
@@ -21,14 +20,15 @@ namespace {
 
 class LinkDependencyReporter : public PPCallbacks {
 public:
-  LinkDependencyReporter(Preprocessor &PP, const ASTContext &Ctx, std::vector<std::string> Files,
+  using Attributes = std::shared_ptr<const std::vector<std::pair<std::string, std::string>>>;
+  LinkDependencyReporter(Preprocessor &PP, Attributes Attributed, std::vector<std::string> Files,
                          PPCallbacks *Collectors)
-      : PP(PP), Ctx(Ctx), Files(std::move(Files)), Collectors(Collectors) {}
+      : PP(PP), Attributed(std::move(Attributed)), Files(std::move(Files)), Collectors(Collectors) {
+  }
 
   void EndOfMainFile() override {
-    if (const KernelDeclTable *Table = KernelDeclTable::forContext(Ctx))
-      for (const auto &[Path, Written] : Table->linkFiles())
-        Files.push_back(Path);
+    for (const auto &[Path, Written] : *Attributed)
+      Files.push_back(Path);
     for (const std::string &Path : Files) {
       report(Path);
       if (!llvm::StringRef(Path).ends_with(".cu"))
@@ -63,21 +63,23 @@ private:
   }
 
   Preprocessor &PP;
-  const ASTContext &Ctx;
+  Attributes Attributed;
   std::vector<std::string> Files;
   PPCallbacks *Collectors;
 };
 
 } // namespace
 
-void reportLinkDependencies(Preprocessor &PP, const ASTContext &Ctx,
-                            std::vector<std::string> CommandLineFiles) {
+void reportLinkDependencies(
+    Preprocessor &PP,
+    std::shared_ptr<const std::vector<std::pair<std::string, std::string>>> Attributes,
+    std::vector<std::string> CommandLineFiles) {
   // Without -MD and the like there is no one to tell.
   PPCallbacks *Collectors = PP.getPPCallbacks();
   if (!Collectors)
     return;
-  PP.addPPCallbacks(
-      std::make_unique<LinkDependencyReporter>(PP, Ctx, std::move(CommandLineFiles), Collectors));
+  PP.addPPCallbacks(std::make_unique<LinkDependencyReporter>(
+      PP, std::move(Attributes), std::move(CommandLineFiles), Collectors));
 }
 
 } // namespace plugin

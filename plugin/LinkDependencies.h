@@ -12,20 +12,24 @@
 #ifndef KERNEL_PLUGIN_LINKDEPENDENCIES_H
 #define KERNEL_PLUGIN_LINKDEPENDENCIES_H
 
-#include "clang/AST/ASTContext.h"
 #include "clang/Lex/Preprocessor.h"
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kernel {
 namespace plugin {
 
 /// At the end of the main file, reports to the callbacks `PP` has now (the dependency
-/// collectors among them) the files of `CommandLineFiles` and of the [[kernel::link]]
-/// attributes the plugin's table for `Ctx` holds, with their quoted includes.
-void reportLinkDependencies(clang::Preprocessor &PP, const clang::ASTContext &Ctx,
-                            std::vector<std::string> CommandLineFiles);
+/// collectors among them) the files of `CommandLineFiles` and of `Attributes` (the
+/// [[kernel::link]] attributes seen by then, as (path, as written)), with their quoted
+/// includes.
+void reportLinkDependencies(
+    clang::Preprocessor &PP,
+    std::shared_ptr<const std::vector<std::pair<std::string, std::string>>> Attributes,
+    std::vector<std::string> CommandLineFiles);
 
 } // namespace plugin
 } // namespace kernel

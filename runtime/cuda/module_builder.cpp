@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda/module_builder.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cuda/nvjitlink.h"
 #include "cuda/nvrtc.h"
@@ -72,6 +75,32 @@ int cubin_arch(std::string_view bytes) {
 // A cubin runs on GPUs of its major architecture with the same or a higher minor one.
 bool cubin_runs_on(int cubin, int device) { return cubin / 10 == device / 10 && cubin <= device; }
 
+// Whether a fat binary's entry can be linked for sm_<arch>: a cubin that runs on it, PTX or
+// LTO-IR of arch or older (the link compiles it for arch); an entry of another kind is not
+// known here, and is left to nvJitLink.
+bool serves(const kernel::detail::device_code_files::fatbin_entry &e, int arch) {
+  namespace files = kernel::detail::device_code_files;
+  const int built_for = static_cast<int>(e.arch);
+  if (e.kind == files::fatbin_cubin) return cubin_runs_on(built_for, arch);
+  if (e.kind == files::fatbin_ptx || e.kind == files::fatbin_ltoir) return built_for <= arch;
+  return true;
+}
+
+// "a cubin for sm_75, PTX for compute_90 and LTO-IR for compute_90".
+std::string entries_text(const std::vector<kernel::detail::device_code_files::fatbin_entry> &entries) {
+  namespace files = kernel::detail::device_code_files;
+  std::string text;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto &e = entries[i];
+    if (i) text += i + 1 == entries.size() ? " and " : ", ";
+    const std::string n = std::to_string(e.arch);
+    text += e.kind == files::fatbin_cubin ? "a cubin for sm_" + n
+            : e.kind == files::fatbin_ptx ? "PTX for compute_" + n
+                                          : "LTO-IR for compute_" + n;
+  }
+  return text;
+}
+
 struct user_code {
   std::string name, kind, hash;
   std::string_view bytes;
@@ -124,6 +153,18 @@ std::string declared_function(const kernel_external *e, const std::string &symbo
 [[noreturn]] void explain_link_failure(const cuda_error &e, const kernel_module &m, const std::vector<user_code> &code,
                                        const std::string &what) {
   const std::string log = e.what();
+  // Before a prototype that does not match: with two definitions, the one it names may be
+  // the one that matches.
+  if (const std::string symbol = quoted_after(log, multiple_definition_marker); !symbol.empty()) {
+    const std::string rest = log.substr(log.find(multiple_definition_marker) + multiple_definition_marker.size());
+    const std::string second = quoted_after(rest, " in '"), first = quoted_after(rest, prototype_definition_marker);
+    const kernel_external *external = external_named(m, symbol);
+    throw link_error(what + ": the device " + (external ? "function " : "symbol ") +
+                     declared_function(external, symbol) + " is defined more than once in the device code linked" +
+                     (is_named(code, first) && is_named(code, second) ? " (in '" + first + "' and in '" + second + "')"
+                                                                      : " (" + names_of(code) + ")") +
+                     "; link one definition of it");
+  }
   if (const std::string symbol = quoted_after(log, prototype_mismatch_marker); !symbol.empty()) {
     const std::string defined_in = quoted_after(log, prototype_definition_marker);
     const kernel_external *external = external_named(m, symbol);
@@ -196,6 +237,15 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
     // spins on a truncated one), so a damaged file is reported here instead.
     if (const std::string why = kernel::detail::device_code_damage(format, c.bytes); !why.empty())
       throw link_error(what + ": the device code '" + c.name + "' cannot be linked as " + c.kind + ": " + why);
+    // An object, library or fat binary with code for other GPUs only: nvJitLink says just
+    // "bad input".
+    if (const auto entries = kernel::detail::device_code_entries(format, c.bytes);
+        !entries.empty() &&
+        std::none_of(entries.begin(), entries.end(), [&](const auto &e) { return serves(e, arch); }))
+      throw link_error(what + ": '" + c.name + "' has no device code for sm_" + std::to_string(arch) + ": it holds " +
+                       entries_text(entries) + "; build it for sm_" + std::to_string(arch) +
+                       " too (-gencode arch=compute_" + std::to_string(arch) + ",code=sm_" + std::to_string(arch) +
+                       "), or with PTX, which the link compiles for newer GPUs (code=compute_75)");
     if (format == link_format::ltoir && options.empty()) options.push_back("-lto");
     inputs.push_back({format, c.name, c.bytes});
   }

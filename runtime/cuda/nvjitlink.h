@@ -34,6 +34,9 @@ inline constexpr std::string_view linker_error_start = "error   : ";
 inline constexpr std::string_view linker_fatal_start = "fatal   : ";
 inline constexpr std::string_view prototype_mismatch_marker = "Prototype doesn't match for '";
 inline constexpr std::string_view prototype_definition_marker = "first defined in '";
+/// How it words a function two inputs define ("Multiple definition of 'bar' in 'b.ptx', first
+/// defined in 'a.ptx'"). Pinned by runtime/tests:nvjitlink_log_test.
+inline constexpr std::string_view multiple_definition_marker = "Multiple definition of '";
 
 struct link_input {
   /// Anything but link_format::cuda, which NVRTC compiles to PTX first.

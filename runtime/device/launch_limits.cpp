@@ -31,7 +31,7 @@ void check_launch(std::string_view kernel, const detail::launch_config &c, const
   const std::uint64_t static_shared = limits.static_shared.value_or(0);
   if (c.shared_bytes + static_shared > limits.shared_per_block)
     fail(std::to_string(c.shared_bytes) + " bytes of dynamic shared memory" +
-         (limits.static_shared ? " (with " + std::to_string(*limits.static_shared) + " static)" : "") +
+         (static_shared ? " (with " + std::to_string(static_shared) + " static)" : "") +
          " is more than a block can have (" + std::to_string(limits.shared_per_block) + ")");
 }
 

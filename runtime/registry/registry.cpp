@@ -19,10 +19,10 @@ registry &registry::instance() {
 void registry::add(const kernel_module *module) {
   std::lock_guard lock(mutex_);
   if (module->abi_version != KERNEL_MODULE_ABI_VERSION) {
-    rejected_.push_back("module " + std::string(module->hash ? module->hash : "?") + " was compiled for runtime ABI " +
-                        std::to_string(module->abi_version) + " but this runtime reads ABI " +
-                        std::to_string(KERNEL_MODULE_ABI_VERSION) +
-                        "; rebuild it with the plugin that matches this runtime");
+    rejected_.emplace_back(module, "module " + std::string(module->hash ? module->hash : "?") +
+                                       " was compiled for runtime ABI " + std::to_string(module->abi_version) +
+                                       " but this runtime reads ABI " + std::to_string(KERNEL_MODULE_ABI_VERSION) +
+                                       "; rebuild it with the plugin that matches this runtime");
     return;
   }
   modules_.push_back(module);
@@ -42,6 +42,8 @@ void registry::index(const kernel_module *module) {
 
 void registry::remove(const kernel_module *module) {
   std::lock_guard lock(mutex_);
+  // A rejected module unloaded (its library closed) is no longer the program's.
+  std::erase_if(rejected_, [&](const auto &r) { return r.first == module; });
   auto it = std::find(modules_.begin(), modules_.end(), module);
   if (it == modules_.end()) return;
   modules_.erase(it);
@@ -68,7 +70,9 @@ std::vector<registered_kernel> registry::all() const {
 
 std::vector<std::string> registry::rejected() const {
   std::lock_guard lock(mutex_);
-  return rejected_;
+  std::vector<std::string> why;
+  for (const auto &r : rejected_) why.push_back(r.second);
+  return why;
 }
 
 kernel_info describe(const registered_kernel &k) {

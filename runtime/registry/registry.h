@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "kernel/detail/module_abi.h"
@@ -53,7 +54,7 @@ private:
   std::vector<registered_kernel> kernels_; // registration order
   std::unordered_map<const void *, std::size_t> by_key_;
   std::unordered_map<std::string_view, const kernel_module *> by_hash_;
-  std::vector<std::string> rejected_;
+  std::vector<std::pair<const kernel_module *, std::string>> rejected_; // with why
 };
 
 /// The public description of a registered kernel.

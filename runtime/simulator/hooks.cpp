@@ -250,7 +250,11 @@ void __kernel_sim_atomic_access(const void *address, std::int32_t bytes, std::in
   // A volatile access (bit 8) waits for the block's other threads to reach theirs, as the
   // lanes of a warp make one together: warp-synchronous code without syncwarp, which reads
   // all its lanes' values before any writes, gives a GPU's results.
-  if ((kind & 8) != 0) t->wait();
+  if ((kind & 8) != 0) {
+    t->at_volatile = true;
+    t->wait();
+    t->at_volatile = false;
+  }
   if (!t->races) return;
   // Checked against the plain accesses of the same bytes, before any release below.
   {

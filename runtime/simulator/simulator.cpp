@@ -357,6 +357,18 @@ bool block_run::complete_warp_operations() {
       }
     if (!waiting) continue;
     if (activemask) {
+      // Lanes a step behind at a volatile access reach it with the others, as in lockstep;
+      // for a while only, as one may be spinning for a lane that waits here.
+      constexpr std::uint8_t lockstep_rounds = 64;
+      if (activemask_waits_.size() < warps) activemask_waits_.resize(warps);
+      const bool behind = std::any_of(
+          threads_.begin() + static_cast<std::ptrdiff_t>(first), threads_.begin() + static_cast<std::ptrdiff_t>(last),
+          [](const sim_thread &t) { return t.status == thread_status::runnable && t.at_volatile; });
+      if (behind && activemask_waits_[w] < lockstep_rounds) {
+        ++activemask_waits_[w];
+        continue;
+      }
+      activemask_waits_[w] = 0;
       complete_activemask(first, last);
       progress = true;
       continue;

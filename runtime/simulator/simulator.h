@@ -98,6 +98,9 @@ public:
   std::size_t stack_size = 0;
   // Loop back-edges passed since the thread last gave way.
   std::uint32_t backedges = 0;
+  // Whether it gave way before a volatile access (its warp's others make theirs): it is on
+  // its way, as lanes that run in lockstep are, and an activemask waits for it.
+  bool at_volatile = false;
   std::unique_ptr<fiber> body;
 
   // At a barrier.
@@ -214,6 +217,8 @@ private:
   std::uint64_t last_barrier_ = 0;
   race_detector::shared_shadow shadow_;
   std::vector<race_detector::acquisition> acquired_;
+  // Per warp: rounds an activemask has waited for lanes at volatile accesses.
+  std::vector<std::uint8_t> activemask_waits_;
 };
 
 } // namespace kernel::runtime::sim

@@ -136,6 +136,35 @@ TEST_F(DeviceCode, CubinForAnotherArchitecture) {
                                   "arch=compute_90,code=sm_90, or PTX)");
 }
 
+// An object, library or fat binary with cubins for other GPUs only is named with what it
+// holds (nvJitLink said "bad input"); one with PTX or LTO-IR of an older GPU links.
+TEST_F(DeviceCode, CodeForOtherGpusOnly) {
+  for (const std::string file : {"twice.o", "libtwice.a", "twice.fatbin"}) {
+    kernel::runtime::device_code::clear_runtime_inputs();
+    kernel::link_device_code(data + file);
+    EXPECT_EQ(link_message(86), "'double_all': '" + data + file +
+                                    "' has no device code for sm_86: it holds a cubin for sm_75 and a cubin for sm_90; "
+                                    "build it for sm_86 too (-gencode arch=compute_86,code=sm_86), or with PTX, which "
+                                    "the link compiles for newer GPUs (code=compute_75)");
+    EXPECT_EQ(link_message(90), "(linked)") << file;
+  }
+  for (const std::string file : {"twice_plain.fatbin", "twice_lto.fatbin"}) {
+    kernel::runtime::device_code::clear_runtime_inputs();
+    kernel::link_device_code(data + file);
+    EXPECT_EQ(link_message(86).find("has no device code"), std::string::npos) << file;
+  }
+}
+
+// Two inputs defining the function are named, both of them (nvJitLink's message was lost
+// behind a prototype check naming one).
+TEST_F(DeviceCode, TwoDefinitionsAreNamed) {
+  kernel::link_device_source("one.cu", "extern \"C\" __device__ int twice(int a) { return 2 * a; }");
+  kernel::link_device_source("two.cu", "extern \"C\" __device__ int twice(int a) { return a + a; }");
+  EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) is "
+                              "defined more than once in the device code linked (in 'one.cu' and in 'two.cu'); link "
+                              "one definition of it");
+}
+
 TEST_F(DeviceCode, NvrtcErrorsNameTheSource) {
   kernel::link_device_source("broken.cu", "extern \"C\" __device__ int twice(int a) { return a +; }");
   const std::string message = link_message(90);

@@ -107,6 +107,36 @@ TEST(NvJitLinkLog, DifferingPrototypesFailTheLink) {
 }
 
 // What the capture takes from standard error, and what it passes on.
+// A function two inputs define: the log names it after multiple_definition_marker, and the
+// inputs after it.
+TEST(NvJitLinkLog, MultipleDefinitionsAreNamedAfterTheMarker) {
+  const cuda::nvjitlink &linker = cuda::nvjitlink::get();
+  if (!linker.available()) GTEST_SKIP() << linker.unavailable_reason();
+  const std::string defines = R"(.version 7.8
+.target sm_75
+.address_size 64
+.visible .func (.param .b32 result) bar_undefined(.param .b32 a) {
+  .reg .b32 %r<2>;
+  ld.param.b32 %r1, [a];
+  st.param.b32 [result], %r1;
+  ret;
+}
+)";
+  const std::vector<cuda::link_input> inputs{{kernel::detail::link_format::ptx, "calls_bar", calls_undefined},
+                                             {kernel::detail::link_format::ptx, "one.ptx", defines},
+                                             {kernel::detail::link_format::ptx, "two.ptx", defines}};
+  try {
+    linker.link(90, inputs, "calls_bar", {});
+    FAIL() << "linked two definitions of one function";
+  } catch (const std::exception &e) {
+    const std::string log = e.what();
+    EXPECT_NE(log.find(std::string(cuda::multiple_definition_marker) + "bar_undefined' in 'two.ptx'"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find(std::string(cuda::prototype_definition_marker) + "one.ptx'"), std::string::npos) << log;
+  }
+}
+
 TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
   // This test's own standard error is a file, to read what the capture passed on.
   std::FILE *file = std::tmpfile();

@@ -70,6 +70,18 @@ TEST(Registry, IncompatibleModulesAreReported) {
                              "; rebuild it with the plugin that matches this runtime");
 }
 
+// A rejected module unloaded (its library closed) is no longer reported.
+TEST(Registry, UnloadedRejectedModulesAreForgotten) {
+  static const kernel_module other_future = {
+      KERNEL_MODULE_ABI_VERSION + 1, 0, 0, 0, "eeee0000", nullptr, nullptr, 0, 0, nullptr, nullptr};
+  __kernel_register_module(&other_future);
+  EXPECT_EQ(kernel::detail::rejected_modules().size(), 2u);
+  __kernel_unregister_module(&other_future);
+  const auto rejected = kernel::detail::rejected_modules();
+  ASSERT_EQ(rejected.size(), 1u);
+  EXPECT_EQ(rejected[0].rfind("module ffff0000 ", 0), 0u) << rejected[0];
+}
+
 // link_modules checks ahead of time that the program's device code links: a module it cannot
 // see is an error, not a success that checked nothing of it.
 TEST(Registry, LinkingAheadOfTimeReportsIncompatibleModules) {

@@ -375,6 +375,15 @@ inline void warp_reduce(volatile int *s, unsigned t) {
   out[t] = kernel::ballot_sync(kernel::full_mask, true);
 }
 
+// activemask after a branch some lanes took to make a volatile access: the whole warp, which
+// has reconverged (those lanes are a step behind, not elsewhere).
+[[kernel::jit]] void masks_after_volatile(array_view<int> flags, array_view<unsigned> out) {
+  const unsigned t = kernel::threadIdx.x;
+  volatile int *v = &flags[0];
+  if (t < 16) v[t] = 1;
+  out[t] = kernel::activemask();
+}
+
 // activemask in a divergent if/else: the lanes of this branch.
 [[kernel::jit]] void branch_masks(array_view<unsigned> out) {
   const unsigned t = kernel::threadIdx.x;
@@ -1017,6 +1026,9 @@ TEST(SimulatorWarps, ActivemaskInADivergentBranch) {
   std::vector<unsigned> out(32);
   kernel::launch<branch_masks>(1, 32).on(on_sim)(out);
   for (unsigned t = 0; t < 32; ++t) EXPECT_EQ(out[t], t < 12 ? 0x00000fffu : 0xfffff001u) << t;
+  std::vector<int> flags(32);
+  kernel::launch<masks_after_volatile>(1, 32).on(on_sim)(flags, out);
+  for (unsigned t = 0; t < 32; ++t) EXPECT_EQ(out[t], 0xffffffffu) << t;
 }
 
 } // namespace

@@ -1,10 +1,12 @@
 ; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; In the host code the GPU entries reach, each integer division that may trap (a divisor not
-; known to be other than 0, or -1 for a signed one) takes its operands through an empty inline
-; asm, so that the optimiser cannot turn it into code that does not trap: 1 / b stays a
-; division, not a compare and select; a / -1 stays a division, not a negation. Divisions by
-; other constants, of integers wider than 64 bits or of vectors, and of code no entry reaches
-; are left alone.
+; known to be other than 0, or -1 for a signed one) is preceded by a test that, where it
+; would trap, makes a division the optimiser cannot see through (operands through an empty
+; inline asm that touches no memory, result into one with side effects), then nothing more.
+; Past the test the division is left as it was. So optimised, 1 / b still traps for b = 0
+; (it is no longer a compare and select alone), a division whose result is unused still
+; traps, and so does a / -1 for the most negative a. Divisions by other constants, of other
+; widths or of vectors, and of code no entry reaches are left alone.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-keep-division-traps %s -S | FileCheck %s
 ; RUN: opt -load-pass-plugin=%plugin -passes='kernel-keep-division-traps,default<O2>' %s -S \
 ; RUN:   | FileCheck %s --check-prefix=OPT
@@ -22,24 +24,32 @@ define void @entry(ptr %p) {
   %b = load i32, ptr %p
   %r = call i32 @recip(i32 %b)
   store i32 %r, ptr %p
+  %b64 = sext i32 %b to i64
+  call void @unused(i64 %b64)
   ret void
 }
 
 ; CHECK-LABEL: define i32 @recip(i32 %b)
-; CHECK-NEXT: [[ONE:%.*]] = call i32 asm "", "=r,0"(i32 1)
-; CHECK-NEXT: [[B:%.*]] = call i32 asm "", "=r,0"(i32 %b)
-; CHECK-NEXT: %q = sdiv i32 [[ONE]], [[B]]
-; CHECK: urem i8 {{%.*}}, {{%.*}}
-; CHECK: call i64 asm "", "=r,0"(i64 -1)
-; CHECK-NEXT: %neg = sdiv i64 {{%.*}}, {{%.*}}
+; CHECK-NEXT: [[ZERO:%.*]] = icmp eq i32 %b, 0
+; CHECK-NEXT: [[MINUS_ONE:%.*]] = icmp eq i32 %b, -1
+; CHECK: br i1 {{%.*}}, label %[[TRAP:.*]], label %[[GO:.*]], !prof
+; CHECK: [[TRAP]]:
+; CHECK-NEXT: [[A:%.*]] = call i32 asm "", "=r,0"(i32 1) #[[HIDDEN:[0-9]+]]
+; CHECK-NEXT: [[B:%.*]] = call i32 asm "", "=r,0"(i32 %b) #[[HIDDEN]]
+; CHECK-NEXT: [[Q:%.*]] = sdiv i32 [[A]], [[B]]
+; CHECK-NEXT: call void asm sideeffect "", "r"(i32 [[Q]])
+; CHECK-NEXT: unreachable
+; CHECK: [[GO]]:
+; CHECK-NEXT: %q = sdiv i32 1, %b
+; CHECK: icmp eq i8 {{%.*}}, 0
+; CHECK-NOT: icmp eq i8 {{.*}}-128
+; CHECK: %m = urem i8 %small, %small
+; CHECK: %neg = sdiv i64 %b64, -1
+; CHECK-NOT: icmp
 ; CHECK: %by7 = udiv i32 %b, 7
-; CHECK: %wide = sdiv i128 %b128, %b128
+; CHECK-NEXT: %b128 = sext i32 %b to i128
+; CHECK-NEXT: %wide = sdiv i128 %b128, %b128
 ; CHECK: %vec = sdiv <2 x i32> <i32 1, i32 1>, %bv
-; OPT-LABEL: define {{.*}}i32 @recip(i32 %b)
-; OPT: asm "", "=r,0"(i32 1)
-; OPT: sdiv i32
-; OPT-NOT: select i1
-; OPT: ret i32
 define i32 @recip(i32 %b) {
   %q = sdiv i32 1, %b
   %small = trunc i32 %b to i8
@@ -63,6 +73,19 @@ define i32 @recip(i32 %b) {
   ret i32 %s5
 }
 
+; A division whose result is unused still traps once optimised.
+; CHECK-LABEL: define void @unused(i64 %b)
+; CHECK: icmp eq i64 %b, 0
+; OPT-LABEL: define {{.*}}void @unused(i64 {{.*}}%b)
+; OPT: icmp eq i64 %b, 0
+; OPT: sdiv i64
+; OPT: call void asm sideeffect "", "r"(i64
+; OPT: unreachable
+define void @unused(i64 %b) {
+  %q = sdiv i64 7, %b
+  ret void
+}
+
 ; Host code no entry reaches keeps its divisions as C++ leaves them.
 ; CHECK-LABEL: define i32 @host_only(i32 %b)
 ; CHECK-NEXT: %q = sdiv i32 1, %b
@@ -70,3 +93,6 @@ define i32 @host_only(i32 %b) {
   %q = sdiv i32 1, %b
   ret i32 %q
 }
+
+; The asm that hides a value touches no memory and returns.
+; CHECK: attributes #[[HIDDEN]] = { nounwind willreturn memory(none) }

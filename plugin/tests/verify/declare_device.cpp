@@ -42,9 +42,14 @@ extern "C" [[kernel::declare_device("numba")]] float load_const(const float *p, 
 
 // expected-error@+1 {{kernel::declare_device declares a function that linked CUDA-C device code defines; 'file_local' has internal linkage (static, or in an unnamed namespace), so no other file can define it}}
 [[kernel::declare_device]] static int file_local(int a);
+static int static_first(int a);
+// expected-error@+1 {{kernel::declare_device declares a function that linked CUDA-C device code defines; 'static_first' has internal linkage (static, or in an unnamed namespace), so no other file can define it}}
+[[kernel::declare_device]] int static_first(int a);
 namespace {
 // expected-error@+1 {{kernel::declare_device declares a function that linked CUDA-C device code defines; 'unnamed_local' has internal linkage (static, or in an unnamed namespace), so no other file can define it}}
 [[kernel::declare_device]] int unnamed_local(int a);
+// C linkage is external even here.
+extern "C" [[kernel::declare_device]] int unnamed_but_c(int a);
 } // namespace
 
 // expected-error@+1 {{kernel::declare_device declares one CUDA-C function; 'templated' cannot be a template}}

@@ -98,6 +98,9 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
     return "its section-name table is section " + std::to_string(names) + " of " + std::to_string(shnum) +
            std::string(damaged);
   const elf_section name_table = shnum != 0 ? section(names) : elf_section{};
+  // A symbol's extended section index is in a table of them (SHT_SYMTAB_SHNDX), if any.
+  bool extended_indices = false;
+  for (std::uint32_t i = 0; i < shnum; ++i) extended_indices |= section(i).type == 18;
   for (std::uint32_t i = 0; i < shnum; ++i) {
     const elf_section s = section(i);
     const std::string which = "its section " + std::to_string(i);
@@ -118,8 +121,8 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
         // extended index, and in a host object the processor's (x86-64's large common). A
         // cubin uses no other, and nvJitLink takes any other as a section's.
         constexpr std::uint16_t absolute = 0xfff1, common = 0xfff2, extended = 0xffff;
-        const bool reserved =
-            index == absolute || index == common || index == extended || (!cuda && index >= 0xff00 && index < 0xff20);
+        const bool reserved = index == absolute || index == common || (index == extended && extended_indices) ||
+                              (!cuda && index >= 0xff00 && index < 0xff20);
         if ((index != 0 && index >= shnum && !reserved) || (name != 0 && name >= strings.size))
           return which + ": symbol " + std::to_string((at - s.offset) / 24) + " lies outside its tables" +
                  std::string(damaged);
@@ -327,7 +330,86 @@ inline std::string archive_damage(std::string_view bytes) {
   return {};
 }
 
+// One entry of a fat binary: what it holds (fatbin_ptx, fatbin_cubin, fatbin_ltoir or
+// another kind) and for which architecture (75 for sm_75 or compute_75).
+struct fatbin_entry {
+  std::uint16_t kind = 0;
+  std::uint32_t arch = 0;
+  friend bool operator==(const fatbin_entry &, const fatbin_entry &) = default;
+};
+inline constexpr std::uint16_t fatbin_ptx = 1, fatbin_cubin = 2, fatbin_ltoir = 8;
+
+// The entries of the fat binaries `bytes` holds (whole: fatbin_damage found nothing), each
+// kind and architecture once, appended to `out`. The entry header holds the kind at byte 0
+// and the architecture at byte 28, also for a compressed payload.
+inline void fatbin_entries(std::string_view bytes, std::vector<fatbin_entry> &out) {
+  for (std::uint64_t at = 0; at + 16 <= bytes.size();) {
+    std::uint32_t magic = 0;
+    std::uint16_t header = 0;
+    std::uint64_t size = 0;
+    if (!read_at(bytes, at, magic) || magic != 0xBA55ED50 || !read_at(bytes, at + 6, header) ||
+        !read_at(bytes, at + 8, size) || !fits(bytes, at + header, size))
+      return;
+    const std::uint64_t end = at + header + size;
+    for (std::uint64_t entry = at + header; entry < end;) {
+      fatbin_entry e;
+      std::uint32_t entry_header = 0;
+      std::uint64_t payload = 0;
+      if (!read_at(bytes, entry, e.kind) || !read_at(bytes, entry + 4, entry_header) ||
+          !read_at(bytes, entry + 8, payload) || !read_at(bytes, entry + 28, e.arch) || entry_header < 32)
+        return;
+      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+      entry += entry_header + payload;
+    }
+    at = end;
+  }
+}
+
+// The same for the fat binaries of an ELF host object (nvcc -dc or -c).
+inline void object_fatbin_entries(std::string_view bytes, std::vector<fatbin_entry> &out) {
+  std::uint64_t shoff = 0;
+  std::uint16_t shentsize = 0, shnum = 0, names = 0;
+  read_at(bytes, 0x28, shoff);
+  read_at(bytes, 0x3A, shentsize);
+  read_at(bytes, 0x3C, shnum);
+  read_at(bytes, 0x3E, names);
+  if (names >= shnum) return;
+  const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
+  const elf_section name_table = section(names);
+  for (std::uint16_t i = 0; i < shnum; ++i)
+    if (const elf_section s = section(i);
+        s.type != 8 && is_fatbin_section(elf_section_name(bytes, name_table, s)) && fits(bytes, s.offset, s.size))
+      fatbin_entries(bytes.substr(s.offset, s.size), out);
+}
+
 } // namespace device_code_files
+
+/// What the fat binaries in `bytes` (whole: device_code_damage found nothing) hold: each kind
+/// of entry and architecture once, for an object, a library (its members') or a fat binary;
+/// nothing for the other formats, whose architecture is the file's own.
+inline std::vector<device_code_files::fatbin_entry> device_code_entries(link_format format, std::string_view bytes) {
+  using namespace device_code_files;
+  std::vector<fatbin_entry> entries;
+  if (format == link_format::fatbin) {
+    fatbin_entries(bytes, entries);
+  } else if (format == link_format::object) {
+    object_fatbin_entries(bytes, entries);
+  } else if (format == link_format::library && bytes.starts_with("!<arch>\n")) {
+    for (std::uint64_t at = 8; at + 60 <= bytes.size();) {
+      std::uint64_t size = 0;
+      const std::string_view digits = bytes.substr(at + 48, 10);
+      for (std::size_t i = 0; i < digits.size() && digits[i] >= '0' && digits[i] <= '9'; ++i)
+        size = size * 10 + static_cast<std::uint64_t>(digits[i] - '0');
+      if (!fits(bytes, at + 60, size)) break;
+      const std::string_view member = bytes.substr(at + 60, size);
+      if (member.starts_with("\x7f"
+                             "ELF"))
+        object_fatbin_entries(member, entries);
+      at += 60 + size + (size & 1);
+    }
+  }
+  return entries;
+}
 
 /// Why `bytes` cannot be device code of `format` ("" when nothing is found wrong). Checks the
 /// structure of the binary formats (cubin, object, fatbin, library); text and LTO-IR are left
