@@ -229,8 +229,9 @@ inline std::string elf_machine_name(std::string_view bytes) {
 // Whether an ELF file (whole: elf_damage found nothing) holds device code: a cubin, or a host
 // object carrying nvcc's fat binary (-dc: __nv_relfatbin; -c: .nv_fatbin). A host compiler's
 // object has none, and nvJitLink would find nothing in it only on a GPU, at the first launch.
-inline bool elf_holds_device_code(std::string_view bytes) {
-  if (elf_machine(bytes) == cuda_machine) return true;
+// Calls `fn` with the contents of each fat binary section of an ELF host object (whole);
+// returns whether it has one.
+template <class Fn> bool for_each_fatbin_section(std::string_view bytes, Fn &&fn) {
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0, names = 0;
   read_at(bytes, 0x28, shoff);
@@ -240,9 +241,17 @@ inline bool elf_holds_device_code(std::string_view bytes) {
   if (names >= shnum) return false;
   const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
   const elf_section name_table = section(names);
+  bool found = false;
   for (std::uint16_t i = 0; i < shnum; ++i)
-    if (is_fatbin_section(elf_section_name(bytes, name_table, section(i)))) return true;
-  return false;
+    if (const elf_section s = section(i); is_fatbin_section(elf_section_name(bytes, name_table, s))) {
+      found = true;
+      if (s.type != 8 && fits(bytes, s.offset, s.size)) fn(bytes.substr(s.offset, s.size));
+    }
+  return found;
+}
+
+inline bool elf_holds_device_code(std::string_view bytes) {
+  return elf_machine(bytes) == cuda_machine || for_each_fatbin_section(bytes, [](std::string_view) {});
 }
 
 // A fat binary (nvcc -fatbin): one or more of them back to back, each a 16-byte header (magic
@@ -367,19 +376,7 @@ inline void fatbin_entries(std::string_view bytes, std::vector<fatbin_entry> &ou
 
 // The same for the fat binaries of an ELF host object (nvcc -dc or -c).
 inline void object_fatbin_entries(std::string_view bytes, std::vector<fatbin_entry> &out) {
-  std::uint64_t shoff = 0;
-  std::uint16_t shentsize = 0, shnum = 0, names = 0;
-  read_at(bytes, 0x28, shoff);
-  read_at(bytes, 0x3A, shentsize);
-  read_at(bytes, 0x3C, shnum);
-  read_at(bytes, 0x3E, names);
-  if (names >= shnum) return;
-  const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
-  const elf_section name_table = section(names);
-  for (std::uint16_t i = 0; i < shnum; ++i)
-    if (const elf_section s = section(i);
-        s.type != 8 && is_fatbin_section(elf_section_name(bytes, name_table, s)) && fits(bytes, s.offset, s.size))
-      fatbin_entries(bytes.substr(s.offset, s.size), out);
+  for_each_fatbin_section(bytes, [&](std::string_view fatbin) { fatbin_entries(fatbin, out); });
 }
 
 } // namespace device_code_files
