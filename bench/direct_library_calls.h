@@ -80,16 +80,22 @@ inline kernel::sparse::csr_matrix<float> scattered(std::int64_t rows, std::int64
   return {rows, cols, offsets, columns, values};
 }
 
-/// y = A x directly: descriptors, work area and the call, as the library makes them.
-inline void direct_spmv(cusparse_calls &cu, cusparseHandle_t h, const kernel::sparse::device_csr_matrix<float> &a,
-                        const float *x, float *y, kernel::stream &s) {
-  const float one = 1, zero = 0;
+/// cuSPARSE's descriptor of `a` (32-bit indices from 0, float values); the caller destroys it.
+inline cusparseSpMatDescr_t csr_descriptor(cusparse_calls &cu, const kernel::sparse::device_csr_matrix<float> &a) {
   cusparseSpMatDescr_t m = nullptr;
-  cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
   check(cu.create_csr(&m, a.rows(), a.cols(), a.nnz(), const_cast<int *>(a.row_offsets().data()),
                       const_cast<int *>(a.column_indices().data()), const_cast<float *>(a.values().data()),
                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
         "cusparseCreateCsr");
+  return m;
+}
+
+/// y = A x directly: descriptors, work area and the call, as the library makes them.
+inline void direct_spmv(cusparse_calls &cu, cusparseHandle_t h, const kernel::sparse::device_csr_matrix<float> &a,
+                        const float *x, float *y, kernel::stream &s) {
+  const float one = 1, zero = 0;
+  cusparseSpMatDescr_t m = csr_descriptor(cu, a);
+  cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
   check(cu.create_vector(&vx, a.cols(), const_cast<float *>(x), CUDA_R_32F), "cusparseCreateDnVec");
   check(cu.create_vector(&vy, a.rows(), y, CUDA_R_32F), "cusparseCreateDnVec");
   std::size_t bytes = 0;

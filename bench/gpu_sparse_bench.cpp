@@ -37,12 +37,8 @@ void report(const char *what, const char *unit, double ours, double direct) {
 void direct_spmm(cusparse_calls &cu, cusparseHandle_t h, const sp::device_csr_matrix<float> &a, const float *b,
                  float *c, std::int64_t n, kernel::stream &s) {
   const float one = 1, zero = 0;
-  cusparseSpMatDescr_t m = nullptr;
+  cusparseSpMatDescr_t m = bench::csr_descriptor(cu, a);
   cusparseDnMatDescr_t mb = nullptr, mc = nullptr;
-  check(cu.create_csr(&m, a.rows(), a.cols(), a.nnz(), const_cast<int *>(a.row_offsets().data()),
-                      const_cast<int *>(a.column_indices().data()), const_cast<float *>(a.values().data()),
-                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
-        "cusparseCreateCsr");
   check(cu.create_matrix(&mb, a.cols(), n, n, const_cast<float *>(b), CUDA_R_32F, CUSPARSE_ORDER_ROW),
         "cusparseCreateDnMat");
   check(cu.create_matrix(&mc, a.rows(), n, n, c, CUDA_R_32F, CUSPARSE_ORDER_ROW), "cusparseCreateDnMat");
