@@ -53,7 +53,10 @@ struct CompiledImages {
 
 // The GPU module: a copy of the host module, which the device pipeline reduces to the GPU
 // code and prepares for code generation. Null after an error.
-std::unique_ptr<Module> prepareDeviceModule(Module &Host, const OffloadOptions &Options,
+// `Symbols` describes the host's device code, `Reached` what it reaches.
+std::unique_ptr<Module> prepareDeviceModule(Module &Host, const DeviceSymbols &Symbols,
+                                            const SmallPtrSetImpl<const GlobalValue *> &Reached,
+                                            const OffloadOptions &Options,
                                             DeviceDiagnostics &Diags) {
   std::optional<DataLayout> Layout = nvptxDataLayout(Diags);
   if (!Layout)
@@ -61,8 +64,6 @@ std::unique_ptr<Module> prepareDeviceModule(Module &Host, const OffloadOptions &
   // ExtractDeviceModule would remove what the device code does not reach: not copying it
   // saves cloning the whole host module. The copy has the annotations but not the strings
   // they point to, so it is told what its device code is.
-  const DeviceSymbols Symbols = describeDeviceCode(Host);
-  SmallPtrSet<const GlobalValue *, 32> Reached = reachableFromDeviceCode(Host, Symbols);
   ValueToValueMapTy VMap;
   std::unique_ptr<Module> Device =
       CloneModule(Host, VMap, [&](const GlobalValue *GV) { return Reached.contains(GV); });
@@ -219,7 +220,11 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
   }
   External.Inputs = collectLinkInputs(M, Options.LinkFiles, Options.LinkAttributeFiles, Diags);
 
-  std::unique_ptr<Module> Device = prepareDeviceModule(M, Options, Diags);
+  // What the device code reaches: copied to the GPU module, and in the host the code whose
+  // divisions keep their traps (the host module is the same until then).
+  const DeviceSymbols Symbols = describeDeviceCode(M);
+  const SmallPtrSet<const GlobalValue *, 32> Reached = reachableFromDeviceCode(M, Symbols);
+  std::unique_ptr<Module> Device = prepareDeviceModule(M, Symbols, Reached, Options, Diags);
   if (!Device)
     return PreservedAnalyses::all();
   std::optional<CompiledImages> Compiled = compileForEachArch(*Device, Options, Diags);
@@ -232,7 +237,7 @@ PreservedAnalyses KernelOffloadPass::run(Module &M, ModuleAnalysisManager &) {
 
   // The GPU's code is compiled; the host's copies of it (the CPU targets', the simulator's)
   // keep their divisions, which trap.
-  keepDivisionTraps(M, reachableFromDeviceCode(M, describeDeviceCode(M)));
+  keepDivisionTraps(M, Reached);
   embedDeviceImages(M, Compiled->Images, Code, External, Hash, Compiled->StaticSharedBytes,
                     instrumentForSimulator(M, Code));
   createHostFallbacks(M, External.Functions);

@@ -250,6 +250,7 @@ block_run::block_run(launch_state &l, dim3 idx, stack_pool &stacks)
               std::uint64_t{idx.z} * l.config.grid.x * l.config.grid.y) {
   const dim3 b = launch.config.block;
   threads_.resize(b.count());
+  activemask_waits_.resize((threads_.size() + 31) / 32);
   for (std::uint32_t z = 0, i = 0; z < b.z; ++z)
     for (std::uint32_t y = 0; y < b.y; ++y)
       for (std::uint32_t x = 0; x < b.x; ++x, ++i) {
@@ -360,7 +361,6 @@ bool block_run::complete_warp_operations() {
       // Lanes a step behind at a volatile access reach it with the others, as in lockstep;
       // for a while only, as one may be spinning for a lane that waits here.
       constexpr std::uint8_t lockstep_rounds = 64;
-      if (activemask_waits_.size() < warps) activemask_waits_.resize(warps);
       const bool behind = std::any_of(
           threads_.begin() + static_cast<std::ptrdiff_t>(first), threads_.begin() + static_cast<std::ptrdiff_t>(last),
           [](const sim_thread &t) { return t.status == thread_status::runnable && t.at_volatile; });
