@@ -5,12 +5,14 @@
 #include "DeviceCodeAnalysis.h"
 #include "ExtractDeviceModule.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace llvm;
 
@@ -76,10 +78,57 @@ void checkBefore(BinaryOperator &Division) {
                   {Trapping});
 }
 
+// Whether the linker may take another translation unit's definition of `F` (an inline
+// function, a template's instantiation, one declared extern template here), compiled
+// without the test.
+bool mayBeReplaced(const Function &F) {
+  return F.isWeakForLinker() || F.hasAvailableExternallyLinkage();
+}
+
+// The reached functions from which a division kept here is reached: those that hold one and,
+// transitively, their reached callers; in an order that depends on the module alone.
+SmallSetVector<Function *, 16>
+reachingDivisions(ArrayRef<Function *> Holders,
+                  const SmallPtrSetImpl<const GlobalValue *> &Reached) {
+  SmallSetVector<Function *, 16> Reaching(Holders.begin(), Holders.end());
+  for (std::size_t I = 0; I < Reaching.size(); ++I) {
+    Function *Callee = Reaching[I];
+    for (User *U : Callee->users())
+      if (auto *Call = dyn_cast<CallBase>(U); Call && Call->getCalledOperand() == Callee)
+        if (Function *Caller = Call->getFunction(); Reached.contains(Caller))
+          Reaching.insert(Caller);
+  }
+  return Reaching;
+}
+
+// Each of `Reaching` that another unit's copy may replace is called, in this module, through
+// a copy of its own with internal linkage, which keeps the tests. The original stays for
+// what takes its address, so that it is the same function in every unit.
+void callOwnCopies(ArrayRef<Function *> Reaching) {
+  SmallVector<std::pair<Function *, Function *>, 4> Copies;
+  for (Function *F : Reaching) {
+    if (!mayBeReplaced(*F))
+      continue;
+    ValueToValueMapTy VMap;
+    Function *Copy = CloneFunction(F, VMap);
+    Copy->setName(F->getName() + ".kernel_traps");
+    Copy->setLinkage(GlobalValue::InternalLinkage);
+    Copy->setComdat(nullptr);
+    Copy->setVisibility(GlobalValue::DefaultVisibility);
+    Copy->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    Copy->setDSOLocal(true);
+    Copies.emplace_back(F, Copy);
+  }
+  for (auto [F, Copy] : Copies)
+    for (Use &U : make_early_inc_range(F->uses()))
+      if (auto *Call = dyn_cast<CallBase>(U.getUser()); Call && Call->isCallee(&U))
+        U.set(Copy);
+}
+
 } // namespace
 
 bool keepDivisionTraps(Module &M, const SmallPtrSetImpl<const GlobalValue *> &Reached) {
-  bool Changed = false;
+  SmallVector<Function *, 8> Holders;
   for (Function &F : M) {
     if (F.isDeclaration() || !Reached.contains(&F))
       continue;
@@ -89,9 +138,13 @@ bool keepDivisionTraps(Module &M, const SmallPtrSetImpl<const GlobalValue *> &Re
         Divisions.push_back(BO);
     for (BinaryOperator *Division : Divisions)
       checkBefore(*Division);
-    Changed |= !Divisions.empty();
+    if (!Divisions.empty())
+      Holders.push_back(&F);
   }
-  return Changed;
+  if (Holders.empty())
+    return false;
+  callOwnCopies(reachingDivisions(Holders, Reached).getArrayRef());
+  return true;
 }
 
 PreservedAnalyses KeepDivisionTrapsPass::run(Module &M, ModuleAnalysisManager &) {

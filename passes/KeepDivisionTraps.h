@@ -15,8 +15,11 @@
 // -1 for a signed division) cannot trap and is left alone, as are integers of other widths
 // than 8, 16, 32 and 64 bits and vectors, which are divided otherwise. The GPU module is
 // copied before this pass runs: a GPU does not trap, and its code is optimised as C++ allows.
-// An inline function another translation unit also defines keeps the test only where the
-// linker takes this unit's copy of it (or where it is inlined).
+// A reached function another translation unit may also define (an inline function, a
+// template's instantiation) reaches the divisions through a copy of this unit's own: the
+// linker may take the other unit's copy, compiled without the test. Calls in this module go
+// to an internal copy that keeps the tests; the original keeps them too, and is what taking
+// the function's address gives, so that it stays one function in every unit.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,13 +2,15 @@
 // Integer divisions that trap stay divisions when the kernel code is optimised (this test is
 // built with -O2): C++ leaves them undefined, and the optimiser turned 1 / b into a compare
 // and select, a / -1 into a negation and (a * b) / b into a, after which a division by zero
-// returned a value on the CPU targets and the simulator instead of the promised error.
+// returned a value on the CPU targets and the simulator instead of the promised error. So too
+// in a function another unit defines, whose copy the linker may take.
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "division_traps_shared.h"
 #include "kernel/kernel.h"
 
 namespace {
@@ -18,6 +20,9 @@ namespace {
 [[kernel::vectorize]] int product_over(int a, int b) { return (a * b) / b; }
 [[kernel::vectorize]] unsigned is_one(unsigned b) { return 1u / b; }
 [[kernel::vectorize]] long long remainder_of_one(long long b) { return 1 % b; }
+
+// Through a function another unit defines too (and whose copy the linker takes).
+[[kernel::vectorize]] int shared(int b) { return shared_reciprocal(b); }
 
 [[kernel::jit]] void reciprocals(kernel::array_view<const int> b, kernel::array_view<int> out) {
   const kernel::index_t i = kernel::grid<1>();
@@ -29,6 +34,7 @@ constexpr kernel::ufunc<negated> vnegated;
 constexpr kernel::ufunc<product_over> vproduct_over;
 constexpr kernel::ufunc<is_one> vis_one;
 constexpr kernel::ufunc<remainder_of_one> vremainder_of_one;
+constexpr kernel::ufunc<shared> vshared;
 
 // The error each target gives: arithmetic_error on the CPU targets, simulator_error on the
 // simulator, both naming the function.
@@ -62,6 +68,9 @@ TEST(DivisionTraps, OptimisedDivisionsByZeroAreErrorsOnEveryHostTarget) {
     e = error_of(t, [&] { (void)vis_one.on(t)(ub); });
     EXPECT_NE(e.find("division by zero"), std::string::npos) << e;
     e = error_of(t, [&] { (void)vremainder_of_one.on(t)(lb); });
+    EXPECT_NE(e.find("division by zero"), std::string::npos) << e;
+    e = error_of(t, [&] { (void)vshared.on(t)(b); });
+    EXPECT_NE(e.find("shared"), std::string::npos) << e;
     EXPECT_NE(e.find("division by zero"), std::string::npos) << e;
     // Divisors that cannot trap give C++'s quotients.
     const std::vector<int> fine{1, -1, 2};

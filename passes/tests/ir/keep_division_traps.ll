@@ -14,6 +14,9 @@
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 
+$inline_caller = comdat any
+$inline_recip = comdat any
+
 @.str.entry = private unnamed_addr constant [51 x i8] c"kernel.entry\1Fufunc\1Frecip\1Fint32(int32)\1Fk.cpp:3\1F16\1F8\00", section "llvm.metadata"
 @.str.file = private unnamed_addr constant [6 x i8] c"k.cpp\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [
@@ -26,6 +29,8 @@ define void @entry(ptr %p) {
   store i32 %r, ptr %p
   %b64 = sext i32 %b to i64
   call void @unused(i64 %b64)
+  %w = call i32 @inline_caller(i32 %b)
+  %x = call i32 @declared_extern_template(i32 %b)
   ret void
 }
 
@@ -86,6 +91,41 @@ define void @unused(i64 %b) {
   ret void
 }
 
+; An inline function (another unit may define it too, and the linker take that copy, compiled
+; without the test), the inline function that calls it, and a function declared extern
+; template here (its body is another unit's): the code of this unit calls copies of its own,
+; internal, which keep the tests. The originals keep them too; what takes an address takes
+; theirs.
+; CHECK-LABEL: define linkonce_odr i32 @inline_caller(i32 %b)
+; CHECK-NEXT: call i32 @inline_recip.kernel_traps(i32 %b)
+define linkonce_odr i32 @inline_caller(i32 %b) comdat {
+  %r = call i32 @inline_recip(i32 %b)
+  ret i32 %r
+}
+
+; CHECK-LABEL: define linkonce_odr i32 @inline_recip(i32 %b)
+; CHECK-NEXT: icmp eq i32 %b, 0
+define linkonce_odr i32 @inline_recip(i32 %b) comdat {
+  %q = udiv i32 1, %b
+  ret i32 %q
+}
+
+; CHECK-LABEL: define available_externally i32 @declared_extern_template(i32 %b)
+; CHECK-NEXT: icmp eq i32 %b, 0
+define available_externally i32 @declared_extern_template(i32 %b) {
+  %q = srem i32 1, %b
+  ret i32 %q
+}
+
+; Host code calls the copies too; an address taken is the original's.
+; CHECK-LABEL: define ptr @host_calls(i32 %b)
+; CHECK-NEXT: call i32 @inline_caller.kernel_traps(i32 %b)
+; CHECK-NEXT: ret ptr @inline_recip
+define ptr @host_calls(i32 %b) {
+  %r = call i32 @inline_caller(i32 %b)
+  ret ptr @inline_recip
+}
+
 ; Host code no entry reaches keeps its divisions as C++ leaves them.
 ; CHECK-LABEL: define i32 @host_only(i32 %b)
 ; CHECK-NEXT: %q = sdiv i32 1, %b
@@ -93,6 +133,14 @@ define i32 @host_only(i32 %b) {
   %q = sdiv i32 1, %b
   ret i32 %q
 }
+
+; CHECK-LABEL: define internal i32 @inline_recip.kernel_traps(i32 %b)
+; CHECK-NEXT: icmp eq i32 %b, 0
+; CHECK-NOT: comdat
+; CHECK-LABEL: define internal i32 @declared_extern_template.kernel_traps(i32 %b)
+; CHECK-NEXT: icmp eq i32 %b, 0
+; CHECK-LABEL: define internal i32 @inline_caller.kernel_traps(i32 %b)
+; CHECK-NEXT: call i32 @inline_recip.kernel_traps(i32 %b)
 
 ; The asm that hides a value touches no memory and returns.
 ; CHECK: attributes #[[HIDDEN]] = { nounwind willreturn memory(none) }
