@@ -492,13 +492,19 @@ private:
       return;
     }
     const FunctionDecl *Definition = nullptr;
-    if (!Callee->hasBody(Definition)) {
+    // An extern template's explicit instantiation declaration: clang emits its body (which
+    // the GPU code needs) only to inline it, so not without optimisation nor for a noinline
+    // function; a function that is not inline has no body here at all.
+    const bool ExternTemplate =
+        Callee->getTemplateSpecializationKind() == TSK_ExplicitInstantiationDeclaration;
+    const bool BodyEmitted =
+        !ExternTemplate || (Callee->isInlined() && !Callee->hasAttr<NoInlineAttr>() &&
+                            (Ctx.getLangOpts().Optimize || Callee->hasAttr<AlwaysInlineAttr>()));
+    if (!Callee->hasBody(Definition) || !BodyEmitted) {
       if (Callee->isTrivial() || Callee->isDefaulted())
         return;
       // A template whose instantiation failed has lost its body; the error that made it
       // fail was reported and says why.
-      // (An extern template's explicit instantiation declaration has no body here either,
-      // and is reported.)
       if (Callee->isInvalidDecl() ||
           (Callee->getTemplateSpecializationKind() == TSK_ImplicitInstantiation &&
            Callee->getTemplateInstantiationPattern() &&
@@ -506,9 +512,14 @@ private:
         return;
       bool Throws = Callee->isInStdNamespace() && Callee->getIdentifier() &&
                     Callee->getName().starts_with("__throw_");
+      unsigned Explanation = 0;
+      if (Throws)
+        Explanation = diag::id(Diags, DiagnosticsEngine::Note, diag::NoteThrowingLibrary);
+      else if (ExternTemplate)
+        Explanation = diag::id(Diags, DiagnosticsEngine::Note, diag::NoteExternTemplate);
       report(
           Loc, diag::GpuUndefinedCallee, [&](const DiagnosticBuilder &B) { B << Callee; },
-          Throws ? diag::id(Diags, DiagnosticsEngine::Note, diag::NoteThrowingLibrary) : 0);
+          Explanation);
       return;
     }
     Checker.reach(Definition, FD, Loc);

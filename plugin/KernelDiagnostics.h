@@ -234,6 +234,9 @@ inline constexpr const char NoteCompiledForGpuAlgorithm[] =
     "device (pass an operator that can run on a GPU)";
 inline constexpr const char NoteThrowingLibrary[] =
     "this is how the C++ library reports errors, with exceptions, which GPU code does not have";
+inline constexpr const char NoteExternTemplate[] =
+    "an explicit instantiation declaration ('extern template') keeps the body out of this "
+    "translation unit, and GPU code needs it here; instantiate it here without 'extern'";
 
 } // namespace diag
 } // namespace plugin

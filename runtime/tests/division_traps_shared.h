@@ -6,3 +6,9 @@
 #pragma once
 
 [[gnu::noinline]] inline int shared_reciprocal(int b) { return 1 / b; }
+
+// An inline function template whose instantiation for int is declared extern here and defined
+// in the other unit: with optimisation, clang emits its body here only for inlining (which
+// the GPU code needs too), and the program's calls go to the other unit's.
+template <class T> inline T extern_reciprocal(T b) { return T(1) / b; }
+extern template int extern_reciprocal<int>(int);

@@ -23,6 +23,7 @@ namespace {
 
 // Through a function another unit defines too (and whose copy the linker takes).
 [[kernel::vectorize]] int shared(int b) { return shared_reciprocal(b); }
+[[kernel::vectorize]] int through_extern_template(int b) { return extern_reciprocal(b); }
 
 [[kernel::jit]] void reciprocals(kernel::array_view<const int> b, kernel::array_view<int> out) {
   const kernel::index_t i = kernel::grid<1>();
@@ -35,6 +36,7 @@ constexpr kernel::ufunc<product_over> vproduct_over;
 constexpr kernel::ufunc<is_one> vis_one;
 constexpr kernel::ufunc<remainder_of_one> vremainder_of_one;
 constexpr kernel::ufunc<shared> vshared;
+constexpr kernel::ufunc<through_extern_template> vthrough_extern_template;
 
 // The error each target gives: arithmetic_error on the CPU targets, simulator_error on the
 // simulator, both naming the function.
@@ -71,6 +73,9 @@ TEST(DivisionTraps, OptimisedDivisionsByZeroAreErrorsOnEveryHostTarget) {
     EXPECT_NE(e.find("division by zero"), std::string::npos) << e;
     e = error_of(t, [&] { (void)vshared.on(t)(b); });
     EXPECT_NE(e.find("shared"), std::string::npos) << e;
+    EXPECT_NE(e.find("division by zero"), std::string::npos) << e;
+    e = error_of(t, [&] { (void)vthrough_extern_template.on(t)(b); });
+    EXPECT_NE(e.find("through_extern_template"), std::string::npos) << e;
     EXPECT_NE(e.find("division by zero"), std::string::npos) << e;
     // Divisors that cannot trap give C++'s quotients.
     const std::vector<int> fine{1, -1, 2};

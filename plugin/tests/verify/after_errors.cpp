@@ -48,5 +48,6 @@ template <class T> T tripled(T x) { return x * 3; }
 extern template float tripled<float>(float);
 // expected-note@+1 {{'uses_extern_template' is compiled for the GPU because of this kernel::vectorize attribute}}
 [[kernel::vectorize]] float uses_extern_template(float x) {
+  // expected-note@+1 {{an explicit instantiation declaration ('extern template') keeps the body out of this translation unit, and GPU code needs it here; instantiate it here without 'extern'}}
   return tripled(x); // expected-error {{GPU code cannot call 'tripled<float>': its definition is not visible in this translation unit}}
 }

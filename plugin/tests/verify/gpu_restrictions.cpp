@@ -129,6 +129,26 @@ float defined_elsewhere(float x);
   return defined_elsewhere(x); // expected-error {{GPU code cannot call 'defined_elsewhere': its definition is not visible in this translation unit}}
 }
 
+// An extern template's instantiation: clang emits the body of an inline one only to inline
+// it (with optimisation, which this test has not), of a noinline or out-of-line one never.
+template <class T> inline T inline_tripled(T x) { return x * 3; }
+extern template float inline_tripled<float>(float);
+template <class T> [[gnu::noinline]] inline T noinline_tripled(T x) { return x * 3; }
+extern template float noinline_tripled<float>(float);
+template <class T> struct scaler {
+  T scaled(T x) const { return x * 2; }
+};
+extern template struct scaler<float>;
+// expected-note@+1 3 {{'uses_extern_templates' is compiled for the GPU because of this kernel::vectorize attribute}}
+[[kernel::vectorize]] float uses_extern_templates(float x) {
+  // expected-note@+1 {{an explicit instantiation declaration ('extern template') keeps the body out of this translation unit, and GPU code needs it here; instantiate it here without 'extern'}}
+  return inline_tripled(x) + // expected-error {{GPU code cannot call 'inline_tripled<float>': its definition is not visible in this translation unit}}
+         // expected-note@+1 {{an explicit instantiation declaration ('extern template') keeps the body out of this translation unit, and GPU code needs it here; instantiate it here without 'extern'}}
+         noinline_tripled(x) + // expected-error {{GPU code cannot call 'noinline_tripled<float>': its definition is not visible in this translation unit}}
+         // expected-note@+1 {{an explicit instantiation declaration ('extern template') keeps the body out of this translation unit, and GPU code needs it here; instantiate it here without 'extern'}}
+         scaler<float>{}.scaled(x); // expected-error {{GPU code cannot call 'scaled': its definition is not visible in this translation unit}}
+}
+
 // expected-note@+1 2 {{'c_library' is compiled for the GPU because of this kernel::vectorize attribute}}
 [[kernel::vectorize]] int c_library(int x) {
   if (x < 0)
