@@ -71,4 +71,8 @@ for binary in "$@"; do
   [[ $sorted == "sm_75 sm_90 " ]] || { echo "FAIL: $binary has PTX for '$sorted'" >&2; exit 1; }
   echo "$(basename "$binary"): ${#archs[@]} PTX modules assemble ($sorted)"
 done
+# A file without modules is said to hold none (on stderr; the listing itself is empty).
+listed=$(/usr/bin/python3 "$kernel_ptx" list /usr/bin/python3 2>"$tmp/list.err")
+[[ -z $listed ]] && grep -q "holds no PTX modules" "$tmp/list.err" ||
+  { echo "FAIL: kernel-ptx list of a file without modules said: $listed $(cat "$tmp/list.err")" >&2; exit 1; }
 echo PASS
