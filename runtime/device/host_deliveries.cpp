@@ -80,8 +80,19 @@ struct forget_when_done {
 
 } // namespace
 
+namespace {
+
+/// Waits for the deliveries into memory overlapping [begin, end), except those queued on
+/// `except` (whose order its stream keeps).
+void await_deliveries(const void *begin, const void *end, const stream_state *except);
+
+} // namespace
+
 void deliver_to_host(stream_state &s, const void *begin, const void *end, host_task deliver) {
   delivery_registry &r = registry();
+  // After the deliveries other streams have queued into the same memory: else one from an
+  // earlier call could land after this one (a call on another stream writes it last).
+  await_deliveries(begin, end, &s);
   std::shared_ptr<stream_state> stream = shared_stream(s);
   const std::uint64_t id = r.next_id.fetch_add(1, std::memory_order_relaxed);
   // Made before the delivery is listed, so that whatever fails after the listing forgets it.
@@ -97,7 +108,11 @@ void deliver_to_host(stream_state &s, const void *begin, const void *end, host_t
 
 bool host_deliveries_pending() noexcept { return registry().pending.load(std::memory_order_acquire) != 0; }
 
-void await_host_writes(const void *begin, const void *end) {
+void await_host_writes(const void *begin, const void *end) { await_deliveries(begin, end, nullptr); }
+
+namespace {
+
+void await_deliveries(const void *begin, const void *end, const stream_state *except) {
   delivery_registry &r = registry();
   if (r.pending.load(std::memory_order_acquire) == 0 || begin == end) return;
   const auto b = reinterpret_cast<std::uintptr_t>(begin), e = reinterpret_cast<std::uintptr_t>(end);
@@ -107,7 +122,7 @@ void await_host_writes(const void *begin, const void *end) {
   for (;;) {
     std::vector<std::pair<std::uint64_t, std::shared_ptr<stream_state>>> waited;
     for (const delivery &d : r.queued)
-      if (overlaps(d, b, e)) waited.emplace_back(d.id, d.stream);
+      if (overlaps(d, b, e) && d.stream.get() != except) waited.emplace_back(d.id, d.stream);
     if (waited.empty()) return;
     if (r.written.wait_until(guard, next_check) == std::cv_status::no_timeout) continue;
     next_check = std::chrono::steady_clock::now() + check_every;
@@ -129,5 +144,7 @@ void await_host_writes(const void *begin, const void *end) {
     guard.lock();
   }
 }
+
+} // namespace
 
 } // namespace kernel::detail

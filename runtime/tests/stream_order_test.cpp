@@ -22,6 +22,8 @@
 #include "kernel/detail/device_api.h"
 #include "kernel/device_array.h"
 #include "kernel/fuse.h"
+#include "kernel/launch.h"
+#include "kernel/linalg.h"
 #include "kernel/ufunc.h"
 
 namespace {
@@ -205,6 +207,65 @@ TEST(HostDeliveries, HostCallsWaitForResultsDeliveredIntoTheirArrays) {
   }
 }
 
+// Two calls on different streams writing one host array: the later call's result is the one
+// left, as the program wrote them. Its delivery is queued after the earlier one's is written
+// (on a GPU two streams run in any order: the earlier result arriving last overwrote the
+// later). On one stream the order is the stream's, and nothing waits.
+TEST(HostDeliveries, DeliveriesFromTwoStreamsLandInProgramOrder) {
+  held_device d;
+  const auto s1 = d.create_stream(), s2 = d.create_stream();
+  auto &first = static_cast<held_stream &>(*s1), &second = static_cast<held_stream &>(*s2);
+  std::vector<float> host(4, 1.0f);
+  const kernel::array_view<float> view(host.data(), {4});
+  deliver(first, std::vector<float>(4, 2.0f), view);
+  deliver(first, std::vector<float>(4, 3.0f), view); // the same stream: queued at once
+  std::thread gpu([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    first.run_all();
+  });
+  deliver(second, std::vector<float>(4, 4.0f), view); // waits for the first stream's
+  gpu.join();
+  EXPECT_EQ(host, std::vector<float>(4, 3.0f));
+  second.run_all();
+  EXPECT_EQ(host, std::vector<float>(4, 4.0f));
+}
+
+// The linear algebra on the host reads its inputs and writes its outputs after the results
+// streams are delivering into them, as the ufuncs do.
+TEST(HostDeliveries, HostLinearAlgebraWaitsForResultsDeliveredIntoItsArrays) {
+  held_device d;
+  const auto s = d.create_stream();
+  auto &stream = static_cast<held_stream &>(*s);
+  const auto later = [&] {
+    return std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      stream.run_all();
+    });
+  };
+  namespace la = kernel::linalg;
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    std::vector<float> x(4, 1.0f);
+    deliver(stream, std::vector<float>(4, 2.0f), kernel::array_view<float>(x.data(), {4}));
+    std::thread gpu = later();
+    EXPECT_EQ(la::dot.on(t)(x, x), 16.0f);
+    gpu.join();
+    kernel::ndarray<float, 2> a({2, 2}), identity({2, 2}), c({2, 2});
+    for (kernel::index_t i = 0; i < 2; ++i)
+      for (kernel::index_t j = 0; j < 2; ++j) {
+        a(i, j) = 1;
+        identity(i, j) = i == j ? 1.0f : 0.0f;
+        c(i, j) = 0;
+      }
+    deliver(stream, std::vector<float>(4, 3.0f), kernel::array_view<float>(a.data(), {4}));
+    deliver(stream, std::vector<float>(4, 9.0f), kernel::array_view<float>(c.data(), {4}));
+    gpu = later();
+    la::matrix_product.on(t)(a, identity, c);
+    gpu.join();
+    for (kernel::index_t i = 0; i < 2; ++i)
+      for (kernel::index_t j = 0; j < 2; ++j) EXPECT_EQ(c(i, j), 3.0f) << i << "," << j;
+  }
+}
+
 TEST(HostDeliveries, AFailedStreamIsReportedOnceAndADroppedDeliveryIsNotWaitedFor) {
   held_device d;
   const auto s = d.create_stream();
@@ -256,6 +317,47 @@ TEST(DeviceMemory, TransfersOnAnotherStreamHoldTheArray) {
   EXPECT_LT(at("record s2"), at("wait s1"));
   EXPECT_LT(at("wait s1"), at("release on s1"));
   static_cast<held_stream &>(*other).run_all();
+}
+
+// A stream of another device than the array's is named at its own position in the call.
+TEST(DeviceMemory, AStreamOfAnotherDeviceIsNamedWhereItIsGiven) {
+  held_device d;
+  const kernel::stream elsewhere(kernel::device::simulator());
+  const std::vector<float> x(4, 1.0f);
+  std::vector<float> into(4);
+  kernel::device_array<float, 1> a({4}, d.create_stream());
+  const auto argument_of = [](auto &&call) {
+    try {
+      call();
+    } catch (const kernel::argument_error &e) {
+      EXPECT_NE(std::string(e.what()).find("is a stream of"), std::string::npos) << e.what();
+      return e.argument();
+    }
+    return -1;
+  };
+  EXPECT_EQ(argument_of([&] { (void)a.copy_to_host(elsewhere); }), 1);
+  EXPECT_EQ(argument_of([&] { (void)a.copy(elsewhere); }), 1);
+  EXPECT_EQ(argument_of([&] { a.copy_to_host(into, elsewhere); }), 2);
+  EXPECT_EQ(argument_of([&] { a.copy_from_host(x, elsewhere); }), 2);
+}
+
+void nothing(kernel::array_view<float>) {}
+
+// A launch given a stream runs on its stream's device: placed on another device, it is
+// refused (it ran on the stream's, ignoring the placement).
+TEST(DeviceMemory, ALaunchGivenAStreamIsNotPlacedOnAnotherDevice) {
+  held_device d;
+  const kernel::stream held(d.create_stream());
+  try {
+    (void)kernel::launch<nothing>(1, 1, held).on(kernel::device::simulator());
+    ADD_FAILURE() << "placed on the simulator with a stream of another device";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("was given a stream of held by kernel::launch and placed on"),
+              std::string::npos)
+        << e.what();
+  }
+  const kernel::stream simulated(kernel::device::simulator());
+  EXPECT_NO_THROW((void)kernel::launch<nothing>(1, 1, simulated).on(kernel::device::simulator()));
 }
 
 TEST(Streams, LiveStreamsAreFoundByIdUntilTheLastHandleGoes) {

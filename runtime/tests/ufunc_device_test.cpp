@@ -577,6 +577,7 @@ TEST(TemporaryOutputs, RefusedOnAStreamByEveryCallThatWritesOne) {
   refused(2, "scale", [&] { kernel::linalg::scale.on(s)(2.0f, std::vector<float>(x)); });
   kernel::random::philox generator(3);
   refused(1, "philox", [&] { generator.on(s).uniform(std::vector<float>(16)); });
+  refused(1, "copy_to_host", [&] { dx.copy_to_host(std::vector<float>(16), s); });
   // Named arrays on the stream, and temporaries off it.
   std::vector<float> named(16);
   vsaxpy.on(s)(2.0f, dx, dx, named);
@@ -585,6 +586,7 @@ TEST(TemporaryOutputs, RefusedOnAStreamByEveryCallThatWritesOne) {
   EXPECT_EQ(named[15], 16.0f);
   EXPECT_NO_THROW(kernel::sort.on(kernel_test::target())(std::vector<float>(x)));
   EXPECT_NO_THROW(vsaxpy.on(kernel_test::target())(2.0f, x, x, std::vector<float>(16)));
+  EXPECT_NO_THROW(dx.copy_to_host(std::vector<float>(16)));
 }
 
 } // namespace

@@ -240,7 +240,7 @@ public:
   ndarray<T, Rank> copy_to_host(const stream &s) const {
     ndarray<T, Rank> host(ndarray<T, Rank>::uninitialized, shape_, "copy_to_host", 0);
     if (bytes() == 0) return host;
-    require_stream_here("copy_to_host", *s.state());
+    require_stream_here("copy_to_host", 1, *s.state());
     read(host.data(), *s.state());
     return host;
   }
@@ -256,6 +256,11 @@ public:
   template <class Host>
     requires(!std::is_same_v<std::remove_cvref_t<Host>, stream>)
   void copy_to_host(Host &&dest, const stream &s) const {
+    // A temporary container would be gone before the copy reaches it.
+    if constexpr (detail::temporary_host_container<Host>())
+      throw argument_error("copy_to_host", 1,
+                           "is a temporary host array: on a stream the copy reaches it after it is gone; pass a "
+                           "named array");
     copy_into(std::forward<Host>(dest), s.state(), /*wait=*/false);
   }
 
@@ -305,9 +310,10 @@ private:
     return *device_;
   }
   /// Transfers on stream `s` go between memories of one device.
-  void require_stream_here(const char *what, const detail::stream_state &s) const {
+  /// `argument`: the stream's position in the call.
+  void require_stream_here(const char *what, int argument, const detail::stream_state &s) const {
     if (&detail::stream_device(s) != &state())
-      throw argument_error(what, 2,
+      throw argument_error(what, argument,
                            "is a stream of " + detail::device_name(detail::stream_device(s)) +
                                " but the device array is on " + detail::device_name(*device_));
   }
@@ -341,7 +347,7 @@ private:
     detail::require_distinct_elements("copy_to_host", 1, view.shape().data(), view.strides().data(),
                                       static_cast<int>(Rank));
     if (bytes() == 0) return;
-    require_stream_here("copy_to_host", *s);
+    require_stream_here("copy_to_host", 2, *s);
     if (view.is_c_contiguous()) {
       read(view.data(), *s);
     } else {
@@ -364,7 +370,7 @@ private:
     detail::check_view("copy_from_host", 1, view);
     detail::require_same_shape("copy_from_host", shape_, view.shape());
     if (bytes() == 0) return;
-    require_stream_here("copy_from_host", *stream);
+    require_stream_here("copy_from_host", 2, *stream);
     detail::stream_state &s = *stream;
     if (view.is_c_contiguous()) {
       detail::await_host_writes(view); // gather does, below
@@ -379,7 +385,7 @@ private:
   }
 
   device_array copy_on(const std::shared_ptr<detail::stream_state> &s) const {
-    require_stream_here("copy", *s);
+    require_stream_here("copy", 1, *s);
     device_array result(shape_, s);
     if (bytes() > 0) {
       detail::device_copy(*device_, result.data(), data(), bytes(), detail::copy_direction::device_to_device, *s);

@@ -190,8 +190,15 @@ public:
     l.placement_.chosen_device = t == target::simulator ? detail::simulator_device() : nullptr;
     return l;
   }
-  /// The launch on device `d` (a stream given to kernel::launch still decides).
-  launcher on(device d) const noexcept {
+  /// The launch on device `d`. A stream given to kernel::launch decides where it runs: a
+  /// stream of another device is an argument_error here (it ran on the stream's device).
+  launcher on(device d) const {
+    if (stream_ && stream_->state() && &detail::stream_device(*stream_->state()) != &d.state())
+      throw argument_error(std::string(name()), 0,
+                           "was given a stream of " + detail::device_name(detail::stream_device(*stream_->state())) +
+                               " by kernel::launch and placed on " + d.name() +
+                               " with .on(): a launch runs on its stream's device; give a stream of " + d.name() +
+                               " or place it without one");
     launcher l = *this;
     l.placement_.chosen_device = &d.state();
     return l;

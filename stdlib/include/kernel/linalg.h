@@ -256,6 +256,7 @@ linalg_matrix<const T> linalg_input(const algorithm_site &site, std::string_view
   if (!site.on_device()) {
     const auto v = arg::view(a);
     check_view(name, argument, v);
+    await_host_writes(v); // after the results calls on streams are delivering into it
     return matrix_from<const T, R>(v.data(), v.shape().data(), v.strides().data(), column);
   }
   std::vector<std::shared_ptr<void>> keep;
@@ -296,6 +297,7 @@ linalg_output<T> linalg_result(const algorithm_site &site, std::string_view name
       const auto strides = array_view<const T, R>::contiguous_strides(v.shape());
       out.matrix = matrix_from<T, R>(out.staged.data, v.shape().data(), strides.data(), column);
     } else {
+      await_host_writes(v); // written after the results calls on streams are delivering into it
       out.matrix = matrix_from<T, R>(v.data(), v.shape().data(), v.strides().data(), column);
     }
   }

@@ -91,7 +91,9 @@ std::shared_ptr<void> pinned_allocate(device_state &d, std::size_t bytes);
 /// Runs `work` on the host after everything queued on `s` so far.
 void host_work(stream_state &s, host_task work);
 /// host_work that writes host memory [begin, end) (a result copied out of its staging
-/// buffer): until it has, await_host_writes on memory overlapping it waits.
+/// buffer): until it has, await_host_writes on memory overlapping it waits. Queued after
+/// the deliveries other streams queued into memory overlapping it have been written (it
+/// waits for them), so that the calls' results land in program order.
 void deliver_to_host(stream_state &s, const void *begin, const void *end, host_task deliver);
 /// Waits for the deliveries queued into host memory overlapping [begin, end), so that a read
 /// of it (a later call staging it as an input) sees the results of the calls before.
