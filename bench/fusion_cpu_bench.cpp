@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Fusion on the CPU: a chain of four elementwise ufuncs, and sum(exp(a*x + b)), fused
+// Fusion on the CPU: a chain of five elementwise ufuncs, and sum(exp(a*x + b)), fused
 // against the eager chain and against one hand-written loop over the same data, in the same
 // process with the same flags; and the parallel target against cpu.
 //

@@ -13,6 +13,7 @@ import numpy as np
 from numba import vectorize
 
 SQRT_2PI = np.float32((2 * math.pi) ** 0.5)
+MINUS_HALF = np.float32(-0.5)
 
 
 def define(target):
@@ -22,7 +23,9 @@ def define(target):
 
     @vectorize(["float32(float32, float32, float32)"], target=target)
     def gaussian_pdf(x, mean, sigma):
-        return math.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * SQRT_2PI)
+        # A float32 constant: with a Python float -0.5 Numba computes the whole expression,
+        # and the exp, in float64, which ours (float32) does not.
+        return math.exp(MINUS_HALF * ((x - mean) / sigma) ** 2) / (sigma * SQRT_2PI)
 
     return saxpy, gaussian_pdf
 

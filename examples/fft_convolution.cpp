@@ -10,6 +10,8 @@
 #include <kernel/fft.h>
 #include <kernel/kernel.h>
 
+#include "worst_error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -134,7 +136,7 @@ int main(int argc, char **argv) {
   const auto check = [&](const char *where, const kernel::ndarray<float, 2> &full) {
     const auto got = same(full, n, radius);
     double worst = 0;
-    for (index_t i = 0; i < got.size(); ++i) worst = std::max(worst, double(std::abs(got.data()[i] - want.data()[i])));
+    for (index_t i = 0; i < got.size(); ++i) worst = worse(worst, double(std::abs(got.data()[i] - want.data()[i])));
     const bool good = worst < 1e-4;
     std::printf("fft convolution on %-9s %lld x %lld, padded to %lld: worst difference from the direct "
                 "convolution %.1e %s\n",

@@ -7,6 +7,8 @@
 // values in registers; the sum of the values is one more pass, fused with the map.
 #include <kernel/kernel.h>
 
+#include "worst_error.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -47,7 +49,7 @@ int main() {
     const float fused_sum = sum.on(t)(e); // map-reduce: no array of the values
     double worst = 0;
     for (std::size_t i = 0; i < n; ++i)
-      worst = std::max(worst, std::abs(double(fused[i]) - double(eager[i])) / (std::abs(double(eager[i])) + 1e-30));
+      worst = worse(worst, std::abs(double(fused[i]) - double(eager[i])) / (std::abs(double(eager[i])) + 1e-30));
     const double sum_error = std::abs(double(fused_sum) - double(eager_sum)) / std::abs(double(eager_sum));
     const bool good = worst <= 1e-6 && sum_error <= 1e-4;
     std::printf("%-9s: %s\n           fused vs eager: worst relative difference %.1e; sum %.6g vs %.6g %s\n",

@@ -3,6 +3,8 @@
 // ufunc, vectorized on the CPU (glibc's libmvec) and mapped to libdevice on the GPU.
 #include <kernel/kernel.h>
 
+#include "worst_error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,7 +35,7 @@ int main() {
   auto check = [&](const char *where, const kernel::ndarray<float, 1> &r) {
     double worst = 0;
     for (std::size_t i = 0; i < n; ++i)
-      worst = std::max(worst, std::abs(double(r[i]) - reference[i]) / reference[i]);
+      worst = worse(worst, std::abs(double(r[i]) - reference[i]) / reference[i]);
     const bool ok = worst <= 1e-6;
     std::printf("gaussian_pdf on %-8s: pdf(%.3f) = %.6f, worst relative error %.1e %s\n", where,
                 x[0], r[0], worst, ok ? "ok" : "WRONG");

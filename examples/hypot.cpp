@@ -4,6 +4,8 @@
 // argument types, as a NumPy ufunc does.
 #include <kernel/kernel.h>
 
+#include "worst_error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,7 +29,7 @@ template <class T> bool check(const char *what, const std::vector<T> &x, const s
   double worst = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double ref = std::hypot(double(x[i]), double(y[i]));
-    worst = std::max(worst, std::abs(double(r[i]) - ref) / ref);
+    worst = worse(worst, std::abs(double(r[i]) - ref) / ref);
   }
   const bool ok = worst <= tolerance;
   std::printf("%-28s worst relative error %.2e (tolerance %.0e) %s\n", what, worst, tolerance,

@@ -3,6 +3,8 @@
 // values (here a std::pair, unpacked with structured bindings).
 #include <kernel/kernel.h>
 
+#include "worst_error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -40,7 +42,7 @@ int main() {
   };
   auto check = [&](const char *where, const kernel::ndarray<float, 1> &r) {
     double worst = 0;
-    for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, std::abs(r[i] - reference(i)));
+    for (std::size_t i = 0; i < n; ++i) worst = worse(worst, std::abs(r[i] - reference(i)));
     const bool ok = worst <= 1e-5;
     std::printf("polar_distance on %-8s: d[0] = %.6f, worst absolute error %.1e %s\n", where, r[0],
                 worst, ok ? "ok" : "WRONG");

@@ -5,6 +5,8 @@
 // one, and is checked against a plain loop.
 #include <kernel/kernel.h>
 
+#include "worst_error.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -46,7 +48,7 @@ bool check(const char *what, const std::string &where, const kernel::ndarray<flo
            const kernel::ndarray<float, 2> &expected) {
   float worst = 0;
   for (index_t i = 0; i < c.shape(0); ++i)
-    for (index_t j = 0; j < c.shape(1); ++j) worst = std::max(worst, std::abs(c(i, j) - expected(i, j)));
+    for (index_t j = 0; j < c.shape(1); ++j) worst = worse(worst, std::abs(c(i, j) - expected(i, j)));
   const bool ok = worst <= 1e-3f;
   std::printf("%-6s on %-40s C[3,5] = %9.3f, worst error %.1e %s\n", what, where.c_str(), c(3, 5), worst,
               ok ? "ok" : "WRONG");

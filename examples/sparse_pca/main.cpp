@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unistd.h>
@@ -42,12 +43,14 @@ void print(const char *what, const spca::result &r, double ms) {
 /// direction whose value ties the reference's within rounding.
 bool agrees(const spca::problem &pr, const kernel::ndarray<float, 2> &vd, const spca::result &want,
             const spca::result &got) {
-  if (std::abs(got.value - want.value) > 1e-5f * want.value) return false;
+  // Written so that a NaN anywhere disagrees.
+  if (!(std::abs(got.value - want.value) <= 1e-5f * want.value)) return false;
+  if (got.direction < 0 || got.direction >= pr.directions() || want.direction < 0) return false;
   if (got.direction != want.direction)
     return std::abs(spca::reference_value(pr, vd, got.direction) - want.value) <= 1e-5f * want.value;
-  if (got.support != want.support) return false;
+  if (got.support != want.support || got.x.size() != want.x.size()) return false;
   for (std::size_t i = 0; i < want.x.size(); ++i)
-    if (std::abs(got.x[i] - want.x[i]) > 1e-5f) return false;
+    if (!(std::abs(got.x[i] - want.x[i]) <= 1e-5f)) return false;
   return true;
 }
 
@@ -80,8 +83,21 @@ int main(int argc, char **argv) {
     else
       usage("unknown flag");
   }
-  if (pr.p < 1 || pr.d < 1 || pr.k < 1 || pr.k > pr.p || !(pr.epsilon > 0) || pr.batch < 1)
-    usage("p, d, k, batch must be positive, k at most p, epsilon positive");
+  kernel::ndarray<float, 2> vd;
+  try {
+    pr.check();
+    vd = spca::example_input(pr);
+    pr.check(vd);
+  } catch (const std::invalid_argument &e) {
+    usage(e.what());
+  }
+  if (pr.k > spca::max_kernel_k && (version == "all" || version == "kernels") &&
+      (target == kernel::target::simulator || target == kernel::target::cuda))
+    usage(("the kernel version takes k up to " + std::to_string(spca::max_kernel_k) +
+           ": choose --version high or reference")
+              .c_str());
+  // Whole blocks of four draws per batch, so that the directions do not depend on it.
+  while (pr.batch * pr.d % 4 != 0) ++pr.batch;
   const bool tty = isatty(STDERR_FILENO);
   const spca::progress report = [&](kernel::index_t done, kernel::index_t all) {
     if (tty) std::fprintf(stderr, "\r  batch %lld/%lld", static_cast<long long>(done), static_cast<long long>(all));
@@ -91,7 +107,6 @@ int main(int argc, char **argv) {
               static_cast<long long>(pr.p), static_cast<long long>(pr.d), static_cast<long long>(pr.k), pr.epsilon,
               static_cast<long long>(pr.directions()), static_cast<long long>(pr.batch),
               kernel::target_name(target).data());
-  const kernel::ndarray<float, 2> vd = spca::example_input(pr);
   auto timed = [](auto &&f) {
     const auto t0 = std::chrono::steady_clock::now();
     spca::result r = f();

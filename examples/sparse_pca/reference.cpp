@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include <kernel/random_arrays.h>
 
@@ -12,7 +14,31 @@
 namespace spca {
 
 kernel::index_t problem::directions() const {
-  return static_cast<kernel::index_t>(std::ceil(std::pow(4.0 / epsilon, static_cast<double>(d)) - 1e-9));
+  // At least one: a large epsilon's (4/epsilon)^d is below 1e-9.
+  return std::max<kernel::index_t>(
+      1, static_cast<kernel::index_t>(std::ceil(std::pow(4.0 / epsilon, static_cast<double>(d)) - 1e-9)));
+}
+
+void problem::check() const {
+  if (p < 1 || d < 1 || k < 1 || batch < 1)
+    throw std::invalid_argument("p, d, k and batch must be positive");
+  if (k > p) throw std::invalid_argument("k must be at most p");
+  if (!(epsilon > 0)) throw std::invalid_argument("epsilon must be positive");
+  const double m = std::ceil(std::pow(4.0 / epsilon, static_cast<double>(d)) - 1e-9);
+  if (!(m <= 0x1p53))
+    throw std::invalid_argument("(4/epsilon)^d directions are more than 2^53: take a larger epsilon or a smaller d");
+}
+
+void problem::check(const kernel::ndarray<float, 2> &vd) const {
+  check();
+  if (vd.shape(0) != p || vd.shape(1) != d)
+    throw std::invalid_argument("the input is " + std::to_string(vd.shape(0)) + " x " + std::to_string(vd.shape(1)) +
+                                ", not p x d");
+  for (kernel::index_t i = 0; i < p; ++i)
+    for (kernel::index_t t = 0; t < d; ++t)
+      if (!std::isfinite(vd(i, t)))
+        throw std::invalid_argument("the input's value at (" + std::to_string(i) + ", " + std::to_string(t) +
+                                    ") is not finite");
 }
 
 kernel::ndarray<float, 2> example_input(const problem &pr) {
@@ -28,7 +54,10 @@ result finish(const problem &pr, float value, kernel::index_t direction, const s
   r.direction = direction;
   r.support = positions;
   r.x.assign(static_cast<std::size_t>(pr.p), 0.0f);
-  for (std::size_t i = 0; i < positions.size(); ++i) r.x[static_cast<std::size_t>(positions[i])] = values[i] / value;
+  // A value of 0 (Vd zero): every unit vector on the support is as good; this one is even.
+  const float even = 1 / std::sqrt(static_cast<float>(positions.size()));
+  for (std::size_t i = 0; i < positions.size(); ++i)
+    r.x[static_cast<std::size_t>(positions[i])] = value > 0 ? values[i] / value : even;
   return r;
 }
 

@@ -7,7 +7,9 @@
 //
 // Every version draws its directions from one kernel::random::philox sequence, a batch at a
 // time (batch x d standard normals, one row per direction), so all of them examine the same
-// directions and must return the same x.
+// directions and must return the same x. Each fill starts at a block of four draws: the
+// directions do not depend on the batch size where batch x d is a multiple of four (main
+// rounds it up so).
 #pragma once
 
 #include <cstdint>
@@ -25,9 +27,18 @@ struct problem {
   kernel::index_t batch = 32000;
   std::uint64_t seed = 1;
 
-  /// M = ceil((4/epsilon)^d).
+  /// M = ceil((4/epsilon)^d), at least 1.
   kernel::index_t directions() const;
+  /// Throws std::invalid_argument saying what is wrong where the versions cannot solve the
+  /// problem as given: p, d, k, batch not positive, k above p, epsilon not positive, more
+  /// than 2^53 directions; with `vd`, also `vd` not p x d or a value of it not finite (the
+  /// versions compare norms, which a NaN makes incomparable). The versions take it as checked.
+  void check() const;
+  void check(const kernel::ndarray<float, 2> &vd) const;
 };
+
+/// The largest k of the kernel version (its selection's per-thread arrays).
+inline constexpr kernel::index_t max_kernel_k = 64;
 
 struct result {
   float value = -1;                     // ||a[I]|| of the best direction

@@ -15,7 +15,7 @@ using kernel::index_t;
 
 namespace {
 
-constexpr index_t max_k = 64; // the selection's per-thread arrays
+constexpr index_t max_k = spca::max_kernel_k; // the selection's per-thread arrays
 
 }
 
