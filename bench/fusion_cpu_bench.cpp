@@ -69,6 +69,31 @@ int main(int argc, char **argv) {
   auto sum_eager = [&](kernel::target t) { sink = sum.on(t)(vexp.on(t)(vshift.on(t)(vscale.on(t)(x, 0.5f), 0.25f))); };
   auto sum_fused = [&](kernel::target t) { sink = sum.on(t)(vexp(vshift(vscale(kernel::lazy(x), 0.5f), 0.25f))); };
   const kernel::target cpu = kernel::target::cpu, par = kernel::target::parallel;
+  // Each variant computes what the loops do (checked once, before the rounds; the sums against
+  // one in double).
+  {
+    kernel::ndarray<float> want(static_cast<kernel::index_t>(n));
+    chain_loop(x.data(), want.data(), n);
+    double want_sum = 0; // in double: the float sums differ from it by their own rounding
+    for (std::size_t i = 0; i < n; ++i) want_sum += std::exp(0.5f * x[i] + 0.25f);
+    const auto chain_differs = [&] {
+      for (std::size_t i = 0; i < n; ++i)
+        if (!(std::abs(out[i] - want[i]) <= 1e-6f * std::abs(want[i]))) return true;
+      return false;
+    };
+    for (kernel::target t : {cpu, par}) {
+      chain_eager(t);
+      if (chain_differs()) return std::puts("the eager chain differs from the loop"), 1;
+      std::fill(out.data(), out.data() + n, std::nanf(""));
+      kernel::eval(t, kernel::assign(out, expression()));
+      if (chain_differs()) return std::puts("the fused chain differs from the loop"), 1;
+      const auto sum_differs = [&] { return !(std::abs(sink - want_sum) <= 1e-3 * want_sum); };
+      sum_eager(t);
+      if (sum_differs()) return std::puts("the eager sum differs from the loop's"), 1;
+      sum_fused(t);
+      if (sum_differs()) return std::puts("the fused sum differs from the loop's"), 1;
+    }
+  }
   for (int r = 0; r < runs; ++r) {
     auto keep = [&](int v, auto &&f) { best[v] = std::min(best[v], bench::ms(f)); };
     keep(loop, [&] { chain_loop(x.data(), out.data(), n); });

@@ -220,10 +220,12 @@ int main(int argc, char **argv) {
 
   const std::vector<float> host_x = random_floats(static_cast<std::size_t>(n), 4);
   const auto x = kernel::to_device(host_x, s);
-  // The sums are checked exactly, every one: they are of steps of -2 .. 2 (mean 0), whose sums over any
-  // elements (a tile, a thread's strided share) stay far below 2^24, where float adds
-  // integers exactly, in every order. (Random floats' sums differ by rounding, and a bound
-  // loose enough for every order let a dropped tile through.)
+  // The sums are checked exactly, every one: they are of steps of -2 .. 2 (mean 0), whose
+  // sums over the elements a reduction or scan adds together (a tile, a thread's strided
+  // share, a prefix of tiles) stay far below 2^24, where float adds integers exactly. (Not
+  // in every conceivable order: all the +2s first would pass it; no GPU sum takes that one.
+  // Random floats' sums differ by rounding, and a bound loose enough for that let a dropped
+  // tile through.)
   std::vector<float> host_steps(host_x.size());
   for (std::size_t i = 0; i < host_x.size(); ++i) host_steps[i] = std::round(host_x[i] * 2);
   const auto steps = kernel::to_device(host_steps, s);

@@ -7,6 +7,7 @@
 //
 //   bazel run --config=ci -c opt //bench:sparse_cpu_bench -- [runs]
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +56,26 @@ int main(int argc, char **argv) {
       y[r] = s;
     }
   });
+  const std::vector<float> want_y = y;
+  // Each call's result against the loop's (per row, sums of 16 products in any order).
+  const auto near = [](const float *got, const float *want, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i)
+      if (!(std::abs(got[i] - want[i]) <= 1e-5f * (1 + std::abs(want[i])))) return false;
+    return true;
+  };
+  const auto checked = [&](bool same, const char *what) {
+    if (!same) {
+      std::printf("%s differs from the plain loop's result\n", what);
+      std::exit(1);
+    }
+  };
+  // Checked once each before timing, into an output of NaNs: a call that wrote nothing fails.
+  std::fill(y.begin(), y.end(), std::nanf(""));
+  sp::spmv(a, x, y);
+  checked(near(y.data(), want_y.data(), y.size()), "spmv on cpu");
+  std::fill(y.begin(), y.end(), std::nanf(""));
+  sp::spmv.on(kernel::target::parallel)(a, x, y);
+  checked(near(y.data(), want_y.data(), y.size()), "spmv on parallel");
   const double cpu = bench::best_ms(runs, [&] { sp::spmv(a, x, y); });
   const double parallel = bench::best_ms(runs, [&] { sp::spmv.on(kernel::target::parallel)(a, x, y); });
   report("spmv 2^20 x 2^20, 16/row, float32", plain, cpu, parallel, "spmv");
@@ -70,6 +91,13 @@ int main(int argc, char **argv) {
         for (index_t j = 0; j < cols; ++j) out[j] += values[k] * b.data()[columns[k] * cols + j];
     }
   });
+  const std::vector<float> want_c(c.data(), c.data() + c.size());
+  std::fill(c.data(), c.data() + c.size(), std::nanf(""));
+  sp::spmm(a, b, c);
+  checked(near(c.data(), want_c.data(), want_c.size()), "spmm on cpu");
+  std::fill(c.data(), c.data() + c.size(), std::nanf(""));
+  sp::spmm.on(kernel::target::parallel)(a, b, c);
+  checked(near(c.data(), want_c.data(), want_c.size()), "spmm on parallel");
   const double cpu_mm = bench::best_ms(runs, [&] { sp::spmm(a, b, c); });
   const double parallel_mm = bench::best_ms(runs, [&] { sp::spmm.on(kernel::target::parallel)(a, b, c); });
   report("spmm by 2^20 x 8", plain_mm, cpu_mm, parallel_mm, "spmm");
@@ -78,18 +106,30 @@ int main(int argc, char **argv) {
   kernel::ndarray<float, 2> d({m, m});
   std::bernoulli_distribution keep(0.01);
   for (index_t i = 0; i < d.size(); ++i) d.data()[i] = keep(g) ? u(g) : 0.0f;
+  std::vector<int> o, cl; // the last run's result, for the checks
+  std::vector<float> vl;
   const double plain_fd = bench::best_ms(runs, [&] {
-    std::vector<int> o{0}, cl;
-    std::vector<float> vl;
+    std::vector<int> o_run{0}, cl_run; // grown from empty each run, as the library's
+    std::vector<float> vl_run;
     for (index_t i = 0; i < m; ++i) {
       for (index_t j = 0; j < m; ++j)
         if (float v = d(i, j); v != 0) {
-          cl.push_back(static_cast<int>(j));
-          vl.push_back(v);
+          cl_run.push_back(static_cast<int>(j));
+          vl_run.push_back(v);
         }
-      o.push_back(static_cast<int>(cl.size()));
+      o_run.push_back(static_cast<int>(cl_run.size()));
     }
+    o.swap(o_run);
+    cl.swap(cl_run);
+    vl.swap(vl_run);
   });
+  const auto same_csr = [&](const sp::csr_matrix<float> &got) {
+    return got.nnz() == static_cast<index_t>(vl.size()) && std::equal(vl.begin(), vl.end(), got.values().data()) &&
+           std::equal(cl.begin(), cl.end(), got.column_indices().data()) &&
+           std::equal(o.begin(), o.end(), got.row_offsets().data());
+  };
+  checked(same_csr(sp::csr_from_dense(d)), "csr_from_dense on cpu");
+  checked(same_csr(sp::csr_from_dense.on(kernel::target::parallel)(d)), "csr_from_dense on parallel");
   const double cpu_fd = bench::best_ms(runs, [&] { (void)sp::csr_from_dense(d); });
   const double parallel_fd = bench::best_ms(runs, [&] { (void)sp::csr_from_dense.on(kernel::target::parallel)(d); });
   report("csr_from_dense 4096^2, 1%", plain_fd, cpu_fd, parallel_fd, "from_dense");

@@ -84,14 +84,19 @@ int main(int argc, char **argv) {
               "ufunc/loop", "parallel/cpu");
 
   // Warm up pages and caches once, and check the ufuncs compute what the loops do.
-  saxpy_loop(2.0f, x.data(), y.data(), check.data(), n);
-  vsaxpy(2.0f, x, y, out);
-  if (out != check) return std::puts("saxpy ufunc differs from the loop"), 1;
-  gaussian_loop(x.data(), 0.0f, 1.0f, check.data(), n);
-  vpdf(x, 0.0f, 1.0f, out);
-  for (std::size_t i = 0; i < n; ++i)
-    if (std::abs(out[i] - check[i]) > 1e-6f * std::abs(check[i]))
-      return std::puts("gaussian_pdf ufunc differs from the loop"), 1;
+  // On both targets: a parallel split that dropped or repeated a chunk would show here.
+  for (kernel::target t : {kernel::target::cpu, parallel}) {
+    saxpy_loop(2.0f, x.data(), y.data(), check.data(), n);
+    out.assign(n, std::nanf(""));
+    vsaxpy.on(t)(2.0f, x, y, out);
+    if (out != check) return std::puts("saxpy ufunc differs from the loop"), 1;
+    gaussian_loop(x.data(), 0.0f, 1.0f, check.data(), n);
+    out.assign(n, std::nanf(""));
+    vpdf.on(t)(x, 0.0f, 1.0f, out);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(std::abs(out[i] - check[i]) <= 1e-6f * std::abs(check[i])))
+        return std::puts("gaussian_pdf ufunc differs from the loop"), 1;
+  }
 
   const auto [sl, su, sp] =
       best_of(runs, [&] { saxpy_loop(2.0f, x.data(), y.data(), out.data(), n); },

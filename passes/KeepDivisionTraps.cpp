@@ -78,11 +78,12 @@ void checkBefore(BinaryOperator &Division) {
                   {Trapping});
 }
 
-// Whether the linker may take another translation unit's definition of `F` (an inline
-// function, a template's instantiation, one declared extern template here), compiled
-// without the test.
+// Whether the linker may take another translation unit's copy of `F`, the same function
+// compiled without the test (an inline function, a template's instantiation, one declared
+// extern template here). Not a weak function that is not ODR (__attribute__((weak))):
+// another unit's definition replaces it on purpose, and calls must reach that one.
 bool mayBeReplaced(const Function &F) {
-  return F.isWeakForLinker() || F.hasAvailableExternallyLinkage();
+  return F.hasLinkOnceODRLinkage() || F.hasWeakODRLinkage() || F.hasAvailableExternallyLinkage();
 }
 
 // The reached functions from which a division kept here is reached: those that hold one and,

@@ -492,16 +492,16 @@ private:
       return;
     }
     const FunctionDecl *Definition = nullptr;
-    // An extern template's explicit instantiation declaration: clang emits its body (which
-    // the GPU code needs) only to inline it, so not without optimisation nor for a noinline
-    // function; a function that is not inline has no body here at all.
+    // An extern template's explicit instantiation declaration: clang emits the body it has
+    // (which the GPU code needs) only to inline it (available_externally), so not without
+    // optimisation nor for a noinline function, as CodeGen's shouldEmitFunction decides.
     const bool ExternTemplate =
         Callee->getTemplateSpecializationKind() == TSK_ExplicitInstantiationDeclaration;
     const bool BodyEmitted =
-        !ExternTemplate || (Callee->isInlined() && !Callee->hasAttr<NoInlineAttr>() &&
+        !ExternTemplate || (!Callee->hasAttr<NoInlineAttr>() &&
                             (Ctx.getLangOpts().Optimize || Callee->hasAttr<AlwaysInlineAttr>()));
     if (!Callee->hasBody(Definition) || !BodyEmitted) {
-      if (Callee->isTrivial() || Callee->isDefaulted())
+      if (Callee->isTrivial() || (Callee->isDefaulted() && BodyEmitted))
         return;
       // A template whose instantiation failed has lost its body; the error that made it
       // fail was reported and says why.

@@ -176,7 +176,9 @@ class KernelPluginAction : public PluginASTAction {
 public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
     Preprocessor &PP = CI.getPreprocessor();
-    PP.setPredefines(PP.getPredefines() + "#define __KERNEL_PLUGIN__ 1\n");
+    // First: the predefines end with the -include files (and a precompiled header's),
+    // which must see it.
+    PP.setPredefines("#define __KERNEL_PLUGIN__ 1\n" + PP.getPredefines());
     passes::OffloadOptions Opts = Options;
     auto Consumer = std::make_unique<KernelConsumer>(CI.getASTContext());
     std::shared_ptr<const KernelDeclTable::LinkFileList> Linked =

@@ -13,6 +13,8 @@ for src in "$@"; do
   for build in one two; do
     mkdir -p "$tmp/$build/src-$build"
     cp "$src" "$tmp/$build/src-$build/$name"
+    # The headers beside it (the examples' worst_error.h), which it includes by a relative path.
+    for h in "$(dirname "$src")"/*.h; do [[ -e $h ]] && cp "$h" "$tmp/$build/src-$build/"; done
     (cd "$tmp/$build" && clang++-19 -std=c++20 -O2 -fno-math-errno -c -fplugin="$plugin" \
       -isystem "$include" "src-$build/$name" -o "$name.o" &&
       llvm-objcopy-19 --dump-section __kernel_ptx="$name.ptx" "$name.o")

@@ -135,4 +135,19 @@ if KERNEL_PLUGIN=/nonexistent/kernel_plugin.so "$driver" -c examples/saxpy.cpp -
 fi
 grep -q "the kernel plugin is not at /nonexistent/kernel_plugin.so; build it with 'bazel build //tools:sdk'" "$tmp/err" ||
   fail "missing plugin message"
+
+# A header forced in with -include sees the plugin's macro too (it was defined after them).
+printf '#include <cstdio>\nint main() { std::printf("%%d\\n", int(kernel::compiled_with_plugin)); }\n' >"$tmp/forced.cpp"
+"$driver" -include kernel/kernel.h "$tmp/forced.cpp" -o "$tmp/forced"
+[[ $("$tmp/forced") == 1 ]] || fail "-include kernel/kernel.h: compiled_with_plugin is $("$tmp/forced")"
+
+# -save-temps would skip the plugin's passes (clang's saved stages): refused, not a program
+# without its GPU code. Without the plugin it is clang's own.
+if "$driver" -save-temps -c examples/saxpy.cpp -o "$tmp/st.o" 2>"$tmp/err"; then
+  fail "-save-temps compiled with the plugin"
+fi
+grep -q "kernel-clang++: -save-temps is not supported with the kernel plugin" "$tmp/err" ||
+  fail "-save-temps message: $(cat "$tmp/err")"
+(src=$PWD/examples/saxpy.cpp && cd "$tmp" && "$driver" --kernel-no-plugin -save-temps -c "$src" -o st_plain.o) ||
+  fail "-save-temps without the plugin"
 echo PASS

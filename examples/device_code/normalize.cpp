@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../worst_error.h"
 #include "link_report.h"
 
 extern "C" [[kernel::declare_device]] float fast_rsqrt(float x);
@@ -28,7 +29,7 @@ int main(int argc, char **argv) {
   auto check = [&](const char *where, const kernel::ndarray<float, 1> &r) {
     float worst = 0;
     for (std::size_t i = 0; i < x.size(); ++i)
-      worst = std::max(worst, std::abs(r[i] - x[i] / std::sqrt(x[i] * x[i] + y[i] * y[i])));
+      worst = worse(worst, std::abs(r[i] - x[i] / std::sqrt(x[i] * x[i] + y[i] * y[i])));
     const bool good = worst <= 1e-5f; // rsqrtf is accurate to 2 ulp on the GPU
     std::printf("normalize on %-9s: r[3] = %.6f, worst error %.1e %s\n", where, r[3], worst, good ? "ok" : "WRONG");
     ok &= good;

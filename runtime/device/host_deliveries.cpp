@@ -14,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -91,8 +92,16 @@ void await_deliveries(const void *begin, const void *end, const stream_state *ex
 void deliver_to_host(stream_state &s, const void *begin, const void *end, host_task deliver) {
   delivery_registry &r = registry();
   // After the deliveries other streams have queued into the same memory: else one from an
-  // earlier call could land after this one (a call on another stream writes it last).
-  await_deliveries(begin, end, &s);
+  // earlier call could land after this one (a call on another stream writes it last). The
+  // copy into this delivery's staging is already queued: a failure of the other stream is
+  // reported after this delivery is queued, which keeps its staging alive until the copy is
+  // done.
+  std::exception_ptr other_stream_failed;
+  try {
+    await_deliveries(begin, end, &s);
+  } catch (...) {
+    other_stream_failed = std::current_exception();
+  }
   std::shared_ptr<stream_state> stream = shared_stream(s);
   const std::uint64_t id = r.next_id.fetch_add(1, std::memory_order_relaxed);
   // Made before the delivery is listed, so that whatever fails after the listing forgets it.
@@ -104,11 +113,16 @@ void deliver_to_host(stream_state &s, const void *begin, const void *end, host_t
     r.pending.store(r.queued.size(), std::memory_order_release);
   }
   host_work(s, [deliver = std::move(deliver), done = std::move(done)] { deliver(); });
+  if (other_stream_failed) std::rethrow_exception(other_stream_failed);
 }
 
 bool host_deliveries_pending() noexcept { return registry().pending.load(std::memory_order_acquire) != 0; }
 
 void await_host_writes(const void *begin, const void *end) { await_deliveries(begin, end, nullptr); }
+
+void await_other_streams_writes(const stream_state &s, const void *begin, const void *end) {
+  await_deliveries(begin, end, &s);
+}
 
 namespace {
 

@@ -224,8 +224,8 @@ TEST(HostDeliveries, DeliveriesFromTwoStreamsLandInProgramOrder) {
     first.run_all();
   });
   deliver(second, std::vector<float>(4, 4.0f), view); // waits for the first stream's
+  EXPECT_EQ(host, std::vector<float>(4, 3.0f));       // written before it was queued
   gpu.join();
-  EXPECT_EQ(host, std::vector<float>(4, 3.0f));
   second.run_all();
   EXPECT_EQ(host, std::vector<float>(4, 4.0f));
 }

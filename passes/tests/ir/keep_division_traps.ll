@@ -23,6 +23,10 @@ $inline_recip = comdat any
   { ptr, ptr, ptr, i32, ptr } { ptr @entry, ptr @.str.entry, ptr @.str.file, i32 3, ptr null }
 ], section "llvm.metadata"
 
+; CHECK-LABEL: define void @entry(ptr %p)
+; CHECK: call i32 @inline_caller.kernel_traps(i32 %b)
+; CHECK-NEXT: call i32 @declared_extern_template.kernel_traps(i32 %b)
+; CHECK-NEXT: call i32 @weak_recip(i32 %b)
 define void @entry(ptr %p) {
   %b = load i32, ptr %p
   %r = call i32 @recip(i32 %b)
@@ -31,6 +35,7 @@ define void @entry(ptr %p) {
   call void @unused(i64 %b64)
   %w = call i32 @inline_caller(i32 %b)
   %x = call i32 @declared_extern_template(i32 %b)
+  %y = call i32 @weak_recip(i32 %b)
   ret void
 }
 
@@ -117,6 +122,15 @@ define available_externally i32 @declared_extern_template(i32 %b) {
   ret i32 %q
 }
 
+; A weak function that is not ODR (__attribute__((weak))) is replaced on purpose by another
+; unit's definition: calls keep reaching the one the linker takes (this one keeps its test).
+; CHECK-LABEL: define weak i32 @weak_recip(i32 %b)
+; CHECK-NEXT: icmp eq i32 %b, 0
+define weak i32 @weak_recip(i32 %b) {
+  %q = udiv i32 1, %b
+  ret i32 %q
+}
+
 ; Host code calls the copies too; an address taken is the original's.
 ; CHECK-LABEL: define ptr @host_calls(i32 %b)
 ; CHECK-NEXT: call i32 @inline_caller.kernel_traps(i32 %b)
@@ -134,13 +148,13 @@ define i32 @host_only(i32 %b) {
   ret i32 %q
 }
 
-; CHECK-LABEL: define internal i32 @inline_recip.kernel_traps(i32 %b)
+; CHECK-LABEL: define internal i32 @inline_recip.kernel_traps(i32 %b) {
 ; CHECK-NEXT: icmp eq i32 %b, 0
-; CHECK-NOT: comdat
 ; CHECK-LABEL: define internal i32 @declared_extern_template.kernel_traps(i32 %b)
 ; CHECK-NEXT: icmp eq i32 %b, 0
 ; CHECK-LABEL: define internal i32 @inline_caller.kernel_traps(i32 %b)
 ; CHECK-NEXT: call i32 @inline_recip.kernel_traps(i32 %b)
+; CHECK-NOT: @weak_recip.kernel_traps
 
 ; The asm that hides a value touches no memory and returns.
 ; CHECK: attributes #[[HIDDEN]] = { nounwind willreturn memory(none) }

@@ -349,6 +349,10 @@ private:
     if (bytes() == 0) return;
     require_stream_here("copy_to_host", 2, *s);
     if (view.is_c_contiguous()) {
+      // Written by the copy itself, after what other streams are delivering into it (what
+      // this stream delivers comes first in its order anyway), as a delivery would be.
+      const auto [first, past] = detail::bytes_of(view);
+      detail::await_other_streams_writes(*s, first, past);
       read(view.data(), *s);
     } else {
       // Through page-locked staging, then scattered into the strided view on the host.

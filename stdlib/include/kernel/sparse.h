@@ -162,6 +162,7 @@ template <class U, class A> ndarray<U, 1> host_copy_as(std::string_view name, in
   using E = typename arg::element_type;
   const auto v = arg::view(a);
   check_view(name, argument, v);
+  await_host_writes(v); // read after the results calls on streams are delivering into it
   ndarray<U, 1> out(ndarray<U, 1>::uninitialized, {v.size()});
   for (index_t i = 0; i < v.size(); ++i) {
     const E e = v(i);
@@ -177,9 +178,13 @@ template <class U, class A> ndarray<U, 1> host_copy_as(std::string_view name, in
   return out;
 }
 
-/// Where a call that works on a matrix `m` runs: its device for a device matrix.
-template <class M> algorithm_site matrix_site(std::string_view name, const placement &p, const M &m) {
-  return site_of(name, p, m.values());
+/// Where a call that works on a matrix `m` (and on `others`) runs: its device for a device
+/// matrix. A host matrix's values (the one array of it a call may write, through values())
+/// are read after the results calls on streams are delivering into them.
+template <class M, class... A>
+algorithm_site matrix_site(std::string_view name, const placement &p, const M &m, const A &...others) {
+  if constexpr (!M::on_device) await_host_writes(m.values().view());
+  return site_of(name, p, m.values(), others...);
 }
 
 /// What CSR and COO matrices share: the shape, a first index array (row offsets or row
@@ -318,6 +323,11 @@ protected:
       };
       elsewhere(3, first_.device());
       elsewhere(4, columns_.device());
+    } else {
+      // Arrays moved in may still be receiving results from calls on streams: read after.
+      await_host_writes(first_.view());
+      await_host_writes(columns_.view());
+      await_host_writes(values_.view());
     }
     return site_of(name, placement{}, values_);
   }
@@ -692,7 +702,7 @@ public:
     using X = detail_sparse::linalg_array_t<XX>;
     const M &m = detail_sparse::linalg_unscaled<XA>::array(a);
     const detail::algorithm_site site =
-        detail::site_of(name(), this->placed_on(), m.values(), detail_sparse::linalg_unscaled<XX>::array(x));
+        detail::matrix_site(name(), this->placed_on(), m, detail_sparse::linalg_unscaled<XX>::array(x));
     auto result = detail::make_result < typename M::value_type, 1,
          M::on_device || detail::is_device_arg < X >> (site, std::array<index_t, 1>{m.rows()});
     run(a, x, static_cast<const std::nullptr_t *>(nullptr), result, 0);
@@ -725,7 +735,7 @@ private:
     }
     const T alpha = detail::factor_of<T>(xa) * detail::factor_of<T>(xx);
     detail::with_csr(name(), this->placed_on(), mat, [&](const auto &m) {
-      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), m.values(), x, y);
+      const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m, x, y);
       detail::csr_operand<T, I> ma = detail::csr_on(site, name(), 1, m);
       const detail::linalg_matrix<const T> mx = detail::linalg_input<T>(site, name(), 2, x, true);
       detail::linalg_output<T> out = detail::linalg_result<T>(site, name(), y_argument, y, true);
@@ -806,7 +816,7 @@ public:
     static_assert(detail::arg_of<B>::rank == 2, "spmm multiplies by a matrix (rank 2); spmv by a vector");
     const M &m = detail_sparse::linalg_unscaled<XA>::array(a);
     const B &ub = detail_sparse::linalg_unscaled<XB>::array(b);
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), m.values(), ub);
+    const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m, ub);
     auto result = detail::make_result < typename M::value_type, 2,
          M::on_device || detail::is_device_arg < B >> (site, std::array<index_t, 2>{m.rows(), detail::shape_of(ub)[1]});
     run(a, b, static_cast<const std::nullptr_t *>(nullptr), result, 0);
@@ -839,7 +849,7 @@ private:
     }
     const T alpha = detail::factor_of<T>(xa) * detail::factor_of<T>(xb);
     detail::with_csr(name(), this->placed_on(), mat, [&](const auto &m) {
-      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), m.values(), b, c);
+      const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m, b, c);
       detail::csr_operand<T, I> ma = detail::csr_on(site, name(), 1, m);
       const detail::linalg_matrix<const T> mb = detail::linalg_input<T>(site, name(), 2, b);
       detail::linalg_output<T> out = detail::linalg_result<T>(site, name(), c_argument, c);
@@ -906,7 +916,7 @@ public:
 
   template <class M> auto operator()(const M &mat) const {
     detail_sparse::require_matrix_operand<M>();
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), mat.values());
+    const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), mat);
     auto result = detail::make_result<typename M::value_type, 2, M::on_device>(site, mat.shape());
     (*this)(mat, result);
     return result;
@@ -924,7 +934,7 @@ public:
     detail::require_apart(name(), 2, out, 1, mat.values());
     detail::require_lasting_output<Out>(name(), 2, this->placed_on());
     detail::with_csr(name(), this->placed_on(), mat, [&](const auto &m) {
-      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), m.values(), out);
+      const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m, out);
       detail::csr_operand<T, I> ma = detail::csr_on(site, name(), 1, m);
       detail::linalg_output<T> o = detail::linalg_result<T>(site, name(), 2, out);
       if (o.matrix.rows != m.rows() || o.matrix.cols != m.cols())

@@ -98,6 +98,9 @@ void deliver_to_host(stream_state &s, const void *begin, const void *end, host_t
 /// Waits for the deliveries queued into host memory overlapping [begin, end), so that a read
 /// of it (a later call staging it as an input) sees the results of the calls before.
 void await_host_writes(const void *begin, const void *end);
+/// Waits for the deliveries streams other than `s` queued into host memory overlapping
+/// [begin, end): before work on `s` writes that memory itself.
+void await_other_streams_writes(const stream_state &s, const void *begin, const void *end);
 /// Whether any delivery into host memory is queued: where none is, a call with many host
 /// operands asks once rather than once per operand.
 bool host_deliveries_pending() noexcept;
