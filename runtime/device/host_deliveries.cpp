@@ -79,13 +79,40 @@ struct forget_when_done {
   ~forget_when_done() { forget(id); }
 };
 
-} // namespace
-
-namespace {
-
 /// Waits for the deliveries into memory overlapping [begin, end), except those queued on
 /// `except` (whose order its stream keeps).
-void await_deliveries(const void *begin, const void *end, const stream_state *except);
+void await_deliveries(const void *begin, const void *end, const stream_state *except) {
+  delivery_registry &r = registry();
+  if (r.pending.load(std::memory_order_acquire) == 0 || begin == end) return;
+  const auto b = reinterpret_cast<std::uintptr_t>(begin), e = reinterpret_cast<std::uintptr_t>(end);
+  constexpr auto check_every = std::chrono::milliseconds(20);
+  auto next_check = std::chrono::steady_clock::now() + check_every;
+  std::unique_lock guard(r.lock);
+  for (;;) {
+    std::vector<std::pair<std::uint64_t, std::shared_ptr<stream_state>>> waited;
+    for (const delivery &d : r.queued)
+      if (overlaps(d, b, e) && d.stream.get() != except) waited.emplace_back(d.id, d.stream);
+    if (waited.empty()) return;
+    if (r.written.wait_until(guard, next_check) == std::cv_status::no_timeout) continue;
+    next_check = std::chrono::steady_clock::now() + check_every;
+    // A stream that failed (a kernel's illegal address ends the context) never runs its
+    // deliveries: the read reports the failure (once: the delivery is dropped) instead of
+    // waiting for ever. A stream with nothing left to run that still has one listed dropped
+    // it unrun: nothing is coming.
+    guard.unlock();
+    for (auto &[id, stream] : waited) {
+      bool idle = false;
+      try {
+        idle = stream->query();
+      } catch (...) {
+        forget(id);
+        throw;
+      }
+      if (idle) forget(id);
+    }
+    guard.lock();
+  }
+}
 
 } // namespace
 
@@ -123,42 +150,5 @@ void await_host_writes(const void *begin, const void *end) { await_deliveries(be
 void await_other_streams_writes(const stream_state &s, const void *begin, const void *end) {
   await_deliveries(begin, end, &s);
 }
-
-namespace {
-
-void await_deliveries(const void *begin, const void *end, const stream_state *except) {
-  delivery_registry &r = registry();
-  if (r.pending.load(std::memory_order_acquire) == 0 || begin == end) return;
-  const auto b = reinterpret_cast<std::uintptr_t>(begin), e = reinterpret_cast<std::uintptr_t>(end);
-  constexpr auto check_every = std::chrono::milliseconds(20);
-  auto next_check = std::chrono::steady_clock::now() + check_every;
-  std::unique_lock guard(r.lock);
-  for (;;) {
-    std::vector<std::pair<std::uint64_t, std::shared_ptr<stream_state>>> waited;
-    for (const delivery &d : r.queued)
-      if (overlaps(d, b, e) && d.stream.get() != except) waited.emplace_back(d.id, d.stream);
-    if (waited.empty()) return;
-    if (r.written.wait_until(guard, next_check) == std::cv_status::no_timeout) continue;
-    next_check = std::chrono::steady_clock::now() + check_every;
-    // A stream that failed (a kernel's illegal address ends the context) never runs its
-    // deliveries: the read reports the failure (once: the delivery is dropped) instead of
-    // waiting for ever. A stream with nothing left to run that still has one listed dropped
-    // it unrun: nothing is coming.
-    guard.unlock();
-    for (auto &[id, stream] : waited) {
-      bool idle = false;
-      try {
-        idle = stream->query();
-      } catch (...) {
-        forget(id);
-        throw;
-      }
-      if (idle) forget(id);
-    }
-    guard.lock();
-  }
-}
-
-} // namespace
 
 } // namespace kernel::detail
