@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/algorithm.h"
 #include "kernel/kernel.h"
 #include "test_device.h"
 
@@ -320,6 +321,36 @@ TEST(FusionOnDevice, StreamsAndDeviceResults) {
   expect_bitwise(r.copy_to_host(), vplus(vmul(x, 3.0f), 1.0f).copy_to_host());
   // Host results from a device expression.
   expect_bitwise(e.copy_to_host(), r.copy_to_host());
+}
+
+// A reduction or algorithm not placed itself runs where its expression's outermost ufunc is
+// placed; one placed, even explicitly on the CPU, runs where it is placed.
+TEST(FusionOnDevice, AnUnplacedConsumerRunsWhereItsExpressionIsPlaced) {
+  const kernel::device dev = kernel_test::device();
+  const auto host = ramp(5000);
+  const auto expected = sum(vmul(host, host));
+  kernel::stream s(dev);
+  for (const bool on_stream : {false, true}) {
+    const auto on_device = on_stream ? vmul.on(s)(kernel::lazy(host), host) : vmul.on(dev)(kernel::lazy(host), host);
+    auto before = dev.counters();
+    EXPECT_NEAR(sum(on_device), expected, 1e-3f * expected) << on_stream;
+    EXPECT_GE(dev.counters().launches - before.launches, 1u) << on_stream;
+    EXPECT_NEAR(sum(on_device, 1.0f), expected + 1.0f, 1e-3f * expected) << on_stream;
+    before = dev.counters();
+    EXPECT_NEAR(sum.on(kernel::target::cpu)(on_device), expected, 1e-3f * expected) << on_stream;
+    EXPECT_NEAR(sum.on(kernel::target::parallel)(on_device, 1.0f), expected + 1.0f, 1e-3f * expected) << on_stream;
+    EXPECT_EQ(dev.counters().launches, before.launches) << on_stream;
+    // The same for the algorithms, which evaluate the expression into an array first (a host
+    // one: its leaves are host arrays).
+    before = dev.counters();
+    const auto sums = kernel::cumsum(on_device);
+    EXPECT_GE(dev.counters().launches - before.launches, 1u) << on_stream;
+    EXPECT_NEAR(sums[4999], expected, 1e-3f * expected);
+    before = dev.counters();
+    const auto host_sums = kernel::cumsum.on(kernel::target::cpu)(on_device);
+    EXPECT_EQ(dev.counters().launches, before.launches) << on_stream;
+    EXPECT_NEAR(host_sums[4999], expected, 1e-3f * expected);
+  }
 }
 
 TEST(FusionErrors, ShapeErrorsNameTheUfuncAndArgumentBeforeAnythingRuns) {

@@ -88,20 +88,25 @@ public:
   }
 
   /// The reduction of the values of a lazy expression, in one pass (one loop, or one kernel
-  /// and a second over its blocks' values): no array of the values is made.
+  /// and a second over its blocks' values): no array of the values is made. It runs where the
+  /// reduction is placed, or, when it is not, where the expression's outermost ufunc is.
   template <class N> T operator()(const expr<N> &e) const {
-    std::optional<T> r = detail::reduce_expression<F>(this->placed_on(), e.node(), name());
+    std::optional<T> r = detail::reduce_expression<F>(where(e), e.node(), name());
     if (!r)
       throw argument_error(std::string(name()), 1,
                            "is empty, and a reduction of no elements needs an initial value: pass one");
     return *r;
   }
   template <class N> T operator()(const expr<N> &e, T initial) const {
-    std::optional<T> r = detail::reduce_expression<F>(this->placed_on(), e.node(), name());
+    std::optional<T> r = detail::reduce_expression<F>(where(e), e.node(), name());
     return r ? F(initial, *r) : initial;
   }
 
 private:
+  template <class N> detail::placement where(const expr<N> &e) const {
+    return this->placed_on().chosen ? this->placed_on() : detail::placement_of(e.node());
+  }
+
   template <class A> std::optional<T> run(const A &array) const {
     using arg = detail::ufunc_arg<const A &>;
     static_assert(arg::supported && !arg::is_scalar, "a reduction takes an array");

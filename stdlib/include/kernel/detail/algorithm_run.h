@@ -49,12 +49,10 @@ template <class... A> inline constexpr bool any_expression_arg = (is_expression_
 
 /// An algorithm's operand as the algorithm reads it: an expression evaluated into a new array
 /// (a device array for expressions of device arrays) where the call is placed, or where the
-/// expression places itself when the call is not placed (an explicit `.on(target::cpu)` is
-/// not told apart); any other operand as it is.
+/// expression places itself when the call is not placed; any other operand as it is.
 template <class A> decltype(auto) evaluated(const placement &p, const A &a) {
   if constexpr (is_expression_arg<A>) {
-    const bool placed = p.where != target::cpu || p.chosen_device || p.chosen_stream;
-    const placement where = placed ? p : placement_of(a.node());
+    const placement where = p.chosen ? p : placement_of(a.node());
     auto values = evaluate_new(where, a.node());
     // Host values evaluated on a stream arrive when it gets there: the call reads them at
     // once, and the array must outlive the copy into it.

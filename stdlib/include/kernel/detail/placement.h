@@ -34,6 +34,10 @@ struct placement {
   /// address, so that a call after every handle is gone (`s` reassigned) is an error naming
   /// the callable, not a use of freed memory.
   std::uint64_t chosen_stream = 0;
+  /// Set by `.on(...)` and by a constructor given a target: a lazy expression the call takes
+  /// is then evaluated there, not where its outermost ufunc is placed. An explicit
+  /// `.on(target::cpu)` is a choice too, which the fields above alone could not tell apart.
+  bool chosen = false;
 
   /// Device `d`, and its target: the simulator for the simulated device, cuda for a GPU.
   static placement of(device d) noexcept {
@@ -76,7 +80,7 @@ public:
 
 protected:
   constexpr placed() noexcept = default;
-  constexpr explicit placed(target t) noexcept : placement_{t} {}
+  constexpr explicit placed(target t) noexcept : placement_{t, nullptr, 0, true} {}
 
   constexpr const placement &placed_on() const noexcept { return placement_; }
 
@@ -94,6 +98,7 @@ private:
   constexpr Derived placed_at(const placement &p) const noexcept {
     Derived copy = static_cast<const Derived &>(*this);
     static_cast<placed &>(copy).placement_ = p;
+    static_cast<placed &>(copy).placement_.chosen = true;
     return copy;
   }
 
