@@ -139,8 +139,19 @@ template <class Out, class N> auto assign(Out &out, const expr<N> &e) {
 }
 
 namespace detail {
-template <class... Out, class... N> void eval_assignments(const placement &where, const assignment<Out, N> &...a) {
-  materialize(where, std::tuple<const N &...>(a.node...), std::tuple<Out &...>(a.out...));
+// The outputs' types are checked here, where the call is instantiated at once (its return
+// type is deduced), so that an error shows the chain of instantiations from the user's line:
+// a void function template is instantiated at the end of the file, from where it was named.
+template <class... Out, class... N> auto eval_assignments(const placement &where, const assignment<Out, N> &...a) {
+  constexpr bool casts =
+      (can_cast_same_kind(dtype_of<typename N::value_type>, dtype_of<typename output_of<Out>::element_type>) && ...);
+  static_assert(casts, "the output's element type cannot hold the expression's result (NumPy 'same_kind' casting)");
+  constexpr bool exact =
+      sizeof...(N) == 1 || (std::is_same_v<typename output_of<Out>::element_type, typename N::value_type> && ...);
+  static_assert(exact, "the outputs of a multi-output evaluation have the element types of their expressions: "
+                       "each is written without conversion (one kernel::assign alone may convert, as a ufunc "
+                       "call's output may; or evaluate such an output by itself)");
+  if constexpr (casts && exact) materialize(where, std::tuple<const N &...>(a.node...), std::tuple<Out &...>(a.out...));
 }
 template <class Out, class N, class... Rest> placement first_placement(const assignment<Out, N> &a, const Rest &...) {
   return placement_of(a.node);

@@ -176,10 +176,22 @@ private:
     return found;
   }
 
+  // A call no loop accepts is its two errors only (as for ufuncs): nothing is instantiated
+  // with a loop that does not fit its arguments.
   template <class... In> auto allocate_and_call(In &...in) const {
     constexpr int L = select_inputs<In &...>();
-    static_assert(L >= 0, "no loop of this gufunc accepts these inputs: array element types must equal a "
-                          "function's, and arrays need at least the layout's core dimensions");
+    if constexpr (L >= 0) {
+      return allocate_and_call_fitting<L>(in...);
+    } else {
+      static_assert(L >= 0, "no loop of this gufunc accepts these inputs: array element types must equal a "
+                            "function's, and arrays need at least the layout's core dimensions");
+      // The next error names the arguments' types and the loops' (the template's arguments).
+      (void)sizeof(detail::no_loop_accepts<std::tuple<In &...>, decltype(F)...>);
+      return detail::no_loop_result{};
+    }
+  }
+
+  template <int L, class... In> auto allocate_and_call_fitting(In &...in) const {
     constexpr auto fn = loop_fn<L>();
     using traits = detail::function_traits<decltype(fn)>;
     constexpr bool on_device_arrays = (detail::ufunc_arg<In &>::is_device || ...);
@@ -307,11 +319,21 @@ private:
     }
   }
 
-  template <class... A> void call(A &...all) const {
+  // The return type is deduced so that the call is instantiated at once, and its errors
+  // show the chain of instantiations from the user's line (a void function template is
+  // instantiated at the end of the file, from where it was named).
+  template <class... A> auto call(A &...all) const {
     constexpr int L = select<A &...>();
-    static_assert(L >= 0, "no loop of this gufunc accepts these arguments: array element types must equal a "
-                          "function's, outputs must be writable, and arrays need the layout's core dimensions");
-    constexpr auto fn = loop_fn<L>();
+    if constexpr (L >= 0) {
+      call_fitting<loop_fn<L>()>(all...);
+    } else {
+      static_assert(L >= 0, "no loop of this gufunc accepts these arguments: array element types must equal a "
+                            "function's, outputs must be writable, and arrays need the layout's core dimensions");
+      (void)sizeof(detail::no_loop_accepts<std::tuple<A &...>, decltype(F)...>);
+    }
+  }
+
+  template <auto fn, class... A> void call_fitting(A &...all) const {
     constexpr bool any_device = (detail::ufunc_arg<A &>::is_device || ...);
     check_user_arrays(all...);
     const bool on_host = this->placed_on().runs_on_host();

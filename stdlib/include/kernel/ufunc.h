@@ -145,7 +145,8 @@ public:
     constexpr std::size_t rank = arg::rank;
     using T = typename arg::element_type;
     using in_view = array_view<const T, rank>;
-    require_loop<const in_view &, const in_view &>();
+    struct site;
+    require_loop<site, const in_view &, const in_view &>();
     constexpr int L = select<const in_view &, const in_view &>();
     constexpr auto fn = loop_fn<L>();
     using traits = detail::function_traits<decltype(fn)>;
@@ -308,7 +309,11 @@ private:
     constexpr int loop = detail::resolve_loop<std::tuple<In...>, F...>::value;
     return loop < 0 ? 0 : loop;
   }
-  template <class... In> static constexpr void require_loop() {
+  // `Site` is a class local to the calling function, a type of its own in each of its
+  // specializations: calls with the same arguments from two places are two specializations,
+  // each reporting its error (a second use of one that failed is a confusing 'no matching
+  // function'). Constexpr, so that it is instantiated at once, at the chain from the user's line.
+  template <class Site, class... In> static constexpr void require_loop() {
     constexpr int loop = detail::resolve_loop<std::tuple<In...>, F...>::value;
     static_assert(loop >= 0, "no loop of this ufunc accepts these argument types: arrays must cast safely "
                              "to a loop's parameter types (NumPy 'safe' casting) and scalars must be of the "
@@ -321,7 +326,8 @@ private:
 
   // A node of a lazy expression: the loop eager resolution picks for the children's types.
   template <class... Args> auto lazy_call(Args &&...args) const {
-    require_loop<detail::resolution_arg_t<detail::child_t<Args>>...>();
+    struct site;
+    require_loop<site, detail::resolution_arg_t<detail::child_t<Args>>...>();
     constexpr int L = select<detail::resolution_arg_t<detail::child_t<Args>>...>();
     using node = detail::map_node<ufunc, loop_fn<L>(), detail::child_t<Args>...>;
     return expr<node>(node{*this, {detail::make_child(std::forward<Args>(args))...}});
@@ -333,16 +339,23 @@ private:
     return detail::resolve_loop<std::tuple<In...>, F...>::value >= 0;
   }
   template <class... In> auto allocate_and_call(In &...in) const {
-    if constexpr (has_loop<In &...>())
+    if constexpr (has_loop<In &...>()) {
       return allocate_and_call_fitting(in...);
-    else
-      require_loop<In &...>();
+    } else {
+      struct site;
+      require_loop<site, In &...>();
+      return detail::no_loop_result{};
+    }
   }
-  template <class Out, class... In> void call_into(Out &out, In &...in) const {
-    if constexpr (has_loop<In &...>())
+  // `auto`, not void: instantiated at once, so that its error shows the chain from the user's
+  // line (a void function template is instantiated at the end of the file).
+  template <class Out, class... In> auto call_into(Out &out, In &...in) const {
+    if constexpr (has_loop<In &...>()) {
       call_into_fitting(out, in...);
-    else
-      require_loop<In &...>();
+    } else {
+      struct site;
+      require_loop<site, In &...>();
+    }
   }
 
   template <class... In> auto allocate_and_call_fitting(In &...in) const {

@@ -384,9 +384,6 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
     auto one = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
       auto &o = std::get<I>(outs);
       using arg = ufunc_arg<std::remove_reference_t<decltype(o)> &>;
-      using R = typename traits::template result<I>;
-      static_assert(can_cast_same_kind(dtype_of<R>, dtype_of<typename arg::element_type>),
-                    "the output's element type cannot hold the expression's result (NumPy 'same_kind' casting)");
       const std::string_view callee = node_name(std::get<I>(roots));
       output_callees[I] = callee;
       out_layouts[I] =
@@ -442,14 +439,6 @@ bool run_program(const placement &where, const Roots &roots, Outs &outs, const i
       for (std::size_t k = 0; k < nleaves; ++k) ptrs.in[k] = c.layouts[k].data;
       for (std::size_t o = 0; o < nout; ++o) ptrs.out[o] = const_cast<void *>(out_layouts[o].data);
       ptrs.scalars = &c.scalars;
-      [&]<std::size_t... O>(std::index_sequence<O...>) {
-        static_assert((std::is_same_v<typename output_of<std::tuple_element_t<O, Outs>>::element_type,
-                                      typename traits::template result<O>> &&
-                       ...),
-                      "the outputs of a multi-output evaluation have the element types of their expressions: "
-                      "each is written without conversion (one kernel::assign alone may convert, as a ufunc "
-                      "call's output may; or evaluate such an output by itself)");
-      }(std::make_index_sequence<nout>{});
       using job = loop_job<loop_plan<N>, void, typename loop::pointers>;
       job j{&plan, nullptr, &ptrs};
       auto body = [](void *ctx, index_t b, index_t e) {

@@ -229,6 +229,10 @@ template <class A, class... All> using resolution_role_t = typename decltype(res
 /// their types (`Arguments`) and the loops' (`Loops`).
 template <class Arguments, class... Loops> struct no_loop_accepts;
 
+/// What a call no loop accepts returns after its errors: a value, not void, so that
+/// `auto r = f(x);` adds no error of its own.
+struct no_loop_result {};
+
 /// The loop of `Fs` for arguments `Args`: when every argument is a scalar, the first loop
 /// accepting them as arrays of their default_typed types (`f(0.1, 0.2)` and `f(1, 2)` run
 /// float64 and int64 loops, `f(0.1f, 0.2f)` a float32 one), and failing that the first
