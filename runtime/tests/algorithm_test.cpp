@@ -1653,6 +1653,41 @@ TEST(Random, SameNumbersAsCurand) {
   ASSERT_EQ(uniform_double(g, want_d.data(), n), 0);
   kernel::random::philox(77).on(kernel::target::parallel).uniform(got_d);
   EXPECT_EQ(want_d, got_d);
+  // Normals, scaled and shifted: the product rounded before each sum, as cuRAND's host
+  // generator computes them, though these tests are built for a target with FMA
+  // (-march=x86-64-v3), where a compiler contracts a * b + c into one. Bit for bit, but for
+  // the CPU targets' float normals, whose log, sine and cosine are libmvec's vectorized ones
+  // (within a few units in the last place of glibc's).
+  using normal_t = int (*)(void *, float *, std::size_t, float, float);
+  using ndouble_t = int (*)(void *, double *, std::size_t, double, double);
+  auto normal = reinterpret_cast<normal_t>(dlsym(lib, "curandGenerateNormal"));
+  auto normal_double = reinterpret_cast<ndouble_t>(dlsym(lib, "curandGenerateNormalDouble"));
+  ASSERT_TRUE(normal && normal_double);
+  for (const kernel::target t : {kernel::target::cpu, kernel::target::parallel, kernel_test::target()}) {
+    ASSERT_EQ(offset(g, 0), 0);
+    std::vector<float> want_n(n), got_n(n);
+    ASSERT_EQ(normal(g, want_n.data(), n, 2.0f, 3.0f), 0);
+    kernel::random::philox(77).on(t).normal(got_n, 2.0f, 3.0f);
+    if (t == kernel_test::target()) {
+      EXPECT_EQ(
+          static_cast<std::size_t>(std::mismatch(want_n.begin(), want_n.end(), got_n.begin()).first - want_n.begin()),
+          n)
+          << kernel::target_name(t);
+    } else {
+      std::size_t far = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        far += !(std::abs(got_n[i] - want_n[i]) <= 2e-6f * (3.0f + std::abs(want_n[i])));
+      EXPECT_EQ(far, 0u) << kernel::target_name(t);
+    }
+    ASSERT_EQ(offset(g, 0), 0);
+    std::vector<double> want_nd(n), got_nd(n);
+    ASSERT_EQ(normal_double(g, want_nd.data(), n, -1.0, 0.5), 0);
+    kernel::random::philox(77).on(t).normal(got_nd, -1.0, 0.5);
+    EXPECT_EQ(
+        static_cast<std::size_t>(std::mismatch(want_nd.begin(), want_nd.end(), got_nd.begin()).first - want_nd.begin()),
+        n)
+        << kernel::target_name(t);
+  }
   destroy(g);
   // Not dlclose'd: libcurand carries its own C++ runtime, whose exception-handling pool would
   // then be reported by LeakSanitizer as leaked (nothing points at it once the library is gone).

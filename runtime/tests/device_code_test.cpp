@@ -440,6 +440,25 @@ TEST_F(DeviceCode, QuotedIncludesOfSourcesAreReadWithThem) {
   const std::string macro_message = link_message(90);
   EXPECT_NE(macro_message.find("could not open source file \"inc/body.h\""), std::string::npos) << macro_message;
   EXPECT_NE(macro_message.find("not through a macro"), std::string::npos) << macro_message;
+  // Headers that include every one before them, guarded by #pragma once or by a macro: each
+  // is written in once (written at every include, they came to 2^24 copies).
+  for (int i = 0; i < 24; ++i) {
+    std::string once = "#pragma once\n",
+                guarded = "#ifndef G" + std::to_string(i) + "_H // guard\n#define G" + std::to_string(i) + "_H\n";
+    for (int j = 0; j < i; ++j) {
+      once += "#include \"h" + std::to_string(j) + ".h\"\n";
+      guarded += "#include \"g" + std::to_string(j) + ".h\"\n";
+    }
+    once += "__device__ int h" + std::to_string(i) + "(int a) { return a + " + std::to_string(i) + "; }\n";
+    guarded += "__device__ int g" + std::to_string(i) + "(int a) { return a - " + std::to_string(i) + "; }\n#endif\n";
+    write_file(dir / ("h" + std::to_string(i) + ".h"), once);
+    write_file(dir / ("g" + std::to_string(i) + ".h"), guarded);
+  }
+  write_file(dir / "diamond.cu", "#include \"h23.h\"\n#include \"g23.h\"\n#include \"h0.h\"\n"
+                                 "extern \"C\" __device__ int twice(int a) { return g23(h23(a)) + a; }\n");
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_code((dir / "diamond.cu").string());
+  EXPECT_TRUE(defines(cuda::build_cubin(twice_module(), 90, cache, 0, "m").cubin, "twice"));
   // A chain of includes deeper than a compiler goes is an error, not a loop.
   for (int i = 0; i <= 201; ++i)
     write_file(dir / ("chain" + std::to_string(i) + ".h"), "#include \"chain" + std::to_string(i + 1) + ".h\"\n");

@@ -201,6 +201,23 @@ KERNEL_ALWAYS_INLINE constexpr std::array<std::uint32_t, 4> philox_block(std::ui
   return {w[0], w[1], w[2], w[3]};
 }
 
+namespace detail {
+/// a * b + c with the product rounded before the sum, whatever the compiler's default for
+/// contracting them into one fused multiply-add (clang and GCC fuse them where the target has
+/// FMA, as -march=x86-64-v3 does): cuRAND's host generator rounds twice, and every target
+/// gives the same numbers only if all of them do. (-ffp-contract=fast overrides this.)
+template <class T> KERNEL_ALWAYS_INLINE T mul_then_add(T a, T b, T c) noexcept {
+#if defined(__clang__)
+#pragma clang fp contract(off)
+  return a * b + c;
+#else
+  // GCC fuses across statements too (its -ffp-contract=fast outside ISO modes).
+  volatile T product = a * b;
+  return product + c;
+#endif
+}
+} // namespace detail
+
 /// A float in (0, 1] from 32 random bits, as curand_uniform.
 KERNEL_ALWAYS_INLINE constexpr float uniform_float32(std::uint32_t x) noexcept {
   return static_cast<float>(x) * 2.3283064e-10f + 2.3283064e-10f / 2.0f;
@@ -218,7 +235,8 @@ KERNEL_ALWAYS_INLINE constexpr double uniform_float64(std::uint32_t x, std::uint
 template <bool InKernel = false>
 KERNEL_ALWAYS_INLINE std::array<float, 2> normal2_float32(std::uint32_t x, std::uint32_t y) noexcept {
   const float u = uniform_float32(x);
-  const float v = static_cast<float>(y) * (2.3283064e-10f * 6.2831855f) + (2.3283064e-10f * 6.2831855f) / 2.0f;
+  const float v =
+      detail::mul_then_add(static_cast<float>(y), 2.3283064e-10f * 6.2831855f, (2.3283064e-10f * 6.2831855f) / 2.0f);
   const float s = std::sqrt(-2.0f * std::log(u));
   if constexpr (InKernel) {
     float sine, cosine;

@@ -160,10 +160,11 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
         const std::array<float, 2> z0 = random::normal2_float32<InKernel>(w[0], w[1]),
                                    z1 = random::normal2_float32<InKernel>(w[2], w[3]);
         const float z[4] = {z0[0], z0[1], z1[0], z1[1]};
-        for (int q = 0; q < 4; ++q) v[q] = z[q] * static_cast<float>(p.b) + static_cast<float>(p.a);
+        for (int q = 0; q < 4; ++q)
+          v[q] = random::detail::mul_then_add(z[q], static_cast<float>(p.b), static_cast<float>(p.a));
       } else {
         const std::array<double, 2> z = random::normal2_float64(w);
-        for (int q = 0; q < 2; ++q) v[q] = z[q] * p.b + p.a;
+        for (int q = 0; q < 2; ++q) v[q] = random::detail::mul_then_add(z[q], p.b, p.a);
       }
       if (p.dist == distribution::lognormal)
         for (int q = 0; q < 4; ++q) v[q] = std::exp(v[q]);
@@ -181,23 +182,23 @@ KERNEL_ALWAYS_INLINE void fill_group(const random_fill_params<T> &p, index_t g,
       if constexpr (std::is_same_v<T, float>) {
         if (p.dist == distribution::uniform) {
           const float low = static_cast<float>(p.a), high = static_cast<float>(p.b);
-          x = low + (high - low) * random::uniform_float32(w[q]);
+          x = random::detail::mul_then_add(high - low, random::uniform_float32(w[q]), low);
           // (low, high], as documented: the sum rounds to low for a draw below half an ulp of
           // low (1000 + 1e-5), and past high where high - low rounded up. (high < low, which
           // NumPy takes too: [high, low).)
           x = clamp_uniform(x, low, high);
         } else {
           const std::array<float, 2> z = random::normal2_float32<InKernel>(w[q & 2], w[(q & 2) + 1]);
-          x = z[q & 1] * static_cast<float>(p.b) + static_cast<float>(p.a);
+          x = random::detail::mul_then_add(z[q & 1], static_cast<float>(p.b), static_cast<float>(p.a));
           if (p.dist == distribution::lognormal) x = std::exp(x);
         }
       } else {
         if (p.dist == distribution::uniform) {
-          x = p.a + (p.b - p.a) * random::uniform_float64(w[2 * q], w[2 * q + 1]);
+          x = random::detail::mul_then_add(p.b - p.a, random::uniform_float64(w[2 * q], w[2 * q + 1]), p.a);
           x = clamp_uniform(x, p.a, p.b);
         } else {
           const std::array<double, 2> z = random::normal2_float64(w);
-          x = z[q] * p.b + p.a;
+          x = random::detail::mul_then_add(z[q], p.b, p.a);
           if (p.dist == distribution::lognormal) x = std::exp(x);
         }
       }
@@ -254,8 +255,8 @@ template <class T> void fill_groups_host(const random_fill_params<T> &p, index_t
         for (std::size_t h = 0; h < 2; ++h)
           for (std::size_t j = 0; j < lanes; ++j) {
             const std::array<float, 2> r = random::normal2_float32(c[2 * h][j], c[2 * h + 1][j]);
-            z[2 * h][j] = r[0] * static_cast<float>(p.b) + static_cast<float>(p.a);
-            z[2 * h + 1][j] = r[1] * static_cast<float>(p.b) + static_cast<float>(p.a);
+            z[2 * h][j] = random::detail::mul_then_add(r[0], static_cast<float>(p.b), static_cast<float>(p.a));
+            z[2 * h + 1][j] = random::detail::mul_then_add(r[1], static_cast<float>(p.b), static_cast<float>(p.a));
           }
         float *out = p.out + 4 * g;
         for (std::size_t j = 0; j < lanes; ++j)

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -552,12 +553,73 @@ inline std::string once_macro(std::string_view file) {
   return name;
 }
 
+// The text of a line outside its comments, given whether it began inside one (updated).
+inline std::string code_of(std::string_view line, bool &in_comment) {
+  std::string code;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (in_comment) {
+      if (line.substr(i, 2) == "*/") {
+        in_comment = false;
+        ++i;
+        code += ' ';
+      }
+    } else if (line.substr(i, 2) == "//") {
+      break;
+    } else if (line.substr(i, 2) == "/*") {
+      in_comment = true;
+      ++i;
+    } else {
+      code += line[i];
+    }
+  }
+  return code;
+}
+
+// The name a file's classic include guard defines (`#ifndef X` / `#define X` first, and the
+// matching `#endif` last, with only comments around them), or "" for a file without one.
+inline std::string include_guard(std::string_view text) {
+  bool in_comment = false;
+  std::string guard;
+  int step = 0, depth = 0; // step 0: before #ifndef, 1: before #define, 2: inside, 3: after
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = text.find('\n', begin);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    const std::string code = code_of(text.substr(begin, end - begin), in_comment);
+    begin = end;
+    if (code.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    auto word = [](std::string_view rest) {
+      std::size_t n = 0;
+      while (n < rest.size() && is_identifier_char(rest[n])) ++n;
+      return rest.find_first_not_of(" \t\r\n", n) == std::string_view::npos ? rest.substr(0, n) : std::string_view();
+    };
+    if (step == 0) {
+      const auto rest = directive_argument(code, "ifndef");
+      if (!rest || (guard = std::string(word(*rest))).empty()) return "";
+      step = depth = 1;
+    } else if (step == 1) {
+      const auto rest = directive_argument(code, "define");
+      if (!rest || word(*rest) != guard) return "";
+      step = 2;
+    } else if (step == 2) {
+      if (directive_argument(code, "if"))
+        ++depth;
+      else if (directive_argument(code, "endif") && --depth == 0)
+        step = 3;
+    } else {
+      return ""; // code after the guard's #endif
+    }
+  }
+  return step == 3 ? guard : "";
+}
+
 template <class Read> class include_writer {
 public:
   explicit include_writer(Read &read) : read_(read) {}
 
   // `source` (the file `path`) with each quoted include that `read` finds written in place.
-  bool write(const std::string &path, std::string_view source, std::string &out) {
+  // `reached`: this copy is compiled wherever it is written (no #if around it but the guards
+  // of the files around it, which pass on their first copy).
+  bool write(const std::string &path, std::string_view source, std::string &out, bool reached = true) {
     constexpr std::size_t deepest = 200; // GCC's default
     if (open_.size() > deepest) {
       error = "'" + path + "': quoted includes nest more than " + std::to_string(deepest) + " deep";
@@ -566,6 +628,10 @@ public:
     open_.push_back(lexically_normal(path));
     bool in_comment = false;
     std::size_t number = 0;
+    // The depth of #if nesting, and that of the file's own guard (whose #ifndef passes on the
+    // file's first copy).
+    int depth = 0;
+    const int guard_depth = include_guard(source).empty() ? 0 : 1;
     for (std::size_t begin = 0; begin < source.size();) {
       std::size_t end = source.find('\n', begin);
       end = end == std::string_view::npos ? source.size() : end + 1;
@@ -578,6 +644,10 @@ public:
         out += line;
         continue;
       }
+      if (directive_argument(line, "if"))
+        ++depth;
+      else if (directive_argument(line, "endif"))
+        --depth;
       // Written in, the file no longer stands alone: its `#pragma once` becomes a guard around
       // each copy (so that the preprocessor still decides, under #if, which one counts).
       if (is_pragma_once(line)) {
@@ -593,8 +663,9 @@ public:
           lexically_normal(include->name.starts_with('/') ? std::string(include->name)
                                                           : directory_of(path) + std::string(include->name));
       // A file that includes one it is inside of: guarded, that include does nothing; written
-      // in again, it would never end.
-      if (std::find(open_.begin(), open_.end(), file) != open_.end()) {
+      // in again, it would never end. Nor does an include of a guarded file compiled already
+      // (written again, headers that include each other in a diamond grow as 2^depth).
+      if (std::find(open_.begin(), open_.end(), file) != open_.end() || compiled_.contains(file)) {
         out += "\n";
         continue;
       }
@@ -607,7 +678,16 @@ public:
       if (!out.empty() && out.back() != '\n') out += '\n';
       if (once) out += "#ifndef " + once_macro(file) + "\n#define " + once_macro(file) + "\n";
       out += "#line 1 " + line_directive_name(file) + "\n";
-      if (!write(file, *text, out)) return false;
+      const bool compiled_here = reached && depth == guard_depth;
+      if (!write(file, *text, out, compiled_here)) return false;
+      if (out.size() > longest) {
+        error = "'" + path + "': its quoted includes, written in, come to more than " + std::to_string(longest >> 20) +
+                " MiB of text";
+        return false;
+      }
+      // Later includes of it are skipped by its guard. (Assumed of a classic guard: that its
+      // macro is not #undef'd.)
+      if (compiled_here && (once || !include_guard(*text).empty())) compiled_.insert(file);
       if (!out.empty() && out.back() != '\n') out += '\n';
       if (once) out += "#endif\n";
       // What followed the name (a comment that may go on) stays on its line.
@@ -640,8 +720,11 @@ private:
     return false;
   }
 
+  static constexpr std::size_t longest = std::size_t{256} << 20;
+
   Read &read_;
-  std::vector<std::string> open_; // the files being written, outermost first
+  std::vector<std::string> open_;  // the files being written, outermost first
+  std::set<std::string> compiled_; // guarded files written where they are compiled
 };
 
 } // namespace device_code_files
@@ -652,8 +735,9 @@ private:
 /// directory of the file that includes it; `read(path)` returns a file's text, or nullopt
 /// where there is none (the line is then left for NVRTC to report). `#pragma once` is kept
 /// (as a guard around each copy), and a file that includes one it is inside of gets nothing
-/// there (as a guarded one would). Returns false, with `error` set, for includes nested past
-/// 200 deep.
+/// there (as a guarded one would); nor does an include of a guarded file (`#pragma once` or a
+/// classic guard) after a copy of it outside any #if. Returns false, with `error` set, for
+/// includes nested past 200 deep or written out past 256 MiB.
 template <class Read>
 bool with_quoted_includes(const std::string &path, std::string_view source, Read &&read, std::string &out,
                           std::string &error) {
