@@ -284,7 +284,10 @@ linalg_output<T> linalg_result(const algorithm_site &site, std::string_view name
   constexpr std::size_t R = arg::rank;
   linalg_output<T> out;
   const auto v = arg::view(a);
-  if constexpr (arg::is_device) {
+  // After the error, nothing of the array is used: no more errors from writing into it.
+  if constexpr (!arg::writable) {
+    return out;
+  } else if constexpr (arg::is_device) {
     if (!site.on_device() || &a.device().state() != site.call->device)
       throw argument_error(std::string(name), argument,
                            "is a device array on " + a.device().name() + " but the call runs elsewhere");

@@ -291,10 +291,14 @@ public:
   template <class A>
   static output_elements make(const algorithm_site &site, std::string_view name, int argument, A &a) {
     using arg = ufunc_arg<A &>;
-    static_assert(arg::supported && !arg::is_scalar && arg::writable, "the results go to a writable array");
-    require_distinct_elements(name, argument, a);
+    constexpr bool writable = arg::supported && !arg::is_scalar && arg::writable;
+    static_assert(writable, "the results go to a writable array");
     output_elements out;
-    if constexpr (arg::is_device) {
+    // After the error, nothing of the array is used: no more errors from writing into it.
+    if constexpr (!writable) {
+      return out;
+    } else if constexpr (arg::is_device) {
+      require_distinct_elements(name, argument, a);
       if (!site.on_device() || &a.device().state() != site.call->device)
         throw argument_error(std::string(name), argument,
                              "is a device array on " + a.device().name() + " but the call runs elsewhere");
@@ -324,6 +328,7 @@ public:
         }
       }
     } else {
+      require_distinct_elements(name, argument, a);
       auto view = arg::view(a);
       check_view(name, argument, view);
       out.size = view.size();
