@@ -97,9 +97,9 @@ struct scan_value<Op, E> {
                 "a scan's operator combines two values of its result type: T f(T, T)");
 };
 
+template <class T> inline constexpr bool sortable = std::is_integral_v<T> || std::is_floating_point_v<T>;
 template <class T> constexpr void require_sortable() {
-  static_assert(std::is_integral_v<T> || std::is_floating_point_v<T>,
-                "sorted, selected and counted values are bool, integers or floats");
+  static_assert(sortable<T>, "sorted, selected and counted values are bool, integers or floats");
 }
 
 template <class A> using shape_t = std::array<index_t, arg_of<A>::rank>;
@@ -263,15 +263,18 @@ protected:
   void sort_segments(const algorithm_site &site, std::string_view name, const T *in, std::shared_ptr<void> keep_in,
                      const std::array<index_t, R> &shape, int axis, key_order order, bool canonical,
                      std::optional<index_t> take, Want &&want) const {
-    const int a = normalize_axis(name, 3, axis, static_cast<int>(R)); // (x, order or k, axis)
-    const segment_layout l = segments_along(shape, a);
-    const sorted_outputs<T> out = want(l);
-    if (site.on_device()) {
-      std::vector<std::shared_ptr<void>> keep{std::move(keep_in)};
-      sort_device<T>(name, *site.call, in, l, order, canonical, false, out, keep);
-      keep_until_done(*site.call, std::move(keep));
-    } else {
-      sort_host<T>(in, l, order, canonical, out, take.value_or(l.len), nullptr, site.parallel());
+    // After require_sortable's error, nothing more is instantiated for such elements.
+    if constexpr (sortable<T>) {
+      const int a = normalize_axis(name, 3, axis, static_cast<int>(R)); // (x, order or k, axis)
+      const segment_layout l = segments_along(shape, a);
+      const sorted_outputs<T> out = want(l);
+      if (site.on_device()) {
+        std::vector<std::shared_ptr<void>> keep{std::move(keep_in)};
+        sort_device<T>(name, *site.call, in, l, order, canonical, false, out, keep);
+        keep_until_done(*site.call, std::move(keep));
+      } else {
+        sort_host<T>(in, l, order, canonical, out, take.value_or(l.len), nullptr, site.parallel());
+      }
     }
   }
 
@@ -363,62 +366,65 @@ public:
     using T = detail::element_of<KA>;
     using W = detail::element_of<VA>;
     detail::require_sortable<T>();
-    constexpr std::size_t R = detail::arg_of<KA>::rank;
-    static_assert(R >= 1 && detail::arg_of<VA>::rank == R, "sort_by_key: the values have the keys' rank");
-    const auto shape = detail::shape_of(keys);
-    if (shape != detail::shape_of(values))
-      throw argument_error(std::string(name()), 2, "has a shape other than the keys'");
-    // Both are written: values sharing memory with the keys would be written over them.
-    detail::require_apart(name(), 2, values, 1, keys);
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), keys, values);
-    const detail::segment_layout l = detail::segments_along(shape, static_cast<int>(R) - 1);
-    detail::input_elements<T> key_in = detail::input_on<T>(site, name(), 1, keys);
-    detail::input_elements<W> value_in = detail::input_on<W>(site, name(), 2, values);
-    detail::output_elements<T> key_out = detail::output_elements<T>::make(site, name(), 1, keys);
-    detail::output_elements<W> value_out = detail::output_elements<W>::make(site, name(), 2, values);
-    detail::sorted_outputs<T> o;
-    o.values = key_out.data;
-    o.values_layout = l;
-    o.source_layout = l;
-    if (site.on_device()) {
-      const detail::device_call &c = *site.call;
-      std::vector<std::shared_ptr<void>> keep{key_in.keep, value_in.keep};
-      // Integer keys of one run, with values CUB can move: CUB's sort of pairs where it runs.
-      if constexpr (std::is_integral_v<T> && (sizeof(W) == 4 || sizeof(W) == 8)) {
-        if (l.segments == 1 && detail::sort_contiguous_cub<T, W>(name(), c, key_in.data, key_out.data, value_in.data,
-                                                                 value_out.data, l.size(), order_of(order), keep)) {
-          detail::keep_until_done(c, std::move(keep));
-          key_out.deliver();
-          value_out.deliver();
-          return;
+    // After require_sortable's error, nothing more is instantiated for such elements.
+    if constexpr (detail::sortable<T>) {
+      constexpr std::size_t R = detail::arg_of<KA>::rank;
+      static_assert(R >= 1 && detail::arg_of<VA>::rank == R, "sort_by_key: the values have the keys' rank");
+      const auto shape = detail::shape_of(keys);
+      if (shape != detail::shape_of(values))
+        throw argument_error(std::string(name()), 2, "has a shape other than the keys'");
+      // Both are written: values sharing memory with the keys would be written over them.
+      detail::require_apart(name(), 2, values, 1, keys);
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), keys, values);
+      const detail::segment_layout l = detail::segments_along(shape, static_cast<int>(R) - 1);
+      detail::input_elements<T> key_in = detail::input_on<T>(site, name(), 1, keys);
+      detail::input_elements<W> value_in = detail::input_on<W>(site, name(), 2, values);
+      detail::output_elements<T> key_out = detail::output_elements<T>::make(site, name(), 1, keys);
+      detail::output_elements<W> value_out = detail::output_elements<W>::make(site, name(), 2, values);
+      detail::sorted_outputs<T> o;
+      o.values = key_out.data;
+      o.values_layout = l;
+      o.source_layout = l;
+      if (site.on_device()) {
+        const detail::device_call &c = *site.call;
+        std::vector<std::shared_ptr<void>> keep{key_in.keep, value_in.keep};
+        // Integer keys of one run, with values CUB can move: CUB's sort of pairs where it runs.
+        if constexpr (std::is_integral_v<T> && (sizeof(W) == 4 || sizeof(W) == 8)) {
+          if (l.segments == 1 && detail::sort_contiguous_cub<T, W>(name(), c, key_in.data, key_out.data, value_in.data,
+                                                                   value_out.data, l.size(), order_of(order), keep)) {
+            detail::keep_until_done(c, std::move(keep));
+            key_out.deliver();
+            value_out.deliver();
+            return;
+          }
         }
+        // The outputs may be the inputs: gather from copies.
+        auto key_copy = detail::device_temp<T>(c, l.size());
+        auto value_copy = detail::device_temp<W>(c, l.size());
+        keep.insert(keep.end(), {key_copy, value_copy});
+        detail::copy_on_device(c, detail::data_of<T>(key_copy), key_in.data, l.size());
+        detail::copy_on_device(c, detail::data_of<W>(value_copy), value_in.data, l.size());
+        o.source = detail::data_of<T>(key_copy);
+        const index_t *order_of_all =
+            detail::sort_device<T>(name(), c, o.source, l, order_of(order), true, true, o, keep);
+        detail::launch_over<detail::permute_entry<W>>(
+            c, l.size(), {detail::data_of<W>(value_copy), l, order_of_all, l.len, value_out.data, l});
+        detail::keep_until_done(c, std::move(keep));
+      } else {
+        const std::unique_ptr<T[]> key_copy = detail::host_copy(key_in.data, l.size());
+        const std::unique_ptr<W[]> value_copy = detail::host_copy(value_in.data, l.size());
+        std::vector<index_t> positions(static_cast<std::size_t>(l.size()));
+        o.source = key_copy.get();
+        detail::sort_host<T>(key_copy.get(), l, order_of(order), true, o, l.len, positions.data(), site.parallel());
+        detail::maybe_parallel(site.parallel(), l.size(), detail::algorithm_grain, [&](index_t b, index_t e) {
+          for (index_t i = b; i < e; ++i)
+            value_out.data[i] =
+                value_copy[static_cast<std::size_t>(i - i % l.len + positions[static_cast<std::size_t>(i)])];
+        });
       }
-      // The outputs may be the inputs: gather from copies.
-      auto key_copy = detail::device_temp<T>(c, l.size());
-      auto value_copy = detail::device_temp<W>(c, l.size());
-      keep.insert(keep.end(), {key_copy, value_copy});
-      detail::copy_on_device(c, detail::data_of<T>(key_copy), key_in.data, l.size());
-      detail::copy_on_device(c, detail::data_of<W>(value_copy), value_in.data, l.size());
-      o.source = detail::data_of<T>(key_copy);
-      const index_t *order_of_all =
-          detail::sort_device<T>(name(), c, o.source, l, order_of(order), true, true, o, keep);
-      detail::launch_over<detail::permute_entry<W>>(
-          c, l.size(), {detail::data_of<W>(value_copy), l, order_of_all, l.len, value_out.data, l});
-      detail::keep_until_done(c, std::move(keep));
-    } else {
-      const std::unique_ptr<T[]> key_copy = detail::host_copy(key_in.data, l.size());
-      const std::unique_ptr<W[]> value_copy = detail::host_copy(value_in.data, l.size());
-      std::vector<index_t> positions(static_cast<std::size_t>(l.size()));
-      o.source = key_copy.get();
-      detail::sort_host<T>(key_copy.get(), l, order_of(order), true, o, l.len, positions.data(), site.parallel());
-      detail::maybe_parallel(site.parallel(), l.size(), detail::algorithm_grain, [&](index_t b, index_t e) {
-        for (index_t i = b; i < e; ++i)
-          value_out.data[i] =
-              value_copy[static_cast<std::size_t>(i - i % l.len + positions[static_cast<std::size_t>(i)])];
-      });
+      key_out.deliver();
+      value_out.deliver();
     }
-    key_out.deliver();
-    value_out.deliver();
   }
 };
 inline constexpr sort_by_key_fn sort_by_key{};
@@ -444,52 +450,57 @@ public:
     detail::require_array<A>();
     using T = detail::element_of<A>;
     detail::require_sortable<T>();
-    constexpr std::size_t R = detail::arg_of<A>::rank;
-    static_assert(R >= 1, "top_k takes an array");
-    constexpr bool D = detail::is_device_arg<A>;
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
-    const auto shape = detail::shape_of(x);
-    const int a = detail::normalize_axis(name(), 3, axis, static_cast<int>(R));
-    if (k < 0 || k > shape[a])
-      throw argument_error(std::string(name()), 2,
-                           "k = " + std::to_string(k) + " is not between 0 and the axis' extent " +
-                               std::to_string(shape[a]));
-    auto result_shape = shape;
-    result_shape[a] = k;
-    top_k_result<detail::result_array<T, R, D>, detail::result_array<index_t, R, D>> r{
-        detail::make_result<T, R, D>(site, result_shape), detail::make_result<index_t, R, D>(site, result_shape)};
-    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
-    detail::output_elements<T> values = detail::output_elements<T>::make(site, name(), 0, r.values);
-    detail::output_elements<index_t> indices = detail::output_elements<index_t>::make(site, name(), 0, r.indices);
-    const detail::key_order order = largest ? detail::key_order::reversed : detail::key_order::ascending;
-    // Many short segments and a small k on a device: a thread per segment, one pass (over
-    // rows side by side, or rows of a few hundred: a warp's lanes read rows len apart).
-    const detail::segment_layout l = detail::segments_along(shape, a);
-    if (site.on_device() && k >= 1 && k <= detail::top_k_most && l.segments >= 256 && l.segments >= l.len &&
-        l.len <= 4096 && (l.inner > 1 || l.len <= 256)) {
-      detail::launch_over<detail::top_k_entry<T>>(
-          *site.call, l.segments,
-          {src.data, l, k, order, values.data, indices.data, detail::segment_layout{l.segments, k, l.inner}});
-      detail::keep_until_done(*site.call, {src.keep});
+    // After require_sortable's error, nothing more is instantiated for such elements.
+    if constexpr (detail::sortable<T>) {
+      constexpr std::size_t R = detail::arg_of<A>::rank;
+      static_assert(R >= 1, "top_k takes an array");
+      constexpr bool D = detail::is_device_arg<A>;
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+      const auto shape = detail::shape_of(x);
+      const int a = detail::normalize_axis(name(), 3, axis, static_cast<int>(R));
+      if (k < 0 || k > shape[a])
+        throw argument_error(std::string(name()), 2,
+                             "k = " + std::to_string(k) + " is not between 0 and the axis' extent " +
+                                 std::to_string(shape[a]));
+      auto result_shape = shape;
+      result_shape[a] = k;
+      top_k_result<detail::result_array<T, R, D>, detail::result_array<index_t, R, D>> r{
+          detail::make_result<T, R, D>(site, result_shape), detail::make_result<index_t, R, D>(site, result_shape)};
+      detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
+      detail::output_elements<T> values = detail::output_elements<T>::make(site, name(), 0, r.values);
+      detail::output_elements<index_t> indices = detail::output_elements<index_t>::make(site, name(), 0, r.indices);
+      const detail::key_order order = largest ? detail::key_order::reversed : detail::key_order::ascending;
+      // Many short segments and a small k on a device: a thread per segment, one pass (over
+      // rows side by side, or rows of a few hundred: a warp's lanes read rows len apart).
+      const detail::segment_layout l = detail::segments_along(shape, a);
+      if (site.on_device() && k >= 1 && k <= detail::top_k_most && l.segments >= 256 && l.segments >= l.len &&
+          l.len <= 4096 && (l.inner > 1 || l.len <= 256)) {
+        detail::launch_over<detail::top_k_entry<T>>(
+            *site.call, l.segments,
+            {src.data, l, k, order, values.data, indices.data, detail::segment_layout{l.segments, k, l.inner}});
+        detail::keep_until_done(*site.call, {src.keep});
+        values.deliver();
+        indices.deliver();
+        return r;
+      }
+      this->sort_segments<T>(site, name(), src.data, src.keep, shape, a, order, true, k,
+                             [&](const detail::segment_layout &l) {
+                               detail::sorted_outputs<T> o;
+                               const detail::segment_layout taken{l.segments, k, l.inner};
+                               o.values = values.data;
+                               o.values_layout = taken;
+                               o.source = src.data;
+                               o.source_layout = l;
+                               o.indices = indices.data;
+                               o.indices_layout = taken;
+                               return o;
+                             });
       values.deliver();
       indices.deliver();
       return r;
+    } else {
+      return detail::failed_call_result{};
     }
-    this->sort_segments<T>(site, name(), src.data, src.keep, shape, a, order, true, k,
-                           [&](const detail::segment_layout &l) {
-                             detail::sorted_outputs<T> o;
-                             const detail::segment_layout taken{l.segments, k, l.inner};
-                             o.values = values.data;
-                             o.values_layout = taken;
-                             o.source = src.data;
-                             o.source_layout = l;
-                             o.indices = indices.data;
-                             o.indices_layout = taken;
-                             return o;
-                           });
-    values.deliver();
-    indices.deliver();
-    return r;
   }
   template <class N> auto operator()(const expr<N> &x, index_t k, int axis = -1, bool largest = true) const {
     return (*this)(detail::evaluated(this->placed_on(), x), k, axis, largest);
@@ -1211,46 +1222,51 @@ public:
     detail::require_array<X>();
     using V = detail::element_of<X>;
     detail::require_sortable<V>();
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
-    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
-    const index_t n = xs.size;
-    const detail::segment_layout l{1, n, 1};
-    std::vector<std::shared_ptr<void>> keep{xs.keep};
-    // The sorted values, then the heads of their runs of equal keys.
-    std::shared_ptr<void> sorted;
-    const V *sorted_data = nullptr;
-    if (site.on_device()) {
-      sorted = detail::device_temp<V>(*site.call, n);
-      sorted_data = detail::data_of<V>(sorted);
-      // Sorted as sort sorts, on the host as here (-0.0 before +0.0, NaNs by their bits): each
-      // run's first value, which unique gives, is then the same on every target.
-      detail::sorted_outputs<V> o;
-      o.values = detail::data_of<V>(sorted);
-      o.values_layout = l;
-      detail::sort_device<V>(name(), *site.call, xs.data, l, detail::key_order::ascending, false, false, o, keep);
+    // After require_sortable's error, nothing more is instantiated for such elements.
+    if constexpr (detail::sortable<V>) {
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+      detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+      const index_t n = xs.size;
+      const detail::segment_layout l{1, n, 1};
+      std::vector<std::shared_ptr<void>> keep{xs.keep};
+      // The sorted values, then the heads of their runs of equal keys.
+      std::shared_ptr<void> sorted;
+      const V *sorted_data = nullptr;
+      if (site.on_device()) {
+        sorted = detail::device_temp<V>(*site.call, n);
+        sorted_data = detail::data_of<V>(sorted);
+        // Sorted as sort sorts, on the host as here (-0.0 before +0.0, NaNs by their bits): each
+        // run's first value, which unique gives, is then the same on every target.
+        detail::sorted_outputs<V> o;
+        o.values = detail::data_of<V>(sorted);
+        o.values_layout = l;
+        detail::sort_device<V>(name(), *site.call, xs.data, l, detail::key_order::ascending, false, false, o, keep);
+      } else {
+        std::shared_ptr<V[]> v = detail::host_copy(xs.data, n);
+        detail::sorted_outputs<V> o;
+        o.values = v.get();
+        o.values_layout = l;
+        detail::sort_host<V>(v.get(), l, detail::key_order::ascending, false, o, n, nullptr, site.parallel());
+        sorted_data = v.get();
+        sorted = v;
+      }
+      const detail::input_elements<std::uint8_t> heads = this->run_heads(site, sorted_data, n);
+      if (site.on_device()) // one pass, as select_if (the call waits for it)
+        if (auto kept = detail::select_on_device<V>(*site.call, sorted_data, heads.data, n))
+          return detail::selected_result<V, detail::is_device_arg<X>>(site, n, std::move(*kept));
+      const detail::flag_positions f = detail::positions_of(site, heads);
+      auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.kept});
+      detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
+      detail::compact(site, sorted_data, heads, f, dst.data, false);
+      if (site.on_device()) {
+        keep.insert(keep.end(), {sorted, heads.keep, f.memory});
+        detail::keep_until_done(*site.call, std::move(keep));
+      }
+      dst.deliver();
+      return out;
     } else {
-      std::shared_ptr<V[]> v = detail::host_copy(xs.data, n);
-      detail::sorted_outputs<V> o;
-      o.values = v.get();
-      o.values_layout = l;
-      detail::sort_host<V>(v.get(), l, detail::key_order::ascending, false, o, n, nullptr, site.parallel());
-      sorted_data = v.get();
-      sorted = v;
+      return detail::failed_call_result{};
     }
-    const detail::input_elements<std::uint8_t> heads = this->run_heads(site, sorted_data, n);
-    if (site.on_device()) // one pass, as select_if (the call waits for it)
-      if (auto kept = detail::select_on_device<V>(*site.call, sorted_data, heads.data, n))
-        return detail::selected_result<V, detail::is_device_arg<X>>(site, n, std::move(*kept));
-    const detail::flag_positions f = detail::positions_of(site, heads);
-    auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.kept});
-    detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
-    detail::compact(site, sorted_data, heads, f, dst.data, false);
-    if (site.on_device()) {
-      keep.insert(keep.end(), {sorted, heads.keep, f.memory});
-      detail::keep_until_done(*site.call, std::move(keep));
-    }
-    dst.deliver();
-    return out;
   }
   template <class N> auto operator()(const expr<N> &x) const {
     return (*this)(detail::evaluated(this->placed_on(), x));
@@ -1268,42 +1284,47 @@ public:
     detail::require_array<X>();
     using V = detail::element_of<X>;
     detail::require_sortable<V>();
-    constexpr bool D = detail::is_device_arg<X>;
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
-    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
-    const index_t n = xs.size;
-    const detail::segment_layout l{1, n, 1};
-    std::vector<std::shared_ptr<void>> keep{xs.keep};
-    const detail::input_elements<std::uint8_t> heads = this->run_heads(site, xs.data, n);
-    const detail::flag_positions f = detail::positions_of(site, heads);
-    runs_result<detail::result_array<V, 1, D>, detail::result_array<index_t, 1, D>> r{
-        detail::make_result<V, 1, D>(site, {f.kept}), detail::make_result<index_t, 1, D>(site, {f.kept})};
-    detail::output_elements<V> values = detail::output_elements<V>::make(site, name(), 0, r.values);
-    detail::output_elements<index_t> counts = detail::output_elements<index_t>::make(site, name(), 0, r.counts);
-    // The runs' first positions, then their lengths, then their values.
-    if (site.on_device()) {
-      const detail::device_call &c = *site.call;
-      auto starts = detail::device_temp<index_t>(c, f.kept);
-      detail::compact<index_t>(site, nullptr, heads, f, detail::data_of<index_t>(starts), false);
-      detail::launch_over<detail::run_lengths_entry>(c, f.kept,
-                                                     {detail::data_of<index_t>(starts), counts.data, f.kept, n});
-      detail::launch_over<detail::permute_entry<V>>(
-          c, f.kept,
-          {xs.data, l, detail::data_of<index_t>(starts), 0, values.data, detail::segment_layout{1, f.kept, 1}});
-      keep.insert(keep.end(), {heads.keep, f.memory, starts});
-      detail::keep_until_done(c, std::move(keep));
-    } else {
-      std::vector<index_t> starts(static_cast<std::size_t>(f.kept));
-      detail::compact<index_t>(site, nullptr, heads, f, starts.data(), false);
-      for (index_t r_ = 0; r_ < f.kept; ++r_) {
-        const index_t b = starts[static_cast<std::size_t>(r_)];
-        counts.data[r_] = (r_ + 1 < f.kept ? starts[static_cast<std::size_t>(r_ + 1)] : n) - b;
-        values.data[r_] = xs.data[b];
+    // After require_sortable's error, nothing more is instantiated for such elements.
+    if constexpr (detail::sortable<V>) {
+      constexpr bool D = detail::is_device_arg<X>;
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+      detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+      const index_t n = xs.size;
+      const detail::segment_layout l{1, n, 1};
+      std::vector<std::shared_ptr<void>> keep{xs.keep};
+      const detail::input_elements<std::uint8_t> heads = this->run_heads(site, xs.data, n);
+      const detail::flag_positions f = detail::positions_of(site, heads);
+      runs_result<detail::result_array<V, 1, D>, detail::result_array<index_t, 1, D>> r{
+          detail::make_result<V, 1, D>(site, {f.kept}), detail::make_result<index_t, 1, D>(site, {f.kept})};
+      detail::output_elements<V> values = detail::output_elements<V>::make(site, name(), 0, r.values);
+      detail::output_elements<index_t> counts = detail::output_elements<index_t>::make(site, name(), 0, r.counts);
+      // The runs' first positions, then their lengths, then their values.
+      if (site.on_device()) {
+        const detail::device_call &c = *site.call;
+        auto starts = detail::device_temp<index_t>(c, f.kept);
+        detail::compact<index_t>(site, nullptr, heads, f, detail::data_of<index_t>(starts), false);
+        detail::launch_over<detail::run_lengths_entry>(c, f.kept,
+                                                       {detail::data_of<index_t>(starts), counts.data, f.kept, n});
+        detail::launch_over<detail::permute_entry<V>>(
+            c, f.kept,
+            {xs.data, l, detail::data_of<index_t>(starts), 0, values.data, detail::segment_layout{1, f.kept, 1}});
+        keep.insert(keep.end(), {heads.keep, f.memory, starts});
+        detail::keep_until_done(c, std::move(keep));
+      } else {
+        std::vector<index_t> starts(static_cast<std::size_t>(f.kept));
+        detail::compact<index_t>(site, nullptr, heads, f, starts.data(), false);
+        for (index_t r_ = 0; r_ < f.kept; ++r_) {
+          const index_t b = starts[static_cast<std::size_t>(r_)];
+          counts.data[r_] = (r_ + 1 < f.kept ? starts[static_cast<std::size_t>(r_ + 1)] : n) - b;
+          values.data[r_] = xs.data[b];
+        }
       }
+      values.deliver();
+      counts.deliver();
+      return r;
+    } else {
+      return detail::failed_call_result{};
     }
-    values.deliver();
-    counts.deliver();
-    return r;
   }
   template <class N> auto operator()(const expr<N> &x) const {
     return (*this)(detail::evaluated(this->placed_on(), x));

@@ -187,7 +187,7 @@ private:
                             "function's, and arrays need at least the layout's core dimensions");
       // The next error names the arguments' types and the loops' (the template's arguments).
       (void)sizeof(detail::no_loop_accepts<std::tuple<In &...>, decltype(F)...>);
-      return detail::no_loop_result{};
+      return detail::failed_call_result{};
     }
   }
 

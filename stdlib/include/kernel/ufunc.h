@@ -344,7 +344,7 @@ private:
     } else {
       struct site;
       require_loop<site, In &...>();
-      return detail::no_loop_result{};
+      return detail::failed_call_result{};
     }
   }
   // `auto`, not void: instantiated at once, so that its error shows the chain from the user's

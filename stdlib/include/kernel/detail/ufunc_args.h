@@ -229,9 +229,9 @@ template <class A, class... All> using resolution_role_t = typename decltype(res
 /// their types (`Arguments`) and the loops' (`Loops`).
 template <class Arguments, class... Loops> struct no_loop_accepts;
 
-/// What a call no loop accepts returns after its errors: a value, not void, so that
-/// `auto r = f(x);` adds no error of its own.
-struct no_loop_result {};
+/// What a call returns after its compile errors (no loop accepts its arguments, its elements
+/// cannot be sorted...): a value, not void, so that `auto r = f(x);` adds no error of its own.
+struct failed_call_result {};
 
 /// The loop of `Fs` for arguments `Args`: when every argument is a scalar, the first loop
 /// accepting them as arrays of their default_typed types (`f(0.1, 0.2)` and `f(1, 2)` run
