@@ -210,7 +210,7 @@ private:
   /// others), not refused as an implicit conversion.
   /// `out` is argument `out_argument` (0: the call's result) and `axis` argument `axis_argument`.
   template <class T, bool Widen, class A, class Out>
-  void run(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis, int axis_argument,
+  auto run(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis, int axis_argument,
            std::optional<T> init, bool exclusive) const {
     detail::require_array<A>();
     detail::require_array<Out>();
@@ -677,7 +677,7 @@ public:
 
 private:
   template <class A, class I, class Out>
-  void run(const detail::algorithm_site &site, const A &a, const I &indices, Out &out, bool into_callers) const {
+  auto run(const detail::algorithm_site &site, const A &a, const I &indices, Out &out, bool into_callers) const {
     using V = detail::element_of<A>;
     using J = detail::element_of<I>;
     detail::require_indices<J>();

@@ -253,7 +253,11 @@ linalg_matrix<const T> linalg_input(const algorithm_site &site, std::string_view
                                     bool column = false) {
   using arg = arg_of<A>;
   constexpr std::size_t R = arg::rank;
-  if (!site.on_device()) {
+  // An operand of another element type is the caller's compile error (require_same_element):
+  // nothing more from reading it as T.
+  if constexpr (!std::is_same_v<element_of<A>, T>) {
+    return linalg_matrix<const T>{};
+  } else if (!site.on_device()) {
     const auto v = arg::view(a);
     check_view(name, argument, v);
     await_host_writes(v); // after the results calls on streams are delivering into it
@@ -284,8 +288,9 @@ linalg_output<T> linalg_result(const algorithm_site &site, std::string_view name
   constexpr std::size_t R = arg::rank;
   linalg_output<T> out;
   const auto v = arg::view(a);
-  // After the error, nothing of the array is used: no more errors from writing into it.
-  if constexpr (!arg::writable) {
+  // After the error (a const array, or another element type: the caller's), nothing of the
+  // array is used: no more errors from writing into it.
+  if constexpr (!arg::writable || !std::is_same_v<typename arg::element_type, T>) {
     return out;
   } else if constexpr (arg::is_device) {
     if (!site.on_device() || &a.device().state() != site.call->device)
@@ -501,7 +506,7 @@ public:
 
 private:
   template <class XA, class XB, class E, class C>
-  void run(const XA &xa, const XB &xb, const E *xe, C &c, int c_argument) const {
+  auto run(const XA &xa, const XB &xb, const E *xe, C &c, int c_argument) const {
     detail::require_blas_operand<XA>();
     detail::require_blas_operand<XB>();
     detail::require_same_element<XA, XB>();
@@ -610,7 +615,7 @@ public:
 
 private:
   template <class XA, class XX, class Z, class Y>
-  void run(const XA &xa, const XX &xx, const Z *xz, Y &y, int y_argument) const {
+  auto run(const XA &xa, const XX &xx, const Z *xz, Y &y, int y_argument) const {
     detail::require_blas_operand<XA>();
     detail::require_blas_operand<XX>();
     detail::require_same_element<XA, XX>();

@@ -711,7 +711,7 @@ public:
 
 private:
   template <class XA, class XX, class Z, class Y>
-  void run(const XA &xa, const XX &xx, const Z *xz, Y &y, int y_argument) const {
+  auto run(const XA &xa, const XX &xx, const Z *xz, Y &y, int y_argument) const {
     detail_sparse::require_matrix_operand<XA>();
     using M = detail_sparse::linalg_array_t<XA>;
     using T = typename M::value_type;
@@ -825,7 +825,7 @@ public:
 
 private:
   template <class XA, class XB, class E, class C>
-  void run(const XA &xa, const XB &xb, const E *xe, C &c, int c_argument) const {
+  auto run(const XA &xa, const XB &xb, const E *xe, C &c, int c_argument) const {
     detail_sparse::require_matrix_operand<XA>();
     using M = detail_sparse::linalg_array_t<XA>;
     using T = typename M::value_type;
