@@ -676,8 +676,13 @@ void run(const detail::kernel_ref &k, const void *params, const detail::launch_c
   // A launch of one thread cannot race; nor is there anything to see without the
   // instrumented copy of the kernel.
   const bool many_threads = config.grid.count() * config.block.count() > 1;
+  // Every setting is read at every launch, whatever its shape, so that a malformed one is an
+  // error at the first launch, not only at the first of a shape that needs it.
+  const bool races_on = races_enabled();
+  (void)serial();
+  if (races_on) (void)race_detector::shadow_budget();
   std::unique_ptr<race_detector> races;
-  if (instrumented && many_threads && races_enabled())
+  if (instrumented && many_threads && races_on)
     races = std::make_unique<race_detector>(std::string(k.name), config.grid, config.block, std::move(global));
   // The instrumented copy also with the checks off, and for a launch of one thread: it gives
   // way at loop back-edges, without which threads spinning on each other's flags never finish

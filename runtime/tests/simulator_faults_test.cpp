@@ -673,14 +673,25 @@ TEST(SimulatorFaults, RaceShadowHasABudget) {
   std::vector<std::uint8_t> bytes(16);
   EXPECT_NE(simulator_error_of([&] { kernel::launch<byte_race>(1, 2).on(on_sim)(bytes); }).find("data race"),
             std::string::npos);
-  for (const char *bad : {"0", "1.5", "lots"}) {
-    scoped_env budget("KERNEL_SIMULATOR_RACE_MEMORY_MB", bad);
+  // Reported at every launch, also one of a single thread (which has no race checks).
+  for (const unsigned threads : {4u, 1u})
+    for (const char *bad : {"0", "1.5", "lots"}) {
+      scoped_env budget("KERNEL_SIMULATOR_RACE_MEMORY_MB", bad);
+      try {
+        kernel::launch<increment>(1, threads).on(on_sim)(a);
+        ADD_FAILURE() << bad;
+      } catch (const kernel::error &e) {
+        EXPECT_EQ(std::string(e.what()).rfind("KERNEL_SIMULATOR_RACE_MEMORY_MB is '" + std::string(bad) + "'", 0), 0u)
+            << e.what();
+      }
+    }
+  for (const unsigned threads : {4u, 1u}) {
+    scoped_env races("KERNEL_SIMULATOR_RACES", "abc");
     try {
-      kernel::launch<increment>(1, 4).on(on_sim)(a);
-      ADD_FAILURE() << bad;
+      kernel::launch<increment>(1, threads).on(on_sim)(a);
+      ADD_FAILURE() << threads;
     } catch (const kernel::error &e) {
-      EXPECT_EQ(std::string(e.what()).rfind("KERNEL_SIMULATOR_RACE_MEMORY_MB is '" + std::string(bad) + "'", 0), 0u)
-          << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("KERNEL_SIMULATOR_RACES is 'abc'", 0), 0u) << e.what();
     }
   }
 }
