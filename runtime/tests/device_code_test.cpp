@@ -454,8 +454,16 @@ TEST_F(DeviceCode, QuotedIncludesOfSourcesAreReadWithThem) {
     write_file(dir / ("h" + std::to_string(i) + ".h"), once);
     write_file(dir / ("g" + std::to_string(i) + ".h"), guarded);
   }
-  write_file(dir / "diamond.cu", "#include \"h23.h\"\n#include \"g23.h\"\n#include \"h0.h\"\n"
-                                 "extern \"C\" __device__ int twice(int a) { return g23(h23(a)) + a; }\n");
+  // Not skipped: a header whose first include is under #if (not compiled), and one first
+  // included from the #else of a macro test that looks like a guard.
+  write_file(dir / "late.h", "#pragma once\n__device__ int late(int a) { return a; }\n");
+  write_file(dir / "switch.h", "#ifndef NOT_A_GUARD\n#define NOT_A_GUARD\n#else\n#include \"other.h\"\n#endif\n");
+  write_file(dir / "other.h", "#pragma once\n__device__ int other(int a) { return -a; }\n");
+  write_file(dir / "diamond.cu",
+             "#include \"h23.h\"\n#include \"g23.h\"\n#include \"h0.h\"\n"
+             "#if 0\n#include \"late.h\"\n#endif\n#include \"late.h\"\n"
+             "#include \"switch.h\"\n#include \"other.h\"\n"
+             "extern \"C\" __device__ int twice(int a) { return g23(h23(a)) + late(a) + other(0); }\n");
   kernel::runtime::device_code::clear_runtime_inputs();
   kernel::link_device_code((dir / "diamond.cu").string());
   EXPECT_TRUE(defines(cuda::build_cubin(twice_module(), 90, cache, 0, "m").cubin, "twice"));

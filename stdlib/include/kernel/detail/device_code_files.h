@@ -605,6 +605,8 @@ inline std::string include_guard(std::string_view text) {
         ++depth;
       else if (directive_argument(code, "endif") && --depth == 0)
         step = 3;
+      else if (depth == 1 && (directive_argument(code, "else") || directive_argument(code, "elif")))
+        return ""; // a second branch, compiled when the macro is defined: not only a guard
     } else {
       return ""; // code after the guard's #endif
     }
