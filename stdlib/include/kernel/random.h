@@ -207,11 +207,12 @@ namespace detail {
 /// FMA, as -march=x86-64-v3 does): cuRAND's host generator rounds twice, and every target
 /// gives the same numbers only if all of them do. (-ffp-contract=fast overrides this.)
 template <class T> KERNEL_ALWAYS_INLINE T mul_then_add(T a, T b, T c) noexcept {
+  KERNEL_NO_FP_CONTRACT
 #if defined(__clang__)
-#pragma clang fp contract(off)
   return a * b + c;
 #else
-  // GCC fuses across statements too (its -ffp-contract=fast outside ISO modes).
+  // The pragma is clang's alone, and GCC fuses across statements too (its
+  // -ffp-contract=fast outside ISO modes).
   volatile T product = a * b;
   return product + c;
 #endif

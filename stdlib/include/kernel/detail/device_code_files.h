@@ -620,8 +620,9 @@ public:
 
   // `source` (the file `path`) with each quoted include that `read` finds written in place.
   // `reached`: this copy is compiled wherever it is written (no #if around it but the guards
-  // of the files around it, which pass on their first copy).
-  bool write(const std::string &path, std::string_view source, std::string &out, bool reached = true) {
+  // of the files around it, which pass on their first copy). `guarded`: the file has a
+  // classic include guard (include_guard), read once by the caller, which needs it too.
+  bool write(const std::string &path, std::string_view source, std::string &out, bool reached, bool guarded) {
     constexpr std::size_t deepest = 200; // GCC's default
     if (open_.size() > deepest) {
       error = "'" + path + "': quoted includes nest more than " + std::to_string(deepest) + " deep";
@@ -633,7 +634,7 @@ public:
     // The depth of #if nesting, and that of the file's own guard (whose #ifndef passes on the
     // file's first copy).
     int depth = 0;
-    const int guard_depth = include_guard(source).empty() ? 0 : 1;
+    const int guard_depth = guarded ? 1 : 0;
     for (std::size_t begin = 0; begin < source.size();) {
       std::size_t end = source.find('\n', begin);
       end = end == std::string_view::npos ? source.size() : end + 1;
@@ -676,12 +677,12 @@ public:
         out += line;
         continue;
       }
-      const bool once = has_pragma_once(*text);
+      const bool once = has_pragma_once(*text), classic = !include_guard(*text).empty();
       if (!out.empty() && out.back() != '\n') out += '\n';
       if (once) out += "#ifndef " + once_macro(file) + "\n#define " + once_macro(file) + "\n";
       out += "#line 1 " + line_directive_name(file) + "\n";
       const bool compiled_here = reached && depth == guard_depth;
-      if (!write(file, *text, out, compiled_here)) return false;
+      if (!write(file, *text, out, compiled_here, classic)) return false;
       if (out.size() > longest) {
         error = "'" + path + "': its quoted includes, written in, come to more than " + std::to_string(longest >> 20) +
                 " MiB of text";
@@ -689,7 +690,7 @@ public:
       }
       // Later includes of it are skipped by its guard. (Assumed of a classic guard: that its
       // macro is not #undef'd.)
-      if (compiled_here && (once || !include_guard(*text).empty())) compiled_.insert(file);
+      if (compiled_here && (once || classic)) compiled_.insert(file);
       if (!out.empty() && out.back() != '\n') out += '\n';
       if (once) out += "#endif\n";
       // What followed the name (a comment that may go on) stays on its line.
@@ -745,7 +746,7 @@ bool with_quoted_includes(const std::string &path, std::string_view source, Read
                           std::string &error) {
   device_code_files::include_writer<std::remove_reference_t<Read>> writer(read);
   out.clear();
-  const bool ok = writer.write(path, source, out);
+  const bool ok = writer.write(path, source, out, true, !device_code_files::include_guard(source).empty());
   error = writer.error;
   return ok;
 }
