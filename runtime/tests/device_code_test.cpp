@@ -336,6 +336,130 @@ TEST_F(DeviceCode, DamagedTablesAreRefused) {
   fs::remove_all(dir);
 }
 
+// Beyond the tables' indices, what else one changed byte crashed nvJitLink with: a section
+// aligned to no power of two (it divides by the alignment, and pads to it), no section-name
+// table, a section of another kind than its name says, notes and .nv.info records that run
+// past their section, a record or prototype or code section that names no function, a
+// prototype numbered in the billions, a relocation or symbol of no kind a cubin has.
+TEST_F(DeviceCode, DamagedCubinLayoutIsRefused) {
+  const fs::path dir = scratch_directory("layout");
+  const std::string whole = file_bytes(data + "twice_sm75.cubin");
+  const auto sections = sections_of(whole);
+  const auto find = [&](auto &&is) -> std::pair<std::uint64_t, files::elf_section> {
+    for (const auto &section : sections)
+      if (is(section.second)) return section;
+    ADD_FAILURE() << "nvcc's cubin has no such section";
+    return sections.front();
+  };
+  const auto of_type = [](std::uint32_t type) { return [=](const files::elf_section &s) { return s.type == type; }; };
+  const auto symbols = find(of_type(2)), relocations = find(of_type(9)), note = find(of_type(7)),
+             info = find(of_type(0x70000000)), call_graph = find(of_type(0x70000001)),
+             prototypes = find(of_type(0x70000002)),
+             code = find([](const files::elf_section &s) { return s.type == 1 && (s.flags & 4) != 0; });
+  const auto with = [&](std::uint64_t at, auto value) {
+    std::string bytes = whole;
+    std::memcpy(bytes.data() + at, &value, sizeof value);
+    return bytes;
+  };
+  struct damage {
+    std::string what, bytes, why;
+  };
+  const std::vector<damage> damaged = {
+      {"no alignment", with(note.first + 0x30, std::uint64_t{0}), "'s alignment (0) is not a power of two"},
+      {"an alignment of 0x7f000080", with(code.first + 0x30, std::uint64_t{0x7f000080}), "is not a power of two"},
+      {"no section-name table", with(0x3E, std::uint16_t{0}), "it has no section-name table"},
+      {"a note section of another kind", with(note.first + 4, std::uint32_t{1}), "is not of its kind"},
+      {"a note past its section", with(note.second.offset + 4, std::uint32_t{0xffff}), "holds a note past its end"},
+      {"an .nv.info record of format 0", with(info.second.offset, std::uint8_t{0}), "is not one"},
+      {"an .nv.info record past its section", with(info.second.offset + 2, std::uint16_t{0x7f00}), "is not one"},
+      {"registers of a section's symbol", with(info.second.offset + 4, std::uint32_t{1}), "not a function"},
+      {"an .nv.info section of section 200", with(info.first + 0x2C, std::uint32_t{200}), "names section 200 of"},
+      {"an .nv.info section of no symbol table", with(info.first + 0x28, std::uint32_t{1}),
+       "is not linked to the symbol table"},
+      {"the prototype of symbol 0", with(prototypes.second.offset, std::uint32_t{0}), "not a function"},
+      {"prototype 0x7f000001", with(prototypes.second.offset + 4, std::uint32_t{0x7f000001}), "numbers a prototype"},
+      {"a relocation of kind 0x7f000002", with(relocations.second.offset + 8, std::uint32_t{0x7f000002}),
+       "which no cubin has"},
+      {"code of a section's symbol", with(code.first + 0x2C, (code.second.info & 0xff000000u) | 1u),
+       "not a function defined in it"},
+      {"a symbol bound 15 of type 15", with(symbols.second.offset + 24 + 4, std::uint8_t{0xff}),
+       "of no kind a cubin has"},
+      {"a call graph of 0-byte entries", with(call_graph.first + 0x38, std::uint64_t{0}), "8-byte entries"},
+      {"a function past its section",
+       with(symbols.second.offset + 24 * (code.second.info & 0xffffffu) + 8, std::uint64_t{0x7f000000}),
+       "lies outside its section"},
+      {"a section-name table from its second byte",
+       with(sections[whole[0x3E]].first + 0x18, sections[whole[0x3E]].second.offset + 1),
+       "section-name table is not one"},
+      {"registers in format 3", with(info.second.offset, std::uint8_t{3}), "is of attribute 47 in format 3, not 4"},
+  };
+  for (const auto &[what, bytes, why] : damaged) {
+    write_file(dir / "twice.cubin", bytes);
+    const std::string message = link_code_message((dir / "twice.cubin").string());
+    EXPECT_NE(message.find("cannot be linked as cubin: it"), std::string::npos) << what << ": " << message;
+    EXPECT_NE(message.find(why), std::string::npos) << what << ": " << message;
+    EXPECT_NE(message.find("(the file is damaged)"), std::string::npos) << what << ": " << message;
+  }
+  // A shared array's symbol holds its alignment, which a huge one made nvJitLink spin on.
+  std::string shared = file_bytes(data + "with_shared_sm75.cubin");
+  const auto shared_sections = sections_of(shared);
+  bool aligned = false;
+  for (const auto &[header, s] : shared_sections)
+    for (std::uint64_t at = s.offset; s.type == 2 && at < s.offset + s.size; at += 24) {
+      std::uint16_t in = 0;
+      files::read_at(shared, at + 6, in);
+      if (in == 0 || in >= shared_sections.size() || shared_sections[in].second.type != 0x7000000a) continue;
+      std::string misaligned = shared;
+      const std::uint64_t alignment = 0x7f000004;
+      std::memcpy(misaligned.data() + at + 8, &alignment, sizeof alignment);
+      EXPECT_NE(kernel::detail::device_code_damage(kernel::detail::link_format::cubin, misaligned)
+                    .find("lies outside its section"),
+                std::string::npos);
+      aligned = true;
+    }
+  EXPECT_TRUE(aligned) << "with_shared_sm75.cubin has no symbol in shared memory";
+  // Its kernel's parameter, whose index nvcc leaves 0.
+  const std::size_t parameter = shared.find(std::string_view("\x04\x17\x0c\x00", 4));
+  ASSERT_NE(parameter, std::string::npos) << "with_shared_sm75.cubin describes no kernel parameter";
+  std::string indexed = shared;
+  indexed[parameter + 7] = 0x7f;
+  EXPECT_NE(kernel::detail::device_code_damage(kernel::detail::link_format::cubin, indexed)
+                .find("describes a kernel parameter of index 2130706432"),
+            std::string::npos);
+  EXPECT_TRUE(kernel::linked_device_code().empty());
+  fs::remove_all(dir);
+}
+
+// What those checks require, nvcc's cubins hold whatever else they have: globals, constants,
+// shared memory aligned to 1 KiB, printf, indirect calls, recursion, a grid group; relocatable,
+// with -G and -lineinfo, sm_75 to sm_120, alone and in a fat binary. Each is whole and links.
+TEST_F(DeviceCode, VariedCubinsAreWholeAndLink) {
+  struct input {
+    std::string file;
+    std::vector<int> archs;
+  };
+  for (const input &in : std::vector<input>{{"varied_sm75.cubin", {75}},
+                                            {"varied_debug_sm80.cubin", {80}},
+                                            {"varied_lineinfo_sm90.cubin", {90}},
+                                            {"varied_sm120.cubin", {120}},
+                                            {"varied_plain.fatbin", {86, 100}}}) {
+    const std::string bytes = file_bytes(data + in.file);
+    const auto format = kernel::detail::link_format_for_extension(fs::path(in.file).extension().string())->format;
+    EXPECT_EQ(kernel::detail::device_code_damage(format, bytes), "") << in.file;
+    kernel::runtime::device_code::clear_runtime_inputs();
+    kernel::link_device_code(data + in.file);
+    for (int arch : in.archs) {
+      try {
+        auto built =
+            cuda::build_cubin(twice_module(), arch, kernel::runtime::cubin_cache{fs::path()}, 0, "'double_all'");
+        EXPECT_TRUE(defines(built.cubin, "twice")) << in.file << " for sm_" << arch;
+      } catch (const kernel::link_error &e) {
+        ADD_FAILURE() << in.file << " for sm_" << arch << ": " << e.what();
+      }
+    }
+  }
+}
+
 // A host program's code named as device code (a host compiler's object, a cc_library's
 // archive, an x86-64 file named .cubin) is refused when added, saying so: nvJitLink would find
 // no device code in it only on a GPU, at the first launch.

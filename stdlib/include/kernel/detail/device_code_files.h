@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernel/detail/link_inputs.h"
@@ -56,16 +57,18 @@ inline std::uint16_t elf_machine(std::string_view bytes) {
 // An ELF64 section header's fields that the checks read.
 struct elf_section {
   std::uint32_t name = 0, type = 0, link = 0, info = 0;
-  std::uint64_t offset = 0, size = 0, entry_size = 0;
+  std::uint64_t flags = 0, offset = 0, size = 0, alignment = 0, entry_size = 0;
 };
 inline elf_section elf_section_at(std::string_view bytes, std::uint64_t header) {
   elf_section s;
   read_at(bytes, header, s.name);
   read_at(bytes, header + 4, s.type);
+  read_at(bytes, header + 8, s.flags);
   read_at(bytes, header + 0x18, s.offset);
   read_at(bytes, header + 0x20, s.size);
   read_at(bytes, header + 0x28, s.link);
   read_at(bytes, header + 0x2C, s.info);
+  read_at(bytes, header + 0x30, s.alignment);
   read_at(bytes, header + 0x38, s.entry_size);
   return s;
 }
@@ -80,6 +83,195 @@ inline std::string_view elf_section_name(std::string_view bytes, const elf_secti
 // Whether a section of that name is the fat binary nvcc puts in a host object (-dc:
 // __nv_relfatbin; -c: .nv_fatbin).
 inline bool is_fatbin_section(std::string_view name) { return name == "__nv_relfatbin" || name == ".nv_fatbin"; }
+
+// The format (1 to 4: none, a byte, 16 bits, sized) of each .nv.info attribute nvcc 13 writes,
+// which nvJitLink assumes (it crashed on a record of another); 0 for others, not checked.
+inline std::uint8_t nv_info_format(std::uint8_t attribute) {
+  constexpr std::pair<std::uint8_t, std::uint8_t> formats[] = {
+      {0x04, 1}, {0x35, 1}, {0x53, 1}, {0x4a, 2}, {0x4c, 2}, {0x19, 3}, {0x1b, 3}, {0x50, 3},
+      {0x5f, 3}, {0x0a, 4}, {0x0f, 4}, {0x11, 4}, {0x12, 4}, {0x17, 4}, {0x1c, 4}, {0x1e, 4},
+      {0x23, 4}, {0x28, 4}, {0x29, 4}, {0x2f, 4}, {0x31, 4}, {0x36, 4}, {0x37, 4}, {0x46, 4}};
+  for (const auto &[known, format] : formats)
+    if (known == attribute) return format;
+  return 0;
+}
+
+// What nvJitLink takes on trust in a cubin beyond its tables' indices (elf_table_damage), each
+// of which crashed it when one byte was changed: the section-name table; sections' alignments
+// (it divides by them, and pads to them); the kinds of the sections it finds by name; the
+// notes, and the records of .nv.info sections; the symbols that code sections, prototypes and
+// .nv.info records name, which must be functions; and relocation and symbol kinds. What a
+// valid cubin holds was read from nvcc 13's, sm_75 to sm_120, with -rdc, -G and -lineinfo
+// (device_code_test links them).
+inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t shoff, std::uint16_t shentsize,
+                                       std::uint16_t shnum) {
+  constexpr std::uint32_t symtab = 2, strtab = 3, rela = 4, note = 7, rel = 9;
+  constexpr std::uint32_t info = 0x70000000, callgraph = 0x70000001, prototype = 0x70000002;
+  constexpr std::uint64_t executable = 4; // SHF_EXECINSTR
+  const std::string bad(damaged);
+  const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
+  std::uint16_t names = 0;
+  read_at(bytes, 0x3E, names);
+  if (shnum == 0 || names == 0 || section(names).type != strtab) return "it has no section-name table" + bad;
+  const elf_section name_table = section(names);
+  // Its names, each ended by a zero byte, after the empty one.
+  if (name_table.size == 0 || bytes[name_table.offset] != '\0' ||
+      bytes[name_table.offset + name_table.size - 1] != '\0')
+    return "its section-name table is not one" + bad;
+  // The symbol table (elf_table_damage has checked its entries and string table).
+  elf_section symbols;
+  std::uint32_t symbol_table = 0;
+  for (std::uint32_t i = 0; i < shnum; ++i)
+    if (section(i).type == symtab) symbols = section(symbol_table = i);
+  if (symbol_table == 0) return "it has no symbol table" + bad;
+  const std::uint64_t symbol_count = symbols.size / 24;
+  // Symbol `k`'s st_info and section.
+  const auto symbol = [&](std::uint64_t k) {
+    std::pair<std::uint8_t, std::uint16_t> kind_and_section{};
+    read_at(bytes, symbols.offset + k * 24 + 4, kind_and_section.first);
+    read_at(bytes, symbols.offset + k * 24 + 6, kind_and_section.second);
+    return kind_and_section;
+  };
+  constexpr std::uint8_t function = 2; // STT_FUNC
+  const auto is_function = [&](std::uint64_t k) {
+    return k != 0 && k < symbol_count && (symbol(k).first & 15) == function;
+  };
+  constexpr std::uint32_t shared = 0x7000000a; // .nv.shared.<kernel>
+  for (std::uint64_t k = 0; k < symbol_count; ++k) {
+    // Local, global, weak; no type, object, function, section, file, and CUDA's 10 to 13
+    // (textures, surfaces, samplers, objects).
+    const std::uint8_t binding = symbol(k).first >> 4, type = symbol(k).first & 15;
+    if (binding > 2 || (type > 4 && (type < 10 || type > 13)))
+      return "its symbol " + std::to_string(k) + " is of no kind a cubin has" + bad;
+    // Where it is in its section: an offset, and in shared memory an alignment (as a common
+    // symbol's), which nvJitLink lays out by (a huge one made it spin).
+    const std::uint16_t in = symbol(k).second;
+    if (in == 0 || in >= shnum) continue;
+    std::uint64_t value = 0, size = 0;
+    read_at(bytes, symbols.offset + k * 24 + 8, value);
+    read_at(bytes, symbols.offset + k * 24 + 16, size);
+    const elf_section home = section(in);
+    const bool placed = home.type == shared ? (value & (value - 1)) == 0 && value <= home.alignment && size <= home.size
+                                            : value <= home.size && size <= home.size - value;
+    if (!placed) return "its symbol " + std::to_string(k) + " lies outside its section " + std::to_string(in) + bad;
+  }
+  for (std::uint32_t i = 1; i < shnum; ++i) {
+    const elf_section s = section(i);
+    const std::string which = "its section " + std::to_string(i);
+    if (s.alignment == 0 || (s.alignment & (s.alignment - 1)) != 0)
+      return which + "'s alignment (" + std::to_string(s.alignment) + ") is not a power of two" + bad;
+    const std::string_view name = elf_section_name(bytes, name_table, s);
+    const auto named = [&](std::string_view prefix) {
+      return name == prefix || name.starts_with(std::string(prefix) + ".");
+    };
+    std::uint32_t expected = s.type;
+    if (named(".symtab"))
+      expected = symtab;
+    else if (named(".strtab") || named(".shstrtab"))
+      expected = strtab;
+    else if (named(".rel"))
+      expected = rel;
+    else if (named(".rela"))
+      expected = rela;
+    else if (named(".note"))
+      expected = note;
+    else if (named(".nv.info"))
+      expected = info;
+    else if (named(".nv.callgraph"))
+      expected = callgraph;
+    else if (named(".nv.prototype"))
+      expected = prototype;
+    if (s.type != expected) return which + " (" + std::string(name) + ") is not of its kind" + bad;
+    // Its info: a section's index, but in the symbol table the first global's and in a code
+    // section a symbol's (checked below).
+    if ((s.flags & executable) == 0 && (s.type == symtab ? s.info > symbol_count : s.info >= shnum))
+      return which + " (" + std::string(name) + ") names section " + std::to_string(s.info) + " of " +
+             std::to_string(shnum) + bad;
+    if ((s.type == callgraph || s.type == prototype) && s.entry_size != 8)
+      return which + " (" + std::string(name) + ") is not made of 8-byte entries" + bad;
+    const std::uint64_t end = s.offset + s.size;
+    if (s.type == note) {
+      // Each note: the sizes of its name and description, its type, and both, padded to 4.
+      for (std::uint64_t at = s.offset; at < end;) {
+        std::uint32_t name_size = 0, description_size = 0;
+        read_at(bytes, at, name_size);
+        read_at(bytes, at + 4, description_size);
+        const std::uint64_t next =
+            at + 12 + ((std::uint64_t{name_size} + 3) & ~3ull) + ((std::uint64_t{description_size} + 3) & ~3ull);
+        if (next > end) return which + " (" + std::string(name) + ") holds a note past its end" + bad;
+        at = next;
+      }
+    } else if (s.type == info) {
+      if (s.link != symbol_table) return which + " (" + std::string(name) + ") is not linked to the symbol table" + bad;
+      // Records: a format (1 to 3: four bytes in all; 4: a 16-bit size and that many bytes)
+      // and an attribute. Those of a function's frame, stack and registers, its constant
+      // bank, and the functions it calls from outside begin with symbols.
+      for (std::uint64_t at = s.offset; at < end;) {
+        std::uint8_t format = 0, attribute = 0;
+        std::uint16_t size = 0;
+        read_at(bytes, at, format);
+        read_at(bytes, at + 1, attribute);
+        read_at(bytes, at + 2, size);
+        const std::uint64_t next = at + 4 + (format == 4 ? size : 0);
+        const std::string record =
+            which + " (" + std::string(name) + "): its record at byte " + std::to_string(at - s.offset);
+        if (format < 1 || format > 4 || next > end) return record + " is not one" + bad;
+        const std::uint8_t expected_format = nv_info_format(attribute);
+        if (expected_format != 0 && expected_format != format)
+          return record + " is of attribute " + std::to_string(attribute) + " in format " + std::to_string(format) +
+                 ", not " + std::to_string(expected_format) + bad;
+        std::uint32_t first = 0;
+        read_at(bytes, at + 4, first);
+        // A kernel parameter's, whose first word (an index) nvcc leaves 0 and nvJitLink
+        // crashed on a large one.
+        if (attribute == 0x17 && format == 4 && size >= 4 && first != 0)
+          return record + " describes a kernel parameter of index " + std::to_string(first) + bad;
+        const bool of_function = attribute == 0x11 || attribute == 0x12 || attribute == 0x23 || attribute == 0x2f;
+        if (format == 4 && size >= 4 && of_function && !is_function(first))
+          return record + " names symbol " + std::to_string(first) + ", not a function" + bad;
+        if (format == 4 && attribute == 0x0a && size >= 4 && first >= symbol_count)
+          return record + " names symbol " + std::to_string(first) + " of " + std::to_string(symbol_count) + bad;
+        if (format == 4 && attribute == 0x0f)
+          for (std::uint64_t word = at + 4; word + 4 <= next; word += 4) {
+            std::uint32_t k = 0;
+            read_at(bytes, word, k);
+            if (k >= symbol_count)
+              return record + " names symbol " + std::to_string(k) + " of " + std::to_string(symbol_count) + bad;
+          }
+        at = next;
+      }
+    } else if (s.type == prototype) {
+      // A function's symbol and its prototype's number, which nvJitLink counts up to (above
+      // 2^21 it crashed; nvcc's are numbered from 0 by call site).
+      for (std::uint64_t at = s.offset; at < end; at += 8) {
+        std::uint32_t k = 0, number = 0;
+        read_at(bytes, at, k);
+        read_at(bytes, at + 4, number);
+        if (!is_function(k))
+          return which + " (" + std::string(name) + ") gives a prototype to symbol " + std::to_string(k) +
+                 ", not a function" + bad;
+        if (number > 0xffff)
+          return which + " (" + std::string(name) + ") numbers a prototype " + std::to_string(number) + bad;
+      }
+    } else if (s.type == rel || s.type == rela) {
+      for (std::uint64_t at = s.offset; at < end; at += s.entry_size) {
+        std::uint32_t kind = 0;
+        read_at(bytes, at + 8, kind);
+        if (kind > 0xffff)
+          return which + ": relocation " + std::to_string((at - s.offset) / s.entry_size) + " is of kind " +
+                 std::to_string(kind) + ", which no cubin has" + bad;
+      }
+    } else if ((s.flags & executable) != 0) {
+      // A code section's info: its function's symbol (the low 24 bits) and, above them, the
+      // registers it uses.
+      const std::uint32_t k = s.info & 0xffffffu;
+      if (!is_function(k) || symbol(k).second != i)
+        return which + " (" + std::string(name) + ") names symbol " + std::to_string(k) +
+               ", not a function defined in it" + bad;
+    }
+  }
+  return {};
+}
 
 // The symbol and relocation tables, which nvJitLink indexes without checking (a symbol's
 // section, a relocation's symbol: one wrong byte crashes it): whole entries of their size,
@@ -168,7 +360,7 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
           return which + " (" + std::string(name) + "): " + why;
     }
   }
-  return {};
+  return cuda ? cubin_layout_damage(bytes, shoff, shentsize, shnum) : std::string();
 }
 
 // An ELF64 file (a cubin, or a host object holding device code): its header tables and the
