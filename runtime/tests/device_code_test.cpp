@@ -432,7 +432,9 @@ TEST_F(DeviceCode, DamagedCubinLayoutIsRefused) {
 
 // What those checks require, nvcc's cubins hold whatever else they have: globals, constants,
 // shared memory aligned to 1 KiB, printf, indirect calls, recursion, a grid group; relocatable,
-// with -G and -lineinfo, sm_75 to sm_120, alone and in a fat binary. Each is whole and links.
+// with -G and -lineinfo, sm_75 to sm_120, alone and in fat binaries (the compressed ones'
+// cubins are checked decompressed). Each is whole and links. So are the toolkit's own, in
+// libcudadevrt.a (sm_75 to sm_121, hundreds of sections each).
 TEST_F(DeviceCode, VariedCubinsAreWholeAndLink) {
   struct input {
     std::string file;
@@ -442,7 +444,8 @@ TEST_F(DeviceCode, VariedCubinsAreWholeAndLink) {
                                             {"varied_debug_sm80.cubin", {80}},
                                             {"varied_lineinfo_sm90.cubin", {90}},
                                             {"varied_sm120.cubin", {120}},
-                                            {"varied_plain.fatbin", {86, 100}}}) {
+                                            {"varied_plain.fatbin", {86, 100}},
+                                            {"varied.fatbin", {75, 120}}}) {
     const std::string bytes = file_bytes(data + in.file);
     const auto format = kernel::detail::link_format_for_extension(fs::path(in.file).extension().string())->format;
     EXPECT_EQ(kernel::detail::device_code_damage(format, bytes), "") << in.file;
@@ -458,6 +461,43 @@ TEST_F(DeviceCode, VariedCubinsAreWholeAndLink) {
       }
     }
   }
+  const std::string runtime_library = file_bytes("/usr/local/cuda/lib64/libcudadevrt.a");
+  ASSERT_FALSE(runtime_library.empty()) << "the CUDA toolkit has no libcudadevrt.a";
+  EXPECT_EQ(kernel::detail::device_code_damage(kernel::detail::link_format::library, runtime_library), "");
+}
+
+// nvcc compresses a fat binary's cubins (with zstd), and nvJitLink decompresses and reads them
+// as trustingly as others: a changed byte in the compressed stream, or in the sizes its entry
+// states, is refused when added.
+TEST_F(DeviceCode, DamagedCompressedCubinsAreRefused) {
+  const std::string whole = file_bytes(data + "varied.fatbin");
+  // The first entry: its header at byte 16, its payload after the header.
+  std::uint32_t header = 0, compressed = 0, magic = 0;
+  files::read_at(whole, 16 + 4, header);
+  files::read_at(whole, 16 + 16, compressed);
+  files::read_at(whole, 16 + header, magic);
+  ASSERT_EQ(magic, 0xFD2FB528u) << "nvcc did not compress varied.fatbin's cubins with zstd";
+  const auto with = [&](std::uint64_t at, auto value) {
+    std::string bytes = whole;
+    std::memcpy(bytes.data() + at, &value, sizeof value);
+    return bytes;
+  };
+  const auto damage = [](const std::string &bytes) {
+    return kernel::detail::device_code_damage(kernel::detail::link_format::fatbin, bytes);
+  };
+  EXPECT_NE(damage(with(16 + 56, std::uint64_t{0x7f000000})).find("states sizes it does not have"), std::string::npos);
+  EXPECT_NE(damage(with(16 + 16, compressed + 0x10000)).find("states sizes it does not have"), std::string::npos);
+  EXPECT_NE(damage(with(16 + 56, std::uint64_t{100})).find("does not decompress to the 100 bytes it states"),
+            std::string::npos);
+  // Bytes of the stream itself: a changed one is refused, or decompresses to a cubin the checks
+  // find whole (a change in its code's bytes, say).
+  std::size_t refused = 0;
+  for (std::uint64_t at = 16 + header + 4; at < 16 + header + compressed; at += 7) {
+    std::string bytes = whole;
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
+    refused += !damage(bytes).empty();
+  }
+  EXPECT_GT(refused, 0u);
 }
 
 // A host program's code named as device code (a host compiler's object, a cc_library's

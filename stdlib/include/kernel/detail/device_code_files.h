@@ -12,6 +12,8 @@
 #ifndef KERNEL_DETAIL_DEVICE_CODE_FILES_H
 #define KERNEL_DETAIL_DEVICE_CODE_FILES_H
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -136,23 +138,23 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
   const auto is_function = [&](std::uint64_t k) {
     return k != 0 && k < symbol_count && (symbol(k).first & 15) == function;
   };
-  constexpr std::uint32_t shared = 0x7000000a; // .nv.shared.<kernel>
   for (std::uint64_t k = 0; k < symbol_count; ++k) {
     // Local, global, weak; no type, object, function, section, file, and CUDA's 10 to 13
     // (textures, surfaces, samplers, objects).
     const std::uint8_t binding = symbol(k).first >> 4, type = symbol(k).first & 15;
     if (binding > 2 || (type > 4 && (type < 10 || type > 13)))
       return "its symbol " + std::to_string(k) + " is of no kind a cubin has" + bad;
-    // Where it is in its section: an offset, and in shared memory an alignment (as a common
-    // symbol's), which nvJitLink lays out by (a huge one made it spin).
+    // Where it is in its section: an offset, or in shared memory (and other sections laid out
+    // at the link) an alignment, as a common symbol's, which nvJitLink lays out by (a huge one
+    // made it spin).
     const std::uint16_t in = symbol(k).second;
     if (in == 0 || in >= shnum) continue;
     std::uint64_t value = 0, size = 0;
     read_at(bytes, symbols.offset + k * 24 + 8, value);
     read_at(bytes, symbols.offset + k * 24 + 16, size);
     const elf_section home = section(in);
-    const bool placed = home.type == shared ? (value & (value - 1)) == 0 && value <= home.alignment && size <= home.size
-                                            : value <= home.size && size <= home.size - value;
+    const bool placed = (value <= home.size && size <= home.size - value) ||
+                        ((value & (value - 1)) == 0 && value <= home.alignment && size <= home.size);
     if (!placed) return "its symbol " + std::to_string(k) + " lies outside its section " + std::to_string(in) + bad;
   }
   for (std::uint32_t i = 1; i < shnum; ++i) {
@@ -447,10 +449,62 @@ inline bool elf_holds_device_code(std::string_view bytes) {
   return elf_machine(bytes) == cuda_machine || for_each_fatbin_section(bytes, [](std::string_view) {});
 }
 
+// zstd's decompressor, from the system's libzstd (which systemd and apt need, so every Debian
+// and Ubuntu machine has it), loaded on first use and kept for the process's life; null where
+// it is not there, and compressed payloads go unchecked.
+struct zstd_decompressor {
+  std::size_t (*decompress)(void *, std::size_t, const void *, std::size_t) = nullptr;
+  unsigned (*is_error)(std::size_t) = nullptr;
+  explicit operator bool() const { return decompress != nullptr && is_error != nullptr; }
+};
+inline const zstd_decompressor &system_zstd() {
+  static const zstd_decompressor zstd = [] {
+    zstd_decompressor found;
+    if (void *library = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL)) {
+      found.decompress = reinterpret_cast<decltype(found.decompress)>(dlsym(library, "ZSTD_decompress"));
+      found.is_error = reinterpret_cast<decltype(found.is_error)>(dlsym(library, "ZSTD_isError"));
+    }
+    return found;
+  }();
+  return zstd;
+}
+
+// A fat binary entry's payload as nvJitLink reads it: compressed with zstd (nvcc's default),
+// decompressed ("" where that fails: `why` says so), or else as it is. The entry header
+// (past its 16 bytes: kind, version, header size, payload size) holds the compressed size in
+// the 32 bits at byte 16, flags at byte 40 (0x8000: zstd) and the size decompressed at byte 56.
+inline std::string_view fatbin_payload(std::string_view within, std::uint64_t entry, std::uint32_t entry_header,
+                                       std::string_view payload, std::string &decompressed, std::string &why) {
+  constexpr std::uint32_t zstd_magic = 0xFD2FB528;
+  constexpr std::uint64_t largest = std::uint64_t{1} << 30;
+  std::uint32_t magic = 0, flags = 0, compressed = 0;
+  std::uint64_t size = 0;
+  read_at(payload, 0, magic);
+  if (entry_header < 64 || magic != zstd_magic || !read_at(within, entry + 40, flags) || (flags & 0x8000) == 0)
+    return payload;
+  read_at(within, entry + 16, compressed);
+  read_at(within, entry + 56, size);
+  if (compressed == 0 || compressed > payload.size() || size == 0 || size > largest) {
+    why = "its compressed entry at byte " + std::to_string(entry) + " states sizes it does not have" +
+          std::string(damaged);
+    return {};
+  }
+  const zstd_decompressor &zstd = system_zstd();
+  if (!zstd) return payload;
+  decompressed.resize(size);
+  const std::size_t made = zstd.decompress(decompressed.data(), decompressed.size(), payload.data(), compressed);
+  if (zstd.is_error(made) || made != size) {
+    why = "its compressed entry at byte " + std::to_string(entry) + " does not decompress to the " +
+          std::to_string(size) + " bytes it states" + std::string(damaged);
+    return {};
+  }
+  return decompressed;
+}
+
 // A fat binary (nvcc -fatbin): one or more of them back to back, each a 16-byte header (magic
 // 0xBA55ED50, version, header size, size of what follows) and entries of a header (kind,
 // version, header size, payload size, ...) and a payload. Zero bytes may pad the end. The
-// payloads that are cubins (not compressed) are checked as cubins.
+// payloads that are cubins, once decompressed, are checked as cubins.
 inline std::string fatbin_damage(std::string_view bytes, int depth) {
   // Fat binaries hold cubins, which hold none: deeper is not nvcc's.
   if (depth > 2) return "it nests fat binaries in cubins" + std::string(damaged);
@@ -475,10 +529,13 @@ inline std::string fatbin_damage(std::string_view bytes, int depth) {
       if (!read_at(within, entry + 4, entry_header) || !read_at(within, entry + 8, payload) || entry_header < 16 ||
           !fits(within, entry, entry_header) || !fits(within, entry + entry_header, payload))
         return "its entry at byte " + std::to_string(entry) + " lies past its end" + std::string(truncated);
-      const std::string_view contents = within.substr(entry + entry_header, payload);
+      std::string decompressed, why;
+      const std::string_view contents =
+          fatbin_payload(within, entry, entry_header, within.substr(entry + entry_header, payload), decompressed, why);
+      if (!why.empty()) return why;
       if (contents.starts_with("\x7f"
                                "ELF"))
-        if (std::string why = elf_damage(contents, depth + 1); !why.empty())
+        if (why = elf_damage(contents, depth + 1); !why.empty())
           return "its cubin at byte " + std::to_string(entry + entry_header) + ": " + why;
       entry += entry_header + payload;
     }
