@@ -167,6 +167,9 @@ template <class T, std::size_t Rank = 1>
   requires std::is_trivially_copyable_v<T>
 class device_array {
   static_assert(Rank >= 1, "device_array needs rank >= 1; keep a single value in a variable");
+  static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
+                "a device_array owns its elements and fills them: make a device_array<T>, and pass its "
+                "view() to what reads it only (a kernel's array_view<const T> parameter takes the array itself)");
 
 public:
   using value_type = T;

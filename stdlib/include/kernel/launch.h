@@ -63,6 +63,22 @@ template <class P> struct kernel_param {
 };
 
 // How argument A feeds parameter P: checked at compile time.
+// Whether argument A can feed kernel parameter P (check_kernel_argument says why not).
+template <class P, class A> constexpr bool kernel_argument_fits() {
+  using param = kernel_param<P>;
+  using arg = ufunc_arg<A &>;
+  if constexpr (param::is_array) {
+    using view = typename param::type;
+    if constexpr (!arg::supported || arg::is_scalar)
+      return false;
+    else
+      return std::is_same_v<typename arg::element_type, typename view::value_type> && arg::rank == view::rank &&
+             (arg::writable || std::is_const_v<typename view::element_type>);
+  } else {
+    return std::is_trivially_copyable_v<typename param::type> && std::is_convertible_v<A &, typename param::type>;
+  }
+}
+
 template <class P, class A> constexpr void check_kernel_argument() {
   using param = kernel_param<P>;
   using arg = ufunc_arg<A &>;
@@ -208,9 +224,21 @@ public:
 
   template <class... Args> void operator()(Args &&...args) const {
     static_assert(sizeof...(Args) == traits::arity, "a kernel launch passes one argument per kernel parameter");
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (detail::check_kernel_argument<typename traits::template arg<K>, std::remove_reference_t<Args>>(), ...);
-    }(std::make_index_sequence<traits::arity>{});
+    // Arguments that do not fit their parameters are reported once each, at the caller's line,
+    // and the launch is not compiled further (no errors from inside it that follow from them).
+    if constexpr (sizeof...(Args) == traits::arity) {
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (detail::check_kernel_argument<typename traits::template arg<K>, std::remove_reference_t<Args>>(), ...);
+      }(std::make_index_sequence<traits::arity>{});
+      constexpr bool fit = []<std::size_t... K>(std::index_sequence<K...>) {
+        return (detail::kernel_argument_fits<typename traits::template arg<K>, std::remove_reference_t<Args>>() && ...);
+      }(std::make_index_sequence<traits::arity>{});
+      if constexpr (fit) launch_with(std::forward<Args>(args)...);
+    }
+  }
+
+private:
+  template <class... Args> void launch_with(Args &&...args) const {
 
     const detail::device_call call = call_for(args...);
     // The parameter block is bytes, in which an arg_block of trivially copyable members lives
@@ -252,7 +280,6 @@ public:
     if (!keep.empty()) detail::keep_until_done(*call.stream, std::move(keep));
   }
 
-private:
   template <class... Args> detail::device_call call_for(Args &...args) const {
     detail::placement where = placement_;
     if (stream_) where.chosen_stream = detail::stream_id(*stream_->state());
