@@ -216,6 +216,14 @@ private:
     detail::require_array<Out>();
     constexpr std::size_t R = detail::arg_of<A>::rank;
     static_assert(detail::arg_of<Out>::rank == R, "a scan's output has the input's rank");
+    // After that error the scan is not compiled further (comparing the shapes gave another).
+    if constexpr (detail::arg_of<Out>::rank == R)
+      run_fitting<T, Widen>(site, in, out, out_argument, axis, axis_argument, init, exclusive);
+  }
+  template <class T, bool Widen, class A, class Out>
+  void run_fitting(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis,
+                   int axis_argument, std::optional<T> init, bool exclusive) const {
+    constexpr std::size_t R = detail::arg_of<A>::rank;
     const auto shape = detail::shape_of(in);
     if (shape != detail::shape_of(out))
       throw argument_error(std::string(name()), out_argument, "has a shape other than the input's");
@@ -366,10 +374,10 @@ public:
     using T = detail::element_of<KA>;
     using W = detail::element_of<VA>;
     detail::require_sortable<T>();
-    // After require_sortable's error, nothing more is instantiated for such elements.
-    if constexpr (detail::sortable<T>) {
-      constexpr std::size_t R = detail::arg_of<KA>::rank;
-      static_assert(R >= 1 && detail::arg_of<VA>::rank == R, "sort_by_key: the values have the keys' rank");
+    constexpr std::size_t R = detail::arg_of<KA>::rank;
+    static_assert(R >= 1 && detail::arg_of<VA>::rank == R, "sort_by_key: the values have the keys' rank");
+    // After those errors, nothing more is instantiated for such arguments.
+    if constexpr (detail::sortable<T> && R >= 1 && detail::arg_of<VA>::rank == R) {
       const auto shape = detail::shape_of(keys);
       if (shape != detail::shape_of(values))
         throw argument_error(std::string(name()), 2, "has a shape other than the keys'");
@@ -782,6 +790,16 @@ inline constexpr put_fn put{};
 
 namespace detail {
 
+/// Whether P is a predicate: a bool mask, or a ufunc (anything placed on a target, as a ufunc
+/// is) returning bool arrays. A plain function or lambda has no target to run on.
+template <class P>
+inline constexpr bool is_predicate = (ufunc_arg<const P &>::supported && !ufunc_arg<const P &>::is_scalar) ||
+                                     requires(const P &p, target t) { p.on(t); };
+template <class P> constexpr void require_predicate() {
+  static_assert(is_predicate<P>, "a predicate is a kernel::ufunc (kernel::ufunc<f>{} of a [[kernel::vectorize]] "
+                                 "function f returning bool) or a bool mask of the array's shape");
+}
+
 /// The flags (1 byte each) of a predicate over `x` where the call runs: a ufunc (or any
 /// callable taking the array and returning a bool array) evaluated on the same site, or a
 /// bool array of x's size given directly.
@@ -794,6 +812,8 @@ input_elements<std::uint8_t> flags_of(const algorithm_site &site, std::string_vi
     require_same_shape(name, 2, pred, "the array's", x);
     input_elements<bool> m = input_on<bool>(site, name, 2, pred);
     return {reinterpret_cast<const std::uint8_t *>(m.data), m.size, m.keep};
+  } else if constexpr (!is_predicate<P>) {
+    return {}; // reported by the call (require_predicate): nothing more is compiled for it
   } else {
     // The predicate over the contiguous elements, where they are, into a bool array there.
     if (site.on_device()) {
@@ -1050,6 +1070,7 @@ public:
   static constexpr std::string_view name() noexcept { return "select_if"; }
   template <class X, class P> auto operator()(const X &x, const P &pred) const {
     detail::require_array<X>();
+    detail::require_predicate<P>();
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
@@ -1076,9 +1097,20 @@ public:
   template <class X, class P, class Out> index_t operator()(const X &x, const P &pred, Out &&out) const {
     using W = detail::ufunc_arg<std::remove_reference_t<Out> &>;
     detail::require_array<X>();
+    detail::require_predicate<P>();
     detail::require_array<std::remove_cvref_t<Out>>();
     static_assert(W::rank == 1, "select_if writes the kept elements to a 1-D array");
     static_assert(W::writable, "select_if writes the kept elements to a writable array");
+    // After those errors the selection is not compiled further.
+    if constexpr (W::rank != 1 || !W::writable)
+      return 0;
+    else
+      return select_into(x, pred, std::forward<Out>(out));
+  }
+
+private:
+  template <class X, class P, class Out> index_t select_into(const X &x, const P &pred, Out &&out) const {
+    using W = detail::ufunc_arg<std::remove_reference_t<Out> &>;
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred, out);
     detail::require_lasting_output<Out>(name(), 3, this->placed_on());
@@ -1110,6 +1142,8 @@ public:
     dst.deliver();
     return kept;
   }
+
+public:
   template <class X, class P>
     requires(detail::any_expression_arg<X, P>)
   auto operator()(const X &x, const P &pred) const {
@@ -1131,6 +1165,7 @@ public:
   static constexpr std::string_view name() noexcept { return "count_if"; }
   template <class X, class P> index_t operator()(const X &x, const P &pred) const {
     detail::require_array<X>();
+    detail::require_predicate<P>();
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
@@ -1159,6 +1194,7 @@ public:
   static constexpr std::string_view name() noexcept { return "stable_partition"; }
   template <class X, class P> auto operator()(const X &x, const P &pred) const {
     detail::require_array<X>();
+    detail::require_predicate<P>();
     using V = detail::element_of<X>;
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
     detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
@@ -1396,6 +1432,15 @@ private:
   template <class F, class X, class E> auto run(const X &x, const E *edges, index_t bins, double lo, double hi) const {
     using V = detail::element_of<X>;
     static_assert(std::is_arithmetic_v<V>, "histograms count numbers");
+    // After that error nothing more is instantiated for such elements (their conversions to
+    // the edges' type gave three more).
+    if constexpr (!std::is_arithmetic_v<V>)
+      return detail::failed_call_result{};
+    else
+      return count<F, V>(x, edges, bins, lo, hi);
+  }
+  template <class F, class V, class X, class E>
+  auto count(const X &x, const E *edges, index_t bins, double lo, double hi) const {
     detail::algorithm_site site;
     if constexpr (std::is_same_v<E, std::nullptr_t>)
       site = detail::site_of(name(), this->placed_on(), x);

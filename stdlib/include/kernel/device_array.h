@@ -342,6 +342,14 @@ private:
     static_assert(std::is_same_v<typename arg::element_type, T>,
                   "copy_to_host: the host array's element type differs from the device array's");
     static_assert(arg::rank == Rank, "copy_to_host: the host array's rank differs");
+    // A host array that does not fit is the one error above (not followed by errors from the
+    // copy, which would compile on with its types).
+    if constexpr (arg::supported && !arg::is_scalar && arg::writable && !arg::is_device &&
+                  std::is_same_v<typename arg::element_type, T> && arg::rank == Rank)
+      copy_into_fitting<arg>(dest, s, wait);
+  }
+  template <class arg, class Host>
+  void copy_into_fitting(Host &dest, const std::shared_ptr<detail::stream_state> &s, bool wait) const {
     auto view = arg::view(dest);
     detail::check_view("copy_to_host", 1, view);
     detail::require_same_shape("copy_to_host", shape_, view.shape());
@@ -373,6 +381,12 @@ private:
     static_assert(std::is_same_v<typename arg::element_type, T>,
                   "copy_from_host: the host array's element type differs from the device array's");
     static_assert(arg::rank == Rank, "copy_from_host: the host array's rank differs");
+    if constexpr (arg::supported && !arg::is_scalar && !arg::is_device &&
+                  std::is_same_v<typename arg::element_type, T> && arg::rank == Rank)
+      copy_from_fitting<arg>(src, stream);
+  }
+  template <class arg, class Host>
+  void copy_from_fitting(const Host &src, const std::shared_ptr<detail::stream_state> &stream) {
     auto view = arg::view(src);
     detail::check_view("copy_from_host", 1, view);
     detail::require_same_shape("copy_from_host", shape_, view.shape());
