@@ -487,17 +487,24 @@ TEST_F(DeviceCode, DamagedCompressedCubinsAreRefused) {
   };
   EXPECT_NE(damage(with(16 + 56, std::uint64_t{0x7f000000})).find("states sizes it does not have"), std::string::npos);
   EXPECT_NE(damage(with(16 + 16, compressed + 0x10000)).find("states sizes it does not have"), std::string::npos);
-  EXPECT_NE(damage(with(16 + 56, std::uint64_t{100})).find("does not decompress to the 100 bytes it states"),
-            std::string::npos);
-  // Bytes of the stream itself: a changed one is refused, or decompresses to a cubin the checks
-  // find whole (a change in its code's bytes, say).
-  std::size_t refused = 0;
+  // The stream's frame states the size too, and the two must agree (nothing of a damaged size
+  // is allocated).
+  EXPECT_NE(
+      damage(with(16 + 56, std::uint64_t{100})).find("states 100 bytes decompressed, and its stream another size"),
+      std::string::npos);
+  // Bytes of the stream itself: a changed one is refused as a stream that does not decompress,
+  // or as the damaged cubin it decompresses to, or it decompresses to a cubin the checks find
+  // whole (a change in its code's bytes, say).
+  std::size_t broken_streams = 0, damaged_cubins = 0;
   for (std::uint64_t at = 16 + header + 4; at < 16 + header + compressed; at += 7) {
     std::string bytes = whole;
     bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
-    refused += !damage(bytes).empty();
+    const std::string why = damage(bytes);
+    broken_streams += why.find("does not decompress to the") != std::string::npos;
+    damaged_cubins += why.find("its cubin at byte") != std::string::npos;
   }
-  EXPECT_GT(refused, 0u);
+  EXPECT_GT(broken_streams, 0u);
+  EXPECT_GT(damaged_cubins, 0u);
 }
 
 // A host program's code named as device code (a host compiler's object, a cc_library's

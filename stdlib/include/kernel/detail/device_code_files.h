@@ -455,6 +455,7 @@ inline bool elf_holds_device_code(std::string_view bytes) {
 struct zstd_decompressor {
   std::size_t (*decompress)(void *, std::size_t, const void *, std::size_t) = nullptr;
   unsigned (*is_error)(std::size_t) = nullptr;
+  unsigned long long (*content_size)(const void *, std::size_t) = nullptr; // the frame's, as it states
   explicit operator bool() const { return decompress != nullptr && is_error != nullptr; }
 };
 inline const zstd_decompressor &system_zstd() {
@@ -463,6 +464,7 @@ inline const zstd_decompressor &system_zstd() {
     if (void *library = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL)) {
       found.decompress = reinterpret_cast<decltype(found.decompress)>(dlsym(library, "ZSTD_decompress"));
       found.is_error = reinterpret_cast<decltype(found.is_error)>(dlsym(library, "ZSTD_isError"));
+      found.content_size = reinterpret_cast<decltype(found.content_size)>(dlsym(library, "ZSTD_getFrameContentSize"));
     }
     return found;
   }();
@@ -491,6 +493,13 @@ inline std::string_view fatbin_payload(std::string_view within, std::uint64_t en
   }
   const zstd_decompressor &zstd = system_zstd();
   if (!zstd) return payload;
+  // The frame states its size too: where the two differ, one is damaged, and nothing of that
+  // size is allocated.
+  if (zstd.content_size && zstd.content_size(payload.data(), compressed) != size) {
+    why = "its compressed entry at byte " + std::to_string(entry) + " states " + std::to_string(size) +
+          " bytes decompressed, and its stream another size" + std::string(damaged);
+    return {};
+  }
   decompressed.resize(size);
   const std::size_t made = zstd.decompress(decompressed.data(), decompressed.size(), payload.data(), compressed);
   if (zstd.is_error(made) || made != size) {
