@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -114,6 +116,13 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
   const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
   std::uint16_t names = 0;
   read_at(bytes, 0x3E, names);
+  // 65280 sections or more are counted in section 0 (e_shnum 0, e_shstrndx 0xffff), which
+  // the checks do not read: a cubin of some 20,000 kernels.
+  std::uint64_t shoff_in_header = 0;
+  read_at(bytes, 0x28, shoff_in_header);
+  if (shnum == 0 && shoff_in_header != 0)
+    return "it has 65280 sections or more, which these checks do not read (split its kernels over more than one "
+           "file)";
   if (shnum == 0 || names == 0 || section(names).type != strtab) return "it has no section-name table" + bad;
   const elf_section name_table = section(names);
   // Its names, each ended by a zero byte, after the empty one.
@@ -157,6 +166,7 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
                         ((value & (value - 1)) == 0 && value <= home.alignment && size <= home.size);
     if (!placed) return "its symbol " + std::to_string(k) + " lies outside its section " + std::to_string(in) + bad;
   }
+  std::uint64_t read_in_records = 0;
   for (std::uint32_t i = 1; i < shnum; ++i) {
     const elf_section s = section(i);
     const std::string which = "its section " + std::to_string(i);
@@ -166,23 +176,19 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
     const auto named = [&](std::string_view prefix) {
       return name == prefix || name.starts_with(std::string(prefix) + ".");
     };
+    // The kinds of the sections nvJitLink finds by name.
+    const std::pair<std::string_view, std::uint32_t> kinds[] = {{".symtab", symtab},
+                                                                {".strtab", strtab},
+                                                                {".shstrtab", strtab},
+                                                                {".rel", rel},
+                                                                {".rela", rela},
+                                                                {".note", note},
+                                                                {".nv.info", info},
+                                                                {".nv.callgraph", callgraph},
+                                                                {".nv.prototype", prototype}};
     std::uint32_t expected = s.type;
-    if (named(".symtab"))
-      expected = symtab;
-    else if (named(".strtab") || named(".shstrtab"))
-      expected = strtab;
-    else if (named(".rel"))
-      expected = rel;
-    else if (named(".rela"))
-      expected = rela;
-    else if (named(".note"))
-      expected = note;
-    else if (named(".nv.info"))
-      expected = info;
-    else if (named(".nv.callgraph"))
-      expected = callgraph;
-    else if (named(".nv.prototype"))
-      expected = prototype;
+    for (const auto &[prefix, kind] : kinds)
+      if (named(prefix)) expected = kind;
     if (s.type != expected) return which + " (" + std::string(name) + ") is not of its kind" + bad;
     // Its info: a section's index, but in the symbol table the first global's and in a code
     // section a symbol's (checked below).
@@ -192,6 +198,12 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
     if ((s.type == callgraph || s.type == prototype) && s.entry_size != 8)
       return which + " (" + std::string(name) + ") is not made of 8-byte entries" + bad;
     const std::uint64_t end = s.offset + s.size;
+    // The sections read record by record lie apart in nvcc's cubins: sections laid over the same
+    // bytes would be read again for each (thousands of them took minutes).
+    if (s.type == note || s.type == info || s.type == prototype || s.type == rel || s.type == rela) {
+      read_in_records += s.size;
+      if (read_in_records > bytes.size()) return which + " (" + std::string(name) + ") overlaps others" + bad;
+    }
     if (s.type == note) {
       // Each note: the sizes of its name and description, its type, and both, padded to 4.
       for (std::uint64_t at = s.offset; at < end;) {
@@ -215,30 +227,31 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
         read_at(bytes, at + 1, attribute);
         read_at(bytes, at + 2, size);
         const std::uint64_t next = at + 4 + (format == 4 ? size : 0);
-        const std::string record =
-            which + " (" + std::string(name) + "): its record at byte " + std::to_string(at - s.offset);
-        if (format < 1 || format > 4 || next > end) return record + " is not one" + bad;
+        const auto record = [&, at] {
+          return which + " (" + std::string(name) + "): its record at byte " + std::to_string(at - s.offset);
+        };
+        if (format < 1 || format > 4 || next > end) return record() + " is not one" + bad;
         const std::uint8_t expected_format = nv_info_format(attribute);
         if (expected_format != 0 && expected_format != format)
-          return record + " is of attribute " + std::to_string(attribute) + " in format " + std::to_string(format) +
+          return record() + " is of attribute " + std::to_string(attribute) + " in format " + std::to_string(format) +
                  ", not " + std::to_string(expected_format) + bad;
         std::uint32_t first = 0;
         read_at(bytes, at + 4, first);
         // A kernel parameter's, whose first word (an index) nvcc leaves 0 and nvJitLink
         // crashed on a large one.
         if (attribute == 0x17 && format == 4 && size >= 4 && first != 0)
-          return record + " describes a kernel parameter of index " + std::to_string(first) + bad;
+          return record() + " describes a kernel parameter of index " + std::to_string(first) + bad;
         const bool of_function = attribute == 0x11 || attribute == 0x12 || attribute == 0x23 || attribute == 0x2f;
         if (format == 4 && size >= 4 && of_function && !is_function(first))
-          return record + " names symbol " + std::to_string(first) + ", not a function" + bad;
+          return record() + " names symbol " + std::to_string(first) + ", not a function" + bad;
         if (format == 4 && attribute == 0x0a && size >= 4 && first >= symbol_count)
-          return record + " names symbol " + std::to_string(first) + " of " + std::to_string(symbol_count) + bad;
+          return record() + " names symbol " + std::to_string(first) + " of " + std::to_string(symbol_count) + bad;
         if (format == 4 && attribute == 0x0f)
           for (std::uint64_t word = at + 4; word + 4 <= next; word += 4) {
             std::uint32_t k = 0;
             read_at(bytes, word, k);
             if (k >= symbol_count)
-              return record + " names symbol " + std::to_string(k) + " of " + std::to_string(symbol_count) + bad;
+              return record() + " names symbol " + std::to_string(k) + " of " + std::to_string(symbol_count) + bad;
           }
         at = next;
       }
@@ -476,7 +489,8 @@ inline const zstd_decompressor &system_zstd() {
 // (past its 16 bytes: kind, version, header size, payload size) holds the compressed size in
 // the 32 bits at byte 16, flags at byte 40 (0x8000: zstd) and the size decompressed at byte 56.
 inline std::string_view fatbin_payload(std::string_view within, std::uint64_t entry, std::uint32_t entry_header,
-                                       std::string_view payload, std::string &decompressed, std::string &why) {
+                                       std::string_view payload, std::unique_ptr<char[]> &decompressed,
+                                       std::string &why) {
   constexpr std::uint32_t zstd_magic = 0xFD2FB528;
   constexpr std::uint64_t largest = std::uint64_t{1} << 30;
   std::uint32_t magic = 0, flags = 0, compressed = 0;
@@ -493,21 +507,29 @@ inline std::string_view fatbin_payload(std::string_view within, std::uint64_t en
   }
   const zstd_decompressor &zstd = system_zstd();
   if (!zstd) return payload;
-  // The frame states its size too: where the two differ, one is damaged, and nothing of that
-  // size is allocated.
+  // The frame states its size too (nvcc's always do): where the two differ, one is damaged,
+  // and nothing of that size is allocated.
   if (zstd.content_size && zstd.content_size(payload.data(), compressed) != size) {
     why = "its compressed entry at byte " + std::to_string(entry) + " states " + std::to_string(size) +
           " bytes decompressed, and its stream another size" + std::string(damaged);
     return {};
   }
-  decompressed.resize(size);
-  const std::size_t made = zstd.decompress(decompressed.data(), decompressed.size(), payload.data(), compressed);
+  // Where both state a size the stream does not make, only what it makes is written: the
+  // buffer is not zero-filled, so the pages past that are never touched.
+  try {
+    decompressed = std::make_unique_for_overwrite<char[]>(size);
+  } catch (const std::bad_alloc &) {
+    why = "its compressed entry at byte " + std::to_string(entry) + " states " + std::to_string(size) +
+          " bytes decompressed, more than there is memory for to check it";
+    return {};
+  }
+  const std::size_t made = zstd.decompress(decompressed.get(), size, payload.data(), compressed);
   if (zstd.is_error(made) || made != size) {
     why = "its compressed entry at byte " + std::to_string(entry) + " does not decompress to the " +
           std::to_string(size) + " bytes it states" + std::string(damaged);
     return {};
   }
-  return decompressed;
+  return {decompressed.get(), size};
 }
 
 // A fat binary (nvcc -fatbin): one or more of them back to back, each a 16-byte header (magic
@@ -538,7 +560,8 @@ inline std::string fatbin_damage(std::string_view bytes, int depth) {
       if (!read_at(within, entry + 4, entry_header) || !read_at(within, entry + 8, payload) || entry_header < 16 ||
           !fits(within, entry, entry_header) || !fits(within, entry + entry_header, payload))
         return "its entry at byte " + std::to_string(entry) + " lies past its end" + std::string(truncated);
-      std::string decompressed, why;
+      std::unique_ptr<char[]> decompressed;
+      std::string why;
       const std::string_view contents =
           fatbin_payload(within, entry, entry_header, within.substr(entry + entry_header, payload), decompressed, why);
       if (!why.empty()) return why;
