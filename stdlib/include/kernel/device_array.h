@@ -335,6 +335,11 @@ private:
     if (detail::needs_holding(memory_, s)) detail::keep_until_done(s, {memory_});
   }
 
+  // Whether a host array (as ufunc_arg sees it) can be copied to or from this one.
+  template <class arg>
+  static constexpr bool host_array_fits = arg::supported && !arg::is_scalar && !arg::is_device &&
+                                          std::is_same_v<typename arg::element_type, T> && arg::rank == Rank;
+
   template <class Host> void copy_into(Host &&dest, const std::shared_ptr<detail::stream_state> &s, bool wait) const {
     using arg = detail::ufunc_arg<Host &>;
     static_assert(arg::supported && !arg::is_scalar && arg::writable, "copy_to_host needs a writable host array");
@@ -344,9 +349,7 @@ private:
     static_assert(arg::rank == Rank, "copy_to_host: the host array's rank differs");
     // A host array that does not fit is the one error above (not followed by errors from the
     // copy, which would compile on with its types).
-    if constexpr (arg::supported && !arg::is_scalar && arg::writable && !arg::is_device &&
-                  std::is_same_v<typename arg::element_type, T> && arg::rank == Rank)
-      copy_into_fitting<arg>(dest, s, wait);
+    if constexpr (host_array_fits<arg> && arg::writable) copy_into_fitting<arg>(dest, s, wait);
   }
   template <class arg, class Host>
   void copy_into_fitting(Host &dest, const std::shared_ptr<detail::stream_state> &s, bool wait) const {
@@ -381,9 +384,7 @@ private:
     static_assert(std::is_same_v<typename arg::element_type, T>,
                   "copy_from_host: the host array's element type differs from the device array's");
     static_assert(arg::rank == Rank, "copy_from_host: the host array's rank differs");
-    if constexpr (arg::supported && !arg::is_scalar && !arg::is_device &&
-                  std::is_same_v<typename arg::element_type, T> && arg::rank == Rank)
-      copy_from_fitting<arg>(src, stream);
+    if constexpr (host_array_fits<arg>) copy_from_fitting<arg>(src, stream);
   }
   template <class arg, class Host>
   void copy_from_fitting(const Host &src, const std::shared_ptr<detail::stream_state> &stream) {

@@ -62,49 +62,39 @@ template <class P> struct kernel_param {
   static constexpr bool is_array = is_array_view<type>::value;
 };
 
-// How argument A feeds parameter P: checked at compile time.
-// Whether argument A can feed kernel parameter P (check_kernel_argument says why not).
-template <class P, class A> constexpr bool kernel_argument_fits() {
+// How argument A feeds parameter P, checked at compile time: whether it can (and if not, an
+// error saying why).
+template <class P, class A> constexpr bool check_kernel_argument() {
   using param = kernel_param<P>;
   using arg = ufunc_arg<A &>;
   if constexpr (param::is_array) {
     using view = typename param::type;
-    if constexpr (!arg::supported || arg::is_scalar)
+    constexpr bool array = arg::supported && !arg::is_scalar;
+    static_assert(array, "a kernel's array parameter takes a device array or a host array (std::vector, ndarray, span, "
+                         "array_view)");
+    if constexpr (!array) {
       return false;
-    else
-      return std::is_same_v<typename arg::element_type, typename view::value_type> && arg::rank == view::rank &&
-             (arg::writable || std::is_const_v<typename view::element_type>);
-  } else {
-    return std::is_trivially_copyable_v<typename param::type> && std::is_convertible_v<A &, typename param::type>;
-  }
-}
-
-template <class P, class A> constexpr void check_kernel_argument() {
-  using param = kernel_param<P>;
-  using arg = ufunc_arg<A &>;
-  if constexpr (param::is_array) {
-    using view = typename param::type;
-    static_assert(arg::supported && !arg::is_scalar,
-                  "a kernel's array parameter takes a device array or a host array (std::vector, ndarray, span, "
-                  "array_view)");
-    if constexpr (arg::supported && !arg::is_scalar) {
-      static_assert(std::is_same_v<typename arg::element_type, typename view::value_type>,
-                    "a kernel's array argument must have the parameter's element type (no implicit conversion of "
-                    "arrays)");
-      static_assert(arg::rank == view::rank, "a kernel's array argument must have the parameter's rank");
+    } else {
+      constexpr bool same_elements = std::is_same_v<typename arg::element_type, typename view::value_type>;
+      constexpr bool same_rank = arg::rank == view::rank;
+      constexpr bool writable = arg::writable || std::is_const_v<typename view::element_type>;
+      static_assert(same_elements, "a kernel's array argument must have the parameter's element type (no implicit "
+                                   "conversion of arrays)");
+      static_assert(same_rank, "a kernel's array argument must have the parameter's rank");
       if constexpr (!arg::is_device)
-        static_assert(arg::writable || std::is_const_v<typename view::element_type>,
-                      "the kernel writes this array parameter but the host argument is const: its results could "
-                      "not be copied back; pass a writable host array or a device array");
+        static_assert(writable, "the kernel writes this array parameter but the host argument is const: its results "
+                                "could not be copied back; pass a writable host array or a device array");
       else
-        static_assert(arg::writable || std::is_const_v<typename view::element_type>,
+        static_assert(writable,
                       "the kernel writes this array parameter but the device argument is a view of const elements");
+      return same_elements && same_rank && writable;
     }
   } else {
-    static_assert(std::is_trivially_copyable_v<typename param::type>,
-                  "kernel parameters that are not arrays are passed by value and must be trivially copyable");
-    static_assert(std::is_convertible_v<A &, typename param::type>,
-                  "a kernel argument does not convert to the parameter's type");
+    constexpr bool copyable = std::is_trivially_copyable_v<typename param::type>;
+    constexpr bool converts = std::is_convertible_v<A &, typename param::type>;
+    static_assert(copyable, "kernel parameters that are not arrays are passed by value and must be trivially copyable");
+    static_assert(converts, "a kernel argument does not convert to the parameter's type");
+    return copyable && converts;
   }
 }
 
@@ -227,11 +217,13 @@ public:
     // Arguments that do not fit their parameters are reported once each, at the caller's line,
     // and the launch is not compiled further (no errors from inside it that follow from them).
     if constexpr (sizeof...(Args) == traits::arity) {
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (detail::check_kernel_argument<typename traits::template arg<K>, std::remove_reference_t<Args>>(), ...);
-      }(std::make_index_sequence<traits::arity>{});
       constexpr bool fit = []<std::size_t... K>(std::index_sequence<K...>) {
-        return (detail::kernel_argument_fits<typename traits::template arg<K>, std::remove_reference_t<Args>>() && ...);
+        // Every argument is checked (not only up to the first that does not fit).
+        const bool fits[] = {
+            detail::check_kernel_argument<typename traits::template arg<K>, std::remove_reference_t<Args>>()..., true};
+        for (const bool f : fits)
+          if (!f) return false;
+        return true;
       }(std::make_index_sequence<traits::arity>{});
       if constexpr (fit) launch_with(std::forward<Args>(args)...);
     }

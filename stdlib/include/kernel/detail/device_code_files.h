@@ -58,6 +58,16 @@ inline std::uint16_t elf_machine(std::string_view bytes) {
   return machine;
 }
 
+// The section types (sh_type) the checks tell apart. The processor-specific ones from 0x70000000
+// are a cubin's alone (an x86-64 host object's 0x70000001 is its unwind tables).
+namespace section_type {
+inline constexpr std::uint32_t null = 0, symtab = 2, strtab = 3, rela = 4, note = 7, no_bits = 8, rel = 9, dynsym = 11,
+                               symtab_indices = 18;
+// .nv.info*, .nv.callgraph, .nv.prototype; .nv.global (uninitialised), .nv.shared.<kernel>.
+inline constexpr std::uint32_t cuda_info = 0x70000000, cuda_callgraph = 0x70000001, cuda_prototype = 0x70000002,
+                               cuda_global = 0x70000007, cuda_shared = 0x7000000a;
+} // namespace section_type
+
 // An ELF64 section header's fields that the checks read.
 struct elf_section {
   std::uint32_t name = 0, type = 0, link = 0, info = 0;
@@ -109,8 +119,8 @@ inline std::uint8_t nv_info_format(std::uint8_t attribute) {
 // (device_code_test links them).
 inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t shoff, std::uint16_t shentsize,
                                        std::uint16_t shnum) {
-  constexpr std::uint32_t symtab = 2, strtab = 3, rela = 4, note = 7, rel = 9;
-  constexpr std::uint32_t info = 0x70000000, callgraph = 0x70000001, prototype = 0x70000002;
+  using namespace section_type;
+  constexpr std::uint32_t info = cuda_info, callgraph = cuda_callgraph, prototype = cuda_prototype;
   constexpr std::uint64_t executable = 4; // SHF_EXECINSTR
   const std::string bad(damaged);
   const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
@@ -118,9 +128,7 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
   read_at(bytes, 0x3E, names);
   // 65280 sections or more are counted in section 0 (e_shnum 0, e_shstrndx 0xffff), which
   // the checks do not read: a cubin of some 20,000 kernels.
-  std::uint64_t shoff_in_header = 0;
-  read_at(bytes, 0x28, shoff_in_header);
-  if (shnum == 0 && shoff_in_header != 0)
+  if (shnum == 0 && shoff != 0)
     return "it has 65280 sections or more, which these checks do not read (split its kernels over more than one "
            "file)";
   if (shnum == 0 || names == 0 || section(names).type != strtab) return "it has no section-name table" + bad;
@@ -166,6 +174,16 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
                         ((value & (value - 1)) == 0 && value <= home.alignment && size <= home.size);
     if (!placed) return "its symbol " + std::to_string(k) + " lies outside its section " + std::to_string(in) + bad;
   }
+  // The kinds of the sections nvJitLink finds by name.
+  constexpr std::pair<std::string_view, std::uint32_t> kinds[] = {{".symtab", symtab},
+                                                                  {".strtab", strtab},
+                                                                  {".shstrtab", strtab},
+                                                                  {".rel", rel},
+                                                                  {".rela", rela},
+                                                                  {".note", note},
+                                                                  {".nv.info", info},
+                                                                  {".nv.callgraph", callgraph},
+                                                                  {".nv.prototype", prototype}};
   std::uint64_t read_in_records = 0;
   for (std::uint32_t i = 1; i < shnum; ++i) {
     const elf_section s = section(i);
@@ -176,16 +194,6 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
     const auto named = [&](std::string_view prefix) {
       return name == prefix || name.starts_with(std::string(prefix) + ".");
     };
-    // The kinds of the sections nvJitLink finds by name.
-    const std::pair<std::string_view, std::uint32_t> kinds[] = {{".symtab", symtab},
-                                                                {".strtab", strtab},
-                                                                {".shstrtab", strtab},
-                                                                {".rel", rel},
-                                                                {".rela", rela},
-                                                                {".note", note},
-                                                                {".nv.info", info},
-                                                                {".nv.callgraph", callgraph},
-                                                                {".nv.prototype", prototype}};
     std::uint32_t expected = s.type;
     for (const auto &[prefix, kind] : kinds)
       if (named(prefix)) expected = kind;
@@ -294,10 +302,8 @@ inline std::string cubin_layout_damage(std::string_view bytes, std::uint64_t sho
 // an object from nvcc carries, whose cubins are checked in turn.
 inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff, std::uint16_t shentsize,
                                     std::uint16_t shnum, int depth) {
-  constexpr std::uint32_t symtab = 2, strtab = 3, rela = 4, rel = 9, dynsym = 11;
-  // .nv.callgraph, .nv.prototype: processor-specific types, a cubin's alone (an x86-64 host
-  // object's 0x70000001 is its unwind tables).
-  constexpr std::uint32_t callgraph = 0x70000001, prototype = 0x70000002;
+  using namespace section_type;
+  constexpr std::uint32_t callgraph = cuda_callgraph, prototype = cuda_prototype;
   const bool cuda = elf_machine(bytes) == cuda_machine;
   const auto section = [&](std::uint32_t i) { return elf_section_at(bytes, shoff + std::uint64_t{i} * shentsize); };
   std::uint16_t names = 0;
@@ -308,7 +314,7 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
   const elf_section name_table = shnum != 0 ? section(names) : elf_section{};
   // A symbol's extended section index is in a table of them (SHT_SYMTAB_SHNDX), if any.
   bool extended_indices = false;
-  for (std::uint32_t i = 0; i < shnum; ++i) extended_indices |= section(i).type == 18;
+  for (std::uint32_t i = 0; i < shnum; ++i) extended_indices |= section(i).type == symtab_indices;
   for (std::uint32_t i = 0; i < shnum; ++i) {
     const elf_section s = section(i);
     const std::string which = "its section " + std::to_string(i);
@@ -368,7 +374,7 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
                  std::string(damaged);
       }
     } else if (const std::string_view name = elf_section_name(bytes, name_table, s);
-               s.type != 8 && is_fatbin_section(name)) {
+               s.type != no_bits && is_fatbin_section(name)) {
       // (The fits check: a section of a type without contents was not checked above.)
       if (fits(bytes, s.offset, s.size))
         if (std::string why = fatbin_damage(bytes.substr(s.offset, s.size), depth + 1); !why.empty())
@@ -405,9 +411,9 @@ inline std::string elf_damage(std::string_view bytes, int depth = 0) {
     // SHT_NULL, SHT_NOBITS, and a relocatable cubin's shared memory (.nv.shared.*, of
     // kernels with __shared__ arrays) and uninitialised globals (.nv.global): sizes without
     // contents in the file.
-    constexpr std::uint32_t null_section = 0, no_bits = 8, cuda_global = 0x70000007, cuda_shared = 0x7000000a;
+    using namespace section_type;
     const bool contents =
-        s.type != null_section && s.type != no_bits && !(cuda && (s.type == cuda_global || s.type == cuda_shared));
+        s.type != null && s.type != no_bits && !(cuda && (s.type == cuda_global || s.type == cuda_shared));
     if (contents && !fits(bytes, s.offset, s.size))
       return "its section " + std::to_string(i) + " lies past its end" + std::string(truncated);
   }
@@ -453,7 +459,7 @@ template <class Fn> bool for_each_fatbin_section(std::string_view bytes, Fn &&fn
   for (std::uint16_t i = 0; i < shnum; ++i)
     if (const elf_section s = section(i); is_fatbin_section(elf_section_name(bytes, name_table, s))) {
       found = true;
-      if (s.type != 8 && fits(bytes, s.offset, s.size)) fn(bytes.substr(s.offset, s.size));
+      if (s.type != section_type::no_bits && fits(bytes, s.offset, s.size)) fn(bytes.substr(s.offset, s.size));
     }
   return found;
 }
