@@ -98,8 +98,17 @@ struct scan_value<Op, E> {
 };
 
 template <class T> inline constexpr bool sortable = std::is_integral_v<T> || std::is_floating_point_v<T>;
-template <class T> constexpr void require_sortable() {
+template <class T> constexpr bool require_sortable() {
   static_assert(sortable<T>, "sorted, selected and counted values are bool, integers or floats");
+  return sortable<T>;
+}
+/// An array of values that sort: errors where `A` is not, for the call to guard the rest of
+/// its body with.
+template <class A> constexpr bool require_sortable_array() {
+  if constexpr (require_array<A>())
+    return require_sortable<element_of<A>>();
+  else
+    return false;
 }
 
 template <class A> using shape_t = std::array<index_t, arg_of<A>::rank>;
@@ -137,10 +146,13 @@ public:
   template <class A, class Out>
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void operator()(const A &in, Out &&out, int axis = -1) const {
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
-    detail::require_lasting_output<Out>(name(), 2, this->placed_on());
-    require_sum_cast<A, Out>();
-    run<into_value<A, Out>, detail::is_plus<Op>>(site, in, out, 2, axis, 3, std::nullopt, false);
+    // The sums' type is the output's elements': nothing more is compiled for no array.
+    if constexpr (detail::require_array<std::remove_cvref_t<Out>>()) {
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
+      detail::require_lasting_output<Out>(name(), 2, this->placed_on());
+      require_sum_cast<A, Out>();
+      run<into_value<A, Out>, detail::is_plus<Op>>(site, in, out, 2, axis, 3, std::nullopt, false);
+    }
   }
 
   /// The scans of an expression (evaluated first: see the header comment).
@@ -212,13 +224,12 @@ private:
   template <class T, bool Widen, class A, class Out>
   auto run(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis, int axis_argument,
            std::optional<T> init, bool exclusive) const {
-    detail::require_array<A>();
-    detail::require_array<Out>();
-    constexpr std::size_t R = detail::arg_of<A>::rank;
-    static_assert(detail::arg_of<Out>::rank == R, "a scan's output has the input's rank");
-    // After that error the scan is not compiled further (comparing the shapes gave another).
-    if constexpr (detail::arg_of<Out>::rank == R)
-      run_fitting<T, Widen>(site, in, out, out_argument, axis, axis_argument, init, exclusive);
+    if constexpr (detail::require_array<A>() && detail::require_array<Out>()) {
+      constexpr bool same_rank = detail::arg_of<Out>::rank == detail::arg_of<A>::rank;
+      static_assert(same_rank, "a scan's output has the input's rank");
+      // After that error the scan is not compiled further (comparing the shapes gave another).
+      if constexpr (same_rank) run_fitting<T, Widen>(site, in, out, out_argument, axis, axis_argument, init, exclusive);
+    }
   }
   template <class T, bool Widen, class A, class Out>
   void run_fitting(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis,
@@ -305,25 +316,33 @@ public:
   static constexpr std::string_view name() noexcept { return "sort"; }
 
   template <class A> void operator()(A &&x, sort_order order = ascending, int axis = -1) const {
-    detail::require_array<std::remove_cvref_t<A>>();
+    if constexpr (detail::require_array<std::remove_cvref_t<A>>()) sort_fitting(std::forward<A>(x), order, axis);
+  }
+
+private:
+  // auto, as each call's other parts: instantiated with the call, so its errors show the
+  // caller's line.
+  template <class A> auto sort_fitting(A &&x, sort_order order, int axis) const {
     detail::require_lasting_output<A>(name(), 1, this->placed_on());
     using T = detail::element_of<std::remove_cvref_t<A>>;
     detail::require_sortable<T>();
     constexpr std::size_t R = detail::arg_of<std::remove_cvref_t<A>>::rank;
     static_assert(R >= 1, "sort takes an array");
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
-    const auto shape = detail::shape_of(x);
-    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
-    detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 1, x);
-    // Keys that keep -0.0 and NaN payloads, turned back into the values: no gather.
-    this->sort_segments<T>(site, name(), src.data, src.keep, shape, axis, order_of(order), false, std::nullopt,
-                           [&](const detail::segment_layout &l) {
-                             detail::sorted_outputs<T> o;
-                             o.values = dst.data;
-                             o.values_layout = l;
-                             return o;
-                           });
-    dst.deliver();
+    if constexpr (detail::sortable<T> && R >= 1) {
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+      const auto shape = detail::shape_of(x);
+      detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
+      detail::output_elements<T> dst = detail::output_elements<T>::make(site, name(), 1, x);
+      // Keys that keep -0.0 and NaN payloads, turned back into the values: no gather.
+      this->sort_segments<T>(site, name(), src.data, src.keep, shape, axis, order_of(order), false, std::nullopt,
+                             [&](const detail::segment_layout &l) {
+                               detail::sorted_outputs<T> o;
+                               o.values = dst.data;
+                               o.values_layout = l;
+                               return o;
+                             });
+      dst.deliver();
+    }
   }
 };
 inline constexpr sort_fn sort{};
@@ -335,24 +354,35 @@ public:
   static constexpr std::string_view name() noexcept { return "argsort"; }
 
   template <class A> auto operator()(const A &x, sort_order order = ascending, int axis = -1) const {
-    detail::require_array<A>();
+    if constexpr (detail::require_array<A>())
+      return argsort_fitting(x, order, axis);
+    else
+      return detail::failed_call_result{};
+  }
+  template <class N> auto operator()(const expr<N> &x, sort_order order = ascending, int axis = -1) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), order, axis);
+  }
+
+private:
+  template <class A> auto argsort_fitting(const A &x, sort_order order, int axis) const {
     using T = detail::element_of<A>;
     detail::require_sortable<T>();
     constexpr std::size_t R = detail::arg_of<A>::rank;
     static_assert(R >= 1, "argsort takes an array");
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
-    const auto shape = detail::shape_of(x);
-    auto result = detail::make_result<index_t, R, detail::is_device_arg<A>>(site, shape);
-    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
-    detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, result);
-    this->sort_segments<T>(
-        site, name(), src.data, src.keep, shape, axis, order_of(order), true, std::nullopt,
-        [&](const detail::segment_layout &l) { return this->template positions_into<T>(dst.data, l); });
-    dst.deliver();
-    return result;
-  }
-  template <class N> auto operator()(const expr<N> &x, sort_order order = ascending, int axis = -1) const {
-    return (*this)(detail::evaluated(this->placed_on(), x), order, axis);
+    if constexpr (detail::sortable<T> && R >= 1) {
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+      const auto shape = detail::shape_of(x);
+      auto result = detail::make_result<index_t, R, detail::is_device_arg<A>>(site, shape);
+      detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
+      detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, result);
+      this->sort_segments<T>(
+          site, name(), src.data, src.keep, shape, axis, order_of(order), true, std::nullopt,
+          [&](const detail::segment_layout &l) { return this->template positions_into<T>(dst.data, l); });
+      dst.deliver();
+      return result;
+    } else {
+      return detail::failed_call_result{};
+    }
   }
 };
 inline constexpr argsort_fn argsort{};
@@ -367,8 +397,14 @@ public:
   template <class K, class V> void operator()(K &&keys, V &&values, sort_order order = ascending) const {
     using KA = std::remove_cvref_t<K>;
     using VA = std::remove_cvref_t<V>;
-    detail::require_array<KA>();
-    detail::require_array<VA>();
+    // K and V as the caller gave them: a temporary on a stream is refused.
+    if constexpr (detail::require_array<KA>() && detail::require_array<VA>()) fitting<K, V>(keys, values, order);
+  }
+
+private:
+  template <class K, class V> auto fitting(K &keys, V &values, sort_order order) const {
+    using KA = std::remove_cvref_t<K>;
+    using VA = std::remove_cvref_t<V>;
     detail::require_lasting_output<K>(name(), 1, this->placed_on());
     detail::require_lasting_output<V>(name(), 2, this->placed_on());
     using T = detail::element_of<KA>;
@@ -455,13 +491,23 @@ public:
   static constexpr std::string_view name() noexcept { return "top_k"; }
 
   template <class A> auto operator()(const A &x, index_t k, int axis = -1, bool largest = true) const {
-    detail::require_array<A>();
+    if constexpr (detail::require_array<A>())
+      return fitting(x, k, axis, largest);
+    else
+      return detail::failed_call_result{};
+  }
+  template <class N> auto operator()(const expr<N> &x, index_t k, int axis = -1, bool largest = true) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), k, axis, largest);
+  }
+
+private:
+  template <class A> auto fitting(const A &x, index_t k, int axis, bool largest) const {
     using T = detail::element_of<A>;
     detail::require_sortable<T>();
-    // After require_sortable's error, nothing more is instantiated for such elements.
-    if constexpr (detail::sortable<T>) {
-      constexpr std::size_t R = detail::arg_of<A>::rank;
-      static_assert(R >= 1, "top_k takes an array");
+    constexpr std::size_t R = detail::arg_of<A>::rank;
+    static_assert(R >= 1, "top_k takes an array");
+    // After those errors, nothing more is instantiated for such arguments.
+    if constexpr (detail::sortable<T> && R >= 1) {
       constexpr bool D = detail::is_device_arg<A>;
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
       const auto shape = detail::shape_of(x);
@@ -510,9 +556,6 @@ public:
       return detail::failed_call_result{};
     }
   }
-  template <class N> auto operator()(const expr<N> &x, index_t k, int axis = -1, bool largest = true) const {
-    return (*this)(detail::evaluated(this->placed_on(), x), k, axis, largest);
-  }
 };
 inline constexpr top_k_fn top_k{};
 
@@ -524,31 +567,43 @@ public:
   static constexpr std::string_view name() noexcept { return "argpartition"; }
 
   template <class A> auto operator()(const A &x, index_t kth) const {
-    detail::require_array<A>();
+    if constexpr (detail::require_array<A>())
+      return fitting(x, kth);
+    else
+      return detail::failed_call_result{};
+  }
+  template <class N> auto operator()(const expr<N> &x, index_t kth) const {
+    return (*this)(detail::evaluated(this->placed_on(), x), kth);
+  }
+
+private:
+  template <class A> auto fitting(const A &x, index_t kth) const {
     using T = detail::element_of<A>;
     detail::require_sortable<T>();
     constexpr std::size_t R = detail::arg_of<A>::rank;
     static_assert(R >= 1, "argpartition takes an array");
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
-    const auto shape = detail::shape_of(x);
-    const index_t len = shape[R - 1];
-    if (kth < -len || kth >= len)
-      throw argument_error(std::string(name()), 2,
-                           "kth = " + std::to_string(kth) + " is out of range for an axis of " + std::to_string(len));
-    if (kth < 0) kth += len;
-    auto result = detail::make_result<index_t, R, detail::is_device_arg<A>>(site, shape);
-    detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
-    detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, result);
-    // On a device the segments are sorted whole (a partition too); on the host they are
-    // partitioned around kth.
-    this->sort_segments<T>(
-        site, name(), src.data, src.keep, shape, -1, detail::key_order::ascending, true, kth + 1,
-        [&](const detail::segment_layout &l) { return this->template positions_into<T>(dst.data, l); });
-    dst.deliver();
-    return result;
-  }
-  template <class N> auto operator()(const expr<N> &x, index_t kth) const {
-    return (*this)(detail::evaluated(this->placed_on(), x), kth);
+    // After those errors, nothing more is instantiated for such arguments.
+    if constexpr (detail::sortable<T> && R >= 1) {
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
+      const auto shape = detail::shape_of(x);
+      const index_t len = shape[R - 1];
+      if (kth < -len || kth >= len)
+        throw argument_error(std::string(name()), 2,
+                             "kth = " + std::to_string(kth) + " is out of range for an axis of " + std::to_string(len));
+      if (kth < 0) kth += len;
+      auto result = detail::make_result<index_t, R, detail::is_device_arg<A>>(site, shape);
+      detail::input_elements<T> src = detail::input_on<T>(site, name(), 1, x);
+      detail::output_elements<index_t> dst = detail::output_elements<index_t>::make(site, name(), 0, result);
+      // On a device the segments are sorted whole (a partition too); on the host they are
+      // partitioned around kth.
+      this->sort_segments<T>(
+          site, name(), src.data, src.keep, shape, -1, detail::key_order::ascending, true, kth + 1,
+          [&](const detail::segment_layout &l) { return this->template positions_into<T>(dst.data, l); });
+      dst.deliver();
+      return result;
+    } else {
+      return detail::failed_call_result{};
+    }
   }
 };
 inline constexpr argpartition_fn argpartition{};
@@ -641,8 +696,18 @@ template <class V, class W> V scalar_as(std::string_view name, int argument, con
   return static_cast<V>(w);
 }
 
-template <class I> constexpr void require_indices() {
-  static_assert(std::is_integral_v<I> && !std::is_same_v<I, bool>, "indices are integers");
+template <class I> constexpr bool require_indices() {
+  constexpr bool integers = std::is_integral_v<I> && !std::is_same_v<I, bool>;
+  static_assert(integers, "indices are integers");
+  return integers;
+}
+
+/// Whether `a` and `indices` are arrays, the indices integers; errors where they are not.
+template <class A, class I> constexpr bool require_indexing() {
+  if constexpr (require_array<A>() & require_array<I>())
+    return require_indices<element_of<I>>();
+  else
+    return false;
 }
 
 } // namespace detail
@@ -655,21 +720,24 @@ public:
   static constexpr std::string_view name() noexcept { return "take"; }
 
   template <class A, class I> auto operator()(const A &a, const I &indices) const {
-    detail::require_array<A>();
-    detail::require_array<I>();
-    using V = detail::element_of<A>;
-    constexpr bool D = detail::is_device_arg<A> || detail::is_device_arg<I>;
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices);
-    auto out = detail::make_result<V, detail::arg_of<I>::rank, D>(site, detail::shape_of(indices));
-    run(site, a, indices, out, false);
-    return out;
+    if constexpr (detail::require_indexing<A, I>()) {
+      using V = detail::element_of<A>;
+      constexpr bool D = detail::is_device_arg<A> || detail::is_device_arg<I>;
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices);
+      auto out = detail::make_result<V, detail::arg_of<I>::rank, D>(site, detail::shape_of(indices));
+      run(site, a, indices, out, false);
+      return out;
+    } else {
+      return detail::failed_call_result{};
+    }
   }
   template <class A, class I, class Out> void operator()(const A &a, const I &indices, Out &&out) const {
-    detail::require_array<std::remove_cvref_t<Out>>();
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices, out);
-    detail::require_lasting_output<Out>(name(), 3, this->placed_on());
-    detail::require_same_shape(name(), 3, out, "the indices'", indices);
-    run(site, a, indices, out, true);
+    if constexpr (detail::require_indexing<A, I>() && detail::require_array<std::remove_cvref_t<Out>>()) {
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices, out);
+      detail::require_lasting_output<Out>(name(), 3, this->placed_on());
+      detail::require_same_shape(name(), 3, out, "the indices'", indices);
+      run(site, a, indices, out, true);
+    }
   }
   template <class A, class I>
     requires(detail::any_expression_arg<A, I>)
@@ -688,7 +756,6 @@ private:
   auto run(const detail::algorithm_site &site, const A &a, const I &indices, Out &out, bool into_callers) const {
     using V = detail::element_of<A>;
     using J = detail::element_of<I>;
-    detail::require_indices<J>();
     // A gather must not write where it reads (take(a, i, a) would read values it replaced).
     detail::require_apart(name(), 3, out, 1, a);
     detail::require_apart(name(), 3, out, 2, indices);
@@ -721,13 +788,42 @@ public:
   static constexpr std::string_view name() noexcept { return "put"; }
 
   template <class A, class I, class W> void operator()(A &&a, const I &indices, const W &values) const {
+    // A as the caller gave it: a temporary on a stream is refused.
+    if constexpr (detail::require_indexing<std::remove_cvref_t<A>, I>() && values_fit<std::remove_cvref_t<A>, W>())
+      fitting<A>(a, indices, values);
+  }
+  template <class A, class I, class W>
+    requires(detail::any_expression_arg<I, W>)
+  void operator()(A &&a, const I &indices, const W &values) const {
+    (*this)(std::forward<A>(a), detail::evaluated(this->placed_on(), indices),
+            detail::evaluated(this->placed_on(), values));
+  }
+
+private:
+  /// Values are an array or one value; values convert to the elements as NumPy's put casts
+  /// them (a float into an integer array is truncated), but a complex value has no real one.
+  template <class AA, class W> static constexpr bool values_fit() {
+    using arg = detail::arg_of<W>;
+    constexpr bool given = arg::supported;
+    static_assert(given, "put's values are an array or a number");
+    if constexpr (given) {
+      using From = typename arg::element_type;
+      using To = detail::element_of<AA>;
+      constexpr bool complex_to_real =
+          !std::is_same_v<From, detail::real_of_t<From>> && std::is_same_v<To, detail::real_of_t<To>>;
+      static_assert(!complex_to_real, "put's values are complex but the array's elements are real: put their real "
+                                      "parts (std::real), or into a complex array");
+      return !complex_to_real;
+    } else {
+      return false;
+    }
+  }
+
+  template <class A, class I, class W> auto fitting(A &a, const I &indices, const W &values) const {
     using AA = std::remove_cvref_t<A>;
-    detail::require_array<AA>();
-    detail::require_array<I>();
     detail::require_lasting_output<A>(name(), 1, this->placed_on());
     using V = detail::element_of<AA>;
     using J = detail::element_of<I>;
-    detail::require_indices<J>();
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), a, indices, values);
     const index_t count = detail::arg_of<I>::view(indices).size();
     // The values and indices are read while `a` is written: apart from it.
@@ -776,12 +872,6 @@ public:
     }
     dst.deliver();
   }
-  template <class A, class I, class W>
-    requires(detail::any_expression_arg<I, W>)
-  void operator()(A &&a, const I &indices, const W &values) const {
-    (*this)(std::forward<A>(a), detail::evaluated(this->placed_on(), indices),
-            detail::evaluated(this->placed_on(), values));
-  }
 };
 inline constexpr put_fn put{};
 
@@ -795,9 +885,15 @@ namespace detail {
 template <class P>
 inline constexpr bool is_predicate = (ufunc_arg<const P &>::supported && !ufunc_arg<const P &>::is_scalar) ||
                                      requires(const P &p, target t) { p.on(t); };
-template <class P> constexpr void require_predicate() {
+template <class P> constexpr bool require_predicate() {
   static_assert(is_predicate<P>, "a predicate is a kernel::ufunc (kernel::ufunc<f>{} of a [[kernel::vectorize]] "
                                  "function f returning bool) or a bool mask of the array's shape");
+  return is_predicate<P>;
+}
+/// A call on the elements of `x` for which `pred` holds: errors where either is not what it
+/// should be, for the call to guard the rest of its body with.
+template <class X, class P> constexpr bool require_array_and_predicate() {
+  return require_array<X>() & require_predicate<P>();
 }
 
 /// The flags (1 byte each) of a predicate over `x` where the call runs: a ufunc (or any
@@ -1069,23 +1165,25 @@ public:
   constexpr select_if_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "select_if"; }
   template <class X, class P> auto operator()(const X &x, const P &pred) const {
-    detail::require_array<X>();
-    detail::require_predicate<P>();
-    using V = detail::element_of<X>;
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
-    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
-    detail::predicate_positions<X, P> f(site, name(), x, xs, pred, detail::flags_alone_t{});
-    // On a device one pass over the data (the count is not needed first); the call waits for it.
-    if (site.on_device())
-      if (auto kept = f.select_on_device(site, xs))
-        return detail::selected_result<V, detail::is_device_arg<X>>(site, xs.size, std::move(*kept));
-    f.count(site, xs);
-    auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.positions.kept});
-    detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
-    f.compact(site, xs.data, dst.data, false);
-    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
-    dst.deliver();
-    return out;
+    if constexpr (detail::require_array_and_predicate<X, P>()) {
+      using V = detail::element_of<X>;
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
+      detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+      detail::predicate_positions<X, P> f(site, name(), x, xs, pred, detail::flags_alone_t{});
+      // On a device one pass over the data (the count is not needed first); the call waits for it.
+      if (site.on_device())
+        if (auto kept = f.select_on_device(site, xs))
+          return detail::selected_result<V, detail::is_device_arg<X>>(site, xs.size, std::move(*kept));
+      f.count(site, xs);
+      auto out = detail::make_result<V, 1, detail::is_device_arg<X>>(site, {f.positions.kept});
+      detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, out);
+      f.compact(site, xs.data, dst.data, false);
+      if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
+      dst.deliver();
+      return out;
+    } else {
+      return detail::failed_call_result{};
+    }
   }
   /// The same into `out`, a 1-D array of x's elements (or a view of one), as CUB's
   /// DeviceSelect writes its caller's buffer: the kept elements go to its first places in
@@ -1095,17 +1193,14 @@ public:
   /// element of `x`, is written in the one pass, with no count first and no array of the
   /// call's own for the result.
   template <class X, class P, class Out> index_t operator()(const X &x, const P &pred, Out &&out) const {
-    using W = detail::ufunc_arg<std::remove_reference_t<Out> &>;
-    detail::require_array<X>();
-    detail::require_predicate<P>();
-    detail::require_array<std::remove_cvref_t<Out>>();
-    static_assert(W::rank == 1, "select_if writes the kept elements to a 1-D array");
-    static_assert(W::writable, "select_if writes the kept elements to a writable array");
-    // After those errors the selection is not compiled further.
-    if constexpr (W::rank != 1 || !W::writable)
-      return 0;
-    else
-      return select_into(x, pred, std::forward<Out>(out));
+    if constexpr (detail::require_array_and_predicate<X, P>() & detail::require_array<std::remove_cvref_t<Out>>()) {
+      using W = detail::ufunc_arg<std::remove_reference_t<Out> &>;
+      static_assert(W::rank == 1, "select_if writes the kept elements to a 1-D array");
+      static_assert(W::writable, "select_if writes the kept elements to a writable array");
+      // After those errors the selection is not compiled further.
+      if constexpr (W::rank == 1 && W::writable) return select_into(x, pred, std::forward<Out>(out));
+    }
+    return 0;
   }
 
 private:
@@ -1164,14 +1259,16 @@ public:
   constexpr count_if_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "count_if"; }
   template <class X, class P> index_t operator()(const X &x, const P &pred) const {
-    detail::require_array<X>();
-    detail::require_predicate<P>();
-    using V = detail::element_of<X>;
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
-    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
-    const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
-    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
-    return f.positions.kept;
+    if constexpr (detail::require_array_and_predicate<X, P>()) {
+      using V = detail::element_of<X>;
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
+      detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+      const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
+      if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
+      return f.positions.kept;
+    } else {
+      return 0;
+    }
   }
   template <class X, class P>
     requires(detail::any_expression_arg<X, P>)
@@ -1193,19 +1290,21 @@ public:
   constexpr stable_partition_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "stable_partition"; }
   template <class X, class P> auto operator()(const X &x, const P &pred) const {
-    detail::require_array<X>();
-    detail::require_predicate<P>();
-    using V = detail::element_of<X>;
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
-    detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
-    const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
-    partition_result<detail::result_array<V, 1, detail::is_device_arg<X>>> r{
-        detail::make_result<V, 1, detail::is_device_arg<X>>(site, {xs.size}), f.positions.kept};
-    detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, r.values);
-    f.compact(site, xs.data, dst.data, true);
-    if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
-    dst.deliver();
-    return r;
+    if constexpr (detail::require_array_and_predicate<X, P>()) {
+      using V = detail::element_of<X>;
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, pred);
+      detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
+      const detail::predicate_positions<X, P> f(site, name(), x, xs, pred);
+      partition_result<detail::result_array<V, 1, detail::is_device_arg<X>>> r{
+          detail::make_result<V, 1, detail::is_device_arg<X>>(site, {xs.size}), f.positions.kept};
+      detail::output_elements<V> dst = detail::output_elements<V>::make(site, name(), 0, r.values);
+      f.compact(site, xs.data, dst.data, true);
+      if (site.on_device()) detail::keep_until_done(*site.call, {xs.keep, f.flags.keep, f.positions.memory});
+      dst.deliver();
+      return r;
+    } else {
+      return detail::failed_call_result{};
+    }
   }
   template <class X, class P>
     requires(detail::any_expression_arg<X, P>)
@@ -1255,11 +1354,9 @@ public:
   constexpr unique_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "unique"; }
   template <class X> auto operator()(const X &x) const {
-    detail::require_array<X>();
-    using V = detail::element_of<X>;
-    detail::require_sortable<V>();
-    // After require_sortable's error, nothing more is instantiated for such elements.
-    if constexpr (detail::sortable<V>) {
+    // After those errors, nothing more is instantiated for such arguments.
+    if constexpr (detail::require_sortable_array<X>()) {
+      using V = detail::element_of<X>;
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
       detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
       const index_t n = xs.size;
@@ -1317,11 +1414,9 @@ public:
   constexpr run_length_encode_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "run_length_encode"; }
   template <class X> auto operator()(const X &x) const {
-    detail::require_array<X>();
-    using V = detail::element_of<X>;
-    detail::require_sortable<V>();
-    // After require_sortable's error, nothing more is instantiated for such elements.
-    if constexpr (detail::sortable<V>) {
+    // After those errors, nothing more is instantiated for such arguments.
+    if constexpr (detail::require_sortable_array<X>()) {
+      using V = detail::element_of<X>;
       constexpr bool D = detail::is_device_arg<X>;
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
       detail::input_elements<V> xs = detail::input_on<V>(site, name(), 1, x);
@@ -1388,35 +1483,45 @@ public:
   static constexpr std::string_view name() noexcept { return "histogram"; }
 
   template <class X> auto operator()(const X &x, index_t bins, double lo, double hi) const {
-    detail::require_array<X>();
-    if (bins < 1)
-      throw argument_error(std::string(name()), 2, "the number of bins must be positive, not " + std::to_string(bins));
-    detail::checked_size(name(), 2, &bins, 1, sizeof(index_t)); // the counts must fit in memory
-    const auto range = [&] { return "the range [" + detail::number_text(lo) + ", " + detail::number_text(hi) + "]"; };
-    if (!std::isfinite(lo)) throw argument_error(std::string(name()), 3, range() + ": lo must be finite");
-    if (!std::isfinite(hi)) throw argument_error(std::string(name()), 4, range() + ": hi must be finite");
-    if (hi < lo) throw argument_error(std::string(name()), 4, range() + ": hi must not be below lo");
-    if (lo == hi) { // as NumPy: a range of one value is widened to a unit around it
-      lo -= 0.5;
-      hi += 0.5;
-      if (!(lo < hi)) // past 2^53, half a unit is below a double's step
-        throw argument_error(std::string(name()), 4,
-                             range() + ": a range of one value this large cannot be widened by 0.5: give two ends");
+    if constexpr (detail::require_array<X>()) {
+      if (bins < 1)
+        throw argument_error(std::string(name()), 2,
+                             "the number of bins must be positive, not " + std::to_string(bins));
+      detail::checked_size(name(), 2, &bins, 1, sizeof(index_t)); // the counts must fit in memory
+      const auto range = [&] { return "the range [" + detail::number_text(lo) + ", " + detail::number_text(hi) + "]"; };
+      if (!std::isfinite(lo)) throw argument_error(std::string(name()), 3, range() + ": lo must be finite");
+      if (!std::isfinite(hi)) throw argument_error(std::string(name()), 4, range() + ": hi must be finite");
+      if (hi < lo) throw argument_error(std::string(name()), 4, range() + ": hi must not be below lo");
+      if (lo == hi) { // as NumPy: a range of one value is widened to a unit around it
+        lo -= 0.5;
+        hi += 0.5;
+        if (!(lo < hi)) // past 2^53, half a unit is below a double's step
+          throw argument_error(std::string(name()), 4,
+                               range() + ": a range of one value this large cannot be widened by 0.5: give two ends");
+      }
+      if (!std::isfinite(hi - lo)) // the bins' width and edges would be inf and NaN
+        throw argument_error(std::string(name()), 4, range() + " is wider than a double can hold");
+      return run<double>(x, static_cast<const std::nullptr_t *>(nullptr), bins, lo, hi);
+    } else {
+      return detail::failed_call_result{};
     }
-    if (!std::isfinite(hi - lo)) // the bins' width and edges would be inf and NaN
-      throw argument_error(std::string(name()), 4, range() + " is wider than a double can hold");
-    return run<double>(x, static_cast<const std::nullptr_t *>(nullptr), bins, lo, hi);
   }
 
   template <class X, detail::histogram_edges E> auto operator()(const X &x, const E &edges) const {
-    detail::require_array<X>();
-    detail::require_array<E>();
-    using F = detail::element_of<E>;
-    static_assert(std::is_arithmetic_v<F>, "histogram edges are numbers");
-    static_assert(detail::arg_of<E>::rank == 1, "histogram edges are a one-dimensional array (as NumPy's bins)");
-    const auto ev = detail::arg_of<E>::view(edges);
-    // As NumPy's: fewer than two edges make no bin, and an empty histogram.
-    return run<F>(x, &edges, ev.size() > 1 ? ev.size() - 1 : 0, 0, 0);
+    if constexpr (detail::require_array<X>() & detail::require_array<E>()) {
+      using F = detail::element_of<E>;
+      static_assert(std::is_arithmetic_v<F>, "histogram edges are numbers");
+      static_assert(detail::arg_of<E>::rank == 1, "histogram edges are a one-dimensional array (as NumPy's bins)");
+      if constexpr (std::is_arithmetic_v<F> && detail::arg_of<E>::rank == 1) {
+        const auto ev = detail::arg_of<E>::view(edges);
+        // As NumPy's: fewer than two edges make no bin, and an empty histogram.
+        return run<F>(x, &edges, ev.size() > 1 ? ev.size() - 1 : 0, 0, 0);
+      } else {
+        return detail::failed_call_result{};
+      }
+    } else {
+      return detail::failed_call_result{};
+    }
   }
 
   template <class N> auto operator()(const expr<N> &x, index_t bins, double lo, double hi) const {

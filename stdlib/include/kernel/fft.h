@@ -108,9 +108,6 @@ public:
 
 namespace detail {
 
-template <class T>
-inline constexpr bool fft_element = std::is_same_v<real_of_t<T>, float> || std::is_same_v<real_of_t<T>, double>;
-
 /// One pass of the runtime's FFT with its shapes and strides held by value, so that it can
 /// wait in a stream's queue.
 struct fft_step {
@@ -414,20 +411,24 @@ concept fft_output_array = ufunc_arg<O &>::supported && !ufunc_arg<O &>::is_scal
 /// and the transform is not instantiated.
 template <class Out, class A, bool Complex> constexpr bool fft_output_fits() {
   using E = evaluated_t<A>;
-  using O = element_of<std::remove_cvref_t<Out>>;
-  constexpr bool writable = ufunc_arg<Out &>::writable;
-  static_assert(writable, "an FFT's output array (argument 2) is written, so neither const nor of const elements");
-  constexpr bool rank = arg_of<std::remove_cvref_t<Out>>::rank == arg_of<E>::rank;
-  static_assert(rank, "an FFT's output array (argument 2) has the rank of its input");
-  if constexpr (Complex) {
-    constexpr bool kind = std::is_same_v<O, std::complex<float>> || std::is_same_v<O, std::complex<double>>;
-    static_assert(kind, "the output of a transform to coefficients is a complex64 or complex128 array");
-    return writable && rank && kind;
+  if constexpr (!require_array<E>()) {
+    return false; // the input's error alone
   } else {
-    constexpr bool kind = std::is_same_v<O, float> || std::is_same_v<O, double>;
-    static_assert(kind, "the output of an inverse real transform (irfft, irfft2, irfftn) is a float32 or float64 "
-                        "array");
-    return writable && rank && kind;
+    using O = element_of<std::remove_cvref_t<Out>>;
+    constexpr bool writable = ufunc_arg<Out &>::writable;
+    static_assert(writable, "an FFT's output array (argument 2) is written, so neither const nor of const elements");
+    constexpr bool rank = arg_of<std::remove_cvref_t<Out>>::rank == arg_of<E>::rank;
+    static_assert(rank, "an FFT's output array (argument 2) has the rank of its input");
+    if constexpr (Complex) {
+      constexpr bool kind = std::is_same_v<O, std::complex<float>> || std::is_same_v<O, std::complex<double>>;
+      static_assert(kind, "the output of a transform to coefficients is a complex64 or complex128 array");
+      return writable && rank && kind;
+    } else {
+      constexpr bool kind = std::is_same_v<O, float> || std::is_same_v<O, double>;
+      static_assert(kind, "the output of an inverse real transform (irfft, irfft2, irfftn) is a float32 or float64 "
+                          "array");
+      return writable && rank && kind;
+    }
   }
 }
 
@@ -474,14 +475,57 @@ algorithm_site fft_site(std::string_view name, const placement &p, const Sink &s
 /// The axes of fft2, ifft2, rfft2 and irfft2 (the last two), or of the n-dimensional
 /// transforms (every axis of `A`, an array or an expression), where none are given.
 template <bool AllAxes, class A> constexpr fft_axes fft_default_axes() {
-  // The type says so: a compile error, not an argument_error blaming axes never written.
-  static_assert(AllAxes || arg_of<evaluated_t<A>>::rank >= 2,
-                "fft2, ifft2, rfft2 and irfft2 transform the last two axes by default: the array needs rank 2 or "
-                "more (or give the axes)");
-  if constexpr (AllAxes)
-    return fft_axes::all(arg_of<evaluated_t<A>>::rank);
-  else
-    return fft_axes{-2, -1};
+  if constexpr (!require_array<evaluated_t<A>>()) {
+    return {}; // the input's error alone
+  } else {
+    // The type says so: a compile error, not an argument_error blaming axes never written.
+    static_assert(AllAxes || arg_of<evaluated_t<A>>::rank >= 2,
+                  "fft2, ifft2, rfft2 and irfft2 transform the last two axes by default: the array needs rank 2 or "
+                  "more (or give the axes)");
+    if constexpr (AllAxes)
+      return fft_axes::all(arg_of<evaluated_t<A>>::rank);
+    else
+      return fft_axes{-2, -1};
+  }
+}
+
+/// What a transform takes: any FFT element type, complex values (fft_inplace, irfft, hfft),
+/// real values (rfft, ihfft), or any numbers (fftshift).
+enum class fft_input { any, complex_in_place, real, complex_to_real, numbers, hermitian_signal, hermitian_spectrum };
+
+/// Whether `A` is an array of rank 1 or more of the elements a transform takes (`Kind`), with
+/// one error saying what it is not; the transform compiles nothing more when it is not.
+template <fft_input Kind, class A> constexpr bool require_fft_input() {
+  if constexpr (!require_array<A>()) {
+    return false;
+  } else {
+    using T = element_of<A>;
+    constexpr bool real = std::is_same_v<T, float> || std::is_same_v<T, double>;
+    constexpr bool complex = std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+    constexpr bool rank = arg_of<A>::rank >= 1;
+    constexpr bool elements = Kind == fft_input::any                                             ? real || complex
+                              : Kind == fft_input::real || Kind == fft_input::hermitian_spectrum ? real
+                              : Kind == fft_input::numbers ? std::is_arithmetic_v<T> || complex
+                                                           : complex;
+    if constexpr (Kind == fft_input::any)
+      static_assert(elements, "FFTs take float32, float64, complex64 or complex128 arrays");
+    else if constexpr (Kind == fft_input::complex_in_place)
+      static_assert(elements, "an FFT in place takes a complex64 or complex128 array");
+    else if constexpr (Kind == fft_input::real)
+      static_assert(elements, "the real transforms (rfft, rfft2, rfftn) take a float32 or float64 array");
+    else if constexpr (Kind == fft_input::complex_to_real)
+      static_assert(elements,
+                    "the inverse real transforms (irfft, irfft2, irfftn) take a complex64 or complex128 array");
+    else if constexpr (Kind == fft_input::numbers)
+      static_assert(elements, "fftshift and ifftshift take arrays of numbers (real or complex)");
+    else if constexpr (Kind == fft_input::hermitian_signal)
+      static_assert(elements, "hfft takes complex64 or complex128 arrays (the first half of a Hermitian signal)");
+    else
+      static_assert(elements, "ihfft takes float32 or float64 arrays");
+    // A rank-0 array is one value: there is no axis to transform.
+    static_assert(!elements || rank, "an FFT takes an array of one dimension or more");
+    return elements && rank;
+  }
 }
 
 template <class Derived> class fft_calls : public placed<Derived> {
@@ -493,25 +537,26 @@ protected:
   auto transform(std::string_view name, const Sink &sink, const A &x, const fft_axes &axes, int axes_argument,
                  const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument,
                  bool inverse) const {
-    require_array<A>();
-    using T = element_of<A>;
-    static_assert(fft_element<T>, "FFTs take float32, float64, complex64 or complex128 arrays");
-    using Complex = std::complex<real_of_t<T>>;
-    constexpr std::size_t R = arg_of<A>::rank;
-    static_assert(R >= 1, "an FFT takes an array");
-    const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
-    const auto shape = shape_of(x);
-    const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
-    const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
-    require_points(name, sized, along);
-    require_norm(name, norm, norm_argument);
-    std::optional<result_array<Complex, R, is_device_arg<A>>> made;
-    auto &result = fft_output<Complex, R, is_device_arg<A>>(name, site, sink, made, sized, x, true);
-    output_elements<Complex> dst = output_elements<Complex>::make(site, name, Sink::argument, result);
-    input_elements<T> src = input_on<T>(site, name, 1, x);
-    if (sized != shape) src = fft_resized(site, src, shape, sized);
-    run_c2c(name, site, src, dst, sized, along, norm, inverse);
-    if constexpr (Sink::new_array) return std::move(*made);
+    if constexpr (require_fft_input<fft_input::any, A>()) {
+      using T = element_of<A>;
+      using Complex = std::complex<real_of_t<T>>;
+      constexpr std::size_t R = arg_of<A>::rank;
+      const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
+      const auto shape = shape_of(x);
+      const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
+      const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
+      require_points(name, sized, along);
+      require_norm(name, norm, norm_argument);
+      std::optional<result_array<Complex, R, is_device_arg<A>>> made;
+      auto &result = fft_output<Complex, R, is_device_arg<A>>(name, site, sink, made, sized, x, true);
+      output_elements<Complex> dst = output_elements<Complex>::make(site, name, Sink::argument, result);
+      input_elements<T> src = input_on<T>(site, name, 1, x);
+      if (sized != shape) src = fft_resized(site, src, shape, sized);
+      run_c2c(name, site, src, dst, sized, along, norm, inverse);
+      if constexpr (Sink::new_array) return std::move(*made);
+    } else {
+      if constexpr (Sink::new_array) return failed_call_result{};
+    }
   }
 
   /// An expression's transforms: the expression is evaluated into an array first, where the
@@ -528,22 +573,21 @@ protected:
   template <class A>
   void in_place(std::string_view name, A &&x, const fft_axes &axes, fft_norm norm, int norm_argument,
                 bool inverse) const {
-    using AA = std::remove_cvref_t<A>;
-    require_array<AA>();
-    using T = element_of<AA>;
-    static_assert(fft_element<T> && !std::is_same_v<T, real_of_t<T>>,
-                  "an FFT in place takes a complex64 or complex128 array");
-    constexpr std::size_t R = arg_of<AA>::rank;
-    const algorithm_site site = site_of(name, this->placed_on(), x);
-    const auto shape = shape_of(x);
-    const fft_axis_list along = fft_axes_of(name, 2, axes, static_cast<int>(R));
-    require_points(name, shape, along);
-    require_norm(name, norm, norm_argument);
-    // The array's own memory where it is contiguous and where the call runs; else a copy,
-    // written back.
-    input_elements<T> src = input_on<T>(site, name, 1, x);
-    output_elements<T> dst = output_elements<T>::make(site, name, 1, x);
-    run_c2c(name, site, src, dst, shape, along, norm, inverse);
+    if constexpr (require_fft_input<fft_input::complex_in_place, std::remove_cvref_t<A>>()) {
+      using AA = std::remove_cvref_t<A>;
+      using T = element_of<AA>;
+      constexpr std::size_t R = arg_of<AA>::rank;
+      const algorithm_site site = site_of(name, this->placed_on(), x);
+      const auto shape = shape_of(x);
+      const fft_axis_list along = fft_axes_of(name, 2, axes, static_cast<int>(R));
+      require_points(name, shape, along);
+      require_norm(name, norm, norm_argument);
+      // The array's own memory where it is contiguous and where the call runs; else a copy,
+      // written back.
+      input_elements<T> src = input_on<T>(site, name, 1, x);
+      output_elements<T> dst = output_elements<T>::make(site, name, 1, x);
+      run_c2c(name, site, src, dst, shape, along, norm, inverse);
+    }
   }
 
   /// The transform of real values: along the last of `axes` (argument `axes_argument`) real
@@ -552,39 +596,39 @@ protected:
   template <class Sink, class A>
   auto real_forward(std::string_view name, const Sink &sink, const A &x, const fft_axes &axes, int axes_argument,
                     const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument) const {
-    require_array<A>();
-    using T = element_of<A>;
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                  "the real transforms (rfft, rfft2, rfftn) take a float32 or float64 array");
-    using Complex = std::complex<T>;
-    constexpr std::size_t R = arg_of<A>::rank;
-    static_assert(R >= 1, "an FFT takes an array");
-    const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
-    const auto shape = shape_of(x);
-    const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
-    const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
-    require_points(name, sized, along);
-    require_norm(name, norm, norm_argument);
-    const auto last = static_cast<std::size_t>(along.back());
-    auto out_shape = sized;
-    out_shape[last] = sized[last] / 2 + 1;
-    std::optional<result_array<Complex, R, is_device_arg<A>>> made;
-    auto &result = fft_output<Complex, R, is_device_arg<A>>(name, site, sink, made, out_shape, x, false);
-    output_elements<Complex> dst = output_elements<Complex>::make(site, name, Sink::argument, result);
-    input_elements<T> src = input_on<T>(site, name, 1, x);
-    if (sized != shape) src = fft_resized(site, src, shape, sized);
-    std::vector<fft_step> steps;
-    steps.reserve(along.size());
-    steps.push_back(fft_step_along(fft_transform::r2c, std::is_same_v<T, double>, sized, out_shape, along.back(),
-                                   sized[last], fft_scale(norm, false, sized[last]), src.data, dst.data));
-    for (std::size_t i = 0; i + 1 < along.size(); ++i) {
-      const index_t n = out_shape[static_cast<std::size_t>(along[i])];
-      steps.push_back(fft_step_along(fft_transform::c2c_forward, std::is_same_v<T, double>, out_shape, out_shape,
-                                     along[i], n, fft_scale(norm, false, n), dst.data, dst.data));
+    if constexpr (require_fft_input<fft_input::real, A>()) {
+      using T = element_of<A>;
+      using Complex = std::complex<T>;
+      constexpr std::size_t R = arg_of<A>::rank;
+      const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
+      const auto shape = shape_of(x);
+      const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
+      const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
+      require_points(name, sized, along);
+      require_norm(name, norm, norm_argument);
+      const auto last = static_cast<std::size_t>(along.back());
+      auto out_shape = sized;
+      out_shape[last] = sized[last] / 2 + 1;
+      std::optional<result_array<Complex, R, is_device_arg<A>>> made;
+      auto &result = fft_output<Complex, R, is_device_arg<A>>(name, site, sink, made, out_shape, x, false);
+      output_elements<Complex> dst = output_elements<Complex>::make(site, name, Sink::argument, result);
+      input_elements<T> src = input_on<T>(site, name, 1, x);
+      if (sized != shape) src = fft_resized(site, src, shape, sized);
+      std::vector<fft_step> steps;
+      steps.reserve(along.size());
+      steps.push_back(fft_step_along(fft_transform::r2c, std::is_same_v<T, double>, sized, out_shape, along.back(),
+                                     sized[last], fft_scale(norm, false, sized[last]), src.data, dst.data));
+      for (std::size_t i = 0; i + 1 < along.size(); ++i) {
+        const index_t n = out_shape[static_cast<std::size_t>(along[i])];
+        steps.push_back(fft_step_along(fft_transform::c2c_forward, std::is_same_v<T, double>, out_shape, out_shape,
+                                       along[i], n, fft_scale(norm, false, n), dst.data, dst.data));
+      }
+      if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), src.keep);
+      dst.deliver();
+      if constexpr (Sink::new_array) return std::move(*made);
+    } else {
+      if constexpr (Sink::new_array) return failed_call_result{};
     }
-    if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), src.keep);
-    dst.deliver();
-    if constexpr (Sink::new_array) return std::move(*made);
   }
 
   /// The inverse of real_forward: complex along all but the last of `axes`, then to real
@@ -594,92 +638,92 @@ protected:
   template <class Sink, class A>
   auto real_inverse(std::string_view name, const Sink &sink, const A &x, const fft_axes &axes, int axes_argument,
                     const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument) const {
-    require_array<A>();
-    using C = element_of<A>;
-    static_assert(std::is_same_v<C, std::complex<float>> || std::is_same_v<C, std::complex<double>>,
-                  "the inverse real transforms (irfft, irfft2, irfftn) take a complex64 or complex128 array");
-    using T = typename C::value_type;
-    constexpr std::size_t R = arg_of<A>::rank;
-    static_assert(R >= 1, "an FFT takes an array");
-    const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
-    const auto shape = shape_of(x);
-    const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
-    const auto last = static_cast<std::size_t>(along.back());
-    auto out_shape = fft_sized(name, lengths_argument, shape, along, lengths);
-    require_norm(name, norm, norm_argument);
-    if (!lengths) {
-      require_points(name, shape, along);
-      out_shape[last] = 2 * (shape[last] - 1);
-      if (out_shape[last] < 1)
-        throw argument_error(std::string(name), 1,
-                             "has 1 coefficient along axis " + std::to_string(last) +
-                                 ", which makes 2 (m - 1) = 0 real values: give the output length");
-    }
-    // The coefficients the output reads.
-    auto needed = out_shape;
-    needed[last] = out_shape[last] / 2 + 1;
-    std::optional<result_array<T, R, is_device_arg<A>>> made;
-    auto &result = fft_output<T, R, is_device_arg<A>>(name, site, sink, made, out_shape, x, false);
-    output_elements<T> dst = output_elements<T>::make(site, name, Sink::argument, result);
-    input_elements<C> src = input_on<C>(site, name, 1, x);
-    bool own_copy = needed != shape;
-    if (own_copy) src = fft_resized(site, src, shape, needed);
-    std::vector<fft_step> steps;
-    steps.reserve(along.size());
-    std::vector<std::shared_ptr<void>> keep{src.keep};
-    const bool device = site.on_device() && elements_of(needed) > 0;
-    double scale = 1;
-    const auto pass_scale = [&](index_t n) {
-      const double s = fft_scale(norm, true, n);
-      if (!device) return s;
-      scale *= s;
-      return 1.0;
-    };
-    // On a device every pass reads and writes memory of the call's own (cuFFT's C2R
-    // overwrites its input), made from the coefficients by one pass that also normalises and
-    // makes the planes NumPy takes real parts of Hermitian (fft_hermitian_entry), so that
-    // cuFFT can take the passes as one C2R plan. On the host each pass reads as NumPy's.
-    const void *spectrum = src.data;
-    C *work = const_cast<C *>(src.data);
-    if (!own_copy && (device || along.size() > 1)) {
-      // Passes that write their input write memory of this call's own, never the caller's.
-      keep.push_back(fft_scratch<C>(site, elements_of(needed)));
-      work = static_cast<C *>(keep.back().get());
-    }
-    for (std::size_t i = 0; i + 1 < along.size(); ++i) {
-      const index_t n = needed[static_cast<std::size_t>(along[i])];
-      steps.push_back(fft_step_along(fft_transform::c2c_inverse, std::is_same_v<T, double>, needed, needed, along[i], n,
-                                     pass_scale(n), i == 0 && !device ? spectrum : work, work));
-    }
-    if (along.size() > 1 || device) spectrum = work;
-    steps.push_back(fft_step_along(fft_transform::c2r, std::is_same_v<T, double>, needed, out_shape, along.back(),
-                                   out_shape[last], pass_scale(out_shape[last]), spectrum, dst.data));
-    steps.back().input_disposable = device;
-    if (device) {
-      // Queued before run_fft_on_device finds cuFFT missing, if it is: it writes only `work`,
-      // memory of the call's own, so the output and the input are left as they were.
-      fft_hermitian_params<T, R> p{reinterpret_cast<const T *>(src.data),
-                                   reinterpret_cast<T *>(work),
-                                   elements_of(needed),
-                                   {},
-                                   0,
-                                   1,
-                                   needed[last],
-                                   out_shape[last] % 2 == 0 ? out_shape[last] / 2 : -1,
-                                   static_cast<T>(scale),
-                                   false};
-      const auto whole = [](const void *at) { return reinterpret_cast<std::uintptr_t>(at) % (2 * sizeof(T)) == 0; };
-      p.paired = whole(src.data) && whole(work);
-      for (std::size_t d = 0; d < R; ++d) {
-        p.shape[d] = needed[d];
-        if (d > last) p.real_inner *= needed[d];
+    if constexpr (require_fft_input<fft_input::complex_to_real, A>()) {
+      using C = element_of<A>;
+      using T = typename C::value_type;
+      constexpr std::size_t R = arg_of<A>::rank;
+      const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
+      const auto shape = shape_of(x);
+      const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
+      const auto last = static_cast<std::size_t>(along.back());
+      auto out_shape = fft_sized(name, lengths_argument, shape, along, lengths);
+      require_norm(name, norm, norm_argument);
+      if (!lengths) {
+        require_points(name, shape, along);
+        out_shape[last] = 2 * (shape[last] - 1);
+        if (out_shape[last] < 1)
+          throw argument_error(std::string(name), 1,
+                               "has 1 coefficient along axis " + std::to_string(last) +
+                                   ", which makes 2 (m - 1) = 0 real values: give the output length");
       }
-      for (std::size_t i = 0; i + 1 < along.size(); ++i) p.mirrored |= 1u << along[i];
-      launch_over<fft_hermitian_entry<T, R>>(*site.call, p.n, p);
+      // The coefficients the output reads.
+      auto needed = out_shape;
+      needed[last] = out_shape[last] / 2 + 1;
+      std::optional<result_array<T, R, is_device_arg<A>>> made;
+      auto &result = fft_output<T, R, is_device_arg<A>>(name, site, sink, made, out_shape, x, false);
+      output_elements<T> dst = output_elements<T>::make(site, name, Sink::argument, result);
+      input_elements<C> src = input_on<C>(site, name, 1, x);
+      bool own_copy = needed != shape;
+      if (own_copy) src = fft_resized(site, src, shape, needed);
+      std::vector<fft_step> steps;
+      steps.reserve(along.size());
+      std::vector<std::shared_ptr<void>> keep{src.keep};
+      const bool device = site.on_device() && elements_of(needed) > 0;
+      double scale = 1;
+      const auto pass_scale = [&](index_t n) {
+        const double s = fft_scale(norm, true, n);
+        if (!device) return s;
+        scale *= s;
+        return 1.0;
+      };
+      // On a device every pass reads and writes memory of the call's own (cuFFT's C2R
+      // overwrites its input), made from the coefficients by one pass that also normalises and
+      // makes the planes NumPy takes real parts of Hermitian (fft_hermitian_entry), so that
+      // cuFFT can take the passes as one C2R plan. On the host each pass reads as NumPy's.
+      const void *spectrum = src.data;
+      C *work = const_cast<C *>(src.data);
+      if (!own_copy && (device || along.size() > 1)) {
+        // Passes that write their input write memory of this call's own, never the caller's.
+        keep.push_back(fft_scratch<C>(site, elements_of(needed)));
+        work = static_cast<C *>(keep.back().get());
+      }
+      for (std::size_t i = 0; i + 1 < along.size(); ++i) {
+        const index_t n = needed[static_cast<std::size_t>(along[i])];
+        steps.push_back(fft_step_along(fft_transform::c2c_inverse, std::is_same_v<T, double>, needed, needed, along[i],
+                                       n, pass_scale(n), i == 0 && !device ? spectrum : work, work));
+      }
+      if (along.size() > 1 || device) spectrum = work;
+      steps.push_back(fft_step_along(fft_transform::c2r, std::is_same_v<T, double>, needed, out_shape, along.back(),
+                                     out_shape[last], pass_scale(out_shape[last]), spectrum, dst.data));
+      steps.back().input_disposable = device;
+      if (device) {
+        // Queued before run_fft_on_device finds cuFFT missing, if it is: it writes only `work`,
+        // memory of the call's own, so the output and the input are left as they were.
+        fft_hermitian_params<T, R> p{reinterpret_cast<const T *>(src.data),
+                                     reinterpret_cast<T *>(work),
+                                     elements_of(needed),
+                                     {},
+                                     0,
+                                     1,
+                                     needed[last],
+                                     out_shape[last] % 2 == 0 ? out_shape[last] / 2 : -1,
+                                     static_cast<T>(scale),
+                                     false};
+        const auto whole = [](const void *at) { return reinterpret_cast<std::uintptr_t>(at) % (2 * sizeof(T)) == 0; };
+        p.paired = whole(src.data) && whole(work);
+        for (std::size_t d = 0; d < R; ++d) {
+          p.shape[d] = needed[d];
+          if (d > last) p.real_inner *= needed[d];
+        }
+        for (std::size_t i = 0; i + 1 < along.size(); ++i) p.mirrored |= 1u << along[i];
+        launch_over<fft_hermitian_entry<T, R>>(*site.call, p.n, p);
+      }
+      if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), std::move(keep));
+      dst.deliver();
+      if constexpr (Sink::new_array) return std::move(*made);
+    } else {
+      if constexpr (Sink::new_array) return failed_call_result{};
     }
-    if (elements_of(out_shape) > 0) run_fft_steps<T>(name, site, std::move(steps), std::move(keep));
-    dst.deliver();
-    if constexpr (Sink::new_array) return std::move(*made);
   }
 
 private:
@@ -782,7 +826,8 @@ public:
   template <class A> void operator()(A &&x) const { (*this)(std::forward<A>(x), fft_norm::backward); }
   template <class A, std::same_as<fft_norm> N> void operator()(A &&x, N norm) const {
     require_lasting_output<A>(name(), 1, this->placed_on());
-    this->in_place(name(), std::forward<A>(x), fft_axes::all(arg_of<std::remove_cvref_t<A>>::rank), norm, 2, Inverse);
+    if constexpr (require_array<std::remove_cvref_t<A>>())
+      this->in_place(name(), std::forward<A>(x), fft_axes::all(arg_of<std::remove_cvref_t<A>>::rank), norm, 2, Inverse);
   }
   template <class A> void operator()(A &&x, const fft_axes &axes, fft_norm norm = fft_norm::backward) const {
     require_lasting_output<A>(name(), 1, this->placed_on());
@@ -862,11 +907,11 @@ public:
     const fft_lengths lengths{n.value_or(0)};
     const auto &array = evaluated(this->placed_on(), x);
     using AA = std::remove_cvref_t<decltype(array)>;
-    require_array<AA>();
-    using T = element_of<AA>;
-    constexpr std::size_t R = arg_of<AA>::rank;
-    if constexpr (Inverse) {
-      static_assert(fft_element<T> && std::is_same_v<T, real_of_t<T>>, "ihfft takes float32 or float64 arrays");
+    constexpr fft_input kind = Inverse ? fft_input::hermitian_spectrum : fft_input::hermitian_signal;
+    if constexpr (!require_fft_input<kind, AA>()) {
+      return failed_call_result{};
+    } else if constexpr (Inverse) {
+      using T = element_of<AA>;
       auto result = this->real_forward(name(), fft_new_array{}, array, fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
                                        swapped_direction(norm), 4);
       // The new array is contiguous: conjugated where it is (a host array on the host, once
@@ -877,8 +922,8 @@ public:
       conjugate_elements<T>(site_of(name(), where, result), result.data(), result.data(), result.size());
       return result;
     } else {
-      static_assert(fft_element<T> && !std::is_same_v<T, real_of_t<T>>,
-                    "hfft takes complex64 or complex128 arrays (the first half of a Hermitian signal)");
+      using T = element_of<AA>;
+      constexpr std::size_t R = arg_of<AA>::rank;
       // The transform checks the axis and the length: a bad call has written only this
       // call's own copy.
       const algorithm_site site = site_of(name(), this->placed_on(), array);
@@ -960,7 +1005,10 @@ public:
   static constexpr std::string_view name() noexcept { return Inverse ? "ifftshift" : "fftshift"; }
   template <class A> auto operator()(const A &x) const {
     const auto &array = evaluated(this->placed_on(), x);
-    return shifted(array, fft_axes::all(static_cast<int>(arg_of<evaluated_t<A>>::rank)));
+    if constexpr (require_array<evaluated_t<A>>())
+      return shifted(array, fft_axes::all(static_cast<int>(arg_of<evaluated_t<A>>::rank)));
+    else
+      return failed_call_result{};
   }
   template <class A> auto operator()(const A &x, const fft_axes &axes) const {
     return shifted(evaluated(this->placed_on(), x), axes);
@@ -968,70 +1016,71 @@ public:
 
 private:
   template <class A> auto shifted(const A &x, const fft_axes &axes) const {
-    require_array<A>();
-    using T = element_of<A>;
-    static_assert(std::is_arithmetic_v<T> || fft_element<T>,
-                  "fftshift and ifftshift take arrays of numbers (real or complex)");
-    // Complex values are moved as their two parts.
-    using Real = std::conditional_t<std::is_arithmetic_v<T>, T, real_of_t<T>>;
-    constexpr std::size_t R = arg_of<A>::rank;
-    static_assert(R >= 1, "fftshift takes an array");
-    const algorithm_site site = site_of(name(), this->placed_on(), x);
-    const auto shape = shape_of(x);
-    // Where each output element's value comes from, per dimension: an offset below its
-    // extent. fftshift moves element k to k + n/2; ifftshift moves it back. As NumPy's roll,
-    // an axis named twice is rolled twice, and naming none makes a copy.
-    std::array<index_t, R> reals = shape, from{};
-    if (axes.count() > axes.capacity)
-      throw argument_error(std::string(name()), 2,
-                           "names " + std::to_string(axes.count()) + " axes; at most " + std::to_string(axes.capacity) +
-                               " are kept (an axis may be named again to roll it "
-                               "again, up to that many)");
-    for (int i = 0; i < axes.count(); ++i) {
-      const auto u = static_cast<std::size_t>(normalize_axis(name(), 2, axes[i], static_cast<int>(R)));
-      const index_t n = shape[u];
-      if (n != 0) from[u] = (from[u] + (Inverse ? n / 2 : n - n / 2)) % n;
-    }
-    constexpr index_t width = sizeof(T) / sizeof(Real);
-    reals[R - 1] *= width;
-    from[R - 1] *= width;
-    auto result = make_result<T, R, is_device_arg<A>>(site, shape);
-    input_elements<T> src = input_on<T>(site, name(), 1, x);
-    output_elements<T> dst = output_elements<T>::make(site, name(), 0, result);
-    const index_t count = elements_of(reals);
-    const Real *in = reinterpret_cast<const Real *>(src.data);
-    Real *out = reinterpret_cast<Real *>(dst.data);
-    if (count > 0 && site.on_device()) {
-      fft_shift_params<Real, R> p{in, out, count, {}, {}};
-      for (std::size_t d = 0; d < R; ++d) {
-        p.shape[d] = reals[d];
-        p.from[d] = from[d];
+    if constexpr (require_fft_input<fft_input::numbers, A>()) {
+      using T = element_of<A>;
+      // Complex values are moved as their two parts.
+      using Real = std::conditional_t<std::is_arithmetic_v<T>, T, real_of_t<T>>;
+      constexpr std::size_t R = arg_of<A>::rank;
+      const algorithm_site site = site_of(name(), this->placed_on(), x);
+      const auto shape = shape_of(x);
+      // Where each output element's value comes from, per dimension: an offset below its
+      // extent. fftshift moves element k to k + n/2; ifftshift moves it back. As NumPy's roll,
+      // an axis named twice is rolled twice, and naming none makes a copy.
+      std::array<index_t, R> reals = shape, from{};
+      if (axes.count() > axes.capacity)
+        throw argument_error(std::string(name()), 2,
+                             "names " + std::to_string(axes.count()) + " axes; at most " +
+                                 std::to_string(axes.capacity) +
+                                 " are kept (an axis may be named again to roll it "
+                                 "again, up to that many)");
+      for (int i = 0; i < axes.count(); ++i) {
+        const auto u = static_cast<std::size_t>(normalize_axis(name(), 2, axes[i], static_cast<int>(R)));
+        const index_t n = shape[u];
+        if (n != 0) from[u] = (from[u] + (Inverse ? n / 2 : n - n / 2)) % n;
       }
-      launch_over<fft_shift_entry<Real, R>>(*site.call, count, p);
-      keep_until_done(*site.call, {src.keep});
-    } else if (count > 0) {
-      // Row by row: each output row is the input row it comes from, rotated.
-      const index_t row = reals[R - 1], rows = count / row, split = row - from[R - 1];
-      maybe_parallel(site.parallel(), rows, std::max<index_t>(1, (index_t{1} << 15) / row),
-                     [&](index_t begin, index_t end) {
-                       for (index_t r = begin; r < end; ++r) {
-                         index_t rest = r, at = 0, stride = row;
-                         for (std::size_t d = R - 1; d-- > 0;) {
-                           index_t k = rest % reals[d] + from[d];
-                           rest /= reals[d];
-                           if (k >= reals[d]) k -= reals[d];
-                           at += k * stride;
-                           stride *= reals[d];
+      constexpr index_t width = sizeof(T) / sizeof(Real);
+      reals[R - 1] *= width;
+      from[R - 1] *= width;
+      auto result = make_result<T, R, is_device_arg<A>>(site, shape);
+      input_elements<T> src = input_on<T>(site, name(), 1, x);
+      output_elements<T> dst = output_elements<T>::make(site, name(), 0, result);
+      const index_t count = elements_of(reals);
+      const Real *in = reinterpret_cast<const Real *>(src.data);
+      Real *out = reinterpret_cast<Real *>(dst.data);
+      if (count > 0 && site.on_device()) {
+        fft_shift_params<Real, R> p{in, out, count, {}, {}};
+        for (std::size_t d = 0; d < R; ++d) {
+          p.shape[d] = reals[d];
+          p.from[d] = from[d];
+        }
+        launch_over<fft_shift_entry<Real, R>>(*site.call, count, p);
+        keep_until_done(*site.call, {src.keep});
+      } else if (count > 0) {
+        // Row by row: each output row is the input row it comes from, rotated.
+        const index_t row = reals[R - 1], rows = count / row, split = row - from[R - 1];
+        maybe_parallel(site.parallel(), rows, std::max<index_t>(1, (index_t{1} << 15) / row),
+                       [&](index_t begin, index_t end) {
+                         for (index_t r = begin; r < end; ++r) {
+                           index_t rest = r, at = 0, stride = row;
+                           for (std::size_t d = R - 1; d-- > 0;) {
+                             index_t k = rest % reals[d] + from[d];
+                             rest /= reals[d];
+                             if (k >= reals[d]) k -= reals[d];
+                             at += k * stride;
+                             stride *= reals[d];
+                           }
+                           const Real *i = in + at;
+                           Real *o = out + r * row;
+                           std::copy(i + from[R - 1], i + row, o);
+                           std::copy(i, i + from[R - 1], o + split);
                          }
-                         const Real *i = in + at;
-                         Real *o = out + r * row;
-                         std::copy(i + from[R - 1], i + row, o);
-                         std::copy(i, i + from[R - 1], o + split);
-                       }
-                     });
+                       });
+      }
+      dst.deliver();
+      return result;
+    } else {
+      return failed_call_result{};
     }
-    dst.deliver();
-    return result;
   }
 };
 

@@ -150,6 +150,8 @@ template <class X> struct linalg_unscaled {
   static const X &array(const X &x) noexcept { return x; }
   template <class T> static T factor(const X &) { return T(1); }
   static constexpr bool conjugated = false;
+  /// Whether the factors are real numbers or of the array's element type T.
+  template <class T> static constexpr bool factors_fit = true;
 };
 template <class S, class A> struct linalg_unscaled<linalg::scaled_operand<S, A>> {
   using inner = linalg_unscaled<A>;
@@ -161,6 +163,9 @@ template <class S, class A> struct linalg_unscaled<linalg::scaled_operand<S, A>>
     return static_cast<T>(x.factor) * inner::template factor<T>(x.operand());
   }
   static constexpr bool conjugated = inner::conjugated;
+  template <class T>
+  static constexpr bool factors_fit =
+      (std::is_arithmetic_v<S> || std::is_same_v<S, T>) && inner::template factors_fit<T>;
 };
 template <class A> struct linalg_unscaled<linalg::conjugated_operand<A>> {
   using inner = linalg_unscaled<A>;
@@ -174,6 +179,7 @@ template <class A> struct linalg_unscaled<linalg::conjugated_operand<A>> {
       return std::conj(f);
   }
   static constexpr bool conjugated = !inner::conjugated;
+  template <class T> static constexpr bool factors_fit = inner::template factors_fit<T>;
 };
 template <class X> using linalg_array_t = typename linalg_unscaled<std::remove_cvref_t<X>>::type;
 
@@ -404,15 +410,51 @@ void run_gemm(std::string_view name, const algorithm_site &site, const linalg_ma
   keep_until_done(*site.call, std::move(keep));
 }
 
-template <class X> constexpr void require_blas_operand() {
+/// Whether operand X (an array, or one scaled() or conjugated()) is one linear algebra takes,
+/// with an error saying why where it is not. Calls guard the rest of their body with these
+/// checks (`if constexpr`): a call of wrong operands is those errors alone.
+template <class X> constexpr bool require_blas_operand() {
   using A = linalg_array_t<X>;
-  require_array<A>();
-  static_assert(blas_element<element_of<A>>, "linear algebra takes float32, float64, complex64 or complex128 arrays");
+  if constexpr (!require_array<A>()) {
+    return false;
+  } else {
+    using T = element_of<A>;
+    static_assert(blas_element<T>, "linear algebra takes float32, float64, complex64 or complex128 arrays");
+    if constexpr (!blas_element<T>) {
+      return false;
+    } else {
+      constexpr bool factors = linalg_unscaled<std::remove_cvref_t<X>>::template factors_fit<T>;
+      static_assert(factors, "a scaling factor is a real number or the matrix's own complex type");
+      return factors;
+    }
+  }
 }
 
-template <class X, class Y> constexpr void require_same_element() {
-  static_assert(std::is_same_v<element_of<linalg_array_t<X>>, element_of<linalg_array_t<Y>>>,
-                "the operands of a linear algebra call have one element type (convert one first)");
+/// require_blas_operand for an operand that may be absent (std::nullptr_t).
+template <class X> constexpr bool require_blas_operand_if_given() {
+  if constexpr (std::is_same_v<X, std::nullptr_t>)
+    return true;
+  else
+    return require_blas_operand<X>();
+}
+
+template <class X, class Y> constexpr bool require_same_element() {
+  constexpr bool same = std::is_same_v<element_of<linalg_array_t<X>>, element_of<linalg_array_t<Y>>>;
+  static_assert(same, "the operands of a linear algebra call have one element type (convert one first)");
+  return same;
+}
+
+/// Whether an output (absent: void) is an array of T, with the errors where it is not.
+template <class C, class T> constexpr bool require_output_of() {
+  if constexpr (std::is_void_v<C>) {
+    return true;
+  } else if constexpr (!require_array<C>()) {
+    return false;
+  } else {
+    constexpr bool same = std::is_same_v<element_of<C>, T>;
+    static_assert(same, "the operands of a linear algebra call have one element type (convert one first)");
+    return same;
+  }
 }
 
 /// The three forms of a product (into C, into C plus E, and the returning one) taking lazy
@@ -467,15 +509,55 @@ public:
     run(a, b, &e, c, 4);
   }
   template <class XA, class XB> auto operator()(const XA &a, const XB &b) const {
-    detail::require_blas_operand<XA>();
-    detail::require_blas_operand<XB>();
-    detail::require_same_element<XA, XB>();
+    if constexpr (operands_fit<XA, XB>())
+      return product(a, b);
+    else
+      return detail::failed_call_result{};
+  }
+
+private:
+  /// Whether A and B, and C and E where given (void and std::nullptr_t where not), fit a
+  /// product, with an error for each way they do not; after one, nothing more is compiled.
+  template <class XA, class XB, class CC = void, class E = std::nullptr_t> static constexpr bool operands_fit() {
+    if constexpr (!(detail::require_blas_operand<XA>() & detail::require_blas_operand<XB>() &
+                    detail::require_blas_operand_if_given<E>())) {
+      return false;
+    } else if constexpr (!detail::require_same_element<XA, XB>()) {
+      return false;
+    } else if constexpr (!detail::require_output_of<CC, detail::element_of<detail::linalg_array_t<XA>>>()) {
+      return false;
+    } else {
+      constexpr std::size_t RA = detail::arg_of<detail::linalg_array_t<XA>>::rank;
+      constexpr std::size_t RB = detail::arg_of<detail::linalg_array_t<XB>>::rank;
+      constexpr bool ranks = RA >= 2 && RA <= 3 && RB >= 2 && RB <= 3;
+      if constexpr (std::is_void_v<CC>) {
+        static_assert(ranks, "matrix_product takes matrices (rank 2) or batches (rank 3)");
+        return ranks;
+      } else {
+        constexpr std::size_t RC = detail::arg_of<CC>::rank;
+        constexpr bool c_rank = ranks && RC >= 2 && RC <= 3;
+        static_assert(c_rank, "matrix_product takes matrices (rank 2) or batches (rank 3)");
+        constexpr bool batch = RC >= RA && RC >= RB;
+        static_assert(batch, "the product of a batch is a batch: C needs rank 3");
+        if constexpr (std::is_same_v<E, std::nullptr_t>) {
+          return c_rank && batch;
+        } else {
+          using EA = detail::linalg_array_t<E>;
+          constexpr bool e_element = std::is_same_v<detail::element_of<EA>, detail::element_of<CC>>;
+          static_assert(e_element, "the operands of a linear algebra call have one element type (convert one first)");
+          constexpr bool e_rank = detail::arg_of<EA>::rank == RC || detail::arg_of<EA>::rank == 2;
+          static_assert(e_rank, "E has C's shape (or is one matrix, added to each of a batch)");
+          return c_rank && batch && e_element && e_rank;
+        }
+      }
+    }
+  }
+
+  template <class XA, class XB> auto product(const XA &a, const XB &b) const {
     using A = detail::linalg_array_t<XA>;
     using B = detail::linalg_array_t<XB>;
     using T = detail::element_of<A>;
     constexpr std::size_t RA = detail::arg_of<A>::rank, RB = detail::arg_of<B>::rank;
-    static_assert(RA >= 2 && RA <= 3 && RB >= 2 && RB <= 3,
-                  "matrix_product takes matrices (rank 2) or batches (rank 3)");
     constexpr std::size_t R = RA > RB ? RA : RB;
     const auto sa = detail::shape_of(detail::linalg_unscaled<XA>::array(a));
     const auto sb = detail::shape_of(detail::linalg_unscaled<XB>::array(b));
@@ -504,23 +586,16 @@ public:
     return result;
   }
 
-private:
   template <class XA, class XB, class E, class C>
   auto run(const XA &xa, const XB &xb, const E *xe, C &c, int c_argument) const {
-    detail::require_blas_operand<XA>();
-    detail::require_blas_operand<XB>();
-    detail::require_same_element<XA, XB>();
+    if constexpr (operands_fit<XA, XB, std::remove_cvref_t<C>, E>()) run_fitting(xa, xb, xe, c, c_argument);
+  }
+  template <class XA, class XB, class E, class C>
+  auto run_fitting(const XA &xa, const XB &xb, const E *xe, C &c, int c_argument) const {
     using A = detail::linalg_array_t<XA>;
     using B = detail::linalg_array_t<XB>;
-    using CC = std::remove_cvref_t<C>;
-    detail::require_array<CC>();
     using T = detail::element_of<A>;
-    static_assert(std::is_same_v<detail::element_of<CC>, T>,
-                  "the operands of a linear algebra call have one element type (convert one first)");
-    constexpr std::size_t RA = detail::arg_of<A>::rank, RB = detail::arg_of<B>::rank, RC = detail::arg_of<CC>::rank;
-    static_assert(RA >= 2 && RA <= 3 && RB >= 2 && RB <= 3 && RC >= 2 && RC <= 3,
-                  "matrix_product takes matrices (rank 2) or batches (rank 3)");
-    static_assert(RC >= RA && RC >= RB, "the product of a batch is a batch: C needs rank 3");
+    constexpr std::size_t RA = detail::arg_of<A>::rank, RB = detail::arg_of<B>::rank;
     const A &a = detail::linalg_unscaled<XA>::array(xa);
     const B &b = detail::linalg_unscaled<XB>::array(xb);
     const detail::algorithm_site site = detail::product_site(name(), this->placed_on(), a, b, xe, c, c_argument);
@@ -546,12 +621,6 @@ private:
     T beta(0);
     detail::linalg_matrix<const T> me;
     if constexpr (!std::is_same_v<E, std::nullptr_t>) {
-      using EA = detail::linalg_array_t<E>;
-      detail::require_blas_operand<E>();
-      static_assert(std::is_same_v<detail::element_of<EA>, T>,
-                    "the operands of a linear algebra call have one element type (convert one first)");
-      static_assert(detail::arg_of<EA>::rank == RC || detail::arg_of<EA>::rank == 2,
-                    "E has C's shape (or is one matrix, added to each of a batch)");
       me = detail::linalg_input<T>(site, name(), 3, detail::linalg_unscaled<E>::array(*xe));
       if (me.rows != mc.rows || me.cols != mc.cols)
         throw argument_error(std::string(name()), 3,
@@ -598,14 +667,54 @@ public:
     run(a, x, &z, y, 4);
   }
   template <class XA, class XX> auto operator()(const XA &a, const XX &x) const {
-    detail::require_blas_operand<XA>();
+    if constexpr (operands_fit<XA, XX>())
+      return product(a, x);
+    else
+      return detail::failed_call_result{};
+  }
+
+private:
+  /// Whether A and x, and y and z where given (void and std::nullptr_t where not), fit the
+  /// product, with an error for each way they do not; after one, nothing more is compiled.
+  template <class XA, class XX, class YY = void, class Z = std::nullptr_t> static constexpr bool operands_fit() {
+    if constexpr (!(detail::require_blas_operand<XA>() & detail::require_blas_operand<XX>() &
+                    detail::require_blas_operand_if_given<Z>())) {
+      return false;
+    } else if constexpr (!detail::require_same_element<XA, XX>()) {
+      return false;
+    } else if constexpr (!detail::require_output_of<YY, detail::element_of<detail::linalg_array_t<XA>>>()) {
+      return false;
+    } else {
+      constexpr bool matrix = detail::arg_of<detail::linalg_array_t<XA>>::rank == 2;
+      static_assert(matrix, "matrix_vector_product takes a matrix");
+      constexpr bool vectors = detail::arg_of<detail::linalg_array_t<XX>>::rank == 1 && output_is_vector<YY>();
+      static_assert(vectors, "matrix_vector_product takes vectors (rank 1); batches go to matrix_product");
+      if constexpr (std::is_same_v<Z, std::nullptr_t>) {
+        return matrix && vectors;
+      } else {
+        using ZA = detail::linalg_array_t<Z>;
+        constexpr bool z_vector =
+            std::is_same_v<detail::element_of<ZA>, detail::element_of<detail::linalg_array_t<XA>>> &&
+            detail::arg_of<ZA>::rank == 1;
+        static_assert(z_vector, "z is a vector of A's element type");
+        return matrix && vectors && z_vector;
+      }
+    }
+  }
+  template <class YY> static constexpr bool output_is_vector() {
+    if constexpr (std::is_void_v<YY>)
+      return true;
+    else
+      return detail::arg_of<YY>::rank == 1;
+  }
+
+  template <class XA, class XX> auto product(const XA &a, const XX &x) const {
     using A = detail::linalg_array_t<XA>;
     using X = detail::linalg_array_t<XX>;
     using T = detail::element_of<A>;
     const A &ua = detail::linalg_unscaled<XA>::array(a);
     const detail::algorithm_site site =
         detail::site_of(name(), this->placed_on(), ua, detail::linalg_unscaled<XX>::array(x));
-    static_assert(detail::arg_of<A>::rank == 2, "matrix_vector_product takes a matrix");
     auto result = detail::make_result < T, 1,
          detail::is_device_arg<A> ||
              detail::is_device_arg < X >> (site, std::array<index_t, 1>{detail::shape_of(ua)[0]});
@@ -613,22 +722,15 @@ public:
     return result;
   }
 
-private:
   template <class XA, class XX, class Z, class Y>
   auto run(const XA &xa, const XX &xx, const Z *xz, Y &y, int y_argument) const {
-    detail::require_blas_operand<XA>();
-    detail::require_blas_operand<XX>();
-    detail::require_same_element<XA, XX>();
+    if constexpr (operands_fit<XA, XX, std::remove_cvref_t<Y>, Z>()) run_fitting(xa, xx, xz, y, y_argument);
+  }
+  template <class XA, class XX, class Z, class Y>
+  auto run_fitting(const XA &xa, const XX &xx, const Z *xz, Y &y, int y_argument) const {
     using A = detail::linalg_array_t<XA>;
     using X = detail::linalg_array_t<XX>;
-    using YY = std::remove_cvref_t<Y>;
     using T = detail::element_of<A>;
-    detail::require_array<YY>();
-    static_assert(std::is_same_v<detail::element_of<YY>, T>,
-                  "the operands of a linear algebra call have one element type (convert one first)");
-    static_assert(detail::arg_of<A>::rank == 2, "matrix_vector_product takes a matrix");
-    static_assert(detail::arg_of<X>::rank == 1 && detail::arg_of<YY>::rank == 1,
-                  "matrix_vector_product takes vectors (rank 1); batches go to matrix_product");
     const A &a = detail::linalg_unscaled<XA>::array(xa);
     const X &x = detail::linalg_unscaled<XX>::array(xx);
     const detail::algorithm_site site = detail::product_site(name(), this->placed_on(), a, x, xz, y, y_argument);
@@ -646,10 +748,6 @@ private:
     T beta(0);
     detail::linalg_matrix<const T> mz;
     if constexpr (!std::is_same_v<Z, std::nullptr_t>) {
-      using ZA = detail::linalg_array_t<Z>;
-      detail::require_blas_operand<Z>();
-      static_assert(std::is_same_v<detail::element_of<ZA>, T> && detail::arg_of<ZA>::rank == 1,
-                    "z is a vector of A's element type");
       mz = detail::linalg_input<T>(site, name(), 3, detail::linalg_unscaled<Z>::array(*xz), true);
       if (mz.rows != out.matrix.rows)
         throw argument_error(std::string(name()), 3,
@@ -724,13 +822,31 @@ public:
     return (*this)(detail::evaluated(this->placed_on(), xx), detail::evaluated(this->placed_on(), xy));
   }
   template <class XX, class XY> auto operator()(const XX &xx, const XY &xy) const {
-    detail::require_blas_operand<XX>();
-    detail::require_blas_operand<XY>();
-    detail::require_same_element<XX, XY>();
+    if constexpr (operands_fit<XX, XY>())
+      return product(xx, xy);
+    else
+      return detail::failed_call_result{};
+  }
+
+private:
+  /// Whether x and y fit, with an error for each way they do not.
+  template <class XX, class XY> static constexpr bool operands_fit() {
+    if constexpr (!(detail::require_blas_operand<XX>() & detail::require_blas_operand<XY>())) {
+      return false;
+    } else if constexpr (!detail::require_same_element<XX, XY>()) {
+      return false;
+    } else {
+      constexpr bool vectors = detail::arg_of<detail::linalg_array_t<XX>>::rank == 1 &&
+                               detail::arg_of<detail::linalg_array_t<XY>>::rank == 1;
+      static_assert(vectors, "dot takes vectors (rank 1)");
+      return vectors;
+    }
+  }
+
+  template <class XX, class XY> auto product(const XX &xx, const XY &xy) const {
     using X = detail::linalg_array_t<XX>;
     using Y = detail::linalg_array_t<XY>;
     using T = detail::element_of<X>;
-    static_assert(detail::arg_of<X>::rank == 1 && detail::arg_of<Y>::rank == 1, "dot takes vectors (rank 1)");
     const X &x = detail::linalg_unscaled<XX>::array(xx);
     const Y &y = detail::linalg_unscaled<XY>::array(xy);
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x, y);
@@ -792,11 +908,27 @@ public:
     return (*this)(detail::evaluated(this->placed_on(), xx));
   }
   template <class XX> auto operator()(const XX &xx) const {
-    detail::require_blas_operand<XX>();
+    if constexpr (operand_fits<XX>())
+      return norm_of(xx);
+    else
+      return detail::failed_call_result{};
+  }
+
+private:
+  template <class XX> static constexpr bool operand_fits() {
+    if constexpr (!detail::require_blas_operand<XX>()) {
+      return false;
+    } else {
+      constexpr bool vector = detail::arg_of<detail::linalg_array_t<XX>>::rank == 1;
+      static_assert(vector, "vector_two_norm takes a vector (rank 1)");
+      return vector;
+    }
+  }
+
+  template <class XX> auto norm_of(const XX &xx) const {
     using X = detail::linalg_array_t<XX>;
     using T = detail::element_of<X>;
     using Real = detail::real_of_t<T>;
-    static_assert(detail::arg_of<X>::rank == 1, "vector_two_norm takes a vector (rank 1)");
     const X &x = detail::linalg_unscaled<XX>::array(xx);
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);
     const detail::linalg_matrix<const T> mx = detail::linalg_input<T>(site, name(), 1, x, true);
@@ -892,14 +1024,22 @@ public:
   }
   template <class XX, class XY, class Z> void operator()(const XX &xx, const XY &xy, Z &&z) const {
     detail::require_lasting_output<Z>(name(), 3, this->placed_on());
-    detail::require_blas_operand<XX>();
-    detail::require_blas_operand<XY>();
-    detail::require_same_element<XX, XY>();
+    if constexpr (operands_fit<XX, XY, std::remove_cvref_t<Z>>()) sum(xx, xy, z);
+  }
+
+private:
+  /// Whether x, y and z fit, with an error for each way they do not.
+  template <class XX, class XY, class ZZ> static constexpr bool operands_fit() {
+    if constexpr (!(detail::require_blas_operand<XX>() & detail::require_blas_operand<XY>()))
+      return false;
+    else if constexpr (!detail::require_same_element<XX, XY>())
+      return false;
+    else
+      return detail::require_output_of<ZZ, detail::element_of<detail::linalg_array_t<XX>>>();
+  }
+
+  template <class XX, class XY, class Z> auto sum(const XX &xx, const XY &xy, Z &z) const {
     using T = detail::element_of<detail::linalg_array_t<XX>>;
-    using ZZ = std::remove_cvref_t<Z>;
-    detail::require_array<ZZ>();
-    static_assert(std::is_same_v<detail::element_of<ZZ>, T>,
-                  "the operands of a linear algebra call have one element type (convert one first)");
     const auto &x = detail::linalg_unscaled<XX>::array(xx);
     const auto &y = detail::linalg_unscaled<XY>::array(xy);
     detail_linalg::require_same_shape(name(), 2, x, y);
@@ -920,13 +1060,27 @@ public:
   constexpr scale_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "scale"; }
   template <class S, class X> void operator()(S alpha, X &&x) const {
+    if constexpr (operands_fit<S, std::remove_cvref_t<X>>()) scale_fitting<X>(alpha, x);
+  }
+
+private:
+  /// Whether the factor and the array fit, with an error for each way they do not.
+  template <class S, class XX> static constexpr bool operands_fit() {
+    constexpr bool plain = std::is_same_v<detail::linalg_array_t<XX>, XX>;
+    static_assert(plain, "scale scales an array in place: not a scaled() or conjugated() operand");
+    if constexpr (!plain || !detail::require_blas_operand<XX>()) {
+      return false;
+    } else {
+      constexpr bool factor = std::is_arithmetic_v<S> || std::is_same_v<S, detail::element_of<XX>>;
+      static_assert(factor, "a scaling factor is a real number or the array's own complex type");
+      return factor;
+    }
+  }
+
+  // X as the caller gave it: a temporary on a stream is refused.
+  template <class X, class S> auto scale_fitting(S alpha, X &x) const {
     using XX = std::remove_cvref_t<X>;
-    detail::require_blas_operand<XX>();
     using T = detail::element_of<XX>;
-    static_assert(std::is_same_v<detail::linalg_array_t<XX>, XX>,
-                  "scale scales an array in place: not a scaled() or conjugated() operand");
-    static_assert(std::is_arithmetic_v<S> || std::is_same_v<S, T>,
-                  "a scaling factor is a real number or the array's own complex type");
     detail::require_lasting_output<X>(name(), 2, this->placed_on());
     detail::require_distinct_elements(name(), 2, x);
     const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), x);

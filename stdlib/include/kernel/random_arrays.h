@@ -319,27 +319,28 @@ public:
 
   /// 32 random bits per element (uint32 arrays): curandGenerate.
   template <class A> void bits(A &&out) const {
-    static_assert(std::is_same_v<kernel::detail::element_of<std::remove_cvref_t<A>>, std::uint32_t>,
-                  "philox::bits fills uint32 arrays");
-    fill<A>(out, kernel::detail::distribution::bits, 0, 0);
+    if constexpr (fills_bits<A>()) fill<A>(out, kernel::detail::distribution::bits, 0, 0);
   }
   /// Uniform in (low, high] (float or double arrays): curandGenerateUniform(Double) for (0, 1].
   template <class A> void uniform(A &&out, double low = 0, double high = 1) const {
-    require_float<A>();
-    kernel::detail::require_uniform_parameters<float_element<A>>("philox::uniform", low, high);
-    fill<A>(out, kernel::detail::distribution::uniform, low, high);
+    if constexpr (fills_floats<A>()) {
+      kernel::detail::require_uniform_parameters<filled_element<A>>("philox::uniform", low, high);
+      fill<A>(out, kernel::detail::distribution::uniform, low, high);
+    }
   }
   /// Normal with `mean` and `stddev`: curandGenerateNormal(Double).
   template <class A> void normal(A &&out, double mean = 0, double stddev = 1) const {
-    require_float<A>();
-    kernel::detail::require_normal_parameters<float_element<A>>("philox::normal", mean, stddev);
-    fill<A>(out, kernel::detail::distribution::normal, mean, stddev);
+    if constexpr (fills_floats<A>()) {
+      kernel::detail::require_normal_parameters<filled_element<A>>("philox::normal", mean, stddev);
+      fill<A>(out, kernel::detail::distribution::normal, mean, stddev);
+    }
   }
   /// exp of a normal with `mean` and `stddev`: curandGenerateLogNormal(Double).
   template <class A> void lognormal(A &&out, double mean = 0, double stddev = 1) const {
-    require_float<A>();
-    kernel::detail::require_normal_parameters<float_element<A>>("philox::lognormal", mean, stddev);
-    fill<A>(out, kernel::detail::distribution::lognormal, mean, stddev);
+    if constexpr (fills_floats<A>()) {
+      kernel::detail::require_normal_parameters<filled_element<A>>("philox::lognormal", mean, stddev);
+      fill<A>(out, kernel::detail::distribution::lognormal, mean, stddev);
+    }
   }
   /// Integers uniform in [low, high), or [low, high] with `endpoint` (as NumPy's
   /// Generator.integers), into any integer array, from 64 bits each. The ends are of any
@@ -348,8 +349,44 @@ public:
   template <class A, class L, class H>
     requires(kernel::detail::integer_end<L> && kernel::detail::integer_end<H>)
   void integers(A &&out, L low_end, H high_end, bool endpoint = false) const {
+    if constexpr (fills_integers<A>()) integers_fitting<A>(out, low_end, high_end, endpoint);
+  }
+
+private:
+  // Each says whether `A` is an array the fill writes, of elements it makes, with an error
+  // where it is not; the fill compiles nothing more then.
+  template <class A> static constexpr bool fills_bits() {
+    if constexpr (!kernel::detail::require_output_array<A>()) {
+      return false;
+    } else {
+      constexpr bool words = std::is_same_v<filled_element<A>, std::uint32_t>;
+      static_assert(words, "philox::bits fills uint32 arrays");
+      return words;
+    }
+  }
+  template <class A> static constexpr bool fills_floats() {
+    if constexpr (!kernel::detail::require_output_array<A>()) {
+      return false;
+    } else {
+      constexpr bool floats = std::is_same_v<filled_element<A>, float> || std::is_same_v<filled_element<A>, double>;
+      static_assert(floats, "this distribution fills float or double arrays");
+      return floats;
+    }
+  }
+  template <class A> static constexpr bool fills_integers() {
+    if constexpr (!kernel::detail::require_output_array<A>()) {
+      return false;
+    } else {
+      using T = filled_element<A>;
+      constexpr bool integers = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+      static_assert(integers, "philox::integers fills integer arrays");
+      return integers;
+    }
+  }
+
+  // `A` as the caller gave it (fill<A>): a temporary container on a stream is refused.
+  template <class A, class L, class H> auto integers_fitting(A &out, L low_end, H high_end, bool endpoint) const {
     using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
-    static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "philox::integers fills integer arrays");
     // Promoted, as arithmetic would (characters, enumerators): the comparisons below take
     // standard integer types only.
     const auto low = +low_end;
@@ -379,19 +416,13 @@ public:
             static_cast<std::uint64_t>(high) - low_bits + (endpoint ? 1 : 0));
   }
 
-private:
-  /// The element type of a float fill, float or double.
-  template <class A> using float_element = kernel::detail::element_of<std::remove_cvref_t<A>>;
-  template <class A> static void require_float() {
-    static_assert(std::is_same_v<float_element<A>, float> || std::is_same_v<float_element<A>, double>,
-                  "this distribution fills float or double arrays");
-  }
+  /// The element type of a fill.
+  template <class A> using filled_element = kernel::detail::element_of<std::remove_cvref_t<A>>;
 
   template <class A>
   void fill(A &out, kernel::detail::distribution d, double a, double b, std::int64_t low = 0,
             std::uint64_t range = 0) const {
     using AA = std::remove_cvref_t<A>;
-    kernel::detail::require_array<AA>();
     using T = kernel::detail::element_of<AA>;
     // `A` as the caller gave it (fill<A>): a temporary container on a stream is refused.
     kernel::detail::require_lasting_output<A>(name(), 1, this->placed_on());

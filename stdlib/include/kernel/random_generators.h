@@ -83,43 +83,40 @@ public:
   /// Random bits: uint32 arrays (curandGenerate), uint64 arrays from the 64-bit Sobol
   /// engines (curandGenerateLongLong).
   template <class A> void bits(A &&out) const {
-    using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
-    static_assert(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>,
-                  "generator::bits fills uint32 or uint64 arrays");
-    constexpr bool wide = std::is_same_v<T, std::uint64_t>;
-    if (wide != kernel::detail::has_64_bit_draws(engine_))
-      throw argument_error(call_name("bits"), 1,
-                           std::string("is an array of ") + (wide ? "uint64" : "uint32") + " but " +
-                               std::string(engine_name(engine_)) + " makes " + (wide ? "32" : "64") + "-bit numbers");
-    fill<A>("bits", out, wide ? kernel::detail::curand_output::bits64 : kernel::detail::curand_output::bits32, 0, 0);
+    if constexpr (fills<A, fill_kind::bits>()) bits_fitting<A>(out);
   }
   /// Uniform in (0, 1] (float or double arrays): curandGenerateUniform(Double).
   template <class A> void uniform(A &&out) const {
-    fill<A>("uniform", out, pick<A>(kernel::detail::curand_output::uniform32, kernel::detail::curand_output::uniform64),
-            0, 0);
+    if constexpr (fills<A, fill_kind::floats>())
+      fill<A>("uniform", out,
+              pick<A>(kernel::detail::curand_output::uniform32, kernel::detail::curand_output::uniform64), 0, 0);
   }
   /// Normal with `mean` and `stddev`: curandGenerateNormal(Double).
   template <class A> void normal(A &&out, double mean = 0, double stddev = 1) const {
-    check_normal<A>("normal", mean, stddev);
-    fill<A>("normal", out, pick<A>(kernel::detail::curand_output::normal32, kernel::detail::curand_output::normal64),
-            mean, stddev);
+    if constexpr (fills<A, fill_kind::floats>()) {
+      check_normal<A>("normal", mean, stddev);
+      fill<A>("normal", out, pick<A>(kernel::detail::curand_output::normal32, kernel::detail::curand_output::normal64),
+              mean, stddev);
+    }
   }
   /// exp of a normal with `mean` and `stddev`: curandGenerateLogNormal(Double).
   template <class A> void lognormal(A &&out, double mean = 0, double stddev = 1) const {
-    check_normal<A>("lognormal", mean, stddev);
-    fill<A>("lognormal", out,
-            pick<A>(kernel::detail::curand_output::lognormal32, kernel::detail::curand_output::lognormal64), mean,
-            stddev);
+    if constexpr (fills<A, fill_kind::floats>()) {
+      check_normal<A>("lognormal", mean, stddev);
+      fill<A>("lognormal", out,
+              pick<A>(kernel::detail::curand_output::lognormal32, kernel::detail::curand_output::lognormal64), mean,
+              stddev);
+    }
   }
   /// Poisson counts of mean `lambda` > 0 (uint32 arrays): curandGeneratePoisson.
   template <class A> void poisson(A &&out, double lambda) const {
-    static_assert(std::is_same_v<kernel::detail::element_of<std::remove_cvref_t<A>>, std::uint32_t>,
-                  "generator::poisson fills uint32 arrays");
-    if (!(lambda > 0) || !std::isfinite(lambda))
-      throw argument_error(call_name("poisson"), 2,
-                           "lambda is " + kernel::detail::number_text(lambda) +
-                               "; it must be finite and greater than 0");
-    fill<A>("poisson", out, kernel::detail::curand_output::poisson, lambda, 0);
+    if constexpr (fills<A, fill_kind::counts>()) {
+      if (!(lambda > 0) || !std::isfinite(lambda))
+        throw argument_error(call_name("poisson"), 2,
+                             "lambda is " + kernel::detail::number_text(lambda) +
+                                 "; it must be finite and greater than 0");
+      fill<A>("poisson", out, kernel::detail::curand_output::poisson, lambda, 0);
+    }
   }
 
   static constexpr std::string_view engine_name(engine e) noexcept {
@@ -136,6 +133,41 @@ public:
   }
 
 private:
+  enum class fill_kind { bits, floats, counts };
+  /// Whether `A` is an array a fill of `Kind` writes, with an error where it is not; the fill
+  /// compiles nothing more then.
+  template <class A, fill_kind Kind> static constexpr bool fills() {
+    if constexpr (!kernel::detail::require_output_array<A>()) {
+      return false;
+    } else {
+      using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
+      if constexpr (Kind == fill_kind::bits) {
+        constexpr bool words = std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>;
+        static_assert(words, "generator::bits fills uint32 or uint64 arrays");
+        return words;
+      } else if constexpr (Kind == fill_kind::floats) {
+        constexpr bool floats = std::is_same_v<T, float> || std::is_same_v<T, double>;
+        static_assert(floats, "this distribution fills float or double arrays");
+        return floats;
+      } else {
+        constexpr bool counts = std::is_same_v<T, std::uint32_t>;
+        static_assert(counts, "generator::poisson fills uint32 arrays");
+        return counts;
+      }
+    }
+  }
+
+  // `A` as the caller gave it (fill<A>): a temporary container on a stream is refused.
+  template <class A> auto bits_fitting(A &out) const {
+    using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
+    constexpr bool wide = std::is_same_v<T, std::uint64_t>;
+    if (wide != kernel::detail::has_64_bit_draws(engine_))
+      throw argument_error(call_name("bits"), 1,
+                           std::string("is an array of ") + (wide ? "uint64" : "uint32") + " but " +
+                               std::string(engine_name(engine_)) + " makes " + (wide ? "32" : "64") + "-bit numbers");
+    fill<A>("bits", out, wide ? kernel::detail::curand_output::bits64 : kernel::detail::curand_output::bits32, 0, 0);
+  }
+
   static void require_engine(engine e) {
     if (!kernel::detail::is_engine(e))
       throw argument_error("random::generator", 1,
@@ -150,8 +182,6 @@ private:
   static constexpr kernel::detail::curand_output pick(kernel::detail::curand_output single,
                                                       kernel::detail::curand_output twice) {
     using T = kernel::detail::element_of<std::remove_cvref_t<A>>;
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                  "this distribution fills float or double arrays");
     return std::is_same_v<T, float> ? single : twice;
   }
 
@@ -164,7 +194,6 @@ private:
   template <class A>
   void fill(std::string_view what, A &out, kernel::detail::curand_output output, double a, double b) const {
     using AA = std::remove_cvref_t<A>;
-    kernel::detail::require_array<AA>();
     using T = kernel::detail::element_of<AA>;
     const std::string callee = call_name(what);
     // `A` as the caller gave it (fill<A>): a temporary container on a stream is refused.

@@ -74,17 +74,25 @@ public:
   /// The reduction of every element of `array` (any rank, any strides). An empty array has
   /// no reduction: that is an error without an initial value.
   template <class A> T operator()(const A &array) const {
-    std::optional<T> r = run(array);
-    if (!r)
-      throw argument_error(std::string(name()), 1,
-                           "is empty, and a reduction of no elements needs an initial value: pass one");
-    return *r;
+    if constexpr (reducible<A>()) {
+      std::optional<T> r = run(array);
+      if (!r)
+        throw argument_error(std::string(name()), 1,
+                             "is empty, and a reduction of no elements needs an initial value: pass one");
+      return *r;
+    } else {
+      return T{};
+    }
   }
 
   /// The reduction of `initial` and every element of `array`.
   template <class A> T operator()(const A &array, T initial) const {
-    std::optional<T> r = run(array);
-    return r ? F(initial, *r) : initial;
+    if constexpr (reducible<A>()) {
+      std::optional<T> r = run(array);
+      return r ? F(initial, *r) : initial;
+    } else {
+      return initial;
+    }
   }
 
   /// The reduction of the values of a lazy expression, in one pass (one loop, or one kernel
@@ -107,11 +115,29 @@ private:
     return this->placed_on().chosen ? this->placed_on() : detail::placement_of(e.node());
   }
 
+  /// Whether `A` is an array whose elements cast safely to T, with an error where it is not;
+  /// the reduction compiles nothing more then.
+  template <class A> static constexpr bool reducible() {
+    using arg = detail::ufunc_arg<const A &>;
+    constexpr bool array = arg::supported && !arg::is_scalar;
+    static_assert(array, "a reduction takes an array");
+    if constexpr (!array) {
+      return false;
+    } else {
+      using E = typename arg::element_type;
+      if constexpr (!scalar<E>) {
+        static_assert(scalar<E>, "a reduction takes an array of numbers");
+        return false;
+      } else {
+        constexpr bool casts = can_cast_safely(dtype_of<E>, dtype_of<T>);
+        static_assert(casts, "the array's elements do not cast safely to the reduction's type");
+        return casts;
+      }
+    }
+  }
+
   template <class A> std::optional<T> run(const A &array) const {
     using arg = detail::ufunc_arg<const A &>;
-    static_assert(arg::supported && !arg::is_scalar, "a reduction takes an array");
-    static_assert(can_cast_safely(dtype_of<typename arg::element_type>, dtype_of<T>),
-                  "the array's elements do not cast safely to the reduction's type");
     detail::check_view(name(), 1, arg::view(array));
     if constexpr (arg::is_device) {
       return run_device(this->call_on(&array.device().state()), array);

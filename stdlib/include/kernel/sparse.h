@@ -650,22 +650,78 @@ using kernel::detail::linalg_unscaled;
 // Neither cuSPARSE's non-transposed products nor the loops here read an operand conjugated, so
 // conjugated() of complex operands is refused rather than ignored (of real ones it changes
 // nothing and is taken).
-template <class X> constexpr void require_matrix_operand() {
-  static_assert(kernel::detail::is_sparse<linalg_array_t<X>>,
+// Each check says whether its operand fits, with an error where it does not: calls guard the
+// rest of their body with them (`if constexpr`), so that a wrong operand is its error alone.
+template <class X> constexpr bool require_matrix_operand() {
+  constexpr bool sparse = kernel::detail::is_sparse<linalg_array_t<X>>;
+  static_assert(sparse,
                 "this argument is a sparse matrix (csr_matrix, coo_matrix or their device forms), or scaled() one");
-  if constexpr (kernel::detail::is_sparse<linalg_array_t<X>>)
-    static_assert(!kernel::detail::conjugated_of<typename linalg_array_t<X>::value_type, X>,
-                  "sparse products do not take conjugated() complex operands: conjugate the values first (a ufunc "
-                  "of std::conj, on the matrix's values() or the dense array)");
+  if constexpr (!sparse) {
+    return false;
+  } else {
+    constexpr bool plain = !kernel::detail::conjugated_of<typename linalg_array_t<X>::value_type, X>;
+    static_assert(plain, "sparse products do not take conjugated() complex operands: conjugate the values first (a "
+                         "ufunc of std::conj, on the matrix's values() or the dense array)");
+    return plain;
+  }
 }
 
-template <class M, class X> constexpr void require_dense_operand() {
-  kernel::detail::require_blas_operand<X>();
-  static_assert(std::is_same_v<kernel::detail::element_of<linalg_array_t<X>>, typename M::value_type>,
-                "the dense operands have the matrix's value type (convert one first)");
-  static_assert(!kernel::detail::conjugated_of<typename M::value_type, X>,
-                "sparse products do not take conjugated() complex operands: conjugate the values first (a ufunc "
-                "of std::conj, on the matrix's values() or the dense array)");
+/// A sparse matrix as it is (the conversions take no scaled() one).
+template <class M> constexpr bool require_matrix() {
+  static_assert(kernel::detail::is_sparse<M>,
+                "this argument is a sparse matrix (csr_matrix, coo_matrix or their device forms)");
+  return kernel::detail::is_sparse<M>;
+}
+
+/// A dense operand of matrix M's products; one that is absent (void or std::nullptr_t) fits.
+template <class M, class X> constexpr bool require_dense_operand() {
+  if constexpr (std::is_void_v<X> || std::is_same_v<X, std::nullptr_t>) {
+    return true;
+  } else if constexpr (!kernel::detail::require_blas_operand<X>()) {
+    return false;
+  } else {
+    constexpr bool same = std::is_same_v<kernel::detail::element_of<linalg_array_t<X>>, typename M::value_type>;
+    static_assert(same, "the dense operands have the matrix's value type (convert one first)");
+    constexpr bool plain = !kernel::detail::conjugated_of<typename M::value_type, X>;
+    static_assert(plain, "sparse products do not take conjugated() complex operands: conjugate the values first (a "
+                         "ufunc of std::conj, on the matrix's values() or the dense array)");
+    return same && plain;
+  }
+}
+
+/// The rank of dense operand X, or `absent` where it is not given (void or std::nullptr_t).
+template <class X> constexpr std::size_t rank_or(std::size_t absent) {
+  if constexpr (std::is_void_v<X> || std::is_same_v<X, std::nullptr_t>)
+    return absent;
+  else
+    return kernel::detail::arg_of<linalg_array_t<X>>::rank;
+}
+
+/// Whether the operands of a sparse product fit: matrix XA, dense XX, and the output and the
+/// added operand where given (void and std::nullptr_t where not), of `Rank` (1 for spmv, 2
+/// for spmm); an error for each way they do not.
+template <std::size_t Rank, class XA, class XX, class Out, class Added> constexpr bool require_product_operands() {
+  if constexpr (!require_matrix_operand<XA>()) {
+    return false;
+  } else {
+    using M = linalg_array_t<XA>;
+    if constexpr (!(require_dense_operand<M, XX>() & require_dense_operand<M, Out>() &
+                    require_dense_operand<M, Added>())) {
+      return false;
+    } else {
+      constexpr bool ranks = rank_or<XX>(Rank) == Rank && rank_or<Out>(Rank) == Rank;
+      if constexpr (Rank == 1)
+        static_assert(ranks, "spmv takes vectors (rank 1); spmm takes matrices");
+      else
+        static_assert(ranks, "spmm takes matrices (rank 2); spmv takes vectors");
+      constexpr bool added = rank_or<Added>(Rank) == Rank;
+      if constexpr (Rank == 1)
+        static_assert(added, "z is a vector");
+      else
+        static_assert(added, "E is a matrix");
+      return ranks && added;
+    }
+  }
 }
 
 /// A dense result written once per element and over none of the inputs (nor the matrix's
@@ -697,7 +753,14 @@ public:
     run(a, x, &z, y, 4);
   }
   template <class XA, class XX> auto operator()(const XA &a, const XX &x) const {
-    detail_sparse::require_matrix_operand<XA>();
+    if constexpr (detail_sparse::require_product_operands<1, XA, XX, void, std::nullptr_t>())
+      return product(a, x);
+    else
+      return detail::failed_call_result{};
+  }
+
+private:
+  template <class XA, class XX> auto product(const XA &a, const XX &x) const {
     using M = detail_sparse::linalg_array_t<XA>;
     using X = detail_sparse::linalg_array_t<XX>;
     const M &m = detail_sparse::linalg_unscaled<XA>::array(a);
@@ -709,27 +772,23 @@ public:
     return result;
   }
 
-private:
   template <class XA, class XX, class Z, class Y>
   auto run(const XA &xa, const XX &xx, const Z *xz, Y &y, int y_argument) const {
-    detail_sparse::require_matrix_operand<XA>();
+    if constexpr (detail_sparse::require_product_operands<1, XA, XX, std::remove_cvref_t<Y>, Z>())
+      run_fitting(xa, xx, xz, y, y_argument);
+  }
+  template <class XA, class XX, class Z, class Y>
+  auto run_fitting(const XA &xa, const XX &xx, const Z *xz, Y &y, int y_argument) const {
     using M = detail_sparse::linalg_array_t<XA>;
     using T = typename M::value_type;
     using I = typename M::index_type;
     using V = detail::blas_value_t<T>;
     using X = detail_sparse::linalg_array_t<XX>;
-    using YY = std::remove_cvref_t<Y>;
-    detail_sparse::require_dense_operand<M, XX>();
-    detail_sparse::require_dense_operand<M, YY>();
-    static_assert(detail::arg_of<X>::rank == 1 && detail::arg_of<YY>::rank == 1,
-                  "spmv takes vectors (rank 1); spmm takes matrices");
     const M &mat = detail_sparse::linalg_unscaled<XA>::array(xa);
     const X &x = detail_sparse::linalg_unscaled<XX>::array(xx);
     detail_sparse::require_result_apart(name(), mat, x, y, y_argument);
     T beta(0);
     if constexpr (!std::is_same_v<Z, std::nullptr_t>) {
-      detail_sparse::require_dense_operand<M, Z>();
-      static_assert(detail::arg_of<detail_sparse::linalg_array_t<Z>>::rank == 1, "z is a vector");
       detail::require_apart(name(), y_argument, y, 3, detail_sparse::linalg_unscaled<Z>::array(*xz), true);
       beta = detail::factor_of<T>(*xz);
     }
@@ -809,11 +868,16 @@ public:
     run(a, b, &e, c, 4);
   }
   template <class XA, class XB> auto operator()(const XA &a, const XB &b) const {
-    detail_sparse::require_matrix_operand<XA>();
-    detail::require_blas_operand<XB>();
+    if constexpr (detail_sparse::require_product_operands<2, XA, XB, void, std::nullptr_t>())
+      return product(a, b);
+    else
+      return detail::failed_call_result{};
+  }
+
+private:
+  template <class XA, class XB> auto product(const XA &a, const XB &b) const {
     using M = detail_sparse::linalg_array_t<XA>;
     using B = detail_sparse::linalg_array_t<XB>;
-    static_assert(detail::arg_of<B>::rank == 2, "spmm multiplies by a matrix (rank 2); spmv by a vector");
     const M &m = detail_sparse::linalg_unscaled<XA>::array(a);
     const B &ub = detail_sparse::linalg_unscaled<XB>::array(b);
     const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m, ub);
@@ -823,27 +887,23 @@ public:
     return result;
   }
 
-private:
   template <class XA, class XB, class E, class C>
   auto run(const XA &xa, const XB &xb, const E *xe, C &c, int c_argument) const {
-    detail_sparse::require_matrix_operand<XA>();
+    if constexpr (detail_sparse::require_product_operands<2, XA, XB, std::remove_cvref_t<C>, E>())
+      run_fitting(xa, xb, xe, c, c_argument);
+  }
+  template <class XA, class XB, class E, class C>
+  auto run_fitting(const XA &xa, const XB &xb, const E *xe, C &c, int c_argument) const {
     using M = detail_sparse::linalg_array_t<XA>;
     using T = typename M::value_type;
     using I = typename M::index_type;
     using V = detail::blas_value_t<T>;
     using B = detail_sparse::linalg_array_t<XB>;
-    using CC = std::remove_cvref_t<C>;
-    detail_sparse::require_dense_operand<M, XB>();
-    detail_sparse::require_dense_operand<M, CC>();
-    static_assert(detail::arg_of<B>::rank == 2 && detail::arg_of<CC>::rank == 2,
-                  "spmm takes matrices (rank 2); spmv takes vectors");
     const M &mat = detail_sparse::linalg_unscaled<XA>::array(xa);
     const B &b = detail_sparse::linalg_unscaled<XB>::array(xb);
     detail_sparse::require_result_apart(name(), mat, b, c, c_argument);
     T beta(0);
     if constexpr (!std::is_same_v<E, std::nullptr_t>) {
-      detail_sparse::require_dense_operand<M, E>();
-      static_assert(detail::arg_of<detail_sparse::linalg_array_t<E>>::rank == 2, "E is a matrix");
       detail::require_apart(name(), c_argument, c, 3, detail_sparse::linalg_unscaled<E>::array(*xe), true);
       beta = detail::factor_of<T>(*xe);
     }
@@ -915,21 +975,39 @@ public:
   static constexpr std::string_view name() noexcept { return "to_dense"; }
 
   template <class M> auto operator()(const M &mat) const {
-    detail_sparse::require_matrix_operand<M>();
-    const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), mat);
-    auto result = detail::make_result<typename M::value_type, 2, M::on_device>(site, mat.shape());
-    (*this)(mat, result);
-    return result;
+    if constexpr (detail_sparse::require_matrix<M>()) {
+      const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), mat);
+      auto result = detail::make_result<typename M::value_type, 2, M::on_device>(site, mat.shape());
+      (*this)(mat, result);
+      return result;
+    } else {
+      return detail::failed_call_result{};
+    }
   }
 
   template <class M, class Out> void operator()(const M &mat, Out &&out) const {
-    detail_sparse::require_matrix_operand<M>();
+    if constexpr (operands_fit<M, std::remove_cvref_t<Out>>()) write<Out>(mat, out);
+  }
+
+private:
+  /// Whether the matrix and the output fit, with an error for each way they do not.
+  template <class M, class O> static constexpr bool operands_fit() {
+    if constexpr (!detail_sparse::require_matrix<M>()) {
+      return false;
+    } else if constexpr (!detail_sparse::require_dense_operand<M, O>()) {
+      return false;
+    } else {
+      constexpr bool matrix = detail::arg_of<O>::rank == 2;
+      static_assert(matrix, "to_dense writes a matrix (rank 2)");
+      return matrix;
+    }
+  }
+
+  // Out as the caller gave it: a temporary on a stream is refused.
+  template <class Out, class M> auto write(const M &mat, Out &out) const {
     using T = typename M::value_type;
     using I = typename M::index_type;
     using V = detail::blas_value_t<T>;
-    using O = std::remove_cvref_t<Out>;
-    detail_sparse::require_dense_operand<M, O>();
-    static_assert(detail::arg_of<O>::rank == 2, "to_dense writes a matrix (rank 2)");
     detail::require_distinct_elements(name(), 2, out);
     detail::require_apart(name(), 2, out, 1, mat.values());
     detail::require_lasting_output<Out>(name(), 2, this->placed_on());
@@ -972,11 +1050,31 @@ public:
   static constexpr std::string_view name() noexcept { return Csr ? "csr_from_dense" : "coo_from_dense"; }
 
   template <class A, class I = std::int32_t> auto operator()(const A &dense, index_type_t<I> = {}) const {
-    detail::require_blas_operand<A>();
+    if constexpr (operand_fits<A>())
+      return convert<A, I>(dense);
+    else
+      return detail::failed_call_result{};
+  }
+
+private:
+  /// Whether `A` is a matrix of the values sparse matrices hold, with an error where not.
+  template <class A> static constexpr bool operand_fits() {
+    // An array itself: require_array refuses scaled() and conjugated() operands.
+    if constexpr (!detail::require_array<A>()) {
+      return false;
+    } else if constexpr (!detail::require_blas_operand<A>()) {
+      return false;
+    } else {
+      constexpr bool matrix = detail::arg_of<A>::rank == 2;
+      static_assert(matrix, "a sparse matrix is made from a matrix (rank 2)");
+      return matrix;
+    }
+  }
+
+  template <class A, class I> auto convert(const A &dense) const {
     using T = detail::element_of<A>;
     using V = detail::blas_value_t<T>;
     constexpr bool D = detail::is_device_arg<A>;
-    static_assert(detail::arg_of<A>::rank == 2, "a sparse matrix is made from a matrix (rank 2)");
     detail::require_sparse_types<T, I>();
     using Result = std::conditional_t<Csr, basic_csr_matrix<T, I, D>, basic_coo_matrix<T, I, D>>;
     // The matrix is made where the dense array is, as every conversion: a host array's on the
@@ -1053,12 +1151,14 @@ public:
   constexpr to_csr_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "to_csr"; }
   template <class M> auto operator()(const M &m) const {
-    detail_sparse::require_matrix_operand<M>();
-    const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m);
-    if constexpr (detail::is_coo<M>) {
-      return detail::coo_to_csr(name(), site, m);
+    if constexpr (!detail_sparse::require_matrix<M>()) {
+      return detail::failed_call_result{};
     } else {
-      return detail::sparse_copy(site, m);
+      const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m);
+      if constexpr (detail::is_coo<M>)
+        return detail::coo_to_csr(name(), site, m);
+      else
+        return detail::sparse_copy(site, m);
     }
   }
 };
@@ -1071,12 +1171,14 @@ public:
   constexpr to_coo_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "to_coo"; }
   template <class M> auto operator()(const M &m) const {
-    detail_sparse::require_matrix_operand<M>();
-    const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m);
-    if constexpr (detail::is_csr<M>) {
-      return detail::csr_to_coo(site, m);
+    if constexpr (!detail_sparse::require_matrix<M>()) {
+      return detail::failed_call_result{};
     } else {
-      return detail::sparse_copy(site, m);
+      const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m);
+      if constexpr (detail::is_csr<M>)
+        return detail::csr_to_coo(site, m);
+      else
+        return detail::sparse_copy(site, m);
     }
   }
 };
@@ -1089,22 +1191,25 @@ public:
   constexpr transpose_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "transpose"; }
   template <class M> auto operator()(const M &m) const {
-    detail_sparse::require_matrix_operand<M>();
-    const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m);
-    auto coo = [&] {
+    if constexpr (detail_sparse::require_matrix<M>()) {
+      const detail::algorithm_site site = detail::matrix_site(name(), this->placed_on(), m);
+      auto coo = [&] {
+        if constexpr (detail::is_csr<M>)
+          return detail::csr_to_coo(site, m);
+        else
+          return detail::sparse_copy(site, m);
+      }();
+      auto [rows, columns, values] = std::move(coo).into_arrays();
+      using C = basic_coo_matrix<typename M::value_type, typename M::index_type, M::on_device>;
+      C swapped(detail::sparse_trusted, m.cols(), m.rows(), std::move(columns), std::move(rows), std::move(values));
+      // A canonical matrix's transpose is canonical: each of its rows comes out in row order.
       if constexpr (detail::is_csr<M>)
-        return detail::csr_to_coo(site, m);
+        return detail::coo_to_csr(name(), site, swapped, m.has_canonical_format());
       else
-        return detail::sparse_copy(site, m);
-    }();
-    auto [rows, columns, values] = std::move(coo).into_arrays();
-    using C = basic_coo_matrix<typename M::value_type, typename M::index_type, M::on_device>;
-    C swapped(detail::sparse_trusted, m.cols(), m.rows(), std::move(columns), std::move(rows), std::move(values));
-    // A canonical matrix's transpose is canonical: each of its rows comes out in row order.
-    if constexpr (detail::is_csr<M>)
-      return detail::coo_to_csr(name(), site, swapped, m.has_canonical_format());
-    else
-      return swapped;
+        return swapped;
+    } else {
+      return detail::failed_call_result{};
+    }
   }
 };
 inline constexpr transpose_fn transpose{};

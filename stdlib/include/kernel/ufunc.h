@@ -142,6 +142,16 @@ public:
     static_assert(nin == 2, "reduce needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
     static_assert(arg::supported && !arg::is_scalar, "reduce takes an array");
+    // After those errors the reduction is not compiled further.
+    if constexpr (nin != 2 || !arg::supported || arg::is_scalar)
+      return detail::failed_call_result{};
+    else
+      return reduce_fitting(array, axis);
+  }
+
+private:
+  template <class A> auto reduce_fitting(const A &array, int axis) const {
+    using arg = detail::ufunc_arg<const A &>;
     constexpr std::size_t rank = arg::rank;
     using T = typename arg::element_type;
     using in_view = array_view<const T, rank>;
@@ -234,7 +244,6 @@ public:
     }
   }
 
-private:
   // The fold of every result element on the calling thread(s): result element `o` (row-major
   // over the dimensions other than `ax`) is the fold of the elements along `ax` at it.
   template <auto Fn, class T, std::size_t Rank, class R>

@@ -94,9 +94,25 @@ template <class A> void require_distinct_elements(std::string_view name, int arg
 }
 template <class A> inline constexpr bool is_device_arg = arg_of<A>::supported && arg_of<A>::is_device;
 
-template <class A> constexpr void require_array() {
-  static_assert(ufunc_arg<const A &>::supported && !ufunc_arg<const A &>::is_scalar,
-                "this argument is an array: a std::vector, std::span, ndarray, array_view or device array");
+/// Whether `A` is an array, with an error where it is not. Calls guard the rest of their body
+/// with it (`if constexpr`): a scalar given for an array is then this one error, not one more
+/// for each use of it as an array (its view, rank, shape and output).
+template <class A> constexpr bool require_array() {
+  constexpr bool array = ufunc_arg<const A &>::supported && !ufunc_arg<const A &>::is_scalar;
+  static_assert(array, "this argument is an array: a std::vector, std::span, ndarray, array_view or device array");
+  return array;
+}
+
+/// Whether `A` (as the caller passes it) is an array results can be written to, with an error
+/// where it is not; for calls to guard the rest of their body with, as require_array.
+template <class A> constexpr bool require_output_array() {
+  if constexpr (!require_array<std::remove_cvref_t<A>>()) {
+    return false;
+  } else {
+    constexpr bool writable = ufunc_arg<std::remove_reference_t<A> &>::writable;
+    static_assert(writable, "the results go to a writable array");
+    return writable;
+  }
 }
 
 template <std::size_t R> bool c_contiguous(const operand_layout &l) {
