@@ -340,7 +340,8 @@ TEST_F(DeviceCode, DamagedTablesAreRefused) {
 // aligned to no power of two (it divides by the alignment, and pads to it), no section-name
 // table, a section of another kind than its name says, notes and .nv.info records that run
 // past their section, a record or prototype or code section that names no function, a
-// prototype numbered in the billions, a relocation or symbol of no kind a cubin has.
+// prototype numbered in the billions, a relocation or symbol of no kind a cubin has, a call
+// graph's list marker with a caller.
 TEST_F(DeviceCode, DamagedCubinLayoutIsRefused) {
   const fs::path dir = scratch_directory("layout");
   const std::string whole = file_bytes(data + "twice_sm75.cubin");
@@ -385,6 +386,13 @@ TEST_F(DeviceCode, DamagedCubinLayoutIsRefused) {
       {"a symbol bound 15 of type 15", with(symbols.second.offset + 24 + 4, std::uint8_t{0xff}),
        "of no kind a cubin has"},
       {"a call graph of 0-byte entries", with(call_graph.first + 0x38, std::uint64_t{0}), "8-byte entries"},
+      // nvcc's call graph: lists, each after a marker record (0, -1), (0, -2)...
+      {"a call graph's marker with a caller", with(call_graph.second.offset + 8, std::uint32_t{1}),
+       "is no list's start"},
+      {"a call graph's marker twice", with(call_graph.second.offset + 8 + 4, std::uint32_t{0xffffffff}),
+       "is no list's start"},
+      {"a call graph's marker as a caller", with(call_graph.second.offset, std::uint32_t{0xffffffff}),
+       "names symbol 4294967295 of"},
       {"a function past its section",
        with(symbols.second.offset + 24 * (code.second.info & 0xffffffu) + 8, std::uint64_t{0x7f000000}),
        "lies outside its section"},
@@ -450,7 +458,8 @@ TEST_F(DeviceCode, VariedCubinsAreWholeAndLink) {
                                             {"varied_lineinfo_sm90.cubin", {90}},
                                             {"varied_sm120.cubin", {120}},
                                             {"varied_plain.fatbin", {86, 100}},
-                                            {"varied.fatbin", {75, 120}}}) {
+                                            {"varied.fatbin", {75, 120}},
+                                            {"varied_lz4.fatbin", {75, 120}}}) {
     const std::string bytes = file_bytes(data + in.file);
     const auto format = kernel::detail::link_format_for_extension(fs::path(in.file).extension().string())->format;
     EXPECT_EQ(kernel::detail::device_code_damage(format, bytes), "") << in.file;
@@ -511,6 +520,66 @@ TEST_F(DeviceCode, DamagedCompressedCubinsAreRefused) {
   }
   EXPECT_GT(broken_streams, 0u);
   EXPECT_GT(damaged_cubins, 0u);
+}
+
+// nvcc -compress-mode=speed compresses with LZ4 blocks, which the checks decode themselves (no
+// library needed): the same damage is refused as in zstd's streams.
+TEST_F(DeviceCode, DamagedLz4CubinsAreRefused) {
+  const std::string whole = file_bytes(data + "varied_lz4.fatbin");
+  std::uint32_t header = 0, compressed = 0, flags = 0;
+  files::read_at(whole, 16 + 4, header);
+  files::read_at(whole, 16 + 16, compressed);
+  files::read_at(whole, 16 + 40, flags);
+  ASSERT_EQ(flags & 0xA000u, 0x2000u) << "nvcc did not compress varied_lz4.fatbin's cubins with LZ4";
+  const auto with = [&](std::uint64_t at, auto value) {
+    std::string bytes = whole;
+    std::memcpy(bytes.data() + at, &value, sizeof value);
+    return bytes;
+  };
+  const auto damage = [](const std::string &bytes) {
+    return kernel::detail::device_code_damage(kernel::detail::link_format::fatbin, bytes);
+  };
+  EXPECT_NE(damage(with(16 + 56, std::uint64_t{0x7f000000})).find("states sizes it does not have"), std::string::npos);
+  EXPECT_NE(damage(with(16 + 16, compressed + 0x10000)).find("states sizes it does not have"), std::string::npos);
+  EXPECT_NE(damage(with(16 + 56, std::uint64_t{100})).find("does not decompress to the 100 bytes it states"),
+            std::string::npos);
+  std::size_t broken_blocks = 0, damaged_cubins = 0;
+  for (std::uint64_t at = 16 + header; at < 16 + header + compressed; at += 5) {
+    std::string bytes = whole;
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
+    const std::string why = damage(bytes);
+    broken_blocks += why.find("does not decompress to the") != std::string::npos;
+    damaged_cubins += why.find("its cubin at byte") != std::string::npos;
+  }
+  EXPECT_GT(broken_blocks, 0u);
+  EXPECT_GT(damaged_cubins, 0u);
+}
+
+// The LZ4 decoder on blocks made by hand: literals, a match that overlaps what it writes, counts
+// of 15 and more, and each way a block can lie (a match from before its start or of no
+// distance, a count or literals past its end, a size it does not make).
+TEST_F(DeviceCode, Lz4BlocksDecodeExactly) {
+  const auto decoded = [](std::string_view block, std::size_t size) -> std::optional<std::string> {
+    std::string out(size, '\0');
+    if (!files::lz4_block_decode(block, out.data(), size)) return std::nullopt;
+    return out;
+  };
+  using namespace std::string_view_literals;
+  // "abc", then 9 bytes from 3 back (overlapping: "abcabcabc"), then "!".
+  EXPECT_EQ(decoded("\x35abc\x03\x00\x10!"sv, 13), "abcabcabcabc!");
+  // A run: 1 literal, then 15 + 5 + 4 = 24 copies of it from 1 back.
+  EXPECT_EQ(decoded("\x1fx\x01\x00\x05\x00"sv, 25), std::string(25, 'x'));
+  // 15 + 255 + 2 = 272 literals.
+  const std::string many(272, 'q');
+  EXPECT_EQ(decoded("\xf0\xff\x02" + many, 272), many);
+  EXPECT_FALSE(decoded("\x35abc\x04\x00\x10!"sv, 13));     // from before the start
+  EXPECT_FALSE(decoded("\x35abc\x00\x00\x10!"sv, 13));     // no distance
+  EXPECT_FALSE(decoded("\x35abc\x03"sv, 13));              // the distance cut short
+  EXPECT_FALSE(decoded("\x50abc"sv, 5));                   // literals past its end
+  EXPECT_FALSE(decoded("\xf0\xff"sv, 300));                // a count past its end
+  EXPECT_FALSE(decoded("\x35abc\x03\x00\x10!"sv, 14));     // a size it does not make
+  EXPECT_FALSE(decoded("\x35abc\x03\x00\x10!"sv, 12));     // more than the size
+  EXPECT_FALSE(decoded("\xf0\xff\xff\xff\xff\x10"sv, 20)); // a count past the size
 }
 
 // A host program's code named as device code (a host compiler's object, a cc_library's

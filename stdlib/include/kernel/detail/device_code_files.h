@@ -366,12 +366,26 @@ inline std::string elf_table_damage(std::string_view bytes, std::uint64_t shoff,
                "naming a symbol table's symbols" +
                std::string(damaged);
       const std::uint64_t symbols = section(s.link).size / 24;
-      for (std::uint64_t at = s.offset; at < s.offset + s.size; at += s.type == callgraph ? 4 : 8) {
-        std::uint32_t symbol = 0;
-        read_at(bytes, at, symbol);
-        if (symbol >= symbols && symbol < 0xfffffff0u)
-          return which + " names symbol " + std::to_string(symbol) + " of " + std::to_string(symbols) +
-                 std::string(damaged);
+      // A call graph's lists each start with a marker record, (0, marker), the markers
+      // (0xffffffff, 0xfffffffe, ...) once each; its other records are a caller and a callee
+      // (nvJitLink crashes on a marker with a caller).
+      constexpr std::uint32_t marker = 0xfffffff0u;
+      std::uint32_t markers_seen = 0;
+      for (std::uint64_t at = s.offset; at < s.offset + s.size; at += 8) {
+        std::uint32_t first = 0, second = 0;
+        read_at(bytes, at, first);
+        read_at(bytes, at + 4, second);
+        const bool listed = s.type == callgraph && second >= marker;
+        if (first >= symbols || (!listed && s.type == callgraph && second >= symbols))
+          return which + " names symbol " + std::to_string(first >= symbols ? first : second) + " of " +
+                 std::to_string(symbols) + std::string(damaged);
+        if (listed) {
+          const std::uint32_t bit = std::uint32_t{1} << (second - marker);
+          if (first != 0 || (markers_seen & bit) != 0)
+            return which + " (call graph): its record at byte " + std::to_string(at - s.offset) +
+                   " is no list's start (a marker with a caller, or one seen before)" + std::string(damaged);
+          markers_seen |= bit;
+        }
       }
     } else if (const std::string_view name = elf_section_name(bytes, name_table, s);
                s.type != no_bits && is_fatbin_section(name)) {
@@ -490,26 +504,88 @@ inline const zstd_decompressor &system_zstd() {
   return zstd;
 }
 
-// A fat binary entry's payload as nvJitLink reads it: compressed with zstd (nvcc's default),
-// decompressed ("" where that fails: `why` says so), or else as it is. The entry header
-// (past its 16 bytes: kind, version, header size, payload size) holds the compressed size in
-// the 32 bits at byte 16, flags at byte 40 (0x8000: zstd) and the size decompressed at byte 56.
+// An LZ4 block (nvcc -Xfatbin -compress-mode=speed): sequences of a token (the count of
+// literals in its high 4 bits, of the match's bytes less 4 in its low ones; 15 continues in
+// bytes of 255 and a last one below), the literals, and a match (2 bytes: how far back, from 1
+// to what is written), the last sequence literals alone. Decoded into exactly `size` bytes at
+// `out` from the whole of `in`; false where it reads or writes past either, or ends elsewhere.
+inline bool lz4_block_decode(std::string_view in, char *out, std::size_t size) {
+  std::size_t at = 0, made = 0;
+  // A count of 15 goes on in the bytes after it.
+  const auto count = [&](std::size_t first, std::size_t &n) {
+    n = first;
+    if (first != 15) return true;
+    for (unsigned char more = 255; more == 255;) {
+      if (at >= in.size()) return false;
+      more = static_cast<unsigned char>(in[at++]);
+      n += more;
+      if (n > size) return false; // past what the block makes: damaged, and no wrap
+    }
+    return true;
+  };
+  while (at < in.size()) {
+    const auto token = static_cast<unsigned char>(in[at++]);
+    std::size_t literals = 0, match = 0;
+    if (!count(token >> 4, literals) || literals > in.size() - at || literals > size - made) return false;
+    std::memcpy(out + made, in.data() + at, literals);
+    at += literals;
+    made += literals;
+    if (at == in.size()) break; // the last sequence: literals alone
+    if (in.size() - at < 2) return false;
+    const std::size_t back =
+        static_cast<unsigned char>(in[at]) | static_cast<std::size_t>(static_cast<unsigned char>(in[at + 1])) << 8;
+    at += 2;
+    if (back == 0 || back > made || !count(token & 15, match) || match + 4 > size - made) return false;
+    // Byte by byte: a match may overlap what it writes (a run repeats its first bytes).
+    for (std::size_t i = 0; i < match + 4; ++i, ++made) out[made] = out[made - back];
+  }
+  return made == size;
+}
+
+// A fat binary entry's payload as nvJitLink reads it: compressed with zstd (nvcc's default)
+// or LZ4 (-compress-mode=speed), decompressed ("" where that fails: `why` says so), or else as
+// it is. The entry header (past its 16 bytes: kind, version, header size, payload size) holds
+// the compressed size in the 32 bits at byte 16, flags at byte 40 (0x8000: zstd, 0x2000: LZ4)
+// and the size decompressed at byte 56.
 inline std::string_view fatbin_payload(std::string_view within, std::uint64_t entry, std::uint32_t entry_header,
                                        std::string_view payload, std::unique_ptr<char[]> &decompressed,
                                        std::string &why) {
-  constexpr std::uint32_t zstd_magic = 0xFD2FB528;
+  constexpr std::uint32_t zstd_magic = 0xFD2FB528, zstd_flag = 0x8000, lz4_flag = 0x2000;
   constexpr std::uint64_t largest = std::uint64_t{1} << 30;
   std::uint32_t magic = 0, flags = 0, compressed = 0;
   std::uint64_t size = 0;
   read_at(payload, 0, magic);
-  if (entry_header < 64 || magic != zstd_magic || !read_at(within, entry + 40, flags) || (flags & 0x8000) == 0)
-    return payload;
+  if (entry_header < 64 || !read_at(within, entry + 40, flags)) return payload;
+  const bool zstd_stream = (flags & zstd_flag) != 0 && magic == zstd_magic;
+  const bool lz4_block = (flags & lz4_flag) != 0 && (flags & zstd_flag) == 0;
+  if (!zstd_stream && !lz4_block) return payload;
   read_at(within, entry + 16, compressed);
   read_at(within, entry + 56, size);
-  if (compressed == 0 || compressed > payload.size() || size == 0 || size > largest) {
+  // An LZ4 byte makes at most 255 (a run's count): a larger size is no block's.
+  const bool lz4_reach = !lz4_block || size / 255 <= compressed;
+  if (compressed == 0 || compressed > payload.size() || size == 0 || size > largest || !lz4_reach) {
     why = "its compressed entry at byte " + std::to_string(entry) + " states sizes it does not have" +
           std::string(damaged);
     return {};
+  }
+  const auto make_room = [&] {
+    try {
+      decompressed = std::make_unique_for_overwrite<char[]>(size);
+      return true;
+    } catch (const std::bad_alloc &) {
+      why = "its compressed entry at byte " + std::to_string(entry) + " states " + std::to_string(size) +
+            " bytes decompressed, more than there is memory for to check it";
+      return false;
+    }
+  };
+  if (lz4_block) {
+    if (!make_room()) return {};
+    if (!lz4_block_decode(payload.substr(0, compressed), decompressed.get(), size)) {
+      why = "its compressed entry at byte " + std::to_string(entry) + " does not decompress to the " +
+            std::to_string(size) + " bytes it states" + std::string(damaged);
+      return {};
+    }
+    return {decompressed.get(), size};
   }
   const zstd_decompressor &zstd = system_zstd();
   if (!zstd) return payload;
@@ -522,13 +598,7 @@ inline std::string_view fatbin_payload(std::string_view within, std::uint64_t en
   }
   // Where both state a size the stream does not make, only what it makes is written: the
   // buffer is not zero-filled, so the pages past that are never touched.
-  try {
-    decompressed = std::make_unique_for_overwrite<char[]>(size);
-  } catch (const std::bad_alloc &) {
-    why = "its compressed entry at byte " + std::to_string(entry) + " states " + std::to_string(size) +
-          " bytes decompressed, more than there is memory for to check it";
-    return {};
-  }
+  if (!make_room()) return {};
   const std::size_t made = zstd.decompress(decompressed.get(), size, payload.data(), compressed);
   if (zstd.is_error(made) || made != size) {
     why = "its compressed entry at byte " + std::to_string(entry) + " does not decompress to the " +
