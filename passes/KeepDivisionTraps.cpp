@@ -25,19 +25,41 @@ bool isSigned(Instruction::BinaryOps Op) {
   return Op == Instruction::SDiv || Op == Instruction::SRem;
 }
 
+// Whether x86 divides integers of type T in one instruction, which traps as C++'s division
+// would: 8, 16, 32 and 64 bits. Others (_BitInt widths, vectors) are divided otherwise.
+bool dividesNatively(const Type *T) {
+  const auto *I = dyn_cast<IntegerType>(T);
+  return I && (I->getBitWidth() == 8 || I->getBitWidth() == 16 || I->getBitWidth() == 32 ||
+               I->getBitWidth() == 64);
+}
+
+// Whether a constant divisor (or one lane of a vector's) makes the division trap: 0, or -1
+// for a signed one. A lane that is no integer constant (undef, poison) may be anything.
+bool mayTrapFor(const Constant &Divisor, bool Signed) {
+  if (const auto *I = dyn_cast<ConstantInt>(&Divisor))
+    return I->isZero() || (Signed && I->isMinusOne());
+  const auto *VT = dyn_cast<FixedVectorType>(Divisor.getType());
+  if (!VT)
+    return true;
+  for (unsigned Lane = 0; Lane < VT->getNumElements(); ++Lane) {
+    const auto *I = dyn_cast_or_null<ConstantInt>(Divisor.getAggregateElement(Lane));
+    if (!I || I->isZero() || (Signed && I->isMinusOne()))
+      return true;
+  }
+  return false;
+}
+
 bool mayTrap(const BinaryOperator &Division) {
   const Instruction::BinaryOps Op = Division.getOpcode();
   if (Op != Instruction::SDiv && Op != Instruction::SRem && Op != Instruction::UDiv &&
       Op != Instruction::URem)
     return false;
-  // x86 divides 8, 16, 32 and 64 bits in one instruction, which traps; wider integers and
-  // vectors are divided otherwise.
-  auto *T = dyn_cast<IntegerType>(Division.getType());
-  if (!T || (T->getBitWidth() != 8 && T->getBitWidth() != 16 && T->getBitWidth() != 32 &&
-             T->getBitWidth() != 64))
+  // Integers of every width and vectors of them: a division C++ leaves undefined is an error
+  // whatever the type (a _BitInt's or a vector's zero divisor gave 0 once optimised).
+  if (!Division.getType()->isIntOrIntVectorTy() || isa<ScalableVectorType>(Division.getType()))
     return false;
-  if (const auto *Divisor = dyn_cast<ConstantInt>(Division.getOperand(1)))
-    return Divisor->isZero() || (isSigned(Op) && Divisor->isMinusOne());
+  if (const auto *Divisor = dyn_cast<Constant>(Division.getOperand(1)))
+    return mayTrapFor(*Divisor, isSigned(Op));
   return true;
 }
 
@@ -54,27 +76,36 @@ Value *hidden(IRBuilder<> &B, Value *V) {
 }
 
 // Before `Division`: if it would trap, a division the optimiser cannot see through, which
-// traps; after the check the division is one C++ defines, optimised as it allows.
+// traps; after the check the division is one C++ defines, optimised as it allows. For a
+// vector, if it would trap in any lane.
 void checkBefore(BinaryOperator &Division) {
   Value *A = Division.getOperand(0), *B = Division.getOperand(1);
-  auto *T = cast<IntegerType>(Division.getType());
+  Type *T = Division.getType();
+  auto *Element = cast<IntegerType>(T->getScalarType());
   IRBuilder<> Builder(&Division);
-  Value *Traps = Builder.CreateICmpEQ(B, ConstantInt::get(T, 0));
+  Value *Traps = Builder.CreateICmpEQ(B, Constant::getNullValue(T));
   if (isSigned(Division.getOpcode()))
     Traps = Builder.CreateOr(
-        Traps,
-        Builder.CreateAnd(Builder.CreateICmpEQ(B, ConstantInt::getAllOnesValue(T)),
-                          Builder.CreateICmpEQ(
-                              A, ConstantInt::get(T, APInt::getSignedMinValue(T->getBitWidth())))));
+        Traps, Builder.CreateAnd(
+                   Builder.CreateICmpEQ(B, Constant::getAllOnesValue(T)),
+                   Builder.CreateICmpEQ(
+                       A, ConstantInt::get(T, APInt::getSignedMinValue(Element->getBitWidth())))));
+  if (T->isVectorTy())
+    Traps = Builder.CreateOrReduce(Traps);
   MDNode *Rarely = MDBuilder(Division.getContext()).createUnlikelyBranchWeights();
   Instruction *Unreachable =
       SplitBlockAndInsertIfThen(Traps, Division.getIterator(), /*Unreachable=*/true, Rarely);
   IRBuilder<> Trap(Unreachable);
   Trap.SetCurrentDebugLocation(Division.getDebugLoc());
-  Value *Trapping = Trap.CreateBinOp(Division.getOpcode(), hidden(Trap, A), hidden(Trap, B));
+  // The division itself where x86 divides its type in one instruction; else one of 32 bits
+  // by zero, which traps as it would (the runtime's error is the same for both causes).
+  Value *Trapping =
+      dividesNatively(T)
+          ? Trap.CreateBinOp(Division.getOpcode(), hidden(Trap, A), hidden(Trap, B))
+          : Trap.CreateUDiv(hidden(Trap, Trap.getInt32(1)), hidden(Trap, Trap.getInt32(0)));
   // Its result used where the optimiser cannot drop it.
-  Trap.CreateCall(InlineAsm::get(FunctionType::get(Trap.getVoidTy(), {T}, false), "", "r",
-                                 /*hasSideEffects=*/true),
+  Trap.CreateCall(InlineAsm::get(FunctionType::get(Trap.getVoidTy(), {Trapping->getType()}, false),
+                                 "", "r", /*hasSideEffects=*/true),
                   {Trapping});
 }
 
@@ -86,19 +117,30 @@ bool mayBeReplaced(const Function &F) {
   return F.hasLinkOnceODRLinkage() || F.hasWeakODRLinkage() || F.hasAvailableExternallyLinkage();
 }
 
+// The uses of `Callee` that calls make of it: directly, or through an alias of it (a
+// constructor's, say), in module order.
+SmallVector<Use *, 8> callsOf(GlobalValue &Callee) {
+  SmallVector<Use *, 8> Calls;
+  for (Use &U : Callee.uses()) {
+    if (auto *Call = dyn_cast<CallBase>(U.getUser()); Call && Call->isCallee(&U))
+      Calls.push_back(&U);
+    else if (auto *Alias = dyn_cast<GlobalAlias>(U.getUser()))
+      Calls.append(callsOf(*Alias));
+  }
+  return Calls;
+}
+
 // The reached functions from which a division kept here is reached: those that hold one and,
 // transitively, their reached callers; in an order that depends on the module alone.
 SmallSetVector<Function *, 16>
 reachingDivisions(ArrayRef<Function *> Holders,
                   const SmallPtrSetImpl<const GlobalValue *> &Reached) {
   SmallSetVector<Function *, 16> Reaching(Holders.begin(), Holders.end());
-  for (std::size_t I = 0; I < Reaching.size(); ++I) {
-    Function *Callee = Reaching[I];
-    for (User *U : Callee->users())
-      if (auto *Call = dyn_cast<CallBase>(U); Call && Call->getCalledOperand() == Callee)
-        if (Function *Caller = Call->getFunction(); Reached.contains(Caller))
-          Reaching.insert(Caller);
-  }
+  for (std::size_t I = 0; I < Reaching.size(); ++I)
+    for (Use *Call : callsOf(*Reaching[I]))
+      if (Function *Caller = cast<CallBase>(Call->getUser())->getFunction();
+          Reached.contains(Caller))
+        Reaching.insert(Caller);
   return Reaching;
 }
 
@@ -121,9 +163,8 @@ void callOwnCopies(ArrayRef<Function *> Reaching) {
     Copies.emplace_back(F, Copy);
   }
   for (auto [F, Copy] : Copies)
-    for (Use &U : make_early_inc_range(F->uses()))
-      if (auto *Call = dyn_cast<CallBase>(U.getUser()); Call && Call->isCallee(&U))
-        U.set(Copy);
+    for (Use *Call : callsOf(*F))
+      Call->set(Copy);
 }
 
 } // namespace

@@ -11,15 +11,18 @@
 // each division that may trap is preceded by a test of its operands that, where the division
 // would trap, makes one the optimiser cannot see through (its operands pass through an empty
 // inline asm, its result into one with side effects), which traps. Past the test the division
-// is one C++ defines, optimised as it allows. A divisor that is a constant other than 0 (and
-// -1 for a signed division) cannot trap and is left alone, as are integers of other widths
-// than 8, 16, 32 and 64 bits and vectors, which are divided otherwise. The GPU module is
-// copied before this pass runs: a GPU does not trap, and its code is optimised as C++ allows.
+// is one C++ defines, optimised as it allows. So for integers of every width and vectors of
+// them (a lane that would trap makes the vector's division trap); where x86 divides the type
+// otherwise than in one instruction (a _BitInt of 37 bits, a vector), the trap is a 32-bit
+// division by zero. A divisor that is a constant other than 0 (and -1 for a signed division),
+// in every lane, cannot trap and is left alone. The GPU module is copied before this pass
+// runs: a GPU does not trap, and its code is optimised as C++ allows.
 // A reached function another translation unit may also define (an inline function, a
 // template's instantiation) reaches the divisions through a copy of this unit's own: the
 // linker may take the other unit's copy, compiled without the test. Calls in this module go
-// to an internal copy that keeps the tests; the original keeps them too, and is what taking
-// the function's address gives, so that it stays one function in every unit.
+// to an internal copy that keeps the tests (also calls through an alias of it); the original
+// keeps them too, and is what taking the function's address gives, so that it stays one
+// function in every unit.
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,8 +5,10 @@
 ; inline asm that touches no memory, result into one with side effects), then nothing more.
 ; Past the test the division is left as it was. So optimised, 1 / b still traps for b = 0
 ; (it is no longer a compare and select alone), a division whose result is unused still
-; traps, and so does a / -1 for the most negative a. Divisions by other constants, of other
-; widths or of vectors, and of code no entry reaches are left alone.
+; traps, and so does a / -1 for the most negative a. So for other widths than x86 divides in
+; one instruction and for vectors (a lane that would trap is enough), where the trap is a
+; 32-bit division by zero. Divisions by other constants (in every lane), and of code no entry
+; reaches, are left alone. Calls through an alias are calls of the function it names.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-keep-division-traps %s -S | FileCheck %s
 ; RUN: opt -load-pass-plugin=%plugin -passes='kernel-keep-division-traps,default<O2>' %s -S \
 ; RUN:   | FileCheck %s --check-prefix=OPT
@@ -15,6 +17,7 @@ target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:
 target triple = "x86_64-pc-linux-gnu"
 
 $inline_caller = comdat any
+$ctor_base = comdat any
 $inline_recip = comdat any
 
 @.str.entry = private unnamed_addr constant [51 x i8] c"kernel.entry\1Fufunc\1Frecip\1Fint32(int32)\1Fk.cpp:3\1F16\1F8\00", section "llvm.metadata"
@@ -27,6 +30,7 @@ $inline_recip = comdat any
 ; CHECK: call i32 @inline_caller.kernel_traps(i32 %b)
 ; CHECK-NEXT: call i32 @declared_extern_template.kernel_traps(i32 %b)
 ; CHECK-NEXT: call i32 @weak_recip(i32 %b)
+; CHECK-NEXT: call i32 @ctor_base.kernel_traps(i32 %b)
 define void @entry(ptr %p) {
   %b = load i32, ptr %p
   %r = call i32 @recip(i32 %b)
@@ -36,6 +40,7 @@ define void @entry(ptr %p) {
   %w = call i32 @inline_caller(i32 %b)
   %x = call i32 @declared_extern_template(i32 %b)
   %y = call i32 @weak_recip(i32 %b)
+  %z = call i32 @ctor_complete(i32 %b)
   ret void
 }
 
@@ -58,8 +63,29 @@ define void @entry(ptr %p) {
 ; CHECK-NOT: icmp
 ; CHECK: %by7 = udiv i32 %b, 7
 ; CHECK-NEXT: %b128 = sext i32 %b to i128
+; CHECK-NEXT: icmp eq i128 %b128, 0
+; CHECK-NEXT: icmp eq i128 %b128, -1
+; CHECK-NEXT: icmp eq i128 %b128, -170141183460469231731687303715884105728
+; CHECK: br i1 {{%.*}}, label %[[WIDE_TRAP:.*]], label %[[WIDE_GO:.*]], !prof
+; CHECK: [[WIDE_TRAP]]:
+; CHECK-NEXT: [[ONE:%.*]] = call i32 asm "", "=r,0"(i32 1)
+; CHECK-NEXT: [[NONE:%.*]] = call i32 asm "", "=r,0"(i32 0)
+; CHECK-NEXT: [[WQ:%.*]] = udiv i32 [[ONE]], [[NONE]]
+; CHECK-NEXT: call void asm sideeffect "", "r"(i32 [[WQ]])
+; CHECK-NEXT: unreachable
+; CHECK: [[WIDE_GO]]:
 ; CHECK-NEXT: %wide = sdiv i128 %b128, %b128
-; CHECK: %vec = sdiv <2 x i32> <i32 1, i32 1>, %bv
+; CHECK: [[LANES:%.*]] = icmp eq <2 x i32> %bv, zeroinitializer
+; CHECK: [[ANY:%.*]] = call i1 @llvm.vector.reduce.or.v2i1(<2 x i1>
+; CHECK-NEXT: br i1 [[ANY]], label %[[VEC_TRAP:.*]], label %[[VEC_GO:.*]], !prof
+; CHECK: [[VEC_TRAP]]:
+; CHECK: udiv i32
+; CHECK: [[VEC_GO]]:
+; CHECK-NEXT: %vec = sdiv <2 x i32> <i32 1, i32 1>, %bv
+; CHECK-NEXT: %v0 = extractelement
+; CHECK-NEXT: %lanes = udiv <2 x i32> %bv, <i32 3, i32 5>
+; CHECK-NEXT: icmp eq <2 x i32> <i32 3, i32 0>, zeroinitializer
+; CHECK: %zero_lane = urem <2 x i32> %bv, <i32 3, i32 0>
 define i32 @recip(i32 %b) {
   %q = sdiv i32 1, %b
   %small = trunc i32 %b to i8
@@ -75,12 +101,18 @@ define i32 @recip(i32 %b) {
   %bv = insertelement <2 x i32> zeroinitializer, i32 %b, i32 0
   %vec = sdiv <2 x i32> <i32 1, i32 1>, %bv
   %v0 = extractelement <2 x i32> %vec, i32 0
+  %lanes = udiv <2 x i32> %bv, <i32 3, i32 5>
+  %zero_lane = urem <2 x i32> %bv, <i32 3, i32 0>
+  %l0 = extractelement <2 x i32> %lanes, i32 0
+  %z0 = extractelement <2 x i32> %zero_lane, i32 0
   %s1 = add i32 %q, %m32
   %s2 = add i32 %s1, %neg32
   %s3 = add i32 %s2, %by7
   %s4 = add i32 %s3, %wide32
   %s5 = add i32 %s4, %v0
-  ret i32 %s5
+  %s6 = add i32 %s5, %l0
+  %s7 = add i32 %s6, %z0
+  ret i32 %s7
 }
 
 ; A division whose result is unused still traps once optimised.
@@ -148,9 +180,21 @@ define i32 @host_only(i32 %b) {
   ret i32 %q
 }
 
+; A constructor called through the alias clang makes of it (the complete object's for the
+; base's): the call is one of the function, which another unit may also define.
+; CHECK-LABEL: define linkonce_odr i32 @ctor_base(i32 %b)
+; CHECK-NEXT: icmp eq i32 %b, 0
+@ctor_complete = linkonce_odr alias i32 (i32), ptr @ctor_base
+define linkonce_odr i32 @ctor_base(i32 %b) comdat {
+  %q = udiv i32 1, %b
+  ret i32 %q
+}
+
 ; CHECK-LABEL: define internal i32 @inline_recip.kernel_traps(i32 %b) {
 ; CHECK-NEXT: icmp eq i32 %b, 0
 ; CHECK-LABEL: define internal i32 @declared_extern_template.kernel_traps(i32 %b)
+; CHECK-NEXT: icmp eq i32 %b, 0
+; CHECK-LABEL: define internal i32 @ctor_base.kernel_traps(i32 %b)
 ; CHECK-NEXT: icmp eq i32 %b, 0
 ; CHECK-LABEL: define internal i32 @inline_caller.kernel_traps(i32 %b)
 ; CHECK-NEXT: call i32 @inline_recip.kernel_traps(i32 %b)
@@ -158,3 +202,4 @@ define i32 @host_only(i32 %b) {
 
 ; The asm that hides a value touches no memory and returns.
 ; CHECK: attributes #[[HIDDEN]] = { nounwind willreturn memory(none) }
+
