@@ -118,13 +118,14 @@ bool mayBeReplaced(const Function &F) {
 }
 
 // The uses of `Callee` that calls make of it: directly, or through an alias of it (a
-// constructor's, say), in module order.
+// constructor's, say), in module order. Not through an alias another unit's definition may
+// replace on purpose (a weak one that is not ODR): calls must reach the one the linker takes.
 SmallVector<Use *, 8> callsOf(GlobalValue &Callee) {
   SmallVector<Use *, 8> Calls;
   for (Use &U : Callee.uses()) {
     if (auto *Call = dyn_cast<CallBase>(U.getUser()); Call && Call->isCallee(&U))
       Calls.push_back(&U);
-    else if (auto *Alias = dyn_cast<GlobalAlias>(U.getUser()))
+    else if (auto *Alias = dyn_cast<GlobalAlias>(U.getUser()); Alias && !Alias->isInterposable())
       Calls.append(callsOf(*Alias));
   }
   return Calls;

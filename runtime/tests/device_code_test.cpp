@@ -557,7 +557,9 @@ TEST_F(DeviceCode, DamagedLz4CubinsAreRefused) {
 
 // The LZ4 decoder on blocks made by hand: literals, a match that overlaps what it writes, counts
 // of 15 and more, and each way a block can lie (a match from before its start or of no
-// distance, a count or literals past its end, a size it does not make).
+// distance, a count or literals past its end, a match past the size, a size it does not make).
+// (A token is written as the character it is where a hex escape would run into the literals:
+// '5' is 0x35, 3 literals and a match of 5 + 4; 'P' is 0x50, 5 literals.)
 TEST_F(DeviceCode, Lz4BlocksDecodeExactly) {
   const auto decoded = [](std::string_view block, std::size_t size) -> std::optional<std::string> {
     std::string out(size, '\0');
@@ -566,19 +568,20 @@ TEST_F(DeviceCode, Lz4BlocksDecodeExactly) {
   };
   using namespace std::string_view_literals;
   // "abc", then 9 bytes from 3 back (overlapping: "abcabcabc"), then "!".
-  EXPECT_EQ(decoded("\x35abc\x03\x00\x10!"sv, 13), "abcabcabcabc!");
+  EXPECT_EQ(decoded("5abc\x03\x00\x10!"sv, 13), "abcabcabcabc!");
   // A run: 1 literal, then 15 + 5 + 4 = 24 copies of it from 1 back.
   EXPECT_EQ(decoded("\x1fx\x01\x00\x05\x00"sv, 25), std::string(25, 'x'));
   // 15 + 255 + 2 = 272 literals.
   const std::string many(272, 'q');
   EXPECT_EQ(decoded("\xf0\xff\x02" + many, 272), many);
-  EXPECT_FALSE(decoded("\x35abc\x04\x00\x10!"sv, 13));     // from before the start
-  EXPECT_FALSE(decoded("\x35abc\x00\x00\x10!"sv, 13));     // no distance
-  EXPECT_FALSE(decoded("\x35abc\x03"sv, 13));              // the distance cut short
-  EXPECT_FALSE(decoded("\x50abc"sv, 5));                   // literals past its end
+  EXPECT_FALSE(decoded("5abc\x04\x00\x10!"sv, 13));        // from before the start
+  EXPECT_FALSE(decoded("5abc\x00\x00\x10!"sv, 13));        // no distance
+  EXPECT_FALSE(decoded("5abc\x03"sv, 13));                 // the distance cut short
+  EXPECT_FALSE(decoded("Pabc"sv, 5));                      // literals past its end
   EXPECT_FALSE(decoded("\xf0\xff"sv, 300));                // a count past its end
-  EXPECT_FALSE(decoded("\x35abc\x03\x00\x10!"sv, 14));     // a size it does not make
-  EXPECT_FALSE(decoded("\x35abc\x03\x00\x10!"sv, 12));     // more than the size
+  EXPECT_FALSE(decoded("5abc\x03\x00\x10!"sv, 14));        // a size it does not make
+  EXPECT_FALSE(decoded("5abc\x03\x00\x10!"sv, 12));        // more than the size
+  EXPECT_FALSE(decoded("5abc\x03\x00\x10!"sv, 10));        // a match past the size
   EXPECT_FALSE(decoded("\xf0\xff\xff\xff\xff\x10"sv, 20)); // a count past the size
 }
 
