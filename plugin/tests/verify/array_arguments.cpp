@@ -3,8 +3,8 @@
 // algorithm, a transform, a product, a conversion, a fill, a reduction): one error each, with
 // the chain from the user's line, and nothing of the call compiled after it (its view, rank,
 // shape and output gave one to six more each), and a call that returns gives a value (no
-// error at `auto r`). So are values that cannot go where they are put, and a complex factor
-// of a real matrix.
+// error at `auto r`). So are values that cannot go where they are put, a complex factor of
+// a real matrix, and a scan's operator of three values (its calls gave a dozen errors more).
 // (Clang reports a failed specialization once: each call here gives the argument a type of
 // its own, a number type or one of the `other` types.)
 #include <complex>
@@ -20,6 +20,7 @@
 
 [[kernel::vectorize]] bool positive(float x) { return x > 0; }
 [[kernel::reduce]] float add(float a, float b) { return a + b; }
+float three(float a, float b, float c) { return a + b + c; }
 
 template <int N> struct other {};
 
@@ -41,7 +42,12 @@ void algorithms(std::vector<float> &v, const std::vector<long> &idx, std::vector
   auto h = kernel::histogram(std::complex<double>(10), 4, 0.0, 1.0); // expected-note {{in instantiation of}}
   kernel::cumsum(v, other<2>{});                                // expected-note {{in instantiation of}}
   kernel::put(v, idx, z);                                       // expected-note {{in instantiation of}}
-  (void)a, (void)t, (void)p, (void)g, (void)s, (void)c, (void)u, (void)h;
+  kernel::put(other<20>{}, idx, v);                             // expected-note {{in instantiation of}}
+  kernel::cumsum(other<21>{}, v);                               // expected-note {{in instantiation of}}
+  auto e = kernel::cumsum(other<22>{});                         // expected-note {{in instantiation of}}
+  constexpr kernel::scan<three> sums_of_three;
+  auto r = sums_of_three(v);                                    // expected-note {{in instantiation of}}
+  (void)a, (void)t, (void)p, (void)g, (void)s, (void)c, (void)u, (void)h, (void)e, (void)r;
 }
 
 void transforms() {
@@ -80,7 +86,8 @@ void fills(kernel::random::philox &rng, const kernel::random::generator &gen) {
   (void)r;
 }
 
-// expected-error@* 27 {{this argument is an array}}
+// expected-error@* 30 {{this argument is an array}}
+// expected-error@* {{a scan's operator takes two values}}
 // expected-error@* {{this argument is a sparse matrix (csr_matrix, coo_matrix or their device forms)}}
 // expected-error@* {{a reduction takes an array}}
 // expected-error@* {{put's values are complex but the array's elements are real}}

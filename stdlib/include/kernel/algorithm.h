@@ -85,15 +85,24 @@ template <auto Op> inline constexpr bool is_plus = std::is_same_v<std::remove_cv
 /// The value type of a scan with `Op` over elements of type E.
 template <auto Op, class E> struct scan_value {
   using type = std::conditional_t<is_plus<Op>, typename sum_value<E>::type, E>;
+  static constexpr bool operator_fits = true;
 };
 template <auto Op, class E>
   requires std::is_pointer_v<decltype(Op)>
 struct scan_value<Op, E> {
   using traits = function_traits<decltype(Op)>;
-  static_assert(traits::arity == 2, "a scan's operator takes two values");
   using type = typename traits::result_type;
-  static_assert(std::is_same_v<typename traits::template arg<0>, type> &&
-                    std::is_same_v<typename traits::template arg<1>, type>,
+  /// Whether Op is T f(T, T); the scan compiles nothing more where it is not (its calls of Op
+  /// gave a dozen errors more).
+  static constexpr bool operator_fits = [] {
+    if constexpr (traits::arity != 2)
+      return false;
+    else
+      return std::is_same_v<typename traits::template arg<0>, type> &&
+             std::is_same_v<typename traits::template arg<1>, type>;
+  }();
+  static_assert(traits::arity == 2, "a scan's operator takes two values");
+  static_assert(traits::arity != 2 || operator_fits,
                 "a scan's operator combines two values of its result type: T f(T, T)");
 };
 
@@ -136,18 +145,22 @@ public:
 
   /// The inclusive scan of `in` as a new array.
   template <class A> auto operator()(const A &in, int axis = -1) const {
-    using T = value_of<A>;
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
-    auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
-    run<T, true>(site, in, out, 0, axis, 2, std::nullopt, false);
-    return out;
+    if constexpr (detail::require_array<A>()) {
+      using T = value_of<A>;
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
+      auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
+      run<T, true>(site, in, out, 0, axis, 2, std::nullopt, false);
+      return out;
+    } else {
+      return detail::failed_call_result{};
+    }
   }
   /// The inclusive scan of `in` into `out` (same shape; may be `in` itself).
   template <class A, class Out>
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void operator()(const A &in, Out &&out, int axis = -1) const {
     // The sums' type is the output's elements': nothing more is compiled for no array.
-    if constexpr (detail::require_array<std::remove_cvref_t<Out>>()) {
+    if constexpr (detail::require_array<A>() & detail::require_array<std::remove_cvref_t<Out>>()) {
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
       detail::require_lasting_output<Out>(name(), 2, this->placed_on());
       require_sum_cast<A, Out>();
@@ -167,19 +180,25 @@ public:
 
   /// The exclusive scan: element i is the combination of `init` and the elements before it.
   template <class A> auto exclusive(const A &in, value_of<A> init, int axis = -1) const {
-    using T = value_of<A>;
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
-    auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
-    run<T, true>(site, in, out, 0, axis, 3, init, true);
-    return out;
+    if constexpr (detail::require_array<A>()) {
+      using T = value_of<A>;
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
+      auto out = detail::make_result<T, detail::arg_of<A>::rank, detail::is_device_arg<A>>(site, detail::shape_of(in));
+      run<T, true>(site, in, out, 0, axis, 3, init, true);
+      return out;
+    } else {
+      return detail::failed_call_result{};
+    }
   }
   template <class A, class Out>
     requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
   void exclusive(const A &in, into_value<A, Out> init, Out &&out, int axis = -1) const {
-    const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
-    detail::require_lasting_output<Out>(name(), 3, this->placed_on());
-    require_sum_cast<A, Out>();
-    run<into_value<A, Out>, detail::is_plus<Op>>(site, in, out, 3, axis, 4, init, true);
+    if constexpr (detail::require_array<A>() & detail::require_array<std::remove_cvref_t<Out>>()) {
+      const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
+      detail::require_lasting_output<Out>(name(), 3, this->placed_on());
+      require_sum_cast<A, Out>();
+      run<into_value<A, Out>, detail::is_plus<Op>>(site, in, out, 3, axis, 4, init, true);
+    }
   }
   template <class N>
   auto exclusive(const expr<N> &in, value_of<detail::evaluated_t<expr<N>>> init, int axis = -1) const {
@@ -224,12 +243,15 @@ private:
   template <class T, bool Widen, class A, class Out>
   auto run(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis, int axis_argument,
            std::optional<T> init, bool exclusive) const {
-    if constexpr (detail::require_array<A>() && detail::require_array<Out>()) {
-      constexpr bool same_rank = detail::arg_of<Out>::rank == detail::arg_of<A>::rank;
-      static_assert(same_rank, "a scan's output has the input's rank");
-      // After that error the scan is not compiled further (comparing the shapes gave another).
-      if constexpr (same_rank) run_fitting<T, Widen>(site, in, out, out_argument, axis, axis_argument, init, exclusive);
-    }
+    // Arrays, and an operator T f(T, T) (scan_value says why not).
+    if constexpr (detail::require_array<A>() && detail::require_array<Out>())
+      if constexpr (detail::scan_value<Op, detail::element_of<A>>::operator_fits) {
+        constexpr bool same_rank = detail::arg_of<Out>::rank == detail::arg_of<A>::rank;
+        static_assert(same_rank, "a scan's output has the input's rank");
+        // After that error the scan is not compiled further (comparing the shapes gave another).
+        if constexpr (same_rank)
+          run_fitting<T, Widen>(site, in, out, out_argument, axis, axis_argument, init, exclusive);
+      }
   }
   template <class T, bool Widen, class A, class Out>
   void run_fitting(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis,
@@ -789,8 +811,8 @@ public:
 
   template <class A, class I, class W> void operator()(A &&a, const I &indices, const W &values) const {
     // A as the caller gave it: a temporary on a stream is refused.
-    if constexpr (detail::require_indexing<std::remove_cvref_t<A>, I>() && values_fit<std::remove_cvref_t<A>, W>())
-      fitting<A>(a, indices, values);
+    if constexpr (detail::require_indexing<std::remove_cvref_t<A>, I>())
+      if constexpr (values_fit<std::remove_cvref_t<A>, W>()) fitting<A>(a, indices, values);
   }
   template <class A, class I, class W>
     requires(detail::any_expression_arg<I, W>)
