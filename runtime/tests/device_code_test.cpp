@@ -480,6 +480,33 @@ TEST_F(DeviceCode, VariedCubinsAreWholeAndLink) {
   EXPECT_EQ(kernel::detail::device_code_damage(kernel::detail::link_format::library, runtime_library), "");
 }
 
+// `bytes` with `value` written at byte `at`.
+template <class T> std::string with_value(std::string bytes, std::uint64_t at, T value) {
+  std::memcpy(bytes.data() + at, &value, sizeof value);
+  return bytes;
+}
+
+std::string fatbin_damage(const std::string &bytes) {
+  return kernel::detail::device_code_damage(kernel::detail::link_format::fatbin, bytes);
+}
+
+// Every `step`th byte of the compressed stream at [from, to) of the fat binary `whole`, changed:
+// refused as a stream that does not decompress, or as the damaged cubin it decompresses to,
+// or it decompresses to a cubin the checks find whole (a change in its code's bytes, say).
+// Both refusals are seen.
+void expect_stream_damage_refused(const std::string &whole, std::uint64_t from, std::uint64_t to, std::uint64_t step) {
+  std::size_t broken_streams = 0, damaged_cubins = 0;
+  for (std::uint64_t at = from; at < to; at += step) {
+    std::string bytes = whole;
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
+    const std::string why = fatbin_damage(bytes);
+    broken_streams += why.find("does not decompress to the") != std::string::npos;
+    damaged_cubins += why.find("its cubin at byte") != std::string::npos;
+  }
+  EXPECT_GT(broken_streams, 0u);
+  EXPECT_GT(damaged_cubins, 0u);
+}
+
 // nvcc compresses a fat binary's cubins (with zstd), and nvJitLink decompresses and reads them
 // as trustingly as others: a changed byte in the compressed stream, or in the sizes its entry
 // states, is refused when added.
@@ -492,34 +519,17 @@ TEST_F(DeviceCode, DamagedCompressedCubinsAreRefused) {
   files::read_at(whole, 16 + 16, compressed);
   files::read_at(whole, 16 + header, magic);
   ASSERT_EQ(magic, 0xFD2FB528u) << "nvcc did not compress varied.fatbin's cubins with zstd";
-  const auto with = [&](std::uint64_t at, auto value) {
-    std::string bytes = whole;
-    std::memcpy(bytes.data() + at, &value, sizeof value);
-    return bytes;
-  };
-  const auto damage = [](const std::string &bytes) {
-    return kernel::detail::device_code_damage(kernel::detail::link_format::fatbin, bytes);
-  };
-  EXPECT_NE(damage(with(16 + 56, std::uint64_t{0x7f000000})).find("states sizes it does not have"), std::string::npos);
-  EXPECT_NE(damage(with(16 + 16, compressed + 0x10000)).find("states sizes it does not have"), std::string::npos);
+  EXPECT_NE(fatbin_damage(with_value(whole, 16 + 56, std::uint64_t{0x7f000000})).find("states sizes it does not have"),
+            std::string::npos);
+  EXPECT_NE(fatbin_damage(with_value(whole, 16 + 16, compressed + 0x10000)).find("states sizes it does not have"),
+            std::string::npos);
   // The stream's frame states the size too, and the two must agree (nothing of a damaged size
   // is allocated).
-  EXPECT_NE(
-      damage(with(16 + 56, std::uint64_t{100})).find("states 100 bytes decompressed, and its stream another size"),
-      std::string::npos);
-  // Bytes of the stream itself: a changed one is refused as a stream that does not decompress,
-  // or as the damaged cubin it decompresses to, or it decompresses to a cubin the checks find
-  // whole (a change in its code's bytes, say).
-  std::size_t broken_streams = 0, damaged_cubins = 0;
-  for (std::uint64_t at = 16 + header + 4; at < 16 + header + compressed; at += 7) {
-    std::string bytes = whole;
-    bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
-    const std::string why = damage(bytes);
-    broken_streams += why.find("does not decompress to the") != std::string::npos;
-    damaged_cubins += why.find("its cubin at byte") != std::string::npos;
-  }
-  EXPECT_GT(broken_streams, 0u);
-  EXPECT_GT(damaged_cubins, 0u);
+  EXPECT_NE(fatbin_damage(with_value(whole, 16 + 56, std::uint64_t{100}))
+                .find("states 100 bytes decompressed, and its stream another size"),
+            std::string::npos);
+  // (Past the frame's magic number.)
+  expect_stream_damage_refused(whole, 16 + header + 4, 16 + header + compressed, 7);
 }
 
 // nvcc -compress-mode=speed compresses with LZ4 blocks, which the checks decode themselves (no
@@ -531,28 +541,14 @@ TEST_F(DeviceCode, DamagedLz4CubinsAreRefused) {
   files::read_at(whole, 16 + 16, compressed);
   files::read_at(whole, 16 + 40, flags);
   ASSERT_EQ(flags & 0xA000u, 0x2000u) << "nvcc did not compress varied_lz4.fatbin's cubins with LZ4";
-  const auto with = [&](std::uint64_t at, auto value) {
-    std::string bytes = whole;
-    std::memcpy(bytes.data() + at, &value, sizeof value);
-    return bytes;
-  };
-  const auto damage = [](const std::string &bytes) {
-    return kernel::detail::device_code_damage(kernel::detail::link_format::fatbin, bytes);
-  };
-  EXPECT_NE(damage(with(16 + 56, std::uint64_t{0x7f000000})).find("states sizes it does not have"), std::string::npos);
-  EXPECT_NE(damage(with(16 + 16, compressed + 0x10000)).find("states sizes it does not have"), std::string::npos);
-  EXPECT_NE(damage(with(16 + 56, std::uint64_t{100})).find("does not decompress to the 100 bytes it states"),
+  EXPECT_NE(fatbin_damage(with_value(whole, 16 + 56, std::uint64_t{0x7f000000})).find("states sizes it does not have"),
             std::string::npos);
-  std::size_t broken_blocks = 0, damaged_cubins = 0;
-  for (std::uint64_t at = 16 + header; at < 16 + header + compressed; at += 5) {
-    std::string bytes = whole;
-    bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
-    const std::string why = damage(bytes);
-    broken_blocks += why.find("does not decompress to the") != std::string::npos;
-    damaged_cubins += why.find("its cubin at byte") != std::string::npos;
-  }
-  EXPECT_GT(broken_blocks, 0u);
-  EXPECT_GT(damaged_cubins, 0u);
+  EXPECT_NE(fatbin_damage(with_value(whole, 16 + 16, compressed + 0x10000)).find("states sizes it does not have"),
+            std::string::npos);
+  EXPECT_NE(fatbin_damage(with_value(whole, 16 + 56, std::uint64_t{100}))
+                .find("does not decompress to the 100 bytes it states"),
+            std::string::npos);
+  expect_stream_damage_refused(whole, 16 + header, 16 + header + compressed, 5);
 }
 
 // The LZ4 decoder on blocks made by hand: literals, a match that overlaps what it writes, counts
