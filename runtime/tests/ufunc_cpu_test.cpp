@@ -85,6 +85,14 @@ TEST(UfuncCpu, BoolAndCharacterScalarsFitIntegerLoops) {
 }
 
 int divide(int a, int b) { return a / b; }
+// Divisions x86 makes otherwise than in one instruction: of a 37-bit integer, of a vector's
+// lanes. Optimised, their zero divisors gave 0.
+int divide_37_bits(int a, int b) { return static_cast<int>(static_cast<_BitInt(37)>(a) / static_cast<_BitInt(37)>(b)); }
+using two_ints = int __attribute__((vector_size(8)));
+int divide_lanes(int a, int b) {
+  const two_ints x = {a, a}, y = {1, b};
+  return (x / y)[1];
+}
 int sum_of_quotients(int a, int b) { return a / b + b; }
 void divide_rows(kernel::array_view<const int> a, int &out) {
   out = 0;
@@ -92,8 +100,8 @@ void divide_rows(kernel::array_view<const int> a, int &out) {
 }
 
 // An integer division by zero (or INT_MIN / -1) in a loop function on a CPU target is an
-// arithmetic_error naming the call, from every kind of call (the process died of SIGFPE); the
-// next call works.
+// arithmetic_error naming the call, from every kind of call (the process died of SIGFPE), of
+// integers of every width and of vectors; the next call works.
 TEST(UfuncCpu, IntegerDivisionByZeroIsAnError) {
   constexpr kernel::ufunc<divide> vdivide;
   constexpr kernel::gufunc<"(n)->()", divide_rows> vrows;
@@ -120,8 +128,12 @@ TEST(UfuncCpu, IntegerDivisionByZeroIsAnError) {
     volatile int zero = 0;
     EXPECT_THROW((void)vdivide.on(t)(7, int(zero)), kernel::arithmetic_error); // scalars only
     EXPECT_THROW((void)vdivide.on(t).reduce(std::vector<int>{7, 0}), kernel::arithmetic_error);
+    EXPECT_THROW((void)kernel::ufunc<divide_37_bits>{}.on(t)(a, b), kernel::arithmetic_error);
+    EXPECT_THROW((void)kernel::ufunc<divide_lanes>{}.on(t)(a, b), kernel::arithmetic_error);
     b[150000] = 1;
     EXPECT_EQ(vdivide.on(t)(a, b)[150000], 7);
+    EXPECT_EQ(kernel::ufunc<divide_37_bits>{}.on(t)(a, b)[150000], 7);
+    EXPECT_EQ(kernel::ufunc<divide_lanes>{}.on(t)(a, b)[150000], 7);
   }
 }
 
