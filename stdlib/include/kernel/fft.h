@@ -530,6 +530,27 @@ template <fft_input Kind, class A> constexpr bool require_fft_input() {
 
 template <class Derived> class fft_calls : public placed<Derived> {
 protected:
+  /// What transform and real_forward work out first, in this order: where the call runs, the
+  /// input's shape, the axes, and the lengths transformed (the input's, cropped or padded to
+  /// `lengths` where given), those and the norm checked.
+  template <std::size_t R> struct transform_setup {
+    algorithm_site site;
+    std::array<index_t, R> shape;
+    fft_axis_list along;
+    std::array<index_t, R> sized;
+  };
+  template <class Sink, class A>
+  auto setup_of(std::string_view name, const Sink &sink, const A &x, const fft_axes &axes, int axes_argument,
+                const fft_lengths *lengths, int lengths_argument, fft_norm norm, int norm_argument) const {
+    constexpr std::size_t R = arg_of<A>::rank;
+    transform_setup<R> s{fft_site(name, this->placed_on(), sink, x), shape_of(x), {}, {}};
+    s.along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
+    s.sized = fft_sized(name, lengths_argument, s.shape, s.along, lengths);
+    require_points(name, s.sized, s.along);
+    require_norm(name, norm, norm_argument);
+    return s;
+  }
+
   /// Complex transforms along `axes` (argument `axes_argument`) of any array, cropped or
   /// padded to `lengths` (argument `lengths_argument`) when given, into a new complex array
   /// or the caller's (`sink`; it may be `x` itself).
@@ -541,12 +562,8 @@ protected:
       using T = element_of<A>;
       using Complex = std::complex<real_of_t<T>>;
       constexpr std::size_t R = arg_of<A>::rank;
-      const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
-      const auto shape = shape_of(x);
-      const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
-      const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
-      require_points(name, sized, along);
-      require_norm(name, norm, norm_argument);
+      const auto [site, shape, along, sized] =
+          setup_of(name, sink, x, axes, axes_argument, lengths, lengths_argument, norm, norm_argument);
       std::optional<result_array<Complex, R, is_device_arg<A>>> made;
       auto &result = fft_output<Complex, R, is_device_arg<A>>(name, site, sink, made, sized, x, true);
       output_elements<Complex> dst = output_elements<Complex>::make(site, name, Sink::argument, result);
@@ -600,12 +617,8 @@ protected:
       using T = element_of<A>;
       using Complex = std::complex<T>;
       constexpr std::size_t R = arg_of<A>::rank;
-      const algorithm_site site = fft_site(name, this->placed_on(), sink, x);
-      const auto shape = shape_of(x);
-      const fft_axis_list along = fft_axes_of(name, axes_argument, axes, static_cast<int>(R));
-      const auto sized = fft_sized(name, lengths_argument, shape, along, lengths);
-      require_points(name, sized, along);
-      require_norm(name, norm, norm_argument);
+      const auto [site, shape, along, sized] =
+          setup_of(name, sink, x, axes, axes_argument, lengths, lengths_argument, norm, norm_argument);
       const auto last = static_cast<std::size_t>(along.back());
       auto out_shape = sized;
       out_shape[last] = sized[last] / 2 + 1;
