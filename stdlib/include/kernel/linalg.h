@@ -430,12 +430,24 @@ template <class X> constexpr bool require_blas_operand() {
   }
 }
 
-/// require_blas_operand for an operand that may be absent (std::nullptr_t).
+/// An operand a call's form does not take: its output in a returning form (void), the
+/// added operand of a product without one (std::nullptr_t).
+template <class X> inline constexpr bool absent_operand = std::is_void_v<X> || std::is_same_v<X, std::nullptr_t>;
+
+/// require_blas_operand for an operand that may be absent.
 template <class X> constexpr bool require_blas_operand_if_given() {
-  if constexpr (std::is_same_v<X, std::nullptr_t>)
+  if constexpr (absent_operand<X>)
     return true;
   else
     return require_blas_operand<X>();
+}
+
+/// The rank of operand X, or `absent` where it is not given.
+template <class X> constexpr std::size_t rank_or(std::size_t absent) {
+  if constexpr (absent_operand<X>)
+    return absent;
+  else
+    return arg_of<linalg_array_t<X>>::rank;
 }
 
 template <class X, class Y> constexpr bool require_same_element() {
@@ -444,9 +456,9 @@ template <class X, class Y> constexpr bool require_same_element() {
   return same;
 }
 
-/// Whether an output (absent: void) is an array of T, with the errors where it is not.
+/// Whether an output, where given, is an array of T, with the errors where it is not.
 template <class C, class T> constexpr bool require_output_of() {
-  if constexpr (std::is_void_v<C>) {
+  if constexpr (absent_operand<C>) {
     return true;
   } else if constexpr (!require_array<C>()) {
     return false;
@@ -455,6 +467,18 @@ template <class C, class T> constexpr bool require_output_of() {
     static_assert(same, "the operands of a linear algebra call have one element type (convert one first)");
     return same;
   }
+}
+
+/// The operands of a dense call as each is checked alone: two operands linear algebra takes,
+/// of one element type, and the output and the added operand where given; an error for each
+/// that is not. The call checks their ranks after.
+template <class XA, class XB, class Out = void, class Added = std::nullptr_t> constexpr bool require_operands() {
+  if constexpr (!(require_blas_operand<XA>() & require_blas_operand<XB>() & require_blas_operand_if_given<Added>()))
+    return false;
+  else if constexpr (!require_same_element<XA, XB>())
+    return false;
+  else
+    return require_output_of<Out, element_of<linalg_array_t<XA>>>();
 }
 
 /// The three forms of a product (into C, into C plus E, and the returning one) taking lazy
@@ -519,36 +543,26 @@ private:
   /// Whether A and B, and C and E where given (void and std::nullptr_t where not), fit a
   /// product, with an error for each way they do not; after one, nothing more is compiled.
   template <class XA, class XB, class CC = void, class E = std::nullptr_t> static constexpr bool operands_fit() {
-    if constexpr (!(detail::require_blas_operand<XA>() & detail::require_blas_operand<XB>() &
-                    detail::require_blas_operand_if_given<E>())) {
-      return false;
-    } else if constexpr (!detail::require_same_element<XA, XB>()) {
-      return false;
-    } else if constexpr (!detail::require_output_of<CC, detail::element_of<detail::linalg_array_t<XA>>>()) {
+    if constexpr (!detail::require_operands<XA, XB, CC, E>()) {
       return false;
     } else {
-      constexpr std::size_t RA = detail::arg_of<detail::linalg_array_t<XA>>::rank;
-      constexpr std::size_t RB = detail::arg_of<detail::linalg_array_t<XB>>::rank;
-      constexpr bool ranks = RA >= 2 && RA <= 3 && RB >= 2 && RB <= 3;
-      if constexpr (std::is_void_v<CC>) {
-        static_assert(ranks, "matrix_product takes matrices (rank 2) or batches (rank 3)");
-        return ranks;
+      constexpr std::size_t RA = detail::rank_or<XA>(0), RB = detail::rank_or<XB>(0);
+      // The returning form makes C of the rank the product has.
+      constexpr std::size_t RC = detail::rank_or<CC>(RA > RB ? RA : RB);
+      constexpr bool ranks = RA >= 2 && RA <= 3 && RB >= 2 && RB <= 3 && RC >= 2 && RC <= 3;
+      static_assert(ranks, "matrix_product takes matrices (rank 2) or batches (rank 3)");
+      constexpr bool batch = RC >= RA && RC >= RB;
+      static_assert(batch, "the product of a batch is a batch: C needs rank 3");
+      if constexpr (std::is_same_v<E, std::nullptr_t>) {
+        return ranks && batch;
       } else {
-        constexpr std::size_t RC = detail::arg_of<CC>::rank;
-        constexpr bool c_rank = ranks && RC >= 2 && RC <= 3;
-        static_assert(c_rank, "matrix_product takes matrices (rank 2) or batches (rank 3)");
-        constexpr bool batch = RC >= RA && RC >= RB;
-        static_assert(batch, "the product of a batch is a batch: C needs rank 3");
-        if constexpr (std::is_same_v<E, std::nullptr_t>) {
-          return c_rank && batch;
-        } else {
-          using EA = detail::linalg_array_t<E>;
-          constexpr bool e_element = std::is_same_v<detail::element_of<EA>, detail::element_of<CC>>;
-          static_assert(e_element, "the operands of a linear algebra call have one element type (convert one first)");
-          constexpr bool e_rank = detail::arg_of<EA>::rank == RC || detail::arg_of<EA>::rank == 2;
-          static_assert(e_rank, "E has C's shape (or is one matrix, added to each of a batch)");
-          return c_rank && batch && e_element && e_rank;
-        }
+        using EA = detail::linalg_array_t<E>;
+        constexpr bool e_element =
+            std::is_same_v<detail::element_of<EA>, detail::element_of<detail::linalg_array_t<XA>>>;
+        static_assert(e_element, "the operands of a linear algebra call have one element type (convert one first)");
+        constexpr bool e_rank = detail::rank_or<E>(0) == RC || detail::rank_or<E>(0) == 2;
+        static_assert(e_rank, "E has C's shape (or is one matrix, added to each of a batch)");
+        return ranks && batch && e_element && e_rank;
       }
     }
   }
@@ -677,17 +691,12 @@ private:
   /// Whether A and x, and y and z where given (void and std::nullptr_t where not), fit the
   /// product, with an error for each way they do not; after one, nothing more is compiled.
   template <class XA, class XX, class YY = void, class Z = std::nullptr_t> static constexpr bool operands_fit() {
-    if constexpr (!(detail::require_blas_operand<XA>() & detail::require_blas_operand<XX>() &
-                    detail::require_blas_operand_if_given<Z>())) {
-      return false;
-    } else if constexpr (!detail::require_same_element<XA, XX>()) {
-      return false;
-    } else if constexpr (!detail::require_output_of<YY, detail::element_of<detail::linalg_array_t<XA>>>()) {
+    if constexpr (!detail::require_operands<XA, XX, YY, Z>()) {
       return false;
     } else {
-      constexpr bool matrix = detail::arg_of<detail::linalg_array_t<XA>>::rank == 2;
+      constexpr bool matrix = detail::rank_or<XA>(0) == 2;
       static_assert(matrix, "matrix_vector_product takes a matrix");
-      constexpr bool vectors = detail::arg_of<detail::linalg_array_t<XX>>::rank == 1 && output_is_vector<YY>();
+      constexpr bool vectors = detail::rank_or<XX>(0) == 1 && detail::rank_or<YY>(1) == 1;
       static_assert(vectors, "matrix_vector_product takes vectors (rank 1); batches go to matrix_product");
       if constexpr (std::is_same_v<Z, std::nullptr_t>) {
         return matrix && vectors;
@@ -701,13 +710,6 @@ private:
       }
     }
   }
-  template <class YY> static constexpr bool output_is_vector() {
-    if constexpr (std::is_void_v<YY>)
-      return true;
-    else
-      return detail::arg_of<YY>::rank == 1;
-  }
-
   template <class XA, class XX> auto product(const XA &a, const XX &x) const {
     using A = detail::linalg_array_t<XA>;
     using X = detail::linalg_array_t<XX>;
@@ -831,13 +833,10 @@ public:
 private:
   /// Whether x and y fit, with an error for each way they do not.
   template <class XX, class XY> static constexpr bool operands_fit() {
-    if constexpr (!(detail::require_blas_operand<XX>() & detail::require_blas_operand<XY>())) {
-      return false;
-    } else if constexpr (!detail::require_same_element<XX, XY>()) {
+    if constexpr (!detail::require_operands<XX, XY>()) {
       return false;
     } else {
-      constexpr bool vectors = detail::arg_of<detail::linalg_array_t<XX>>::rank == 1 &&
-                               detail::arg_of<detail::linalg_array_t<XY>>::rank == 1;
+      constexpr bool vectors = detail::rank_or<XX>(0) == 1 && detail::rank_or<XY>(0) == 1;
       static_assert(vectors, "dot takes vectors (rank 1)");
       return vectors;
     }
@@ -1024,20 +1023,10 @@ public:
   }
   template <class XX, class XY, class Z> void operator()(const XX &xx, const XY &xy, Z &&z) const {
     detail::require_lasting_output<Z>(name(), 3, this->placed_on());
-    if constexpr (operands_fit<XX, XY, std::remove_cvref_t<Z>>()) sum(xx, xy, z);
+    if constexpr (detail::require_operands<XX, XY, std::remove_cvref_t<Z>>()) sum(xx, xy, z);
   }
 
 private:
-  /// Whether x, y and z fit, with an error for each way they do not.
-  template <class XX, class XY, class ZZ> static constexpr bool operands_fit() {
-    if constexpr (!(detail::require_blas_operand<XX>() & detail::require_blas_operand<XY>()))
-      return false;
-    else if constexpr (!detail::require_same_element<XX, XY>())
-      return false;
-    else
-      return detail::require_output_of<ZZ, detail::element_of<detail::linalg_array_t<XX>>>();
-  }
-
   template <class XX, class XY, class Z> auto sum(const XX &xx, const XY &xy, Z &z) const {
     using T = detail::element_of<detail::linalg_array_t<XX>>;
     const auto &x = detail::linalg_unscaled<XX>::array(xx);

@@ -646,6 +646,7 @@ namespace detail_sparse {
 
 using kernel::detail::linalg_array_t;
 using kernel::detail::linalg_unscaled;
+using kernel::detail::rank_or;
 
 // Neither cuSPARSE's non-transposed products nor the loops here read an operand conjugated, so
 // conjugated() of complex operands is refused rather than ignored (of real ones it changes
@@ -673,9 +674,9 @@ template <class M> constexpr bool require_matrix() {
   return kernel::detail::is_sparse<M>;
 }
 
-/// A dense operand of matrix M's products; one that is absent (void or std::nullptr_t) fits.
+/// A dense operand of matrix M's products; one that is absent fits.
 template <class M, class X> constexpr bool require_dense_operand() {
-  if constexpr (std::is_void_v<X> || std::is_same_v<X, std::nullptr_t>) {
+  if constexpr (kernel::detail::absent_operand<X>) {
     return true;
   } else if constexpr (!kernel::detail::require_blas_operand<X>()) {
     return false;
@@ -687,14 +688,6 @@ template <class M, class X> constexpr bool require_dense_operand() {
                          "ufunc of std::conj, on the matrix's values() or the dense array)");
     return same && plain;
   }
-}
-
-/// The rank of dense operand X, or `absent` where it is not given (void or std::nullptr_t).
-template <class X> constexpr std::size_t rank_or(std::size_t absent) {
-  if constexpr (std::is_void_v<X> || std::is_same_v<X, std::nullptr_t>)
-    return absent;
-  else
-    return kernel::detail::arg_of<linalg_array_t<X>>::rank;
 }
 
 /// Whether the operands of a sparse product fit: matrix XA, dense XX, and the output and the
