@@ -270,7 +270,7 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
 
   bool Changed = false;
   // The simulator's bounds checks do not exist on the GPU: the flag that enables them is
-  // zero there, and the check itself is never called.
+  // zero there.
   // The flag is thread-local on the host: reached through llvm.threadlocal.address.
   if (GlobalVariable *Flag = M.getGlobalVariable("__kernel_simulating")) {
     auto FoldLoads = [&](Value *Address) {
@@ -292,14 +292,17 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
     if (Flag->use_empty())
       Flag->eraseFromParent();
   }
-  if (Function *Check = M.getFunction("__kernel_check_index")) {
-    for (User *U : llvm::make_early_inc_range(Check->users()))
-      if (auto *Call = dyn_cast<CallInst>(U))
-        Call->eraseFromParent();
-    if (Check->use_empty())
-      Check->eraseFromParent();
-    Changed = true;
-  }
+  // Nor do the hooks the flag guards: the bounds check, and the element an elementwise loop
+  // is at, which the simulator's fault reports name.
+  for (StringRef Name : {"__kernel_check_index", "__kernel_at_element"})
+    if (Function *SimulatorOnly = M.getFunction(Name)) {
+      for (User *U : llvm::make_early_inc_range(SimulatorOnly->users()))
+        if (auto *Call = dyn_cast<CallInst>(U))
+          Call->eraseFromParent();
+      if (SimulatorOnly->use_empty())
+        SimulatorOnly->eraseFromParent();
+      Changed = true;
+    }
   for (const auto &[Name, Lower] : Hooks) {
     Function *Hook = M.getFunction(Name);
     if (!Hook || !Hook->isDeclaration())

@@ -15,6 +15,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "kernel/detail/simulator_hooks.h"
 #include "kernel/intrinsics.h"
 #include "kernel/memory.h"
 #include "kernel/types.h"
@@ -303,6 +304,13 @@ void __kernel_sim_yield() noexcept {
   if (!t || ++t->backedges < backedges_per_turn) return;
   t->backedges = 0;
   t->wait(); // still runnable: the scheduler resumes it in its next round
+}
+
+void __kernel_at_element(kernel::index_t i, kernel::index_t size) noexcept {
+  if (sim_thread *t = current_sim_thread()) {
+    t->element = i;
+    t->elements = size;
+  }
 }
 
 void __kernel_check_index(const void *, std::size_t rank, const kernel::index_t *shape,

@@ -198,7 +198,11 @@ std::size_t stack_bytes() {
 }
 
 std::string sim_thread::where() const {
-  return "thread " + dims_string(ctx.thread_idx) + " of block " + dims_string(ctx.block_idx);
+  std::string thread = "thread " + dims_string(ctx.thread_idx) + " of block " + dims_string(ctx.block_idx);
+  if (element < 0) return thread;
+  std::string at = "element " + std::to_string(element) + " of " + std::to_string(elements) +
+                   " (in C order over the call's loop dimensions)";
+  return block->launch.config.grid.count() * block->launch.config.block.count() == 1 ? at : at + ", " + thread;
 }
 
 void sim_thread::wait() { body->suspend(); }

@@ -98,6 +98,9 @@ public:
   std::size_t stack_size = 0;
   // Loop back-edges passed since the thread last gave way.
   std::uint32_t backedges = 0;
+  // The element of an elementwise loop the thread computes (__kernel_at_element), of
+  // `elements`; -1 in a kernel that names none.
+  index_t element = -1, elements = 0;
   // Whether it gave way before a volatile access (its warp's others make theirs): it is on
   // its way, as lanes that run in lockstep are, and an activemask waits for it.
   bool at_volatile = false;
@@ -152,7 +155,8 @@ public:
   [[noreturn]] void stop();
   /// Fails the launch for the thread's stack overflow (after its fiber was abandoned).
   void fail_overflow();
-  /// "thread (3,0,0) of block (1,0,0)".
+  /// "thread (3,0,0) of block (1,0,0)"; "element 57 of 100 (...)" in an elementwise loop,
+  /// which runs on one thread.
   std::string where() const;
 };
 

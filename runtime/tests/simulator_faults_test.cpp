@@ -140,6 +140,19 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   const unsigned i = kernel::threadIdx.x;
   out[i] = num[i] / den[i];
 }
+// Elementwise functions that fault at some elements: an integer division, an assertion, a
+// trap, an index out of a gufunc's core.
+[[kernel::vectorize]] int hundred_over(int d) { return 100 / d; }
+[[kernel::vectorize]] int divided(int n, int d) { return n / d; }
+[[kernel::vectorize]] int checked_half(int x) {
+  assert(x % 2 == 0 && "an even number");
+  return x / 2;
+}
+[[kernel::vectorize]] float trap_at_negative(float x) {
+  if (x < 0) __builtin_trap();
+  return x;
+}
+void past_the_core(array_view<const int> row, int &out) { out = row[row.size() - 1 + (row[0] < 0 ? 1 : 0)]; }
 // A trap and a failed assertion in thread 2: on a GPU each fails the launch.
 [[kernel::jit]] void traps(array_view<int> a) {
   if (kernel::threadIdx.x == 2) __builtin_trap();
@@ -586,6 +599,63 @@ TEST(SimulatorFaults, TrapsAndFailedAssertionsAreErrors) {
   EXPECT_EQ(a, (std::vector<int>{1, 1, 0, 0}));
   kernel::launch<asserts>(1, 2).on(on_sim)(in, out);
   EXPECT_EQ(out, (std::vector<int>{0, 1, -1, -1}));
+}
+
+// An elementwise call runs its whole loop on one simulated thread, so its faults name the
+// element, in C order over the call's shape, not that thread: contiguous, strided, broadcast,
+// a gufunc's loop and a fused expression alike, past the unrolled part of the loop and in it.
+TEST(SimulatorFaults, ElementwiseFaultsNameTheElement) {
+  constexpr kernel::ufunc<hundred_over> vhundred_over;
+  constexpr kernel::ufunc<checked_half> vchecked_half;
+  constexpr kernel::ufunc<trap_at_negative> vtrap_at_negative;
+  constexpr kernel::ufunc<divided> vdivided;
+  constexpr kernel::gufunc<"(n)->()", past_the_core> vpast_the_core;
+  const auto element_error = [](const std::string &e, const std::string &kernel, const std::string &element,
+                                const std::string &what) {
+    EXPECT_EQ(e.find("kernel '" + kernel + "': element " + element + " (in C order over the call's loop dimensions): "),
+              0u)
+        << e;
+    EXPECT_NE(e.find(what), std::string::npos) << e;
+    EXPECT_EQ(e.find("thread ("), std::string::npos) << e;
+  };
+  // 101: the loop's unrolled trips, and the one element past them.
+  for (index_t at : {0, 1, 57, 99, 100}) {
+    std::vector<int> d(101, 4);
+    d[static_cast<std::size_t>(at)] = 0;
+    element_error(simulator_error_of([&] { (void)vhundred_over.on(on_sim)(d); }), "hundred_over",
+                  std::to_string(at) + " of 101", "an integer division by zero");
+  }
+  // A 6 x 5 array read through its transpose (strided): grid(4, 1) is (1, 4) of the 5 x 6
+  // transpose, element 1 * 6 + 4.
+  kernel::ndarray<int, 2> grid({6, 5});
+  for (index_t i = 0; i < grid.size(); ++i) grid.data()[i] = 2 * static_cast<int>(i);
+  grid(4, 1) = 7;
+  const array_view<const int, 2> transposed(grid.data(), {5, 6}, {1, 5});
+  element_error(simulator_error_of([&] { (void)vchecked_half.on(on_sim)(transposed); }), "checked_half", "10 of 30",
+                "assertion 'x % 2 == 0 && \"an even number\"' failed");
+  // Broadcast: a 3 x 1 column and a row of 5; the zero divisor at (0, 3), then at (2, 0).
+  kernel::ndarray<int, 2> column({3, 1}, 1);
+  column(2, 0) = 0;
+  const std::vector<int> row{1, 2, 3, 0, 5};
+  element_error(simulator_error_of([&] { (void)vdivided.on(on_sim)(column, row); }), "divided", "3 of 15",
+                "an integer division by zero");
+  element_error(simulator_error_of([&] { (void)vdivided.on(on_sim)(row, column); }), "divided", "10 of 15",
+                "an integer division by zero");
+  // A gufunc's loop: row 2 of 4 reads past its core.
+  kernel::ndarray<int, 2> rows({4, 3}, 1);
+  rows(2, 0) = -1;
+  const std::string g = simulator_error_of([&] { (void)vpast_the_core.on(on_sim)(rows); });
+  element_error(g, "past_the_core", "2 of 4", "out of bounds");
+  // A fused expression: the trap at element 5 of 9.
+  std::vector<float> x(9, 1.0f);
+  x[5] = -2.0f;
+  const std::string f =
+      simulator_error_of([&] { (void)vtrap_at_negative(vtrap_at_negative(kernel::lazy(x))).eval(on_sim); });
+  EXPECT_NE(f.find("': element 5 of 9 (in C order over the call's loop dimensions): a trap"), std::string::npos) << f;
+  // A kernel that names no element still names its thread.
+  std::vector<int> a(4, 0);
+  const std::string k = simulator_error_of([&] { kernel::launch<traps>(1, 4).on(on_sim)(a); });
+  EXPECT_EQ(k.rfind("kernel 'traps': thread (2,0,0) of block (0,0,0): a trap", 0), 0u) << k;
 }
 
 // Blocks spinning until later blocks arrive finish, as on a GPU where all of a modest grid is

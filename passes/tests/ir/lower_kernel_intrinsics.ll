@@ -1,6 +1,6 @@
 ; SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 ; The kernel hooks become PTX special registers, barriers, shuffles, votes and shared
-; variables; the simulator's bounds checks disappear.
+; variables; the simulator's bounds checks and element records disappear.
 ; RUN: opt -load-pass-plugin=%plugin -passes=kernel-lower-intrinsics %s -S \
 ; RUN:   | FileCheck %s --implicit-check-not=__kernel_
 
@@ -92,6 +92,37 @@ load:
   ret float %v
 }
 
+; The element an elementwise loop is at, which only the simulator records, goes too.
+; CHECK-LABEL: define void @elementwise_loop(
+; CHECK-NEXT: entry:
+; CHECK-NEXT: br label %loop
+; CHECK: loop:
+; CHECK-NEXT: %i = phi i64
+; CHECK-NEXT: %on = icmp ne i32 0, 0
+; CHECK-NEXT: br i1 %on, label %note, label %body
+; CHECK: note:
+; CHECK-NEXT: br label %body
+define void @elementwise_loop(ptr %out, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %body ]
+  %simulating = load i32, ptr @__kernel_simulating
+  %on = icmp ne i32 %simulating, 0
+  br i1 %on, label %note, label %body
+note:
+  call void @__kernel_at_element(i64 %i, i64 %n)
+  br label %body
+body:
+  %p = getelementptr float, ptr %out, i64 %i
+  store float 1.0, ptr %p
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+
 declare i32 @__kernel_ctaid_x()
 declare i32 @__kernel_ntid_x()
 declare i32 @__kernel_tid_x()
@@ -104,6 +135,7 @@ declare ptr @__kernel_shared_static(ptr, i64, i64)
 declare ptr @__kernel_shared_dynamic()
 declare i32 @__kernel_shared_dynamic_bytes()
 declare void @__kernel_check_index(ptr, i64, ptr, ptr)
+declare void @__kernel_at_element(i64, i64)
 
 ; Warp matches (sm_70 and later) and the lanes below this one.
 ; CHECK-LABEL: define i32 @matches(

@@ -25,19 +25,10 @@
 #include "kernel/config.h"
 #include "kernel/detail/contiguous.h"
 #include "kernel/detail/shape_check.h"
+#include "kernel/detail/simulator_hooks.h"
 #include "kernel/types.h"
 
 namespace kernel {
-
-namespace detail {
-extern "C" {
-// Nonzero on a thread while it runs simulated GPU threads: their element accesses check
-// indices. Thread-local, so host code on other threads never sees it change (no data race
-// with the simulator) and its loops keep the test hoisted. constinit: no TLS wrapper call.
-extern thread_local constinit int __kernel_simulating;
-void __kernel_check_index(const void *data, std::size_t rank, const index_t *shape, const index_t *index) noexcept;
-}
-} // namespace detail
 
 template <class T, std::size_t Rank = 1> class array_view;
 

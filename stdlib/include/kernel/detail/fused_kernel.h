@@ -132,10 +132,14 @@ template <class E> void fused_kernel(const typename E::params &p) {
       for (; i + (elementwise_unroll - 1) * step < n; i += elementwise_unroll * step)
         [&]<std::size_t... U>(std::index_sequence<U...>) {
           const auto rows = std::make_tuple(ops.row(i + index_t{U} * step)...);
-          const auto results = std::make_tuple(traits::evaluate(std::get<U>(rows))...);
+          const auto results =
+              std::make_tuple((at_element(i + index_t{U} * step, p.size), traits::evaluate(std::get<U>(rows)))...);
           (store(i + index_t{U} * step, std::get<U>(results)), ...);
         }(std::make_index_sequence<elementwise_unroll>{});
-      for (; i < n; i += step) store(i, traits::evaluate(ops.row(i)));
+      for (; i < n; i += step) {
+        at_element(i, p.size);
+        store(i, traits::evaluate(ops.row(i)));
+      }
       return;
     }
     for (index_t i = grid<1>(); i < n; i += step) {
@@ -145,6 +149,7 @@ template <class E> void fused_kernel(const typename E::params &p) {
         ((in_offset[K] += at * leaf_stride<traits, K>(p.in, d)), ...);
         ((out_offset[O] += at * slot<O>(p.out).strides[d]), ...);
       });
+      at_element(i, p.size);
       const auto results = traits::evaluate(ops.row(in_offset));
       ((std::get<O>(out)[out_offset[O]] = std::get<O>(results)), ...);
     }

@@ -103,7 +103,10 @@ template <auto F> void gufunc_kernel(const gufunc_params_for<F> &p) {
   constexpr auto seq = std::make_index_sequence<gufunc_params_of<decltype(F)>::arity>{};
   const auto values = gu_values<F>(p, seq);
   const index_t step = gridsize<1>();
-  for (index_t i = grid<1>(); i < p.size; i += step) gufunc_call<F>(p, i, values, seq);
+  for (index_t i = grid<1>(); i < p.size; i += step) {
+    at_element(i, p.size);
+    gufunc_call<F>(p, i, values, seq);
+  }
 }
 
 } // namespace kernel::detail

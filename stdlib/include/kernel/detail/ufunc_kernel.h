@@ -16,6 +16,7 @@
 
 #include "kernel/config.h"
 #include "kernel/detail/function_traits.h"
+#include "kernel/detail/simulator_hooks.h"
 #include "kernel/intrinsics.h"
 #include "kernel/types.h"
 
@@ -144,9 +145,14 @@ template <auto F> void ufunc_kernel(const ufunc_params_for<F> &p) {
         [&]<std::size_t... U>(std::index_sequence<U...>) {
           const auto rows = std::make_tuple(row(i + index_t{U} * step)...);
           const auto call = [](const auto &...a) { return F(a...); }; // a direct call, not through a pointer
-          ((ops.out[i + index_t{U} * step] = std::apply(call, std::get<U>(rows))), ...);
+          ((at_element(i + index_t{U} * step, p.size),
+            ops.out[i + index_t{U} * step] = std::apply(call, std::get<U>(rows))),
+           ...);
         }(std::make_index_sequence<elementwise_unroll>{});
-      for (; i < n; i += step) ops.out[i] = F(ops.template load<I>(i)...);
+      for (; i < n; i += step) {
+        at_element(i, p.size);
+        ops.out[i] = F(ops.template load<I>(i)...);
+      }
       return;
     }
     for (index_t i = grid<1>(); i < n; i += step) {
@@ -156,6 +162,7 @@ template <auto F> void ufunc_kernel(const ufunc_params_for<F> &p) {
         out_offset += at * p.out.strides[d];
         ((in_offset[I] += at * get_operand<I>(p.in).strides[d]), ...);
       });
+      at_element(i, p.size);
       ops.out[out_offset] = F(ops.template load<I>(in_offset[I])...);
     }
   }(std::make_index_sequence<nin>{});
