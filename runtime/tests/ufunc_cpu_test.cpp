@@ -312,6 +312,93 @@ TEST(UfuncCpu, ReduceAlongAnAxis) {
   EXPECT_EQ(vadd.reduce(empty, 1).size(), 0);
 }
 
+// NumPy's ufunc.accumulate: every step of reduce's fold, in order (subtraction is not
+// associative), along any axis, of any strides; the loop's result type.
+TEST(UfuncCpu, AccumulateAlongAnAxis) {
+  constexpr kernel::ufunc<sub> vsub;
+  constexpr kernel::ufunc<add> vadd;
+  kernel::ndarray<double, 2> m({3, 4});
+  for (int i = 0; i < 12; ++i) m.data()[i] = i * i;
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    SCOPED_TRACE(kernel::target_name(t));
+    const auto f = vsub.on(t);
+    const auto down = f.accumulate(m, 0);
+    static_assert(std::is_same_v<decltype(down), const kernel::ndarray<double, 2>>);
+    EXPECT_EQ(down.to_vector(), (std::vector<double>{0, 1, 4, 9, -16, -24, -32, -40, -80, -105, -132, -161}));
+    const std::vector<double> across{0, -1, -5, -14, 16, -9, -45, -94, 64, -17, -117, -238};
+    EXPECT_EQ(f.accumulate(m, 1).to_vector(), across);
+    EXPECT_EQ(f.accumulate(m, -1).to_vector(), across);
+    // Integers through the float64 loop; a strided view (every other column, backwards).
+    EXPECT_EQ(vadd.on(t).accumulate(std::vector<int>{1, 2, 3}).to_vector(), (std::vector<double>{1, 3, 6}));
+    kernel::array_view<const double, 2> odd(m.data() + 3, {3, 2}, {4, -2});
+    EXPECT_EQ(f.accumulate(odd, 0).to_vector(), (std::vector<double>{9, 1, -40, -24, -161, -105}));
+    // A middle axis of three; one element; empty arrays, along the empty axis or another.
+    kernel::ndarray<double, 3> cube({2, 3, 2}, 1.0);
+    EXPECT_EQ(vadd.on(t).accumulate(cube, 1).to_vector(), (std::vector<double>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
+    EXPECT_EQ(f.accumulate(std::vector<double>{7}).to_vector(), std::vector<double>{7});
+    kernel::ndarray<double, 2> empty({0, 3});
+    EXPECT_EQ(f.accumulate(empty, 0).shape(), (std::array<kernel::index_t, 2>{0, 3}));
+    EXPECT_EQ(f.accumulate(empty, 1).size(), 0);
+    // Long lines, spread over cores: each is its own fold.
+    kernel::ndarray<double, 2> wide({3, 100000}, 1.0);
+    const auto sums = vadd.on(t).accumulate(wide, 1);
+    EXPECT_EQ(sums(2, 99999), 100000.0);
+    EXPECT_EQ(sums(1, 0), 1.0);
+  }
+  try {
+    (void)vsub.accumulate(m, -3);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("axis -3 is out of range for an array of 2 dimensions"), std::string::npos)
+        << e.what();
+  }
+  // A division by zero at a step is the error it is in a call.
+  constexpr kernel::ufunc<divide> vdivide;
+  EXPECT_THROW((void)vdivide.on(kernel::target::parallel).accumulate(std::vector<int>{7, 1, 0}),
+               kernel::arithmetic_error);
+  EXPECT_EQ(vdivide.accumulate(std::vector<int>{100, 2, 5}).to_vector(), (std::vector<int>{100, 50, 10}));
+}
+
+// NumPy's ufunc.outer: every pair, of shape a.shape + b.shape; into an output of that shape;
+// scalars as arrays of no dimension; the call's broadcasting errors.
+TEST(UfuncCpu, OuterOfEveryPair) {
+  constexpr kernel::ufunc<sub> vsub;
+  kernel::ndarray<double, 2> m({2, 2});
+  for (int i = 0; i < 4; ++i) m.data()[i] = 10 * (i + 1);
+  const std::vector<int> v{1, 2, 3};
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    SCOPED_TRACE(kernel::target_name(t));
+    const auto f = vsub.on(t);
+    const auto r = f.outer(m, v);
+    static_assert(std::is_same_v<decltype(r), const kernel::ndarray<double, 3>>);
+    EXPECT_EQ(r.shape(), (std::array<kernel::index_t, 3>{2, 2, 3}));
+    EXPECT_EQ(r.to_vector(), (std::vector<double>{9, 8, 7, 19, 18, 17, 29, 28, 27, 39, 38, 37}));
+    EXPECT_EQ(f.outer(v, m).to_vector(),
+              (std::vector<double>{-9, -19, -29, -39, -8, -18, -28, -38, -7, -17, -27, -37}));
+    // A strided view; scalars on either side, or both.
+    kernel::array_view<const double, 1> diagonal(m.data(), {2}, {3});
+    EXPECT_EQ(f.outer(diagonal, 0.5).to_vector(), (std::vector<double>{9.5, 39.5}));
+    EXPECT_EQ(f.outer(1, v).to_vector(), (std::vector<double>{0, -1, -2}));
+    EXPECT_EQ(f.outer(5.0, 2), 3.0);
+    kernel::ndarray<double, 2> into({3, 2}, -1.0);
+    f.outer(v, diagonal, into);
+    EXPECT_EQ(into.to_vector(), (std::vector<double>{-9, -39, -8, -38, -7, -37}));
+    // Empty on either side.
+    EXPECT_EQ(f.outer(std::vector<double>{}, v).shape(), (std::array<kernel::index_t, 2>{0, 3}));
+  }
+  kernel::ndarray<double, 2> wrong({2, 3}, -1.0);
+  try {
+    vsub.outer(v, m, wrong);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 3);
+    EXPECT_EQ(wrong.to_vector(), std::vector<double>(6, -1.0)); // nothing written
+  }
+  static_assert(kernel::ufunc<sub>::nin == 2 && kernel::ufunc<sub>::nout == 1 && kernel::ufunc<sub>::nargs == 3);
+  static_assert(kernel::ufunc<addt<float>, addt<double>>::ntypes == 2);
+}
+
 TEST(UfuncCpu, ScalarOutOfRangeIsAnError) {
   constexpr kernel::ufunc<i8add> v;
   std::vector<std::int8_t> x{1, 2};

@@ -321,6 +321,64 @@ TEST(UfuncDevice, ReduceAlongAnAxis) {
   }
 }
 
+// accumulate and outer on the device: device arrays stay there, host arrays given to a device
+// target come back; the same results as on the host.
+[[kernel::vectorize]] double subtract(double a, double b) { return a - b; }
+TEST(UfuncDevice, AccumulateAndOuter) {
+  constexpr kernel::ufunc<subtract> vsub;
+  kernel::ndarray<double, 2> m({3, 4});
+  for (int i = 0; i < 12; ++i) m.data()[i] = i * i;
+  const auto dm = kernel::to_device(m, dev);
+  for (int axis : {0, 1, -1}) {
+    const auto on_device = vsub.accumulate(dm, axis);
+    static_assert(std::is_same_v<decltype(on_device), const kernel::device_array<double, 2>>);
+    EXPECT_EQ(on_device.copy_to_host().to_vector(), vsub.accumulate(m, axis).to_vector()) << axis;
+    const auto back = vsub.on(on_dev).accumulate(m, axis);
+    static_assert(std::is_same_v<decltype(back), const kernel::ndarray<double, 2>>);
+    EXPECT_EQ(back.to_vector(), vsub.accumulate(m, axis).to_vector()) << axis;
+  }
+  // A strided host view and integers converted on their way; a column of one row.
+  kernel::array_view<const double, 2> odd(m.data() + 3, {3, 2}, {4, -2});
+  EXPECT_EQ(vsub.on(on_dev).accumulate(odd, 0).to_vector(), vsub.accumulate(odd, 0).to_vector());
+  const std::vector<int> ints{5, 1, 2, 3};
+  EXPECT_EQ(vsub.on(on_dev).accumulate(ints).to_vector(), (std::vector<double>{5, 4, 2, -1}));
+  EXPECT_EQ(vsub.accumulate(kernel::to_device(std::vector<double>{7}, dev)).copy_to_host().to_vector(),
+            std::vector<double>{7});
+  // On a stream of the user's: ordered there.
+  kernel::stream s(dev);
+  const auto queued = vsub.on(s).accumulate(dm, 1);
+  s.synchronize();
+  EXPECT_EQ(queued.copy_to_host().to_vector(), vsub.accumulate(m, 1).to_vector());
+  // A device array of another element type than the loop's: said so, not converted.
+  const auto dints = kernel::to_device(ints, dev);
+  try {
+    (void)vsub.accumulate(dints);
+    ADD_FAILURE() << "an int32 device array accumulated by a float64 loop";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("returns float64 for int32 elements"), std::string::npos) << e.what();
+  }
+
+  const std::vector<double> v{1, 2, 3};
+  const auto dv = kernel::to_device(v, dev);
+  const auto pairs = vsub.outer(dm, dv);
+  static_assert(std::is_same_v<decltype(pairs), const kernel::device_array<double, 3>>);
+  EXPECT_EQ(pairs.copy_to_host().to_vector(), vsub.outer(m, v).to_vector());
+  EXPECT_EQ(vsub.on(on_dev).outer(v, m).to_vector(), vsub.outer(v, m).to_vector());
+  kernel::device_array<double, 2> into({3, 3}, dev);
+  vsub.outer(dv, dv, into);
+  EXPECT_EQ(into.copy_to_host().to_vector(), (std::vector<double>{0, -1, -2, 1, 0, -1, 2, 1, 0}));
+  // Device arrays of another stream outlive the queued call that reads them.
+  std::vector<double> late;
+  {
+    kernel::device_array<double, 1> temporary = kernel::to_device(v, dev);
+    const auto r = vsub.on(s).outer(temporary, 1.0);
+    late.resize(3);
+    r.copy_to_host(late, s);
+  }
+  s.synchronize();
+  EXPECT_EQ(late, (std::vector<double>{0, 1, 2}));
+}
+
 // A default-constructed device array has no device: the call names itself and the argument.
 TEST(UfuncDeviceErrors, DefaultConstructedDeviceArray) {
   const kernel::device_array<float, 1> none;

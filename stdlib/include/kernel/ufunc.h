@@ -19,11 +19,13 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "kernel/array.h"
 #include "kernel/config.h"
@@ -74,6 +76,12 @@ public:
   static constexpr std::size_t nin = primary_traits::arity;
   static_assert(((detail::function_traits<decltype(F)>::arity == nin) && ...),
                 "every loop of a ufunc takes the same number of arguments");
+  /// Outputs per call (NumPy's `nout`): one.
+  static constexpr std::size_t nout = 1;
+  /// Arguments of a call given its output (NumPy's `nargs`).
+  static constexpr std::size_t nargs = nin + nout;
+  /// Loops (NumPy's `ntypes`).
+  static constexpr std::size_t ntypes = sizeof...(F);
 
   constexpr ufunc() noexcept = default;
   constexpr explicit ufunc(target t) noexcept : detail::placed<ufunc>(t) {}
@@ -147,6 +155,71 @@ public:
       return detail::failed_call_result{};
     else
       return reduce_fitting(array, axis);
+  }
+
+  /// NumPy's `ufunc.outer(a, b)` for a binary ufunc: the function of every pair of elements,
+  /// `r[i..., j...] = f(a[i...], b[j...])`, of shape `a.shape + b.shape`; with a third
+  /// argument, into that array, which has that shape. A scalar counts as an array of no
+  /// dimensions. It runs where a call with the two arrays runs: device arrays on their device,
+  /// host arrays where the ufunc is placed.
+  template <class A, class B, class... Out> auto outer(A &&a, B &&b, Out &&...out) const {
+    static_assert(nin == 2, "outer needs a binary ufunc");
+    static_assert(sizeof...(Out) <= 1, "outer takes two inputs, optionally followed by one output array");
+    static_assert(!detail::lazy_operand<A> && !detail::lazy_operand<B>,
+                  "outer takes arrays or scalars, not a lazy expression: evaluate it first (.eval())");
+    using arg_a = detail::ufunc_arg<const std::remove_reference_t<A> &>;
+    using arg_b = detail::ufunc_arg<const std::remove_reference_t<B> &>;
+    static_assert(detail::lazy_operand<A> || detail::lazy_operand<B> || (arg_a::supported && arg_b::supported),
+                  "outer takes arrays or scalars");
+    if constexpr (nin != 2 || sizeof...(Out) > 1 || detail::lazy_operand<A> || detail::lazy_operand<B> ||
+                  !arg_a::supported || !arg_b::supported) {
+      return detail::failed_call_result{};
+    } else {
+      static_assert(arg_a::rank + arg_b::rank <= detail::max_dims,
+                    "outer: the two arrays have more dimensions together than an array may have (32)");
+      if constexpr (arg_a::rank + arg_b::rank > detail::max_dims) {
+        return detail::failed_call_result{};
+      } else {
+        // Each input spread over the other's dimensions (extent 1, stride 0): the call's
+        // broadcasting then pairs every element of one with every element of the other.
+        constexpr std::size_t ra = arg_a::rank, rb = arg_b::rank;
+        const auto spread_a = spread_over<0, rb>(1, a);
+        const auto spread_b = spread_over<ra, 0>(2, b);
+        if constexpr (!arg_a::is_device && !arg_b::is_device) {
+          return (*this)(spread_a, spread_b, std::forward<Out>(out)...);
+        } else {
+          // The spread views own nothing: the arrays' memory is held until the queued call is
+          // done, as the call holds arrays given to it.
+          const detail::device_call c = this->call_on(
+              this->placed_on().runs_on_host() ? detail::first_device(name(), a, b) : nullptr, unavailable_message);
+          if constexpr (sizeof...(Out) == 1) {
+            (*this)(spread_a, spread_b, std::forward<Out>(out)...);
+            hold_until_done(*c.stream, a, b);
+          } else {
+            auto result = (*this)(spread_a, spread_b);
+            hold_until_done(*c.stream, a, b);
+            return result;
+          }
+        }
+      }
+    }
+  }
+
+  /// NumPy's `ufunc.accumulate(array, axis)` for a binary ufunc: every step of reduce's fold
+  /// along `axis` (negative counts from the end), `r[0] = a[0]`, `r[k] = f(r[k-1], a[k])`; the
+  /// result has the array's shape and the loop's result type. In order, as NumPy's: the
+  /// function need not be associative (for a parallel scan of an associative one, see
+  /// kernel::scan). Host arrays accumulate on the host (`parallel` spreads the lines over
+  /// cores); device arrays, or a device target, take one call of the ufunc per step along the
+  /// axis, on the device.
+  template <class A> auto accumulate(const A &array, int axis = 0) const {
+    static_assert(nin == 2, "accumulate needs a binary ufunc");
+    using arg = detail::ufunc_arg<const A &>;
+    static_assert(arg::supported && !arg::is_scalar, "accumulate takes an array");
+    if constexpr (nin != 2 || !arg::supported || arg::is_scalar)
+      return detail::failed_call_result{};
+    else
+      return accumulate_fitting(array, axis);
   }
 
 private:
@@ -241,6 +314,208 @@ private:
         return result[0];
       else
         return result;
+    }
+  }
+
+  // `a` as an array of Lead + rank + Trail dimensions, the added ones of extent 1 and stride
+  // 0 (a scalar as it is), where it lives: the operand `argument` of outer.
+  template <std::size_t Lead, std::size_t Trail, class A> static auto spread_over(int argument, const A &a) {
+    using arg = detail::ufunc_arg<const A &>;
+    if constexpr (arg::is_scalar) {
+      return a;
+    } else {
+      using T = typename arg::element_type;
+      constexpr std::size_t rank = Lead + arg::rank + Trail;
+      if constexpr (arg::is_device) detail::require_device_of(name(), argument, a);
+      const auto v = arg::view(a);
+      std::array<index_t, rank> shape, strides;
+      shape.fill(1);
+      strides.fill(0);
+      for (std::size_t d = 0; d < arg::rank; ++d) {
+        shape[Lead + d] = v.shape(d);
+        strides[Lead + d] = v.stride(d);
+      }
+      if constexpr (arg::is_device)
+        return device_view<const T, rank>(a.device(), v.data(), shape, strides);
+      else
+        return array_view<const T, rank>(v.data(), shape, strides);
+    }
+  }
+
+  // The first slice along `ax` of `into` = `from` (that slice's shape, device memory), as a
+  // fused copy where the ufunc is placed: on its stream, which then orders the steps.
+  template <class S, class R, std::size_t Rank>
+  void copy_first_slice(const array_view<S, Rank> &from, device_array<R, Rank> &into, std::size_t ax) const {
+    std::array<index_t, Rank> slice_shape = into.shape();
+    slice_shape[ax] = 1;
+    device_view<R, Rank> to(into.device(), into.data(), slice_shape, into.view().strides());
+    const device_view<const R, Rank> source(into.device(), from.data(), from.shape(), from.strides());
+    detail::eval_assignments(this->placed_on(), kernel::assign(to, kernel::lazy(source)));
+  }
+
+  // Holds the device arrays among `a...` (their own memory; a view owns none) until the work
+  // queued on `s` so far is done, as a call given them holds them.
+  template <class... A> static void hold_until_done(detail::stream_state &s, const A &...a) {
+    std::vector<std::shared_ptr<void>> held;
+    const auto hold = [&](const auto &x) {
+      if constexpr (detail::ufunc_arg<decltype(x)>::is_device)
+        if (auto owned = detail::owned_device_memory(x); detail::needs_holding(owned, s))
+          held.push_back(std::move(owned));
+    };
+    (hold(a), ...);
+    if (!held.empty()) detail::keep_until_done(s, std::move(held));
+  }
+
+  template <class A> auto accumulate_fitting(const A &array, int axis) const {
+    using arg = detail::ufunc_arg<const A &>;
+    constexpr std::size_t rank = arg::rank;
+    using T = typename arg::element_type;
+    using in_view = array_view<const T, rank>;
+    struct site;
+    require_loop<site, const in_view &, const in_view &>();
+    constexpr int L = select<const in_view &, const in_view &>();
+    constexpr auto fn = loop_fn<L>();
+    using traits = detail::function_traits<decltype(fn)>;
+    using R = typename traits::result_type;
+    using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
+    using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
+    static_assert(can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>),
+                  "accumulate needs a loop whose result casts safely back to its first parameter");
+    const in_view v = arg::view(array);
+    detail::check_view(name(), 1, v);
+    const int rank_i = static_cast<int>(rank);
+    if (axis < -rank_i || axis >= rank_i)
+      throw argument_error(std::string(name()), 2,
+                           "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
+                               " dimension" + (rank == 1 ? "" : "s"));
+    const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + rank_i : axis);
+    const index_t n = v.shape(ax);
+    // The first slice, r[0] = a[0] as the loop's result type; then r[k] = f(r[k-1], a[k]).
+    std::array<index_t, rank> first_shape = v.shape();
+    first_shape[ax] = n > 0 ? 1 : 0;
+    if constexpr (arg::is_device) {
+      const detail::device_call c = this->call_on(&array.device().state(), unavailable_message);
+      if constexpr (!std::is_same_v<R, T> || !std::is_same_v<R, P0>) {
+        throw argument_error(std::string(name()), 1,
+                             "accumulating a device array takes a loop whose result type is the array's element "
+                             "type and its first parameter's (device arrays are never converted implicitly); this "
+                             "loop returns " +
+                                 std::string(dtype_name(dtype_of<R>)) + " for " + std::string(dtype_name(dtype_of<T>)) +
+                                 " elements");
+      } else {
+        detail::require_device_operand<P1>(name(), 1, c, array);
+        device_array<R, rank> result(v.shape(), c.stream, name(), 0);
+        if (n == 0 || result.size() == 0) return result;
+        // r[0]: a copy of the first slice, on the call's stream, which then orders the steps.
+        copy_first_slice(in_view(v.data(), first_shape, v.strides()), result, ax);
+        accumulate_by_calls(*this, v, ax, array.device(), result.view());
+        hold_until_done(*c.stream, array);
+        return result;
+      }
+    } else {
+      ndarray<R, rank> result(ndarray<R, rank>::uninitialized, v.shape(), name(), 0);
+      if (n == 0 || result.size() == 0) return result;
+      if (this->placed_on().runs_on_host() || n == 1) {
+        detail::await_host_writes(v);
+        accumulate_on_host<fn>(v, ax, result.data());
+        return result;
+      }
+      // On a device: the array goes there once, converted to the type of the loop's second
+      // parameter as a host call converts it; the first slice, converted to the result type as
+      // the host's converts it, goes into the result there; then one call per step.
+      if constexpr (!std::is_same_v<R, P0>) {
+        throw argument_error(std::string(name()), 1,
+                             std::string("accumulating on a device takes a loop whose result type is its first "
+                                         "parameter's (the running value's); this loop returns ") +
+                                 std::string(dtype_name(dtype_of<R>)) + " and takes " +
+                                 std::string(dtype_name(dtype_of<P0>)) + "; accumulate on the host");
+      } else {
+        const detail::device_call c = this->call_on(nullptr, unavailable_message);
+        const kernel::device dev(c.device);
+        const auto on_device = [&] {
+          if constexpr (std::is_same_v<P1, T>) {
+            return kernel::to_device(v, dev);
+          } else {
+            ndarray<P1, rank> converted(ndarray<P1, rank>::uninitialized, v.shape(), name(), 1);
+            detail::gather(v, converted.data());
+            return kernel::to_device(converted, dev);
+          }
+        }();
+        // r[0] converted on the host as the host's first step converts it, taken up, and
+        // copied into its place in the result; then the steps.
+        ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
+        detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
+        const device_array<R, rank> first_on_device = kernel::to_device(first, dev);
+        device_array<R, rank> running(v.shape(), detail::default_stream(dev.state()), name(), 0);
+        detail::stream_synchronize(*detail::default_stream(*c.device));
+        copy_first_slice(first_on_device.view().view(), running, ax);
+        accumulate_by_calls(*this, on_device.view().view(), ax, dev, running.view());
+        detail::stream_synchronize(*c.stream);
+        running.copy_to_host(result);
+        return result;
+      }
+    }
+  }
+
+  // Every line along `ax` accumulated on the calling thread(s) into `out`, C-contiguous of
+  // the array's shape; line `o` is row-major over the other dimensions.
+  template <auto Fn, class T, std::size_t Rank, class R>
+  void accumulate_on_host(const array_view<const T, Rank> &v, std::size_t ax, R *out) const {
+    struct job {
+      const array_view<const T, Rank> *v;
+      std::size_t ax;
+      R *out;
+    } j{&v, ax, out};
+    index_t lines = 1;
+    for (std::size_t d = 0; d < Rank; ++d)
+      if (d != ax) lines *= v.shape(d);
+    auto body = [](void *ctx, index_t begin, index_t end) {
+      using traits = detail::function_traits<decltype(Fn)>;
+      using P0 = typename traits::template arg<0>;
+      using P1 = typename traits::template arg<1>;
+      const job &jb = *static_cast<const job *>(ctx);
+      const array_view<const T, Rank> &a = *jb.v;
+      const auto out_strides = array_view<R, Rank>::contiguous_strides(a.shape());
+      const index_t n = a.shape(jb.ax), step = a.stride(jb.ax), out_step = out_strides[jb.ax];
+      for (index_t o = begin; o < end; ++o) {
+        index_t rest = o, offset = 0, out_offset = 0;
+        for (std::size_t d = Rank; d-- > 0;) {
+          if (d == jb.ax) continue;
+          const index_t at = rest % a.shape(d);
+          offset += at * a.stride(d);
+          out_offset += at * out_strides[d];
+          rest /= a.shape(d);
+        }
+        const T *p = a.data() + offset;
+        R *q = jb.out + out_offset;
+        R acc = static_cast<R>(p[0]);
+        q[0] = acc;
+        for (index_t k = 1; k < n; ++k) q[k * out_step] = acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
+      }
+    };
+    // Through run_trapping: an integer division by zero in the loop function is an error.
+    const index_t n = v.shape(ax);
+    detail::loop_trapping(name(), this->placed_on().where == target::parallel, lines,
+                          std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n : 1)), body, &j);
+  }
+
+  // On a device: out[k] = f(out[k-1], slice k of `v`) for k >= 1, each an elementwise call
+  // over the other dimensions (out[0] is in place already).
+  template <class Placed, class T, std::size_t Rank, class R>
+  static void accumulate_by_calls(const Placed &f, const array_view<T, Rank> &v, std::size_t ax, kernel::device dev,
+                                  const device_view<R, Rank> &out) {
+    std::array<index_t, Rank> slice_shape = v.shape();
+    slice_shape[ax] = 1;
+    const auto in_slice = [&](index_t k) {
+      return device_view<const std::remove_const_t<T>, Rank>(dev, v.data() + k * v.stride(ax), slice_shape,
+                                                             v.strides());
+    };
+    const auto out_slice = [&](index_t k) {
+      return device_view<R, Rank>(dev, out.data() + k * out.strides()[ax], slice_shape, out.strides());
+    };
+    for (index_t k = 1; k < v.shape(ax); ++k) {
+      device_view<R, Rank> next = out_slice(k);
+      f(out_slice(k - 1), in_slice(k), next);
     }
   }
 

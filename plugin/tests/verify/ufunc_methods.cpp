@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// ufunc.outer and ufunc.accumulate given what they cannot take: one error each, at the
+// library's check, with the chain of instantiations from the user's line.
+#include <kernel/kernel.h>
+#include <list>
+#include <vector>
+
+[[kernel::vectorize("float32(float32, float32)")]] float add(float a, float b) { return a + b; }
+[[kernel::vectorize("float32(float32)")]] float negated(float a) { return -a; }
+
+constexpr kernel::ufunc<add> vadd;
+constexpr kernel::ufunc<negated> vnegated;
+
+void outer_of_a_unary_ufunc(std::vector<float> &x) {
+  (void)vnegated.outer(x, x); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&negated>::outer<std::vector<float> &, std::vector<float> &>' requested here}}
+}
+// expected-error@* {{outer needs a binary ufunc}}
+// expected-note@* {{expression evaluates to '1 == 2'}}
+
+void outer_of_an_expression(std::vector<float> &x) {
+  (void)vadd.outer(kernel::lazy(x), x); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{outer takes arrays or scalars, not a lazy expression}}
+
+void outer_of_a_list(std::list<float> &l, std::vector<float> &x) {
+  (void)vadd.outer(l, x); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&add>::outer<std::list<float> &, std::vector<float> &>' requested here}}
+}
+// expected-error@* {{outer takes arrays or scalars}}
+
+void outer_of_three(std::vector<float> &x) {
+  vadd.outer(x, x, x, x); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{outer takes two inputs, optionally followed by one output array}}
+// expected-note@* {{expression evaluates to '2 <= 1'}}
+
+void accumulate_of_a_unary_ufunc(std::vector<float> &x) {
+  (void)vnegated.accumulate(x); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&negated>::accumulate<std::vector<float>>' requested here}}
+}
+// expected-error@* {{accumulate needs a binary ufunc}}
+// expected-note@* {{expression evaluates to '1 == 2'}}
+
+void accumulate_of_a_number() {
+  (void)vadd.accumulate(1.0f); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&add>::accumulate<float>' requested here}}
+}
+// expected-error@* {{accumulate takes an array}}
+
+void accumulate_of_a_list(std::list<float> &l) {
+  (void)vadd.accumulate(l); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&add>::accumulate<std::list<float>>' requested here}}
+}
+// expected-error@* {{accumulate takes an array}}
+
+// What they take compiles.
+void valid(std::vector<float> &x, kernel::ndarray<float, 2> &into) {
+  auto pairs = vadd.outer(x, x);
+  auto scaled = vadd.outer(x, 2.0f);
+  vadd.outer(x, x, into);
+  auto running = vadd.accumulate(x);
+  auto along = vadd.on(kernel::target::parallel).accumulate(into, -1);
+  (void)pairs, (void)scaled, (void)running, (void)along;
+}
