@@ -312,6 +312,38 @@ TEST(UfuncCpu, ReduceAlongAnAxis) {
   EXPECT_EQ(vadd.reduce(empty, 1).size(), 0);
 }
 
+// NumPy's `initial`: the fold starts from it, so an empty axis reduces to it; it is a scalar
+// argument of the loop's first parameter, range-checked as a call's.
+TEST(UfuncCpu, ReduceFromAnInitialValue) {
+  constexpr kernel::ufunc<sub> vsub;
+  kernel::ndarray<double, 2> m({3, 4});
+  for (int i = 0; i < 12; ++i) m.data()[i] = i;
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    SCOPED_TRACE(kernel::target_name(t));
+    const auto f = vsub.on(t);
+    EXPECT_EQ(f.reduce(m, 0, 100).to_vector(), (std::vector<double>{88, 85, 82, 79}));
+    EXPECT_EQ(f.reduce(m, -1, 0.5).to_vector(), (std::vector<double>{-5.5, -21.5, -37.5}));
+    EXPECT_EQ(f.reduce(std::vector<double>{1}, 0, 10), 9.0);
+    kernel::ndarray<double, 2> empty({0, 3});
+    EXPECT_EQ(f.reduce(empty, 0, 7).to_vector(), (std::vector<double>{7, 7, 7}));
+    EXPECT_EQ(f.reduce(std::vector<double>{}, 0, 7), 7.0);
+  }
+  try {
+    (void)vsub.reduce(kernel::ndarray<double, 2>({0, 3}), 0);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("give reduce an initial value"), std::string::npos) << e.what();
+  }
+  constexpr kernel::ufunc<i8add> v8;
+  EXPECT_EQ(v8.reduce(std::vector<std::int8_t>{1, 2}, 0, 100), 103);
+  try {
+    (void)v8.reduce(std::vector<std::int8_t>{1, 2}, 0, 300);
+    FAIL();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 3);
+  }
+}
+
 // NumPy's ufunc.accumulate: every step of reduce's fold, in order (subtraction is not
 // associative), along any axis, of any strides; the loop's result type.
 TEST(UfuncCpu, AccumulateAlongAnAxis) {

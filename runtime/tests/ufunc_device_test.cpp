@@ -367,6 +367,13 @@ TEST(UfuncDevice, AccumulateAndOuter) {
   kernel::device_array<double, 2> into({3, 3}, dev);
   vsub.outer(dv, dv, into);
   EXPECT_EQ(into.copy_to_host().to_vector(), (std::vector<double>{0, -1, -2, 1, 0, -1, 2, 1, 0}));
+  // reduce from an initial value: an axis of one element or none too.
+  EXPECT_EQ(vsub.reduce(dm, 0, 100).copy_to_host().to_vector(), vsub.reduce(m, 0, 100).to_vector());
+  EXPECT_EQ(vsub.on(on_dev).reduce(m, 1, 0.5).to_vector(), vsub.reduce(m, 1, 0.5).to_vector());
+  EXPECT_EQ(vsub.reduce(kernel::to_device(std::vector<double>{1}, dev), 0, 10), 9.0);
+  EXPECT_EQ(vsub.on(on_dev).reduce(std::vector<double>{1}, 0, 10), 9.0);
+  const auto none = kernel::to_device(kernel::ndarray<double, 2>({0, 3}), dev);
+  EXPECT_EQ(vsub.on(s).reduce(none, 0, 7).copy_to_host().to_vector(), (std::vector<double>{7, 7, 7}));
   // Device arrays of another stream outlive the queued call that reads them.
   std::vector<double> late;
   {

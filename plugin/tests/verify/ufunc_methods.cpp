@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// ufunc.outer and ufunc.accumulate given what they cannot take: one error each, at the
+// ufunc.outer, ufunc.accumulate and reduce's initial value given what they cannot take: one error each, at the
 // library's check, with the chain of instantiations from the user's line.
+#include <complex>
 #include <kernel/kernel.h>
 #include <list>
 #include <vector>
@@ -49,6 +50,19 @@ void accumulate_of_a_list(std::list<float> &l) {
 }
 // expected-error@* {{accumulate takes an array}}
 
+void reduce_from_an_array(std::vector<float> &x) {
+  (void)vadd.reduce(x, 0, x); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduce's initial value is a number}}
+// expected-note@*:* {{because 'std::vector<float>' does not satisfy 'scalar'}}
+// expected-note@* {{evaluated to false}}
+
+void reduce_from_a_complex_number(std::vector<float> &x) {
+  (void)vadd.reduce(x, 0, std::complex<float>(1, 0)); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduce's initial value is not a scalar the loop's first parameter takes}}
+// expected-note@*:* {{in instantiation of function template specialization 'kernel::ufunc<&add>::reduce_fitting<std::vector<float>, std::complex<float>>' requested here}}
+
 // What they take compiles.
 void valid(std::vector<float> &x, kernel::ndarray<float, 2> &into) {
   auto pairs = vadd.outer(x, x);
@@ -56,5 +70,6 @@ void valid(std::vector<float> &x, kernel::ndarray<float, 2> &into) {
   vadd.outer(x, x, into);
   auto running = vadd.accumulate(x);
   auto along = vadd.on(kernel::target::parallel).accumulate(into, -1);
-  (void)pairs, (void)scaled, (void)running, (void)along;
+  auto from = vadd.reduce(x, 0, 1.0);
+  (void)pairs, (void)scaled, (void)running, (void)along, (void)from;
 }

@@ -154,7 +154,22 @@ public:
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar)
       return detail::failed_call_result{};
     else
-      return reduce_fitting(array, axis);
+      return reduce_fitting(array, axis, no_initial{});
+  }
+
+  /// reduce from NumPy's `initial`: `f(f(f(initial, a0), a1), ...)`, so that an empty axis
+  /// reduces to `initial` (converted to the result type) and, on a device, an axis of one
+  /// element takes a step too. `initial` is a scalar the loop's first parameter takes, as a
+  /// call's scalar argument.
+  template <class A, class I> auto reduce(const A &array, int axis, const I &initial) const {
+    static_assert(nin == 2, "reduce needs a binary ufunc");
+    using arg = detail::ufunc_arg<const A &>;
+    static_assert(arg::supported && !arg::is_scalar, "reduce takes an array");
+    static_assert(scalar<I>, "reduce's initial value is a number (a scalar the loop's first parameter takes)");
+    if constexpr (nin != 2 || !arg::supported || arg::is_scalar || !scalar<I>)
+      return detail::failed_call_result{};
+    else
+      return reduce_fitting(array, axis, initial);
   }
 
   /// NumPy's `ufunc.outer(a, b)` for a binary ufunc: the function of every pair of elements,
@@ -223,7 +238,10 @@ public:
   }
 
 private:
-  template <class A> auto reduce_fitting(const A &array, int axis) const {
+  // reduce without an initial value.
+  struct no_initial {};
+
+  template <class A, class I> auto reduce_fitting(const A &array, int axis, const I &initial) const {
     using arg = detail::ufunc_arg<const A &>;
     constexpr std::size_t rank = arg::rank;
     using T = typename arg::element_type;
@@ -236,6 +254,24 @@ private:
     using R = typename traits::result_type;
     static_assert(can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>),
                   "reduce needs a loop whose result casts safely back to its first parameter");
+    using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
+    using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
+    constexpr bool has_initial = !std::is_same_v<I, no_initial>;
+    constexpr bool initial_fits = [] {
+      if constexpr (has_initial)
+        return detail::arg_accepts<const I &, P0>();
+      else
+        return true;
+    }();
+    static_assert(initial_fits, "reduce's initial value is not a scalar the loop's first parameter takes (of the same "
+                                "kind or a lower one, as a call's scalar argument)");
+    // The initial value as the first parameter takes it (range-checked, as a call's scalar).
+    const auto start = [&] {
+      if constexpr (has_initial && initial_fits)
+        return detail::convert_scalar<P0>(name(), 3, initial);
+      else
+        return no_initial{};
+    }();
     const in_view v = arg::view(array); // (views and spans of writable elements too)
     detail::check_view(name(), 1, v);
     const int rank_i = static_cast<int>(rank);
@@ -244,11 +280,11 @@ private:
                            "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
                                " dimension" + (rank == 1 ? "" : "s"));
     const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + rank_i : axis);
-    if (v.shape(ax) == 0)
+    if (!has_initial && v.shape(ax) == 0)
       throw argument_error(std::string(name()), 1,
                            "axis " + std::to_string(ax) +
                                " has no elements, and a ufunc has no identity to reduce "
-                               "them to");
+                               "them to (give reduce an initial value)");
     constexpr std::size_t out_rank = rank > 1 ? rank - 1 : 1;
     std::array<index_t, out_rank> shape{};
     shape[0] = 1;
@@ -257,7 +293,23 @@ private:
     if constexpr (arg::is_device) {
       const detail::device_call c = this->call_on(&array.device().state(), unavailable_message);
       device_array<R, out_rank> result(shape, c.stream, name(), 0);
-      reduce_by_calls<fn>(*this, v, ax, array.device(), result);
+      if constexpr (has_initial) {
+        if (v.shape(ax) == 0) {
+          fill_on_device(*c.stream, result, static_cast<R>(start));
+        } else if constexpr (!std::is_same_v<R, P0>) {
+          throw argument_error(std::string(name()), 1,
+                               std::string("reducing on a device takes a loop whose result type is its first "
+                                           "parameter's (the accumulator's); this loop returns ") +
+                                   std::string(dtype_name(dtype_of<R>)) + " and takes " +
+                                   std::string(dtype_name(dtype_of<P0>)));
+        } else {
+          reduce_by_calls<fn>(*this, v, ax, array.device(), result, false, &start);
+        }
+      } else {
+        reduce_by_calls<fn>(*this, v, ax, array.device(), result);
+      }
+      // The slices are views, which own nothing: the array is held as a call holds it.
+      hold_until_done(*c.stream, array);
       if constexpr (rank == 1) {
         detail::stream_synchronize(*c.stream); // the calls may be queued on the user's stream
         return result.copy_to_host()[0];
@@ -265,19 +317,18 @@ private:
         return result;
     } else {
       ndarray<R, out_rank> result(ndarray<R, out_rank>::uninitialized, shape, name(), 0);
-      if (this->placed_on().runs_on_host() || v.shape(ax) == 1) {
+      if (this->placed_on().runs_on_host() || v.shape(ax) == (has_initial ? 0 : 1)) {
         // (An axis of one element takes no step: its elements converted, wherever the call
-        // was placed: after the results calls on streams are delivering into them.)
+        // was placed: after the results calls on streams are delivering into them. An empty
+        // one with an initial value is that value.)
         detail::await_host_writes(v);
-        reduce_on_host<fn>(v, ax, result.data());
+        reduce_on_host<fn>(v, ax, result.data(), start);
       } else {
         // On a device: the array goes there once, converted to the type of the loop's second
         // parameter as a host call converts it; the first slice, converted to the result type as
         // the host's fold converts it, is the accumulator; then one call per step along the axis,
         // acc = f(acc, slice k). The accumulator feeds the first parameter, which a device array
         // must match exactly.
-        using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
-        using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
         if constexpr (!std::is_same_v<R, P0>) {
           throw argument_error(std::string(name()), 1,
                                std::string("reducing on a device takes a loop whose result type is its first "
@@ -296,16 +347,21 @@ private:
               return kernel::to_device(converted, dev);
             }
           }();
-          std::array<index_t, rank> first_shape = v.shape();
-          first_shape[ax] = 1;
-          ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
-          detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
           device_array<R, out_rank> partial(shape, detail::default_stream(dev.state()), name(), 0);
-          partial.copy_from_host(array_view<const R, out_rank>(first.data(), shape));
+          if constexpr (!has_initial) {
+            std::array<index_t, rank> first_shape = v.shape();
+            first_shape[ax] = 1;
+            ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
+            detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
+            partial.copy_from_host(array_view<const R, out_rank>(first.data(), shape));
+          }
           // The copies run on the device's default stream, the calls where the ufunc is placed
           // (perhaps a stream of the user's): the host orders them.
           detail::stream_synchronize(*detail::default_stream(*c.device));
-          reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, /*from_first=*/true);
+          if constexpr (has_initial)
+            reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, false, &start);
+          else
+            reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, /*from_first=*/true);
           detail::stream_synchronize(*c.stream);
           partial.copy_to_host(result);
         }
@@ -351,6 +407,15 @@ private:
     device_view<R, Rank> to(into.device(), into.data(), slice_shape, into.view().strides());
     const device_view<const R, Rank> source(into.device(), from.data(), from.shape(), from.strides());
     detail::eval_assignments(this->placed_on(), kernel::assign(to, kernel::lazy(source)));
+  }
+
+  // Every element of `a` = `value` (what reductions of empty axes give), written from the host
+  // once `s`, on which `a` was allocated, has reached it.
+  template <class R, std::size_t Rank>
+  static void fill_on_device(detail::stream_state &s, device_array<R, Rank> &a, const R &value) {
+    if (a.size() == 0) return;
+    detail::stream_synchronize(s);
+    a.copy_from_host(ndarray<R, Rank>(a.shape(), value));
   }
 
   // Holds the device arrays among `a...` (their own memory; a view owns none) until the work
@@ -521,13 +586,14 @@ private:
 
   // The fold of every result element on the calling thread(s): result element `o` (row-major
   // over the dimensions other than `ax`) is the fold of the elements along `ax` at it.
-  template <auto Fn, class T, std::size_t Rank, class R>
-  void reduce_on_host(const array_view<const T, Rank> &v, std::size_t ax, R *out) const {
+  template <auto Fn, class T, std::size_t Rank, class R, class Start>
+  void reduce_on_host(const array_view<const T, Rank> &v, std::size_t ax, R *out, const Start &start) const {
     struct job {
       const array_view<const T, Rank> *v;
       std::size_t ax;
       R *out;
-    } j{&v, ax, out};
+      const Start *start;
+    } j{&v, ax, out, &start};
     index_t outputs = 1;
     for (std::size_t d = 0; d < Rank; ++d)
       if (d != ax) outputs *= v.shape(d);
@@ -546,9 +612,19 @@ private:
           rest /= a.shape(d);
         }
         const T *p = a.data() + offset;
-        R acc = static_cast<R>(p[0]);
-        for (index_t k = 1; k < n; ++k) acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
-        jb.out[o] = acc;
+        if constexpr (std::is_same_v<Start, no_initial>) {
+          R acc = static_cast<R>(p[0]);
+          for (index_t k = 1; k < n; ++k) acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
+          jb.out[o] = acc;
+        } else {
+          if (n == 0) {
+            jb.out[o] = static_cast<R>(*jb.start);
+            continue;
+          }
+          R acc = Fn(*jb.start, static_cast<P1>(p[0]));
+          for (index_t k = 1; k < n; ++k) acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
+          jb.out[o] = acc;
+        }
       }
     };
     // Through run_trapping: an integer division by zero in the loop function is an error.
@@ -560,9 +636,10 @@ private:
   // On a device: result = f(slice 0, slice 1), then result = f(result, slice k) in place, each
   // an elementwise call over the other dimensions; `result` is viewed with the axis kept
   // (extent 1, stride 0) so that it lines up with the slices.
-  template <auto Fn, class Placed, class T, std::size_t Rank, class R, std::size_t OutRank>
+  template <auto Fn, class Placed, class T, std::size_t Rank, class R, std::size_t OutRank, class Start = no_initial>
   static void reduce_by_calls(const Placed &f, const array_view<T, Rank> &v, std::size_t ax, kernel::device dev,
-                              device_array<R, OutRank> &result, bool from_first = false) {
+                              device_array<R, OutRank> &result, bool from_first = false,
+                              const Start *initial = nullptr) {
     std::array<index_t, Rank> slice_shape = v.shape(), kept_strides{};
     slice_shape[ax] = 1;
     const auto contiguous = array_view<R, Rank>::contiguous_strides(slice_shape);
@@ -572,6 +649,11 @@ private:
       return device_view<const T, Rank>(dev, v.data() + k * v.stride(ax), slice_shape, v.strides());
     };
     const index_t n = v.shape(ax);
+    if constexpr (!std::is_same_v<Start, no_initial>) {
+      f(*initial, slice(0), acc); // (n > 0: an empty axis is filled)
+      for (index_t k = 1; k < n; ++k) f(acc, slice(k), acc);
+      return;
+    }
     if (from_first) { // `result` holds slice 0 already
       for (index_t k = 1; k < n; ++k) f(acc, slice(k), acc);
       return;
