@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 
 #include <atomic>
 #include <cstdint>
@@ -148,6 +149,7 @@ template <index_t N> [[gnu::noinline]] int with_far_scratch(array_view<const int
   assert(x % 2 == 0 && "an even number");
   return x / 2;
 }
+[[kernel::vectorize]] float same(float x) { return x; }
 [[kernel::vectorize]] float trap_at_negative(float x) {
   if (x < 0) __builtin_trap();
   return x;
@@ -652,6 +654,32 @@ TEST(SimulatorFaults, ElementwiseFaultsNameTheElement) {
   const std::string f =
       simulator_error_of([&] { (void)vtrap_at_negative(vtrap_at_negative(kernel::lazy(x))).eval(on_sim); });
   EXPECT_NE(f.find("': element 5 of 9 (in C order over the call's loop dimensions): a trap"), std::string::npos) << f;
+  // A view into memory that ends: elements from `first_bad` on are in a page no one may touch,
+  // read or written, in the loop's unrolled trips and past them, alone and fused.
+  constexpr kernel::ufunc<same> vsame;
+  const long page = 4096;
+  char *const pages =
+      static_cast<char *>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(pages, MAP_FAILED);
+  ASSERT_EQ(mprotect(pages + page, page, PROT_NONE), 0);
+  const kernel::device device = kernel::device::simulator();
+  kernel::device_array<float> fine(9, device);
+  const auto fill = kernel::to_device(std::vector<float>(9, 1.0f), device);
+  for (index_t first_bad : {1, 2, 6, 8}) {
+    float *const edge = reinterpret_cast<float *>(pages + page) - first_bad;
+    const kernel::device_view<const float> wild_in(device, edge, {9});
+    kernel::device_view<float> wild_out(device, edge, {9});
+    const std::string what = std::to_string(first_bad) + " of 9";
+    element_error(simulator_error_of([&] { vsame.on(on_sim)(wild_in, fine); }), "same", what, "an access to address");
+    element_error(simulator_error_of([&] { vsame.on(on_sim)(fill, wild_out); }), "same", what, "an access to address");
+    const std::string fused_in =
+        simulator_error_of([&] { kernel::eval(kernel::assign(fine, vsame(vsame(kernel::lazy(wild_in))))); });
+    EXPECT_NE(fused_in.find("': element " + what + " (in C order"), std::string::npos) << fused_in;
+    const std::string fused_out =
+        simulator_error_of([&] { kernel::eval(kernel::assign(wild_out, vsame(vsame(kernel::lazy(fill))))); });
+    EXPECT_NE(fused_out.find("': element " + what + " (in C order"), std::string::npos) << fused_out;
+  }
+  munmap(pages, 2 * page);
   // A kernel that names no element still names its thread.
   std::vector<int> a(4, 0);
   const std::string k = simulator_error_of([&] { kernel::launch<traps>(1, 4).on(on_sim)(a); });

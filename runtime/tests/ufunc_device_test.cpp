@@ -337,6 +337,28 @@ TEST(UfuncDevice, AccumulateAndOuter) {
     static_assert(std::is_same_v<decltype(back), const kernel::ndarray<double, 2>>);
     EXPECT_EQ(back.to_vector(), vsub.accumulate(m, axis).to_vector()) << axis;
   }
+  // Along the middle axis of three (a step's slice and the one before it interleave in the
+  // result; the steps work apart).
+  kernel::ndarray<double, 3> cube({2, 3, 4});
+  for (int i = 0; i < 24; ++i) cube.data()[i] = (i * 7) % 11;
+  const auto dcube = kernel::to_device(cube, dev);
+  for (int axis : {0, 1, 2}) {
+    EXPECT_EQ(vsub.accumulate(dcube, axis).copy_to_host().to_vector(), vsub.accumulate(cube, axis).to_vector()) << axis;
+    EXPECT_EQ(vsub.on(on_dev).accumulate(cube, axis).to_vector(), vsub.accumulate(cube, axis).to_vector()) << axis;
+  }
+  // A default-constructed device view: said so, as a call says it.
+  for (const auto &call : std::initializer_list<std::function<void()>>{
+           [&] { (void)vsub.accumulate(kernel::device_view<const double>{}); },
+           [&] { (void)vsub.reduce(kernel::device_view<const double>{}); },
+           [&] { (void)vsub.outer(kernel::device_view<const double>{}, 1.0); }}) {
+    try {
+      call();
+      ADD_FAILURE() << "a default-constructed device view";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_NE(std::string(e.what()).find("argument 1: is a default-constructed device_view"), std::string::npos)
+          << e.what();
+    }
+  }
   // A strided host view and integers converted on their way; a column of one row.
   kernel::array_view<const double, 2> odd(m.data() + 3, {3, 2}, {4, -2});
   EXPECT_EQ(vsub.on(on_dev).accumulate(odd, 0).to_vector(), vsub.accumulate(odd, 0).to_vector());

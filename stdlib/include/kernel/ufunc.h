@@ -274,6 +274,7 @@ private:
     }();
     const in_view v = arg::view(array); // (views and spans of writable elements too)
     detail::check_view(name(), 1, v);
+    if constexpr (arg::is_device) detail::require_device_of(name(), 1, array);
     const int rank_i = static_cast<int>(rank);
     if (axis < -rank_i || axis >= rank_i)
       throw argument_error(std::string(name()), 2,
@@ -293,22 +294,25 @@ private:
     if constexpr (arg::is_device) {
       const detail::device_call c = this->call_on(&array.device().state(), unavailable_message);
       device_array<R, out_rank> result(shape, c.stream, name(), 0);
-      if constexpr (has_initial) {
-        if (v.shape(ax) == 0) {
-          fill_on_device(*c.stream, result, static_cast<R>(start));
-        } else if constexpr (!std::is_same_v<R, P0>) {
-          throw argument_error(std::string(name()), 1,
-                               std::string("reducing on a device takes a loop whose result type is its first "
-                                           "parameter's (the accumulator's); this loop returns ") +
-                                   std::string(dtype_name(dtype_of<R>)) + " and takes " +
-                                   std::string(dtype_name(dtype_of<P0>)));
+      // The slices are views, which own nothing: the array is held as a call holds it, and
+      // a step that fails after others were queued waits for them.
+      drained_on_failure(*c.stream, [&] {
+        if constexpr (has_initial) {
+          if (v.shape(ax) == 0) {
+            fill_on_device(*c.stream, result, static_cast<R>(start));
+          } else if constexpr (!std::is_same_v<R, P0>) {
+            throw argument_error(std::string(name()), 1,
+                                 std::string("reducing on a device takes a loop whose result type is its first "
+                                             "parameter's (the accumulator's); this loop returns ") +
+                                     std::string(dtype_name(dtype_of<R>)) + " and takes " +
+                                     std::string(dtype_name(dtype_of<P0>)));
+          } else {
+            reduce_by_calls<fn>(*this, v, ax, array.device(), result, false, &start);
+          }
         } else {
-          reduce_by_calls<fn>(*this, v, ax, array.device(), result, false, &start);
+          reduce_by_calls<fn>(*this, v, ax, array.device(), result);
         }
-      } else {
-        reduce_by_calls<fn>(*this, v, ax, array.device(), result);
-      }
-      // The slices are views, which own nothing: the array is held as a call holds it.
+      });
       hold_until_done(*c.stream, array);
       if constexpr (rank == 1) {
         detail::stream_synchronize(*c.stream); // the calls may be queued on the user's stream
@@ -358,10 +362,12 @@ private:
           // The copies run on the device's default stream, the calls where the ufunc is placed
           // (perhaps a stream of the user's): the host orders them.
           detail::stream_synchronize(*detail::default_stream(*c.device));
-          if constexpr (has_initial)
-            reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, false, &start);
-          else
-            reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, /*from_first=*/true);
+          drained_on_failure(*c.stream, [&] {
+            if constexpr (has_initial)
+              reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, false, &start);
+            else
+              reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, /*from_first=*/true);
+          });
           detail::stream_synchronize(*c.stream);
           partial.copy_to_host(result);
         }
@@ -398,15 +404,51 @@ private:
     }
   }
 
-  // The first slice along `ax` of `into` = `from` (that slice's shape, device memory), as a
-  // fused copy where the ufunc is placed: on its stream, which then orders the steps.
-  template <class S, class R, std::size_t Rank>
-  void copy_first_slice(const array_view<S, Rank> &from, device_array<R, Rank> &into, std::size_t ax) const {
-    std::array<index_t, Rank> slice_shape = into.shape();
+  // `out` (C-contiguous) = the accumulation of `in` (device memory) along `ax`, on the call's
+  // stream: r[0] = `first` (device memory of the first slice's shape), then one call per step.
+  // The steps work in an array whose axis `ax` is outermost, so that a step's slice and the
+  // one before it lie apart (a call refuses operands whose memory interleaves, and along a
+  // middle axis theirs would), copied into `out` at the end unless `ax` is outermost there.
+  // The copies are fused assignments where the ufunc is placed, as its calls are.
+  template <class S, class F0, class R, std::size_t Rank>
+  void accumulate_on_device(const detail::device_call &c, kernel::device dev, const array_view<S, Rank> &in,
+                            const array_view<F0, Rank> &first, std::size_t ax, device_array<R, Rank> &out) const {
+    std::array<std::size_t, Rank> order{}; // the working array's dimensions: `ax`, then the others
+    order[0] = ax;
+    for (std::size_t d = 0, o = 1; d < Rank; ++d)
+      if (d != ax) order[o++] = d;
+    std::array<index_t, Rank> work_shape{}, strides{};
+    for (std::size_t i = 0; i < Rank; ++i) work_shape[i] = out.shape()[order[i]];
+    const auto work_strides = array_view<R, Rank>::contiguous_strides(work_shape);
+    for (std::size_t i = 0; i < Rank; ++i) strides[order[i]] = work_strides[i];
+    device_array<R, Rank> separate;
+    if (ax != 0) separate = device_array<R, Rank>(work_shape, c.stream, name(), 0);
+    const device_view<R, Rank> work(dev, ax != 0 ? separate.data() : out.data(), out.shape(), strides);
+    std::array<index_t, Rank> slice_shape = out.shape();
     slice_shape[ax] = 1;
-    device_view<R, Rank> to(into.device(), into.data(), slice_shape, into.view().strides());
-    const device_view<const R, Rank> source(into.device(), from.data(), from.shape(), from.strides());
-    detail::eval_assignments(this->placed_on(), kernel::assign(to, kernel::lazy(source)));
+    device_view<R, Rank> at_first(dev, work.data(), slice_shape, strides);
+    const device_view<const R, Rank> from(dev, first.data(), first.shape(), first.strides());
+    detail::eval_assignments(this->placed_on(), kernel::assign(at_first, kernel::lazy(from)));
+    accumulate_by_calls(*this, in, ax, dev, work);
+    if (ax != 0) {
+      device_view<R, Rank> into = out.view();
+      const device_view<const R, Rank> whole(work);
+      detail::eval_assignments(this->placed_on(), kernel::assign(into, kernel::lazy(whole)));
+    }
+  }
+
+  // Runs `queue`, which queues work on `s`; if it throws, waits for `s` first (ignoring what the
+  // wait says), so that the unwinding frees no memory the work queued so far still uses.
+  template <class Queue> static void drained_on_failure(detail::stream_state &s, Queue &&queue) {
+    try {
+      queue();
+    } catch (...) {
+      try {
+        detail::stream_synchronize(s);
+      } catch (...) {
+      }
+      throw;
+    }
   }
 
   // Every element of `a` = `value` (what reductions of empty axes give), written from the host
@@ -448,6 +490,7 @@ private:
                   "accumulate needs a loop whose result casts safely back to its first parameter");
     const in_view v = arg::view(array);
     detail::check_view(name(), 1, v);
+    if constexpr (arg::is_device) detail::require_device_of(name(), 1, array);
     const int rank_i = static_cast<int>(rank);
     if (axis < -rank_i || axis >= rank_i)
       throw argument_error(std::string(name()), 2,
@@ -471,9 +514,11 @@ private:
         detail::require_device_operand<P1>(name(), 1, c, array);
         device_array<R, rank> result(v.shape(), c.stream, name(), 0);
         if (n == 0 || result.size() == 0) return result;
-        // r[0]: a copy of the first slice, on the call's stream, which then orders the steps.
-        copy_first_slice(in_view(v.data(), first_shape, v.strides()), result, ax);
-        accumulate_by_calls(*this, v, ax, array.device(), result.view());
+        // The steps read the array's slices, views that own nothing: it is held as a call holds
+        // what it is given, also when a step fails after others were queued.
+        drained_on_failure(*c.stream, [&] {
+          accumulate_on_device(c, array.device(), v, in_view(v.data(), first_shape, v.strides()), ax, result);
+        });
         hold_until_done(*c.stream, array);
         return result;
       }
@@ -506,15 +551,18 @@ private:
             return kernel::to_device(converted, dev);
           }
         }();
-        // r[0] converted on the host as the host's first step converts it, taken up, and
-        // copied into its place in the result; then the steps.
+        // r[0] converted on the host as the host's first step converts it, and taken up.
         ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
         detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
         const device_array<R, rank> first_on_device = kernel::to_device(first, dev);
         device_array<R, rank> running(v.shape(), detail::default_stream(dev.state()), name(), 0);
+        // The copies run on the device's default stream, the steps where the ufunc is placed
+        // (perhaps a stream of the user's): the host orders them, and waits for the steps
+        // before the memory they use is freed, also when one fails.
         detail::stream_synchronize(*detail::default_stream(*c.device));
-        copy_first_slice(first_on_device.view().view(), running, ax);
-        accumulate_by_calls(*this, on_device.view().view(), ax, dev, running.view());
+        drained_on_failure(*c.stream, [&] {
+          accumulate_on_device(c, dev, on_device.view().view(), first_on_device.view().view(), ax, running);
+        });
         detail::stream_synchronize(*c.stream);
         running.copy_to_host(result);
         return result;

@@ -131,10 +131,15 @@ template <class E> void fused_kernel(const typename E::params &p) {
       index_t i = grid<1>();
       for (; i + (elementwise_unroll - 1) * step < n; i += elementwise_unroll * step)
         [&]<std::size_t... U>(std::index_sequence<U...>) {
-          const auto rows = std::make_tuple(ops.row(i + index_t{U} * step)...);
-          const auto results =
-              std::make_tuple((at_element(i + index_t{U} * step, p.size), traits::evaluate(std::get<U>(rows)))...);
-          (store(i + index_t{U} * step, std::get<U>(results)), ...);
+          // (The simulator is told each element before its loads, its evaluation and its
+          // stores: a wild view faults in the first or the last.)
+          const auto at = [&](index_t k) {
+            at_element(k, p.size);
+            return k;
+          };
+          const auto rows = std::make_tuple(ops.row(at(i + index_t{U} * step))...);
+          const auto results = std::make_tuple((at(i + index_t{U} * step), traits::evaluate(std::get<U>(rows)))...);
+          (store(at(i + index_t{U} * step), std::get<U>(results)), ...);
         }(std::make_index_sequence<elementwise_unroll>{});
       for (; i < n; i += step) {
         at_element(i, p.size);

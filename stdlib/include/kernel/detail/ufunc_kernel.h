@@ -140,7 +140,12 @@ template <auto F> void ufunc_kernel(const ufunc_params_for<F> &p) {
       // The common case. Each thread takes elementwise_unroll elements a grid-stride apart
       // per trip: all their loads are in flight together before the first store.
       index_t i = grid<1>();
-      const auto row = [&](index_t at) { return std::make_tuple(ops.template load<I>(at)...); };
+      // (The simulator is told each element before its loads, its call and its store: a
+      // wild view faults in the first.)
+      const auto row = [&](index_t at) {
+        at_element(at, p.size);
+        return std::make_tuple(ops.template load<I>(at)...);
+      };
       for (; i + (elementwise_unroll - 1) * step < n; i += elementwise_unroll * step)
         [&]<std::size_t... U>(std::index_sequence<U...>) {
           const auto rows = std::make_tuple(row(i + index_t{U} * step)...);
