@@ -301,11 +301,7 @@ private:
           if (v.shape(ax) == 0) {
             fill_on_device(*c.stream, result, static_cast<R>(start));
           } else if constexpr (!std::is_same_v<R, P0>) {
-            throw argument_error(std::string(name()), 1,
-                                 std::string("reducing on a device takes a loop whose result type is its first "
-                                             "parameter's (the accumulator's); this loop returns ") +
-                                     std::string(dtype_name(dtype_of<R>)) + " and takes " +
-                                     std::string(dtype_name(dtype_of<P0>)));
+            refuse_running_value_on_device<R, P0>("reducing", "");
           } else {
             reduce_by_calls<fn>(*this, v, ax, array.device(), result, false, &start);
           }
@@ -334,23 +330,11 @@ private:
         // acc = f(acc, slice k). The accumulator feeds the first parameter, which a device array
         // must match exactly.
         if constexpr (!std::is_same_v<R, P0>) {
-          throw argument_error(std::string(name()), 1,
-                               std::string("reducing on a device takes a loop whose result type is its first "
-                                           "parameter's (the accumulator's); this loop returns ") +
-                                   std::string(dtype_name(dtype_of<R>)) + " and takes " +
-                                   std::string(dtype_name(dtype_of<P0>)) + "; reduce on the host");
+          refuse_running_value_on_device<R, P0>("reducing", "; reduce on the host");
         } else {
           const detail::device_call c = this->call_on(nullptr, unavailable_message);
           const kernel::device dev(c.device);
-          const auto on_device = [&] {
-            if constexpr (std::is_same_v<P1, T>) {
-              return kernel::to_device(v, dev);
-            } else {
-              ndarray<P1, rank> converted(ndarray<P1, rank>::uninitialized, v.shape(), name(), 1);
-              detail::gather(v, converted.data());
-              return kernel::to_device(converted, dev);
-            }
-          }();
+          const auto on_device = converted_to_device<P1>(v, dev);
           device_array<R, out_rank> partial(shape, detail::default_stream(dev.state()), name(), 0);
           if constexpr (!has_initial) {
             std::array<index_t, rank> first_shape = v.shape();
@@ -435,6 +419,30 @@ private:
       const device_view<const R, Rank> whole(work);
       detail::eval_assignments(this->placed_on(), kernel::assign(into, kernel::lazy(whole)));
     }
+  }
+
+  // `v` in device memory of `dev`, converted to P1 on the host first as a host call converts it.
+  template <class P1, class T, std::size_t Rank>
+  static device_array<P1, Rank> converted_to_device(const array_view<const T, Rank> &v, kernel::device dev) {
+    if constexpr (std::is_same_v<P1, T>) {
+      return kernel::to_device(v, dev);
+    } else {
+      ndarray<P1, Rank> converted(ndarray<P1, Rank>::uninitialized, v.shape(), name(), 1);
+      detail::gather(v, converted.data());
+      return kernel::to_device(converted, dev);
+    }
+  }
+
+  // On a device the running value feeds the loop's first parameter as it is: `doing` there
+  // needs a loop that returns that type.
+  template <class R, class P0>
+  [[noreturn]] static void refuse_running_value_on_device(const char *doing, const char *instead) {
+    throw argument_error(std::string(name()), 1,
+                         std::string(doing) +
+                             " on a device takes a loop whose result type is its first parameter's "
+                             "(the running value's); this loop returns " +
+                             std::string(dtype_name(dtype_of<R>)) + " and takes " +
+                             std::string(dtype_name(dtype_of<P0>)) + instead);
   }
 
   // Runs `queue`, which queues work on `s`; if it throws, waits for `s` first (ignoring what the
@@ -534,23 +542,11 @@ private:
       // parameter as a host call converts it; the first slice, converted to the result type as
       // the host's converts it, goes into the result there; then one call per step.
       if constexpr (!std::is_same_v<R, P0>) {
-        throw argument_error(std::string(name()), 1,
-                             std::string("accumulating on a device takes a loop whose result type is its first "
-                                         "parameter's (the running value's); this loop returns ") +
-                                 std::string(dtype_name(dtype_of<R>)) + " and takes " +
-                                 std::string(dtype_name(dtype_of<P0>)) + "; accumulate on the host");
+        refuse_running_value_on_device<R, P0>("accumulating", "; accumulate on the host");
       } else {
         const detail::device_call c = this->call_on(nullptr, unavailable_message);
         const kernel::device dev(c.device);
-        const auto on_device = [&] {
-          if constexpr (std::is_same_v<P1, T>) {
-            return kernel::to_device(v, dev);
-          } else {
-            ndarray<P1, rank> converted(ndarray<P1, rank>::uninitialized, v.shape(), name(), 1);
-            detail::gather(v, converted.data());
-            return kernel::to_device(converted, dev);
-          }
-        }();
+        const auto on_device = converted_to_device<P1>(v, dev);
         // r[0] converted on the host as the host's first step converts it, and taken up.
         ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
         detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
