@@ -273,14 +273,7 @@ private:
         return no_initial{};
     }();
     const in_view v = arg::view(array); // (views and spans of writable elements too)
-    detail::check_view(name(), 1, v);
-    if constexpr (arg::is_device) detail::require_device_of(name(), 1, array);
-    const int rank_i = static_cast<int>(rank);
-    if (axis < -rank_i || axis >= rank_i)
-      throw argument_error(std::string(name()), 2,
-                           "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
-                               " dimension" + (rank == 1 ? "" : "s"));
-    const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + rank_i : axis);
+    const std::size_t ax = checked_axis(array, v, axis);
     if (!has_initial && v.shape(ax) == 0)
       throw argument_error(std::string(name()), 1,
                            "axis " + std::to_string(ax) +
@@ -421,6 +414,20 @@ private:
     }
   }
 
+  // The array `a` (viewed as `v`) checked as the first argument of reduce or accumulate, and
+  // their second, `axis` (negative counts from the end), as an index of its dimensions.
+  template <class A, class T, std::size_t Rank>
+  static std::size_t checked_axis(const A &a, const array_view<T, Rank> &v, int axis) {
+    detail::check_view(name(), 1, v);
+    if constexpr (detail::ufunc_arg<const A &>::is_device) detail::require_device_of(name(), 1, a);
+    const int rank = static_cast<int>(Rank);
+    if (axis < -rank || axis >= rank)
+      throw argument_error(std::string(name()), 2,
+                           "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
+                               " dimension" + (rank == 1 ? "" : "s"));
+    return static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+  }
+
   // `v` in device memory of `dev`, converted to P1 on the host first as a host call converts it.
   template <class P1, class T, std::size_t Rank>
   static device_array<P1, Rank> converted_to_device(const array_view<const T, Rank> &v, kernel::device dev) {
@@ -497,14 +504,7 @@ private:
     static_assert(can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>),
                   "accumulate needs a loop whose result casts safely back to its first parameter");
     const in_view v = arg::view(array);
-    detail::check_view(name(), 1, v);
-    if constexpr (arg::is_device) detail::require_device_of(name(), 1, array);
-    const int rank_i = static_cast<int>(rank);
-    if (axis < -rank_i || axis >= rank_i)
-      throw argument_error(std::string(name()), 2,
-                           "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
-                               " dimension" + (rank == 1 ? "" : "s"));
-    const std::size_t ax = static_cast<std::size_t>(axis < 0 ? axis + rank_i : axis);
+    const std::size_t ax = checked_axis(array, v, axis);
     const index_t n = v.shape(ax);
     // The first slice, r[0] = a[0] as the loop's result type; then r[k] = f(r[k-1], a[k]).
     std::array<index_t, rank> first_shape = v.shape();
