@@ -10,16 +10,38 @@
 
 namespace kernel::runtime::cuda {
 
-environment_stamp environment_stamp::now() noexcept {
-  environment_stamp s;
-  s.array = environ;
+settings_stamp settings_stamp::of(const math_library_spec &spec) noexcept {
+  settings_stamp s;
+  s.taken_ = true;
+  s.array_ = environ;
+  s.slot_.fill(-1);
   if (!environ) return s;
-  for (char **e = environ; *e; ++e) {
-    // Position-dependent, so that two entries trading places also change it.
-    s.folded = (s.folded * 31) ^ reinterpret_cast<std::uintptr_t>(*e);
-    ++s.entries;
+  std::array<std::string_view, variables> names{spec.variable};
+  for (std::size_t i = 0; i < toolkit_root_variables.size(); ++i) names[i + 1] = toolkit_root_variables[i];
+  for (char **e = environ; *e; ++e, ++s.entries_) {
+    const std::string_view entry(*e);
+    for (std::size_t k = 0; k < variables; ++k)
+      // The first entry of the name, as getenv finds it.
+      if (s.slot_[k] < 0 && entry.size() > names[k].size() && entry.starts_with(names[k]) &&
+          entry[names[k].size()] == '=') {
+        s.slot_[k] = static_cast<std::ptrdiff_t>(s.entries_);
+        s.entry_[k] = *e;
+      }
   }
+  s.last_ = s.entries_ > 0 ? environ[s.entries_ - 1] : nullptr;
   return s;
+}
+
+bool settings_stamp::current() const noexcept {
+  if (!taken_ || environ != array_) return false;
+  if (!array_) return true; // still no environment
+  // The same length (read only within it, or at its end), the same last entry, and each
+  // variable's entry where it was.
+  if (entries_ > 0 && array_[entries_ - 1] != last_) return false;
+  if (array_[entries_] != nullptr) return false;
+  for (std::size_t k = 0; k < variables; ++k)
+    if (slot_[k] >= 0 && array_[slot_[k]] != entry_[k]) return false;
+  return true;
 }
 
 math_library_settings current_math_library_settings(const math_library_spec &spec) noexcept {

@@ -46,19 +46,29 @@ private:
   bool kept_ = false;
 };
 
-/// What the environment is now, in a few words: its array, its length and its entries'
-/// addresses folded together. setenv, unsetenv and putenv change one of them (a value is
-/// replaced by a new string, an entry added or removed), so an equal stamp means the variables
-/// were not set since, and the settings need not be read again (each getenv scans the whole
-/// environment: three per library call were a tenth of an FFT's host time). A string given to
-/// putenv and then changed in place keeps the stamp: such a change is seen at the next
-/// setenv or unsetenv of any variable.
-struct environment_stamp {
-  const void *array = nullptr;
-  std::size_t entries = 0;
-  std::uintptr_t folded = 0;
-  static environment_stamp now() noexcept;
-  bool operator==(const environment_stamp &) const noexcept = default;
+/// Where the settings of a library come from in the environment, in a few words: its array,
+/// its length, its last entry, and the slot and entry of each of the library's variables. When
+/// setenv, unsetenv or putenv set or remove one of those variables, or add or remove any
+/// variable, one of these changes (a new value is a new entry in the variable's slot, a new
+/// variable is a new last entry, a removal moves the entries after it), so a stamp that is
+/// still current means the settings were not set since and need not be read again. Checking
+/// one reads a few words, where each getenv, and a stamp of every entry, scans the whole
+/// environment: hundreds of instructions per library call in a large one. Another variable
+/// given a new value leaves the stamp current (unless its entry is the last); so does a string given to putenv and then
+/// changed in place (see putenv(3)), which is seen when a later call moves its entry.
+class settings_stamp {
+public:
+  static settings_stamp of(const math_library_spec &spec) noexcept;
+  bool current() const noexcept;
+
+private:
+  static constexpr std::size_t variables = std::tuple_size_v<math_library_settings>;
+  char **array_ = nullptr;
+  std::size_t entries_ = 0;
+  const char *last_ = nullptr;
+  std::array<std::ptrdiff_t, variables> slot_{}; // -1 where the variable is unset
+  std::array<const char *, variables> entry_{};
+  bool taken_ = false; // a default stamp is never current
 };
 
 /// Where `spec`'s library is looked for under the current environment, in order.
@@ -86,7 +96,7 @@ template <class Functions> struct loaded_math_libraries {
   std::mutex lock;
   std::map<std::vector<std::string>, std::shared_ptr<math_library<Functions>>> by_candidates;
   kept_math_library_settings last_settings;
-  environment_stamp last_stamp;
+  settings_stamp last_stamp;
   std::shared_ptr<math_library<Functions>> last;
 
   static loaded_math_libraries &instance() {
@@ -106,15 +116,15 @@ template <class Functions, class Needs>
   requires std::is_invocable_r_v<std::string, const Needs &>
 std::shared_ptr<const math_library<Functions>> load_math_library(const math_library_spec &spec, const Needs &needs) {
   loaded_math_libraries<Functions> &table = loaded_math_libraries<Functions>::instance();
-  const environment_stamp stamp = environment_stamp::now();
   {
     std::lock_guard guard(table.lock);
-    if (table.last && table.last_stamp == stamp) return table.last;
+    if (table.last && table.last_stamp.current()) return table.last;
   }
+  const settings_stamp stamp = settings_stamp::of(spec);
   const math_library_settings now = current_math_library_settings(spec);
   // Kept under `stamp` only if the environment did not change while it was read (another
   // thread's setenv): else the next call reads it again.
-  const bool settled = environment_stamp::now() == stamp;
+  const bool settled = stamp.current();
   {
     std::lock_guard guard(table.lock);
     if (table.last && table.last_settings.matches(now)) {
@@ -135,7 +145,7 @@ std::shared_ptr<const math_library<Functions>> load_math_library(const math_libr
   }
   if (!lib->failure.empty()) throw_missing_math_library(spec, needs(), where, lib->failure);
   table.last_settings.keep(now);
-  table.last_stamp = settled ? stamp : environment_stamp{};
+  table.last_stamp = settled ? stamp : settings_stamp{};
   table.last = lib;
   return lib;
 }

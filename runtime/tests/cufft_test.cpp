@@ -466,24 +466,46 @@ TEST(CufftLibrary, TheVariableIsReadAgainWhenItChanges) {
   EXPECT_NO_THROW(kernel::detail::cufft_require("fft"));
 }
 
-// The environment's stamp changes with every way a variable is set or removed, and only then.
-TEST(EnvironmentStamp, ChangesWithTheEnvironment) {
-  using kernel::runtime::cuda::environment_stamp;
-  const environment_stamp before = environment_stamp::now();
-  EXPECT_EQ(environment_stamp::now(), before);
-  ASSERT_EQ(setenv("KERNEL_STAMP_TEST", "a", 1), 0); // a new variable
-  const environment_stamp added = environment_stamp::now();
-  EXPECT_NE(added, before);
+// A library's settings stamp is no longer current after every way its variables are set or
+// removed, and after any variable is added or removed; another variable's new value leaves it.
+TEST(SettingsStamp, FollowsTheLibrarysVariables) {
+  using kernel::runtime::cuda::settings_stamp;
+  const kernel::runtime::cuda::math_library_spec spec{"a test", "libnothing.so", "KERNEL_STAMP_TEST"};
+  ASSERT_EQ(setenv("KERNEL_STAMP_OTHER", "1", 1), 0);
+  ASSERT_EQ(setenv("KERNEL_STAMP_AFTER", "1", 1), 0);
+  settings_stamp stamp = settings_stamp::of(spec);
+  EXPECT_TRUE(stamp.current());
+  EXPECT_FALSE(settings_stamp().current()); // a default stamp never is
+  // Another variable's new value (not the last entry's, which is watched as the length is).
+  ASSERT_EQ(setenv("KERNEL_STAMP_OTHER", "2", 1), 0);
+  EXPECT_TRUE(stamp.current());
+  ASSERT_EQ(setenv("KERNEL_STAMP_ADDED", "1", 1), 0); // any new variable
+  EXPECT_FALSE(stamp.current());
+  stamp = settings_stamp::of(spec);
+  ASSERT_EQ(setenv("KERNEL_STAMP_TEST", "a", 1), 0); // the library's variable, new
+  EXPECT_FALSE(stamp.current());
+  stamp = settings_stamp::of(spec);
   ASSERT_EQ(setenv("KERNEL_STAMP_TEST", "b", 1), 0); // a new value
-  const environment_stamp changed = environment_stamp::now();
-  EXPECT_NE(changed, added);
-  ASSERT_EQ(setenv("KERNEL_STAMP_TEST", "c", 0), 0); // not replaced: no change
-  EXPECT_EQ(environment_stamp::now(), changed);
+  EXPECT_FALSE(stamp.current());
+  stamp = settings_stamp::of(spec);
+  ASSERT_EQ(setenv("KERNEL_STAMP_TEST", "c", 0), 0); // not replaced: still current
+  EXPECT_TRUE(stamp.current());
   static char entry[] = "KERNEL_STAMP_TEST=d";
   ASSERT_EQ(putenv(entry), 0);
-  EXPECT_NE(environment_stamp::now(), changed);
+  EXPECT_FALSE(stamp.current());
+  stamp = settings_stamp::of(spec);
+  ASSERT_EQ(unsetenv("KERNEL_STAMP_ADDED"), 0); // any removal (it moves the entries after it)
+  EXPECT_FALSE(stamp.current());
+  stamp = settings_stamp::of(spec);
   ASSERT_EQ(unsetenv("KERNEL_STAMP_TEST"), 0);
-  EXPECT_EQ(environment_stamp::now().entries, before.entries);
+  EXPECT_FALSE(stamp.current());
+  // A removal and an addition between two checks: the same length, another last entry.
+  stamp = settings_stamp::of(spec);
+  ASSERT_EQ(unsetenv("KERNEL_STAMP_OTHER"), 0);
+  ASSERT_EQ(setenv("KERNEL_STAMP_TEST", "e", 1), 0);
+  EXPECT_FALSE(stamp.current());
+  ASSERT_EQ(unsetenv("KERNEL_STAMP_TEST"), 0);
+  ASSERT_EQ(unsetenv("KERNEL_STAMP_AFTER"), 0);
 }
 
 } // namespace
