@@ -209,10 +209,10 @@ public:
               this->placed_on().runs_on_host() ? detail::first_device(name(), a, b) : nullptr, unavailable_message);
           if constexpr (sizeof...(Out) == 1) {
             (*this)(spread_a, spread_b, std::forward<Out>(out)...);
-            hold_until_done(*c.stream, a, b);
+            detail::keep_until_done(*c.stream, {detail::owned_device_memory(a), detail::owned_device_memory(b)});
           } else {
             auto result = (*this)(spread_a, spread_b);
-            hold_until_done(*c.stream, a, b);
+            detail::keep_until_done(*c.stream, {detail::owned_device_memory(a), detail::owned_device_memory(b)});
             return result;
           }
         }
@@ -302,7 +302,7 @@ private:
           reduce_by_calls<fn>(*this, v, ax, array.device(), result);
         }
       });
-      hold_until_done(*c.stream, array);
+      detail::keep_until_done(*c.stream, {detail::owned_device_memory(array)});
       if constexpr (rank == 1) {
         detail::stream_synchronize(*c.stream); // the calls may be queued on the user's stream
         return result.copy_to_host()[0];
@@ -315,7 +315,7 @@ private:
         // was placed: after the results calls on streams are delivering into them. An empty
         // one with an initial value is that value.)
         detail::await_host_writes(v);
-        reduce_on_host<fn>(v, ax, result.data(), start);
+        fold_on_host<fn, false>(v, ax, result.data(), start);
       } else {
         // On a device: the array goes there once, converted to the type of the loop's second
         // parameter as a host call converts it; the first slice, converted to the result type as
@@ -475,19 +475,6 @@ private:
     a.copy_from_host(ndarray<R, Rank>(a.shape(), value));
   }
 
-  // Holds the device arrays among `a...` (their own memory; a view owns none) until the work
-  // queued on `s` so far is done, as a call given them holds them.
-  template <class... A> static void hold_until_done(detail::stream_state &s, const A &...a) {
-    std::vector<std::shared_ptr<void>> held;
-    const auto hold = [&](const auto &x) {
-      if constexpr (detail::ufunc_arg<decltype(x)>::is_device)
-        if (auto owned = detail::owned_device_memory(x); detail::needs_holding(owned, s))
-          held.push_back(std::move(owned));
-    };
-    (hold(a), ...);
-    if (!held.empty()) detail::keep_until_done(s, std::move(held));
-  }
-
   template <class A> auto accumulate_fitting(const A &array, int axis) const {
     using arg = detail::ufunc_arg<const A &>;
     constexpr std::size_t rank = arg::rank;
@@ -527,7 +514,7 @@ private:
         drained_on_failure(*c.stream, [&] {
           accumulate_on_device(c, array.device(), v, in_view(v.data(), first_shape, v.strides()), ax, result);
         });
-        hold_until_done(*c.stream, array);
+        detail::keep_until_done(*c.stream, {detail::owned_device_memory(array)});
         return result;
       }
     } else {
@@ -535,7 +522,7 @@ private:
       if (n == 0 || result.size() == 0) return result;
       if (this->placed_on().runs_on_host() || n == 1) {
         detail::await_host_writes(v);
-        accumulate_on_host<fn>(v, ax, result.data());
+        fold_on_host<fn, true>(v, ax, result.data(), no_initial{});
         return result;
       }
       // On a device: the array goes there once, converted to the type of the loop's second
@@ -566,48 +553,6 @@ private:
     }
   }
 
-  // Every line along `ax` accumulated on the calling thread(s) into `out`, C-contiguous of
-  // the array's shape; line `o` is row-major over the other dimensions.
-  template <auto Fn, class T, std::size_t Rank, class R>
-  void accumulate_on_host(const array_view<const T, Rank> &v, std::size_t ax, R *out) const {
-    struct job {
-      const array_view<const T, Rank> *v;
-      std::size_t ax;
-      R *out;
-    } j{&v, ax, out};
-    index_t lines = 1;
-    for (std::size_t d = 0; d < Rank; ++d)
-      if (d != ax) lines *= v.shape(d);
-    auto body = [](void *ctx, index_t begin, index_t end) {
-      using traits = detail::function_traits<decltype(Fn)>;
-      using P0 = typename traits::template arg<0>;
-      using P1 = typename traits::template arg<1>;
-      const job &jb = *static_cast<const job *>(ctx);
-      const array_view<const T, Rank> &a = *jb.v;
-      const auto out_strides = array_view<R, Rank>::contiguous_strides(a.shape());
-      const index_t n = a.shape(jb.ax), step = a.stride(jb.ax), out_step = out_strides[jb.ax];
-      for (index_t o = begin; o < end; ++o) {
-        index_t rest = o, offset = 0, out_offset = 0;
-        for (std::size_t d = Rank; d-- > 0;) {
-          if (d == jb.ax) continue;
-          const index_t at = rest % a.shape(d);
-          offset += at * a.stride(d);
-          out_offset += at * out_strides[d];
-          rest /= a.shape(d);
-        }
-        const T *p = a.data() + offset;
-        R *q = jb.out + out_offset;
-        R acc = static_cast<R>(p[0]);
-        q[0] = acc;
-        for (index_t k = 1; k < n; ++k) q[k * out_step] = acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
-      }
-    };
-    // Through run_trapping: an integer division by zero in the loop function is an error.
-    const index_t n = v.shape(ax);
-    detail::loop_trapping(name(), this->placed_on().where == target::parallel, lines,
-                          std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n : 1)), body, &j);
-  }
-
   // On a device: out[k] = f(out[k-1], slice k of `v`) for k >= 1, each an elementwise call
   // over the other dimensions (out[0] is in place already).
   template <class Placed, class T, std::size_t Rank, class R>
@@ -628,19 +573,21 @@ private:
     }
   }
 
-  // The fold of every result element on the calling thread(s): result element `o` (row-major
-  // over the dimensions other than `ax`) is the fold of the elements along `ax` at it.
-  template <auto Fn, class T, std::size_t Rank, class R, class Start>
-  void reduce_on_host(const array_view<const T, Rank> &v, std::size_t ax, R *out, const Start &start) const {
+  // The fold of every line along `ax` on the calling thread(s), from `start` (or no_initial:
+  // from the line's first element), into `out`, C-contiguous: `KeepSteps` (accumulate) keeps
+  // every step, in an array of the input's shape; else (reduce) only the last, in one of its
+  // other dimensions. Line `o` is row-major over those.
+  template <auto Fn, bool KeepSteps, class T, std::size_t Rank, class R, class Start>
+  void fold_on_host(const array_view<const T, Rank> &v, std::size_t ax, R *out, const Start &start) const {
     struct job {
       const array_view<const T, Rank> *v;
       std::size_t ax;
       R *out;
       const Start *start;
     } j{&v, ax, out, &start};
-    index_t outputs = 1;
+    index_t lines = 1;
     for (std::size_t d = 0; d < Rank; ++d)
-      if (d != ax) outputs *= v.shape(d);
+      if (d != ax) lines *= v.shape(d);
     auto body = [](void *ctx, index_t begin, index_t end) {
       using traits = detail::function_traits<decltype(Fn)>;
       using P0 = typename traits::template arg<0>;
@@ -648,32 +595,43 @@ private:
       const job &jb = *static_cast<const job *>(ctx);
       const array_view<const T, Rank> &a = *jb.v;
       const index_t n = a.shape(jb.ax), step = a.stride(jb.ax);
+      // Where the results go: the input's shape, the axis of one element unless kept whole.
+      std::array<index_t, Rank> out_shape = a.shape();
+      if (!KeepSteps) out_shape[jb.ax] = 1;
+      const auto out_strides = array_view<R, Rank>::contiguous_strides(out_shape);
       for (index_t o = begin; o < end; ++o) {
-        index_t rest = o, offset = 0;
+        index_t rest = o, offset = 0, out_offset = 0;
         for (std::size_t d = Rank; d-- > 0;) {
           if (d == jb.ax) continue;
-          offset += (rest % a.shape(d)) * a.stride(d);
+          const index_t at = rest % a.shape(d);
+          offset += at * a.stride(d);
+          out_offset += at * out_strides[d];
           rest /= a.shape(d);
         }
         const T *p = a.data() + offset;
-        if constexpr (std::is_same_v<Start, no_initial>) {
-          R acc = static_cast<R>(p[0]);
-          for (index_t k = 1; k < n; ++k) acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
-          jb.out[o] = acc;
-        } else {
-          if (n == 0) {
-            jb.out[o] = static_cast<R>(*jb.start);
+        R *q = jb.out + out_offset;
+        if constexpr (!std::is_same_v<Start, no_initial>) {
+          if (n == 0) { // (reduce's: an empty axis is the initial value)
+            *q = static_cast<R>(*jb.start);
             continue;
           }
-          R acc = Fn(*jb.start, static_cast<P1>(p[0]));
-          for (index_t k = 1; k < n; ++k) acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
-          jb.out[o] = acc;
         }
+        R acc;
+        if constexpr (std::is_same_v<Start, no_initial>)
+          acc = static_cast<R>(p[0]);
+        else
+          acc = Fn(*jb.start, static_cast<P1>(p[0]));
+        if constexpr (KeepSteps) q[0] = acc;
+        for (index_t k = 1; k < n; ++k) {
+          acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
+          if constexpr (KeepSteps) q[k * out_strides[jb.ax]] = acc;
+        }
+        if constexpr (!KeepSteps) *q = acc;
       }
     };
     // Through run_trapping: an integer division by zero in the loop function is an error.
     const index_t n = v.shape(ax);
-    detail::loop_trapping(name(), this->placed_on().where == target::parallel, outputs,
+    detail::loop_trapping(name(), this->placed_on().where == target::parallel, lines,
                           std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n : 1)), body, &j);
   }
 

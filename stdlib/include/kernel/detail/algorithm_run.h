@@ -219,12 +219,6 @@ template <class E> void launch_over(const device_call &c, index_t work, const ty
 inline void keep_until_done(const device_call &c, std::vector<std::shared_ptr<void>> what) {
   keep_until_done(*c.stream, std::move(what));
 }
-/// The same for a few pointers in braces, without building their list on the heap where none
-/// needs holding (the common case: a device array of the call's own stream).
-inline void keep_until_done(stream_state &s, std::initializer_list<std::shared_ptr<void>> what) {
-  if (std::any_of(what.begin(), what.end(), [&](const std::shared_ptr<void> &p) { return needs_holding(p, s); }))
-    keep_until_done(s, std::vector<std::shared_ptr<void>>(what));
-}
 inline void keep_until_done(const device_call &c, std::initializer_list<std::shared_ptr<void>> what) {
   keep_until_done(*c.stream, what);
 }

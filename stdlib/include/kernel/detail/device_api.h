@@ -4,8 +4,10 @@
 // public wrappers are in kernel/device.h and kernel/device_array.h.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -111,6 +113,12 @@ bool host_deliveries_pending() noexcept;
 /// run it (tens of microseconds a call on a GPU), so it is queued only for what needs it
 /// (host memory, the simulator's, objects that own memory).
 void keep_until_done(stream_state &s, std::vector<std::shared_ptr<void>> what);
+/// The same for a few pointers in braces, without building their list on the heap where none
+/// needs holding (the common case: a device array of the call's own stream).
+inline void keep_until_done(stream_state &s, std::initializer_list<std::shared_ptr<void>> what) {
+  if (std::any_of(what.begin(), what.end(), [&](const std::shared_ptr<void> &p) { return needs_holding(p, s); }))
+    keep_until_done(s, std::vector<std::shared_ptr<void>>(what));
+}
 
 /// The configuration for `work` independent items processed in a grid-stride loop: up to
 /// one thread per item.
