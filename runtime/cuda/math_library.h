@@ -54,8 +54,9 @@ private:
 /// still current means the settings were not set since and need not be read again. Checking
 /// one reads a few words, where each getenv, and a stamp of every entry, scans the whole
 /// environment: hundreds of instructions per library call in a large one. Another variable
-/// given a new value leaves the stamp current (unless its entry is the last); so does a string given to putenv and then
-/// changed in place (see putenv(3)), which is seen when a later call moves its entry.
+/// given a new value leaves the stamp current (unless its entry is the last); so does a
+/// string given to putenv and then changed in place (see putenv(3)), which is seen when a
+/// later call moves its entry.
 class settings_stamp {
 public:
   static settings_stamp of(const math_library_spec &spec) noexcept;
