@@ -30,6 +30,9 @@ float gaussian_pdf(float x, float mean, float sigma) {
   return std::exp(-0.5f * z * z) / (sigma * sqrt_2pi);
 }
 
+[[kernel::vectorize("float32(float32, float32)")]]
+float add(float a, float b) { return a + b; }
+
 // The baselines: what a C++ programmer writes by hand. Not inlined into main, so that the
 // compiler sees a loop over pointers as in any library function.
 __attribute__((noinline)) void saxpy_loop(float a, const float *x, const float *y, float *out,
@@ -49,6 +52,12 @@ template <class F> double seconds(F &&f) {
   f();
   const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
   return dt.count();
+}
+
+__attribute__((noinline)) float sum_loop(const float *x, std::size_t n) {
+  float s = 0;
+  for (std::size_t i = 0; i < n; ++i) s += x[i];
+  return s;
 }
 
 // The three variants run in turn, so that each sees the same machine state (frequency,
@@ -109,5 +118,18 @@ int main(int argc, char **argv) {
               [&] { vpdf(x, 0.0f, 1.0f, out); }, [&] { vpdf.on(parallel)(x, 0.0f, 1.0f, out); });
   std::printf("%-14s %12.2f %12.2f %12.2f %11.3f %13.2f\n", "gaussian_pdf", gl * 1e3, gu * 1e3,
               gp * 1e3, gl / gu, gu / gp);
+
+  // reduce: in order on cpu, as the loop; on parallel, with an identity, in chunks on the cores.
+  constexpr kernel::ufunc<add> vsum{kernel::identity::zero};
+  const float in_order = sum_loop(x.data(), n);
+  if (vsum.reduce(x) != in_order) return std::puts("add.reduce differs from the loop"), 1;
+  if (!(std::abs(vsum.on(parallel).reduce(x) - in_order) <= 1e-3f * n))
+    return std::puts("add.reduce on parallel differs from the loop"), 1;
+  volatile float sink = 0;
+  const auto [rl, ru, rp] = best_of(
+      runs, [&] { sink = sum_loop(x.data(), n); }, [&] { sink = vsum.reduce(x); },
+      [&] { sink = vsum.on(parallel).reduce(x); });
+  std::printf("%-14s %12.2f %12.2f %12.2f %11.3f %13.2f\n", "add.reduce", rl * 1e3, ru * 1e3, rp * 1e3, rl / ru,
+              ru / rp);
   return 0;
 }

@@ -344,6 +344,96 @@ TEST(UfuncCpu, ReduceFromAnInitialValue) {
   }
 }
 
+std::int64_t times(std::int64_t a, std::int64_t b) { return a * b; }
+
+// A ufunc's identity (Numba's @vectorize(identity=...)): an empty axis reduces to it, and it
+// lets reduce run over several axes at once (NumPy's axis=(0, 2) and axis=None), each result
+// the fold of its elements, whatever their strides; without one, one axis at a time.
+TEST(UfuncCpu, ReduceOverSeveralAxes) {
+  constexpr kernel::ufunc<add> vsum{kernel::identity::zero};
+  constexpr kernel::ufunc<times> vproduct{kernel::identity::one};
+  constexpr kernel::ufunc<sub> vsub;
+  static_assert(vsum.identity() == kernel::identity::zero && vsub.identity() == kernel::identity::none);
+  static_assert(vsum.on(kernel::target::parallel).identity() == kernel::identity::zero);
+  kernel::ndarray<double, 3> a({2, 3, 4});
+  for (int i = 0; i < 24; ++i) a.data()[i] = i * i % 17;
+  const auto sum_over = [&](const kernel::array_view<const double, 3> &v, std::array<bool, 3> over) {
+    std::vector<double> r;
+    for (int i = 0; i < (over[0] ? 1 : v.shape(0)); ++i)
+      for (int j = 0; j < (over[1] ? 1 : v.shape(1)); ++j)
+        for (int k = 0; k < (over[2] ? 1 : v.shape(2)); ++k) {
+          double s = 0;
+          for (int x = over[0] ? 0 : i; x < (over[0] ? v.shape(0) : i + 1); ++x)
+            for (int y = over[1] ? 0 : j; y < (over[1] ? v.shape(1) : j + 1); ++y)
+              for (int z = over[2] ? 0 : k; z < (over[2] ? v.shape(2) : k + 1); ++z) s += v(x, y, z);
+          r.push_back(s);
+        }
+    return r;
+  };
+  // Reversed along the middle axis: no two axes line up.
+  const kernel::array_view<const double, 3> reversed(a.data() + 8, {2, 3, 4}, {12, -4, 1});
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    SCOPED_TRACE(kernel::target_name(t));
+    const auto f = vsum.on(t);
+    for (const kernel::array_view<const double, 3> &v : {kernel::array_view<const double, 3>(a.view()), reversed}) {
+      const auto outer_two = f.reduce(v, {0, 2});
+      static_assert(std::is_same_v<decltype(outer_two), const kernel::ndarray<double, 1>>);
+      EXPECT_EQ(outer_two.to_vector(), sum_over(v, {true, false, true}));
+      EXPECT_EQ(f.reduce(v, {2, -3}).to_vector(), sum_over(v, {true, false, true}));
+      EXPECT_EQ(f.reduce(v, std::array{1, 2}).to_vector(), sum_over(v, {false, true, true}));
+      EXPECT_EQ(f.reduce(v, {0, 1}).to_vector(), sum_over(v, {true, true, false}));
+      const double all = f.reduce(v, kernel::all_axes);
+      EXPECT_EQ(all, sum_over(v, {true, true, true})[0]);
+      EXPECT_EQ(f.reduce(v, {0, 1, 2}, 100), all + 100);
+      EXPECT_EQ(f.reduce(v, {1}).to_vector(), f.reduce(v, 1).to_vector());
+    }
+    // An empty axis is the identity; so is the reduction of every axis of an empty array.
+    const kernel::ndarray<std::int64_t, 2> none({0, 3});
+    EXPECT_EQ(vproduct.on(t).reduce(none, 0).to_vector(), (std::vector<std::int64_t>{1, 1, 1}));
+    EXPECT_EQ(vproduct.on(t).reduce(none, kernel::all_axes), 1);
+    EXPECT_EQ(f.reduce(none, {0, 1}), 0.0);
+    EXPECT_EQ(f.reduce(std::vector<float>{}), 0.0);
+    EXPECT_EQ(vproduct.on(t).reduce(std::vector<std::int64_t>{2, 3, 7}, kernel::all_axes), 42);
+    // One axis needs no identity: every axis of a 1-d array is one.
+    EXPECT_EQ(vsub.on(t).reduce(std::vector<double>{10, 1, 2}, kernel::all_axes), 7.0);
+  }
+  // On `parallel`, long lines of a ufunc with an identity are folded in chunks on the cores,
+  // then the chunks' results; without one, in order.
+  kernel::ndarray<double, 2> lines({3, (1 << 17) + 5});
+  for (kernel::index_t i = 0; i < lines.size(); ++i) lines.data()[i] = static_cast<double>(i % 1000 + 1);
+  const auto line_sum = [&](int row) {
+    double s = 0;
+    for (kernel::index_t k = 0; k < lines.shape(1); ++k) s += lines(row, k);
+    return s;
+  };
+  const auto parallel_sum = vsum.on(kernel::target::parallel);
+  EXPECT_EQ(parallel_sum.reduce(lines, 1).to_vector(), (std::vector<double>{line_sum(0), line_sum(1), line_sum(2)}));
+  EXPECT_EQ(parallel_sum.reduce(lines, 1, 7.0)[2], line_sum(2) + 7);
+  EXPECT_EQ(parallel_sum.reduce(lines, kernel::all_axes), line_sum(0) + line_sum(1) + line_sum(2));
+  const kernel::array_view<const double, 1> backwards(lines.data() + lines.shape(1) - 1, {lines.shape(1)}, {-1});
+  EXPECT_EQ(parallel_sum.reduce(backwards), line_sum(0));
+  EXPECT_EQ(vsub.on(kernel::target::parallel).reduce(backwards), vsub.reduce(backwards));
+  const auto refused = [](const auto &call, int argument, const std::string &says) {
+    try {
+      call();
+      ADD_FAILURE() << "accepted: " << says;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_NE(std::string(e.callee()).find("sub"), std::string::npos);
+      EXPECT_EQ(e.argument(), argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { (void)vsub.reduce(a, {0, 1}); }, 2, "reducing over 2 axes at once combines elements out of order");
+  refused([&] { (void)vsub.reduce(a, kernel::all_axes); }, 2, "needs a ufunc with an identity");
+  refused([&] { (void)vsub.reduce(kernel::ndarray<double, 2>({0, 2}), 0); }, 1,
+          "has no elements, and the ufunc has no identity");
+  constexpr kernel::ufunc<sub> vsub_any{kernel::identity::reorderable};
+  refused([&] { (void)vsub_any.reduce(kernel::ndarray<double, 2>({0, 2}), 0); }, 1, "kernel::identity::zero or one");
+  refused([&] { (void)vsub_any.reduce(a, {1, -2}); }, 2, "axis 1 is given twice");
+  refused([&] { (void)vsub_any.reduce(a, {0, 3}); }, 2, "axis 3 is out of range for an array of 3 dimensions");
+  EXPECT_EQ(vsub_any.reduce(a, {1, 2}).to_vector(), (std::vector<double>{-98, -62}));
+}
+
 // NumPy's ufunc.accumulate: every step of reduce's fold, in order (subtraction is not
 // associative), along any axis, of any strides; the loop's result type.
 TEST(UfuncCpu, AccumulateAlongAnAxis) {

@@ -321,6 +321,65 @@ TEST(UfuncDevice, ReduceAlongAnAxis) {
   }
 }
 
+// reduce over several axes where the arrays are: gathered first where the axes' strides do not
+// line up; an empty axis is the identity; an axis of one element is its elements, converted.
+TEST(UfuncDevice, ReduceOverSeveralAxes) {
+  constexpr kernel::ufunc<add> vsum{kernel::identity::zero};
+  kernel::ndarray<double, 3> a({2, 3, 4});
+  for (int i = 0; i < 24; ++i) a.data()[i] = i * i % 17;
+  const auto da = kernel::to_device(a, dev);
+  const auto trailing = vsum.reduce(da, {1, 2}); // lined up: no copy
+  static_assert(std::is_same_v<decltype(trailing), const kernel::device_array<double, 1>>);
+  EXPECT_EQ(trailing.copy_to_host().to_vector(), vsum.reduce(a, {1, 2}).to_vector());
+  EXPECT_EQ(vsum.reduce(da, {0, 2}).copy_to_host().to_vector(), vsum.reduce(a, {0, 2}).to_vector());
+  EXPECT_EQ(vsum.reduce(da, {0, 1}).copy_to_host().to_vector(), vsum.reduce(a, {0, 1}).to_vector());
+  EXPECT_EQ(vsum.reduce(da, kernel::all_axes), vsum.reduce(a, kernel::all_axes));
+  EXPECT_EQ(vsum.reduce(da, {2, 0}, 0.5).copy_to_host().to_vector(), vsum.reduce(a, {0, 2}, 0.5).to_vector());
+  // Host arrays given to a device target, strided; a stream of the user's.
+  const kernel::array_view<const double, 3> reversed(a.data() + 8, {2, 3, 4}, {12, -4, 1});
+  EXPECT_EQ(vsum.on(on_dev).reduce(reversed, {0, 2}).to_vector(), vsum.reduce(reversed, {0, 2}).to_vector());
+  EXPECT_EQ(vsum.on(on_dev).reduce(reversed, kernel::all_axes), vsum.reduce(a, kernel::all_axes));
+  kernel::stream s(dev);
+  const auto queued = vsum.on(s).reduce(da, {0, 2});
+  s.synchronize();
+  EXPECT_EQ(queued.copy_to_host().to_vector(), vsum.reduce(a, {0, 2}).to_vector());
+  // Empty axes: the identity.
+  const auto none = kernel::to_device(kernel::ndarray<double, 2>({0, 3}), dev);
+  EXPECT_EQ(vsum.reduce(none, 0).copy_to_host().to_vector(), (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(vsum.reduce(none, kernel::all_axes), 0.0);
+  // An axis of one element takes no step.
+  kernel::ndarray<double, 2> one_row({1, 4});
+  for (int j = 0; j < 4; ++j) one_row(0, j) = j + 0.5;
+  EXPECT_EQ(vadd.reduce(kernel::to_device(one_row, dev), 0).copy_to_host().to_vector(),
+            (std::vector<double>{0.5, 1.5, 2.5, 3.5}));
+  EXPECT_EQ(vsum.reduce(kernel::to_device(one_row, dev), {0, 1}), 8.0);
+  // With an identity, an axis reduces in a tree of calls: every length, along every axis, from
+  // an initial value or not, of device arrays and of host arrays given to a device target.
+  for (int n : {3, 4, 5, 7, 8, 33}) {
+    SCOPED_TRACE(n);
+    kernel::ndarray<double, 3> c({n, 3, n});
+    for (int i = 0; i < 3 * n * n; ++i) c.data()[i] = (i * 7919) % 1013;
+    const auto dc = kernel::to_device(c, dev);
+    for (int axis : {0, 1, 2}) {
+      const auto expected = vsum.reduce(c, axis).to_vector();
+      EXPECT_EQ(vsum.reduce(dc, axis).copy_to_host().to_vector(), expected) << axis;
+      EXPECT_EQ(vsum.on(on_dev).reduce(c, axis).to_vector(), expected) << axis;
+      EXPECT_EQ(vsum.reduce(dc, axis, 2).copy_to_host().to_vector(), vsum.reduce(c, axis, 2).to_vector()) << axis;
+    }
+    EXPECT_EQ(vsum.reduce(dc, kernel::all_axes), vsum.reduce(c, kernel::all_axes));
+    EXPECT_EQ(dc.copy_to_host().to_vector(), c.to_vector());
+  }
+  // Without an identity, one axis at a time; the array is left as it was.
+  try {
+    (void)vadd.reduce(da, {0, 1});
+    ADD_FAILURE() << "two axes without an identity";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("needs a ufunc with an identity"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(da.copy_to_host().to_vector(), a.to_vector());
+}
+
 // accumulate and outer on the device: device arrays stay there, host arrays given to a device
 // target come back; the same results as on the host.
 [[kernel::vectorize]] double subtract(double a, double b) { return a - b; }

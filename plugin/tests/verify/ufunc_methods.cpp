@@ -63,6 +63,27 @@ void reduce_from_a_complex_number(std::vector<float> &x) {
 // expected-error@* {{reduce's initial value is not a scalar the loop's first parameter takes}}
 // expected-note@*:* {{in instantiation of function template specialization 'kernel::ufunc<&add>::reduce_fitting<std::vector<float>, std::complex<float>>' requested here}}
 
+void reduce_over_more_axes_than_there_are(std::vector<float> &x) {
+  (void)vadd.reduce(x, {0, 1}); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduce over more axes than the array has dimensions}}
+// expected-note@* {{expression evaluates to '2 <= 1'}}
+// expected-note@*:* {{in instantiation of function template specialization 'kernel::ufunc<&add>::reduce_axes_checked<std::vector<float>, 2UL, kernel::ufunc<&add>::no_initial>' requested here}}
+
+void reduce_over_axes_from_an_array(std::vector<float> &x) {
+  (void)vadd.reduce(x, kernel::all_axes, x); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduce's initial value is a number}}
+// expected-note@*:* {{because 'std::vector<float>' does not satisfy 'scalar'}}
+// expected-note@* {{evaluated to false}}
+
+void reduce_of_a_unary_ufunc_over_axes(kernel::ndarray<float, 2> &m) {
+  (void)vnegated.reduce(m, {0, 1}); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduce needs a binary ufunc}}
+// expected-note@* {{expression evaluates to '1 == 2'}}
+// expected-note@*:* {{in instantiation of function template specialization 'kernel::ufunc<&negated>::reduce_axes_checked<kernel::ndarray<float, 2>, 2UL, kernel::ufunc<&negated>::no_initial>' requested here}}
+
 // What they take compiles.
 void valid(std::vector<float> &x, kernel::ndarray<float, 2> &into) {
   auto pairs = vadd.outer(x, x);
@@ -71,5 +92,8 @@ void valid(std::vector<float> &x, kernel::ndarray<float, 2> &into) {
   auto running = vadd.accumulate(x);
   auto along = vadd.on(kernel::target::parallel).accumulate(into, -1);
   auto from = vadd.reduce(x, 0, 1.0);
+  float everything = vadd.reduce(into, kernel::all_axes);
+  auto both = vadd.reduce(into, {1, 0}, 2.0f);
+  (void)everything, (void)both;
   (void)pairs, (void)scaled, (void)running, (void)along, (void)from;
 }

@@ -63,6 +63,20 @@ template <std::size_t... R> constexpr std::size_t max_rank() {
 }
 } // namespace detail
 
+/// A binary ufunc's identity (Numba's `@vectorize(identity=...)`, NumPy's `ufunc.identity`),
+/// given when the ufunc is made: `constexpr kernel::ufunc<add> vadd{kernel::identity::zero};`.
+/// `zero` and `one` are what `reduce` gives an empty axis. Any but `none` also says that the
+/// function combines elements in any order alike (it is associative and commutative), which
+/// reducing over several axes at once needs, as in NumPy. As there, the identity starts no
+/// reduction that has elements: those start from the first.
+enum class identity { none, zero, one, reorderable };
+
+/// `reduce`'s axes argument for every axis of the array (NumPy's `axis=None`).
+struct all_axes_t {
+  explicit constexpr all_axes_t() = default;
+};
+inline constexpr all_axes_t all_axes{};
+
 /// A ufunc made of the loops `F...` (functions with the same number of scalar parameters).
 /// `on(...)` places it on a target, device or stream (detail::placed); on a stream, host
 /// results are written when the stream is synchronized.
@@ -85,8 +99,12 @@ public:
 
   constexpr ufunc() noexcept = default;
   constexpr explicit ufunc(target t) noexcept : detail::placed<ufunc>(t) {}
+  /// A ufunc with an identity (kept by `on(...)`).
+  constexpr explicit ufunc(kernel::identity id) noexcept : identity_(id) {}
 
   constexpr target where() const noexcept { return this->placed_on().where; }
+  /// The identity it was made with (kernel::identity::none unless given).
+  constexpr kernel::identity identity() const noexcept { return identity_; }
 
   /// The name used in messages: the first loop's function.
   static constexpr std::string_view name() noexcept { return detail::function_name<primary>(); }
@@ -142,10 +160,12 @@ public:
   /// NumPy's and Numba's `ufunc.reduce(array, axis)` for a binary ufunc: the elements along
   /// `axis` (negative counts from the end) combined in order, `f(f(f(a0, a1), a2), ...)`; the
   /// result has the array's other dimensions (a scalar for a 1-d array). The loop is the one a
-  /// call with two such arrays selects. The axis must not be empty (a ufunc has no identity).
+  /// call with two such arrays selects. An empty axis reduces to the ufunc's identity (zero or
+  /// one; without one it is an error).
   /// Host arrays reduce on the host (`parallel` spreads the results over cores); device
   /// arrays, or a device target, take one call of the ufunc per step along the axis, on the
-  /// device.
+  /// device; with an identity, whose order of combining is free, and a loop that takes its
+  /// result type in both parameters, a tree of ceil(log2 n) calls there.
   template <class A> auto reduce(const A &array, int axis = 0) const {
     static_assert(nin == 2, "reduce needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
@@ -170,6 +190,40 @@ public:
       return detail::failed_call_result{};
     else
       return reduce_fitting(array, axis, initial);
+  }
+
+  /// reduce over several axes at once (NumPy's `axis=(0, 2)`; `kernel::all_axes` for every
+  /// one, a scalar result): `f.reduce(a, {0, 2})`, optionally from an initial value. The
+  /// result has the other dimensions, in order. Over more than one axis the ufunc needs an
+  /// identity (kernel::identity), whose order of combining elements is free: each result is
+  /// the fold of its elements in C order, on the host; on a device, where the arrays are, as a
+  /// reduce along one axis (in a tree), after one pass that gathers the axes' elements
+  /// together where their strides do not already.
+  template <class A, std::size_t K>
+    requires(K != 1) // ({1} is the axis 1)
+  auto reduce(const A &array, const int (&axes)[K]) const {
+    return reduce_axes_checked(array, std::to_array(axes), no_initial{});
+  }
+  template <class A, std::size_t K, class I>
+    requires(K != 1)
+  auto reduce(const A &array, const int (&axes)[K], const I &initial) const {
+    static_assert(scalar<I>, "reduce's initial value is a number (a scalar the loop's first parameter takes)");
+    return reduce_axes_checked(array, std::to_array(axes), initial);
+  }
+  template <class A, std::size_t K> auto reduce(const A &array, const std::array<int, K> &axes) const {
+    return reduce_axes_checked(array, axes, no_initial{});
+  }
+  template <class A, std::size_t K, class I>
+  auto reduce(const A &array, const std::array<int, K> &axes, const I &initial) const {
+    static_assert(scalar<I>, "reduce's initial value is a number (a scalar the loop's first parameter takes)");
+    return reduce_axes_checked(array, axes, initial);
+  }
+  template <class A> auto reduce(const A &array, all_axes_t) const {
+    return reduce_axes_checked(array, every_axis<A>(), no_initial{});
+  }
+  template <class A, class I> auto reduce(const A &array, all_axes_t, const I &initial) const {
+    static_assert(scalar<I>, "reduce's initial value is a number (a scalar the loop's first parameter takes)");
+    return reduce_axes_checked(array, every_axis<A>(), initial);
   }
 
   /// NumPy's `ufunc.outer(a, b)` for a binary ufunc: the function of every pair of elements,
@@ -241,6 +295,115 @@ private:
   // reduce without an initial value.
   struct no_initial {};
 
+  template <class A> static constexpr auto every_axis() {
+    std::array<int, detail::ufunc_arg<const A &>::rank> axes{};
+    for (std::size_t d = 0; d < axes.size(); ++d) axes[d] = static_cast<int>(d);
+    return axes;
+  }
+
+  template <class A, std::size_t K, class I>
+  auto reduce_axes_checked(const A &array, const std::array<int, K> &axes, const I &initial) const {
+    static_assert(nin == 2, "reduce needs a binary ufunc");
+    using arg = detail::ufunc_arg<const A &>;
+    static_assert(arg::supported && !arg::is_scalar, "reduce takes an array");
+    constexpr std::size_t rank = [] {
+      if constexpr (arg::supported && !arg::is_scalar)
+        return arg::rank;
+      else
+        return K; // (reported above)
+    }();
+    static_assert(K > 0, "reduce over no axes: give one at least");
+    static_assert(K <= rank, "reduce over more axes than the array has dimensions");
+    if constexpr (nin != 2 || !arg::supported || arg::is_scalar || K == 0 || K > rank ||
+                  (!std::is_same_v<I, no_initial> && !scalar<I>))
+      return detail::failed_call_result{};
+    else if constexpr (K == 1)
+      return reduce_fitting(array, axes[0], initial);
+    else
+      return reduce_axes(array, axes, initial);
+  }
+
+  // reduce over K > 1 axes: the array viewed with the other dimensions first and the axes'
+  // last, in order, those merged into one (gathered first where their strides do not line up),
+  // and reduced along it.
+  template <class A, std::size_t K, class I>
+  auto reduce_axes(const A &array, const std::array<int, K> &axes, const I &initial) const {
+    using arg = detail::ufunc_arg<const A &>;
+    constexpr std::size_t rank = arg::rank, kept = rank - K;
+    using T = typename arg::element_type;
+    const array_view<const T, rank> v = arg::view(array);
+    std::array<bool, rank> reduced{};
+    for (std::size_t i = 0; i < K; ++i) {
+      const std::size_t ax = checked_axis(array, v, axes[i]);
+      if (reduced[ax]) throw argument_error(std::string(name()), 2, "axis " + std::to_string(ax) + " is given twice");
+      reduced[ax] = true;
+    }
+    if (identity_ == kernel::identity::none)
+      throw argument_error(std::string(name()), 2,
+                           "reducing over " + std::to_string(K) +
+                               " axes at once combines elements out of order, which needs a ufunc with an "
+                               "identity (kernel::ufunc<f>{kernel::identity::reorderable}, or zero or one), as "
+                               "in NumPy; reduce one axis at a time");
+    // The permuted shape and strides: the kept dimensions, then the reduced ones.
+    std::array<index_t, rank> shape{}, strides{};
+    for (std::size_t d = 0, k = 0, r = kept; d < rank; ++d) {
+      const std::size_t at = reduced[d] ? r++ : k++;
+      shape[at] = v.shape(d);
+      strides[at] = v.stride(d);
+    }
+    const array_view<const T, rank> permuted(v.data(), shape, strides);
+    // The reduced dimensions as one: extent their product; stride the innermost's, where each
+    // other's stride steps over the ones inside it (dimensions of one element aside).
+    index_t count = 1, stride = 0;
+    bool lined_up = true;
+    for (std::size_t d = rank; d-- > kept;) {
+      if (shape[d] == 1) continue;
+      if (count > 1 && strides[d] != stride * count) lined_up = false;
+      if (count == 1) stride = strides[d];
+      count *= shape[d];
+    }
+    std::array<index_t, kept + 1> merged_shape{}, merged_strides{};
+    for (std::size_t d = 0; d < kept; ++d) {
+      merged_shape[d] = shape[d];
+      merged_strides[d] = strides[d];
+    }
+    merged_shape[kept] = count;
+    if constexpr (arg::is_device) {
+      const kernel::device dev = array.device();
+      // The views own nothing: the array is held until the calls are done, as a call holds it.
+      const detail::device_call c = this->call_on(&dev.state(), unavailable_message);
+      const auto hold = [&](auto &&result) {
+        detail::keep_until_done(*c.stream, {detail::owned_device_memory(array)});
+        return std::move(result);
+      };
+      if (lined_up || count == 0) {
+        merged_strides[kept] = stride;
+        return hold(
+            reduce_fitting(device_view<const T, kept + 1>(dev, v.data(), merged_shape, merged_strides), -1, initial));
+      }
+      // Gathered where the ufunc is placed, as its calls are, in memory freed in order there.
+      device_array<T, rank> together(shape, c.stream, name(), 1);
+      device_view<T, rank> into = together.view();
+      detail::eval_assignments(
+          this->placed_on(),
+          kernel::assign(into, kernel::lazy(device_view<const T, rank>(dev, v.data(), shape, strides))));
+      detail::keep_until_done(*c.stream, {detail::owned_device_memory(array)}); // (the steps read the copy)
+      const auto contiguous = array_view<T, kept + 1>::contiguous_strides(merged_shape);
+      return reduce_fitting(device_view<const T, kept + 1>(dev, together.data(), merged_shape, contiguous), -1,
+                            initial);
+    } else {
+      if (lined_up || count == 0) {
+        merged_strides[kept] = stride;
+        return reduce_fitting(array_view<const T, kept + 1>(v.data(), merged_shape, merged_strides), -1, initial);
+      }
+      detail::await_host_writes(v);
+      ndarray<T, rank> together(ndarray<T, rank>::uninitialized, shape, name(), 1);
+      detail::gather(permuted, together.data());
+      const auto contiguous = array_view<T, kept + 1>::contiguous_strides(merged_shape);
+      return reduce_fitting(array_view<const T, kept + 1>(together.data(), merged_shape, contiguous), -1, initial);
+    }
+  }
+
   template <class A, class I> auto reduce_fitting(const A &array, int axis, const I &initial) const {
     using arg = detail::ufunc_arg<const A &>;
     constexpr std::size_t rank = arg::rank;
@@ -274,11 +437,19 @@ private:
     }();
     const in_view v = arg::view(array); // (views and spans of writable elements too)
     const std::size_t ax = checked_axis(array, v, axis);
-    if (!has_initial && v.shape(ax) == 0)
-      throw argument_error(std::string(name()), 1,
-                           "axis " + std::to_string(ax) +
-                               " has no elements, and a ufunc has no identity to reduce "
-                               "them to (give reduce an initial value)");
+    // An empty axis is the initial value, else the identity (converted to the result type).
+    const bool empty = v.shape(ax) == 0;
+    R unit{};
+    if constexpr (has_initial && initial_fits) {
+      unit = static_cast<R>(start);
+    } else if (empty) {
+      if (identity_ != kernel::identity::zero && identity_ != kernel::identity::one)
+        throw argument_error(std::string(name()), 1,
+                             "axis " + std::to_string(ax) +
+                                 " has no elements, and the ufunc has no identity to reduce them to (give reduce "
+                                 "an initial value, or the ufunc kernel::identity::zero or one)");
+      unit = static_cast<R>(identity_ == kernel::identity::one ? 1 : 0);
+    }
     constexpr std::size_t out_rank = rank > 1 ? rank - 1 : 1;
     std::array<index_t, out_rank> shape{};
     shape[0] = 1;
@@ -290,14 +461,18 @@ private:
       // The slices are views, which own nothing: the array is held as a call holds it, and
       // a step that fails after others were queued waits for them.
       drained_on_failure(*c.stream, [&] {
-        if constexpr (has_initial) {
-          if (v.shape(ax) == 0) {
-            fill_on_device(*c.stream, result, static_cast<R>(start));
-          } else if constexpr (!std::is_same_v<R, P0>) {
+        if (empty) {
+          fill_on_device(*c.stream, result, unit);
+        } else if constexpr (has_initial) {
+          if constexpr (!std::is_same_v<R, P0>) {
             refuse_running_value_on_device<R, P0>("reducing", "");
+          } else if (in_tree<fn, T>(v.shape(ax))) {
+            reduce_in_tree<fn>(c, v, ax, array.device(), result, &start);
           } else {
             reduce_by_calls<fn>(*this, v, ax, array.device(), result, false, &start);
           }
+        } else if (in_tree<fn, T>(v.shape(ax))) {
+          reduce_in_tree<fn>(c, v, ax, array.device(), result, &start);
         } else {
           reduce_by_calls<fn>(*this, v, ax, array.device(), result);
         }
@@ -310,10 +485,11 @@ private:
         return result;
     } else {
       ndarray<R, out_rank> result(ndarray<R, out_rank>::uninitialized, shape, name(), 0);
-      if (this->placed_on().runs_on_host() || v.shape(ax) == (has_initial ? 0 : 1)) {
+      if (empty) {
+        std::fill_n(result.data(), result.size(), unit);
+      } else if (this->placed_on().runs_on_host() || (!has_initial && v.shape(ax) == 1)) {
         // (An axis of one element takes no step: its elements converted, wherever the call
-        // was placed: after the results calls on streams are delivering into them. An empty
-        // one with an initial value is that value.)
+        // was placed: after the results calls on streams are delivering into them.)
         detail::await_host_writes(v);
         fold_on_host<fn, false>(v, ax, result.data(), start);
       } else {
@@ -329,7 +505,8 @@ private:
           const kernel::device dev(c.device);
           const auto on_device = converted_to_device<P1>(v, dev);
           device_array<R, out_rank> partial(shape, detail::default_stream(dev.state()), name(), 0);
-          if constexpr (!has_initial) {
+          const bool tree = in_tree<fn, P1>(v.shape(ax));
+          if (!has_initial && !tree) {
             std::array<index_t, rank> first_shape = v.shape();
             first_shape[ax] = 1;
             ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
@@ -340,7 +517,9 @@ private:
           // (perhaps a stream of the user's): the host orders them.
           detail::stream_synchronize(*detail::default_stream(*c.device));
           drained_on_failure(*c.stream, [&] {
-            if constexpr (has_initial)
+            if (tree)
+              reduce_in_tree<fn>(c, on_device.view().view(), ax, dev, partial, &start);
+            else if constexpr (has_initial)
               reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, false, &start);
             else
               reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, /*from_first=*/true);
@@ -577,21 +756,37 @@ private:
   // from the line's first element), into `out`, C-contiguous: `KeepSteps` (accumulate) keeps
   // every step, in an array of the input's shape; else (reduce) only the last, in one of its
   // other dimensions. Line `o` is row-major over those.
+  //
+  // A reduction on `parallel` with fewer lines than the cores could share, by a ufunc with an
+  // identity (whose order of combining is free) and a loop that takes its result back as its
+  // second parameter, folds each line in chunks on the cores, then the chunks' results.
   template <auto Fn, bool KeepSteps, class T, std::size_t Rank, class R, class Start>
   void fold_on_host(const array_view<const T, Rank> &v, std::size_t ax, R *out, const Start &start) const {
+    using traits = detail::function_traits<decltype(Fn)>;
+    using P0 = typename traits::template arg<0>;
+    using P1 = typename traits::template arg<1>;
     struct job {
       const array_view<const T, Rank> *v;
       std::size_t ax;
       R *out;
       const Start *start;
-    } j{&v, ax, out, &start};
+      index_t chunks; // per line: each task folds one
+      R *partial;     // chunks per line, where there are several
+    } j{&v, ax, out, &start, 1, nullptr};
     index_t lines = 1;
     for (std::size_t d = 0; d < Rank; ++d)
       if (d != ax) lines *= v.shape(d);
+    const index_t n = v.shape(ax);
+    const bool parallel = this->placed_on().where == target::parallel;
+    std::unique_ptr<R[]> partial;
+    if constexpr (!KeepSteps && can_cast_safely(dtype_of<R>, dtype_of<std::remove_cvref_t<P1>>)) {
+      if (parallel && identity_ != kernel::identity::none && lines < 64 && n >= 2 * detail::parallel_grain) {
+        j.chunks = std::min<index_t>(n / detail::parallel_grain, 256);
+        partial = std::make_unique_for_overwrite<R[]>(static_cast<std::size_t>(lines * j.chunks));
+        j.partial = partial.get();
+      }
+    }
     auto body = [](void *ctx, index_t begin, index_t end) {
-      using traits = detail::function_traits<decltype(Fn)>;
-      using P0 = typename traits::template arg<0>;
-      using P1 = typename traits::template arg<1>;
       const job &jb = *static_cast<const job *>(ctx);
       const array_view<const T, Rank> &a = *jb.v;
       const index_t n = a.shape(jb.ax), step = a.stride(jb.ax);
@@ -599,7 +794,8 @@ private:
       std::array<index_t, Rank> out_shape = a.shape();
       if (!KeepSteps) out_shape[jb.ax] = 1;
       const auto out_strides = array_view<R, Rank>::contiguous_strides(out_shape);
-      for (index_t o = begin; o < end; ++o) {
+      for (index_t t = begin; t < end; ++t) {
+        const index_t o = t / jb.chunks, chunk = t % jb.chunks;
         index_t rest = o, offset = 0, out_offset = 0;
         for (std::size_t d = Rank; d-- > 0;) {
           if (d == jb.ax) continue;
@@ -608,21 +804,19 @@ private:
           out_offset += at * out_strides[d];
           rest /= a.shape(d);
         }
-        const T *p = a.data() + offset;
-        R *q = jb.out + out_offset;
-        if constexpr (!std::is_same_v<Start, no_initial>) {
-          if (n == 0) { // (reduce's: an empty axis is the initial value)
-            *q = static_cast<R>(*jb.start);
-            continue;
-          }
-        }
+        // This task's elements of the line: [first, last).
+        const index_t first = chunk * n / jb.chunks, last = (chunk + 1) * n / jb.chunks;
+        const T *p = a.data() + offset + first * step;
+        R *q = jb.partial ? jb.partial + t : jb.out + out_offset;
         R acc;
         if constexpr (std::is_same_v<Start, no_initial>)
           acc = static_cast<R>(p[0]);
-        else
+        else if (chunk == 0)
           acc = Fn(*jb.start, static_cast<P1>(p[0]));
+        else
+          acc = static_cast<R>(p[0]);
         if constexpr (KeepSteps) q[0] = acc;
-        for (index_t k = 1; k < n; ++k) {
+        for (index_t k = 1; k < last - first; ++k) {
           acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
           if constexpr (KeepSteps) q[k * out_strides[jb.ax]] = acc;
         }
@@ -630,9 +824,20 @@ private:
       }
     };
     // Through run_trapping: an integer division by zero in the loop function is an error.
-    const index_t n = v.shape(ax);
-    detail::loop_trapping(name(), this->placed_on().where == target::parallel, lines,
-                          std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n : 1)), body, &j);
+    detail::loop_trapping(name(), parallel, lines * j.chunks,
+                          std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n / j.chunks : 1)), body, &j);
+    if (j.partial) {
+      auto combine = [](void *ctx, index_t begin, index_t end) {
+        const job &jb = *static_cast<const job *>(ctx);
+        for (index_t o = begin; o < end; ++o) {
+          const R *p = jb.partial + o * jb.chunks;
+          R acc = p[0];
+          for (index_t c = 1; c < jb.chunks; ++c) acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[c]));
+          jb.out[o] = acc;
+        }
+      };
+      detail::loop_trapping(name(), false, lines, lines, combine, &j);
+    }
   }
 
   // On a device: result = f(slice 0, slice 1), then result = f(result, slice k) in place, each
@@ -661,14 +866,85 @@ private:
       return;
     }
     if (n == 1) {
-      // No step to take: the result is the one slice, converted by the loop's first parameter.
-      throw argument_error(std::string(name()), 1,
-                           "axis " + std::to_string(ax) +
-                               " has one element; reducing it on a device is not "
-                               "supported (reduce it on the host, or index the slice)");
+      // No step to take: the result is the one slice, converted as a call's output converts.
+      using E = std::remove_const_t<T>;
+      if constexpr (can_cast_same_kind(dtype_of<E>, dtype_of<R>)) {
+        detail::eval_assignments(f.placement_for_fusion(), kernel::assign(acc, kernel::lazy(slice(0))));
+        return;
+      } else {
+        throw argument_error(std::string(name()), 1,
+                             "axis " + std::to_string(ax) + " has one element, and a device array's " +
+                                 std::string(dtype_name(dtype_of<E>)) + " elements are not converted to the loop's " +
+                                 std::string(dtype_name(dtype_of<R>)) + " result (NumPy 'same_kind' casting)");
+      }
     }
     f(slice(0), slice(1), acc);
     for (index_t k = 2; k < n; ++k) f(acc, slice(k), acc);
+  }
+
+  // Whether a device reduction of `n` elements (of type T there) along its axis combines them
+  // in a tree (reduce_in_tree): where the ufunc's identity frees the order, and the loop takes
+  // its result type in both parameters, as the tree's partial results are.
+  template <auto Fn, class T> static constexpr bool tree_types() {
+    using traits = detail::function_traits<decltype(Fn)>;
+    using R = typename traits::result_type;
+    return std::is_same_v<std::remove_const_t<T>, R> &&
+           std::is_same_v<std::remove_cvref_t<typename traits::template arg<0>>, R> &&
+           std::is_same_v<std::remove_cvref_t<typename traits::template arg<1>>, R>;
+  }
+  template <auto Fn, class T> bool in_tree(index_t n) const {
+    return tree_types<Fn, T>() && identity_ != kernel::identity::none && n > 2;
+  }
+
+  // On a device, for a ufunc whose order of combining is free: the axis's slices combined in
+  // halves, w[i] = f(w[i], w[i + m - h]) for i < h = m / 2 (the middle one of an odd m stays),
+  // until one is left, ceil(log2 n) calls instead of n - 1; the first reads the array, the
+  // others a working array whose axis is outermost, so that the halves lie apart. `result`
+  // (the other dimensions) = that slice, or f(*initial, it).
+  template <auto Fn, class T, std::size_t Rank, class R, std::size_t OutRank, class Start>
+  void reduce_in_tree(const detail::device_call &c, const array_view<T, Rank> &v, std::size_t ax, kernel::device dev,
+                      device_array<R, OutRank> &result, const Start *initial) const {
+    if constexpr (tree_types<Fn, T>()) {
+      index_t m = v.shape(ax), h = m / 2;
+      std::array<index_t, Rank> shape = v.shape(), work_shape{}, strides{};
+      shape[ax] = m - h;
+      std::array<std::size_t, Rank> order{}; // the working array's dimensions: `ax`, then the others
+      order[0] = ax;
+      for (std::size_t d = 0, o = 1; d < Rank; ++d)
+        if (d != ax) order[o++] = d;
+      for (std::size_t i = 0; i < Rank; ++i) work_shape[i] = shape[order[i]];
+      const auto work_strides = array_view<R, Rank>::contiguous_strides(work_shape);
+      for (std::size_t i = 0; i < Rank; ++i) strides[order[i]] = work_strides[i];
+      device_array<R, Rank> work(work_shape, c.stream, name(), 0);
+      // Slices [begin, begin + count) along the axis.
+      const auto part = [&]<class E>(E *data, const std::array<index_t, Rank> &st, index_t begin, index_t count) {
+        std::array<index_t, Rank> sh = v.shape();
+        sh[ax] = count;
+        return device_view<E, Rank>(dev, data + begin * st[ax], sh, st);
+      };
+      R *const w = work.data();
+      const T *const a = v.data();
+      (*this)(part(a, v.strides(), 0, h), part(a, v.strides(), m - h, h), part(w, strides, 0, h));
+      if (m - h > h) {
+        auto middle = part(w, strides, h, 1);
+        detail::eval_assignments(this->placed_on(), kernel::assign(middle, kernel::lazy(part(a, v.strides(), h, 1))));
+      }
+      for (m -= h; m > 1; m -= h) {
+        h = m / 2;
+        (*this)(part(w, strides, 0, h), part(w, strides, m - h, h), part(w, strides, 0, h));
+      }
+      // The last slice into the result, viewed with the axis kept (extent 1, stride 0).
+      std::array<index_t, Rank> one = v.shape(), kept_strides{};
+      one[ax] = 1;
+      const auto contiguous = array_view<R, Rank>::contiguous_strides(one);
+      for (std::size_t d = 0; d < Rank; ++d) kept_strides[d] = d == ax ? 0 : contiguous[d];
+      device_view<R, Rank> acc(dev, result.data(), one, kept_strides);
+      const device_view<const R, Rank> last = part(static_cast<const R *>(w), strides, 0, 1);
+      if constexpr (!std::is_same_v<Start, no_initial>)
+        (*this)(*initial, last, acc);
+      else
+        detail::eval_assignments(this->placed_on(), kernel::assign(acc, kernel::lazy(last)));
+    }
   }
 
   // The loop for arguments In; 0 where none accepts them, which require_loop reports: kept
@@ -907,6 +1183,8 @@ private:
     else
       return static_cast<const typename S::value_type *>(s.data());
   }
+
+  kernel::identity identity_ = kernel::identity::none;
 };
 
 } // namespace kernel
