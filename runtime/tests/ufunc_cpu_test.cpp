@@ -434,6 +434,79 @@ TEST(UfuncCpu, ReduceOverSeveralAxes) {
   EXPECT_EQ(vsub_any.reduce(a, {1, 2}).to_vector(), (std::vector<double>{-98, -62}));
 }
 
+double negate(double a) { return -a; }
+std::int32_t int_div(std::int32_t a, std::int32_t b) { return a / b; }
+
+// NumPy's ufunc.at: in place, unbuffered (a repeated index applies again), along the first axis,
+// the operand broadcast to the indices' shape and the rows'; negative indices from the end.
+TEST(UfuncCpu, AtAppliesInPlaceAtIndices) {
+  constexpr kernel::ufunc<add> vadd;
+  constexpr kernel::ufunc<sub> vsub;
+  constexpr kernel::ufunc<negate> vneg;
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    SCOPED_TRACE(kernel::target_name(t));
+    std::vector<double> a{1, 2, 3, 4, 5};
+    vadd.on(t).at(a, std::vector<int>{0, 0, -1, 2}, 10);
+    EXPECT_EQ(a, (std::vector<double>{21, 2, 13, 4, 15}));
+    vsub.on(t).at(a, std::vector<long>{1, 1}, std::vector<double>{1, 0.5});
+    EXPECT_EQ(a, (std::vector<double>{21, 0.5, 13, 4, 15}));
+    vneg.on(t).at(a, std::vector<unsigned>{4, 4, 4});
+    EXPECT_EQ(a, (std::vector<double>{21, 0.5, 13, 4, -15}));
+    vadd.on(t).at(a, 3, 1); // one index
+    EXPECT_EQ(a[3], 5.0);
+    // Rows of a matrix; the operand broadcast over them, or one row per index; a strided view.
+    kernel::ndarray<double, 2> m({3, 4});
+    vadd.on(t).at(m, std::vector<int>{2, 0, 2}, std::vector<double>{1, 2, 3, 4});
+    EXPECT_EQ(m.to_vector(), (std::vector<double>{1, 2, 3, 4, 0, 0, 0, 0, 2, 4, 6, 8}));
+    kernel::ndarray<double, 2> per_index({2, 4});
+    for (int i = 0; i < 8; ++i) per_index.data()[i] = i;
+    vsub.on(t).at(m, kernel::ndarray<int, 1>::of({1, 1}), per_index);
+    EXPECT_EQ(m.to_vector(), (std::vector<double>{1, 2, 3, 4, -4, -6, -8, -10, 2, 4, 6, 8}));
+    kernel::array_view<double, 2> columns(m.data() + 3, {3, 2}, {4, -2}); // columns 3 and 1
+    vadd.on(t).at(columns, kernel::ndarray<int, 2>({2, 1}), std::vector<double>{100, 200});
+    EXPECT_EQ(m.to_vector(), (std::vector<double>{1, 402, 3, 204, -4, -6, -8, -10, 2, 4, 6, 8}));
+    // The loop's result into the array's type (same_kind): float64 into float32.
+    std::vector<float> f{1, 2};
+    vadd.on(t).at(f, std::vector<int>{1}, 0.5);
+    EXPECT_EQ(f, (std::vector<float>{1, 2.5f}));
+    // No indices: nothing.
+    vadd.on(t).at(f, std::vector<int>{}, 1);
+    EXPECT_EQ(f, (std::vector<float>{1, 2.5f}));
+  }
+  // Errors name the argument; nothing is written.
+  std::vector<double> a{1, 2, 3};
+  const auto refused = [&](const auto &call, int argument, const std::string &says) {
+    try {
+      call();
+      ADD_FAILURE() << "accepted: " << says;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(a, (std::vector<double>{1, 2, 3}));
+  };
+  refused([&] { vadd.at(a, std::vector<int>{0, 1, 3}, 1); }, 2,
+          "index 3 at position 2 is out of range for axis 0, of 3 elements");
+  refused([&] { vadd.at(a, std::vector<int>{-4}, 1); }, 2, "index -4 at position 0 is out of range");
+  refused([&] { vadd.at(a, std::vector<std::uint64_t>{~std::uint64_t{0}}, 1); }, 2,
+          "index 18446744073709551615 at position 0");
+  refused([&] { vadd.at(a, std::vector<int>{0, 1}, std::vector<double>{1, 2, 3}); }, 3,
+          "has shape (3,), which does not broadcast to the indexed shape (2,)");
+  kernel::ndarray<double, 2> m({2, 3});
+  try {
+    vadd.at(m, std::vector<int>{0}, std::vector<double>{1, 2});
+    ADD_FAILURE();
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("does not broadcast to the indexed shape (1, 3)"), std::string::npos)
+        << e.what();
+  }
+  // An integer division by zero in the loop: an arithmetic_error; the indices before it applied.
+  constexpr kernel::ufunc<int_div> vdiv;
+  std::vector<std::int32_t> q{8, 9};
+  EXPECT_THROW(vdiv.at(q, std::vector<int>{0, 1}, std::vector<std::int32_t>{2, 0}), kernel::arithmetic_error);
+  EXPECT_EQ(q, (std::vector<std::int32_t>{4, 9}));
+}
+
 // NumPy's ufunc.accumulate: every step of reduce's fold, in order (subtraction is not
 // associative), along any axis, of any strides; the loop's result type.
 TEST(UfuncCpu, AccumulateAlongAnAxis) {

@@ -380,6 +380,38 @@ TEST(UfuncDevice, ReduceOverSeveralAxes) {
   EXPECT_EQ(da.copy_to_host().to_vector(), a.to_vector());
 }
 
+// ufunc.at of a device array: on its device, in order (a repeated index applies again); the
+// indices and the operand may be device arrays too; out-of-range indices write nothing.
+TEST(UfuncDevice, AtAppliesInPlaceAtIndices) {
+  kernel::ndarray<double, 2> m({3, 4});
+  for (int i = 0; i < 12; ++i) m.data()[i] = i;
+  auto dm = kernel::to_device(m, dev);
+  const std::vector<int> rows{2, 0, 2, -3};
+  const std::vector<double> row{1, 2, 3, 4};
+  vadd.at(dm, rows, row);
+  vadd.at(m, rows, row);
+  EXPECT_EQ(dm.copy_to_host().to_vector(), m.to_vector());
+  vadd.at(dm, kernel::to_device(rows, dev), kernel::to_device(row, dev));
+  vadd.at(m, rows, row);
+  EXPECT_EQ(dm.copy_to_host().to_vector(), m.to_vector());
+  vadd.at(dm, 1, 0.5);
+  vadd.at(m, 1, 0.5);
+  EXPECT_EQ(dm.copy_to_host().to_vector(), m.to_vector());
+  kernel::stream s(dev);
+  vadd.on(s).at(dm, std::vector<int>{0, 0}, 1.0);
+  s.synchronize();
+  vadd.at(m, std::vector<int>{0, 0}, 1.0);
+  EXPECT_EQ(dm.copy_to_host().to_vector(), m.to_vector());
+  try {
+    vadd.at(dm, std::vector<int>{0, 3}, 1.0);
+    ADD_FAILURE() << "an index out of range";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("index 3 at position 1 is out of range"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(dm.copy_to_host().to_vector(), m.to_vector());
+}
+
 // accumulate and outer on the device: device arrays stay there, host arrays given to a device
 // target come back; the same results as on the host.
 [[kernel::vectorize]] double subtract(double a, double b) { return a - b; }

@@ -84,6 +84,28 @@ void reduce_of_a_unary_ufunc_over_axes(kernel::ndarray<float, 2> &m) {
 // expected-note@* {{expression evaluates to '1 == 2'}}
 // expected-note@*:* {{in instantiation of function template specialization 'kernel::ufunc<&negated>::reduce_axes_checked<kernel::ndarray<float, 2>, 2UL, kernel::ufunc<&negated>::no_initial>' requested here}}
 
+void at_of_a_constant_array(const std::vector<float> &x) {
+  vadd.at(x, std::vector<int>{0}, 1.0f); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@*:* {{at changes an array in place: its first argument is a writable array}}
+
+void at_with_float_indices(std::vector<float> &x) {
+  vadd.at(x, std::vector<float>{0}, 1.0f); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@*:* {{at's indices are integers: an integer array or one integer}}
+
+void at_without_the_operand(std::vector<float> &x) {
+  vadd.at(x, 0); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{at takes the array and the indices, and for a binary ufunc the second operand too}}
+// expected-note@* {{expression evaluates to '1 == 2'}}
+
+void at_into_a_narrower_array(std::vector<short> &x) {
+  vadd.at(x, 0, 1.0f); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{at writes the loop's result into the array, whose element type cannot hold it}}
+// expected-note@*:* {{in instantiation of function template specialization 'kernel::ufunc<&add>::at_fitting<std::vector<short>, int, float>' requested here}}
+
 // What they take compiles.
 void valid(std::vector<float> &x, kernel::ndarray<float, 2> &into) {
   auto pairs = vadd.outer(x, x);
@@ -95,5 +117,7 @@ void valid(std::vector<float> &x, kernel::ndarray<float, 2> &into) {
   float everything = vadd.reduce(into, kernel::all_axes);
   auto both = vadd.reduce(into, {1, 0}, 2.0f);
   (void)everything, (void)both;
+  vadd.at(x, std::vector<long>{0, 0}, 2.0f);
+  vnegated.at(into, 1);
   (void)pairs, (void)scaled, (void)running, (void)along, (void)from;
 }

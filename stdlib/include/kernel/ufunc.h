@@ -31,6 +31,7 @@
 #include "kernel/config.h"
 #include "kernel/detail/broadcast.h"
 #include "kernel/detail/function_traits.h"
+#include "kernel/detail/number_text.h"
 #include "kernel/detail/placement.h"
 #include "kernel/detail/runtime_api.h"
 #include "kernel/detail/shape_check.h"
@@ -291,9 +292,252 @@ public:
       return accumulate_fitting(array, axis);
   }
 
+  /// NumPy's and Numba's `ufunc.at(a, indices, b)`: in place and unbuffered, for each index in
+  /// turn (an integer array, in C order, or one integer), `a[i] = f(a[i], b_k)` along a's first
+  /// axis, where `b` is a scalar or an array broadcast to `indices.shape + a.shape[1:]` and b_k
+  /// its part for index k; a unary ufunc takes no `b`. A repeated index applies again
+  /// (`vadd.at(a, std::vector{0, 0}, 1)` adds 2). Negative indices count from the end; one out
+  /// of range is an argument_error naming its position, before anything is written. The loop
+  /// is the one a call with a's elements and `b` selects; its result is written back as a
+  /// call's output (NumPy 'same_kind' casting). Host arrays change on the host, in order; a
+  /// device array on its device, one call per index, in order on the call's stream.
+  template <class A, class I, class... B> void at(A &&a, const I &indices, const B &...b) const {
+    static_assert(nin == 1 || nin == 2, "at takes a unary or a binary ufunc");
+    static_assert(sizeof...(B) + 1 == nin,
+                  "at takes the array and the indices, and for a binary ufunc the second operand too");
+    using arg_a = detail::ufunc_arg<std::remove_reference_t<A> &>;
+    using arg_i = detail::ufunc_arg<const I &>;
+    constexpr bool array_given = [] {
+      if constexpr (arg_a::supported && !arg_a::is_scalar)
+        return arg_a::writable;
+      else
+        return false;
+    }();
+    static_assert(array_given, "at changes an array in place: its first argument is a writable array");
+    constexpr bool indices_given = [] {
+      if constexpr (arg_i::supported)
+        return std::is_integral_v<typename arg_i::element_type> && !std::is_same_v<typename arg_i::element_type, bool>;
+      else
+        return false;
+    }();
+    static_assert(indices_given, "at's indices are integers: an integer array or one integer");
+    constexpr bool operand_given = [] {
+      if constexpr (sizeof...(B) == 1)
+        return (detail::ufunc_arg<const B &>::supported && ...) && (!detail::lazy_operand<B> && ...);
+      else
+        return true;
+    }();
+    static_assert(operand_given, "at's last argument is an array or a scalar");
+    if constexpr ((nin == 1 || nin == 2) && sizeof...(B) + 1 == nin && array_given && indices_given && operand_given) {
+      detail::require_lasting_output<A>(name(), 1, this->placed_on());
+      at_fitting(a, indices, b...);
+    }
+  }
+
 private:
   // reduce without an initial value.
   struct no_initial {};
+
+  // How at's operand takes part in selecting the loop: a scalar as it is, an array by type.
+  template <class B>
+  using at_operand_t =
+      std::conditional_t<detail::ufunc_arg<const B &>::is_scalar, const B &,
+                         const array_view<const typename detail::ufunc_arg<const B &>::element_type, 1> &>;
+
+  template <class A, class I, class... B> void at_fitting(A &a, const I &indices, const B &...b) const {
+    using arg_a = detail::ufunc_arg<A &>;
+    using arg_i = detail::ufunc_arg<const I &>;
+    using E = typename arg_a::element_type;
+    constexpr std::size_t ra = arg_a::rank, ri = arg_i::rank, rt = ri + ra - 1;
+    struct site;
+    require_loop<site, const array_view<const E, 1> &, at_operand_t<B>...>();
+    constexpr int L = select<const array_view<const E, 1> &, at_operand_t<B>...>();
+    constexpr auto fn = loop_fn<L>();
+    using R = typename detail::function_traits<decltype(fn)>::result_type;
+    static_assert(can_cast_same_kind(dtype_of<R>, dtype_of<E>),
+                  "at writes the loop's result into the array, whose element type cannot hold it (NumPy "
+                  "'same_kind' casting)");
+    if constexpr (can_cast_same_kind(dtype_of<R>, dtype_of<E>) && rt <= detail::max_dims) {
+      const auto av = arg_a::view(a);
+      detail::check_view(name(), 1, av);
+      if constexpr (arg_a::is_device) detail::require_device_of(name(), 1, a);
+      // The rows, checked before anything is written.
+      std::array<index_t, rt> target{};
+      std::vector<index_t> rows;
+      if constexpr (arg_i::is_scalar) {
+        rows.push_back(resolved_row(indices, 0, av.shape(0)));
+      } else {
+        const auto host_indices = [&] {
+          if constexpr (arg_i::is_device) {
+            detail::require_device_of(name(), 2, indices);
+            return indices.copy_to_host();
+          } else {
+            const auto iv = arg_i::view(indices);
+            detail::check_view(name(), 2, iv);
+            detail::await_host_writes(iv);
+            ndarray<std::remove_cv_t<typename arg_i::element_type>, ri> copy(iv.shape());
+            detail::gather(iv, copy.data());
+            return copy;
+          }
+        }();
+        rows.reserve(static_cast<std::size_t>(host_indices.size()));
+        for (index_t k = 0; k < host_indices.size(); ++k)
+          rows.push_back(resolved_row(host_indices.data()[k], k, av.shape(0)));
+        for (std::size_t d = 0; d < ri; ++d) target[d] = host_indices.shape()[d];
+      }
+      for (std::size_t d = 1; d < ra; ++d) target[ri + d - 1] = av.shape(d);
+      if constexpr (sizeof...(B) == 0) {
+        at_rows<fn>(a, av, rows, target, 0);
+      } else {
+        (at_rows<fn>(a, av, rows, target, b), ...);
+      }
+    }
+  }
+
+  // Index `i` (at position `k`) of an axis of `extent` elements, from the end where negative.
+  template <class J> static index_t resolved_row(J i, index_t k, index_t extent) {
+    const auto wide = static_cast<long long>(i);
+    if constexpr (std::is_signed_v<J>) {
+      if (wide < 0 && wide >= -static_cast<long long>(extent)) return static_cast<index_t>(wide + extent);
+    }
+    if (wide >= 0 && static_cast<unsigned long long>(i) < static_cast<unsigned long long>(extent))
+      return static_cast<index_t>(wide);
+    throw argument_error(std::string(name()), 2,
+                         "index " + detail::number_text(i) + " at position " + std::to_string(k) +
+                             " is out of range for axis 0, of " + std::to_string(extent) + " element" +
+                             (extent == 1 ? "" : "s"));
+  }
+
+  // Where index k's part of at's operand starts: k's place in the indices' shape (the first Ri
+  // dimensions of `target`) through the operand's strides over it.
+  template <std::size_t Ri, std::size_t Rt>
+  static index_t operand_offset(index_t k, const std::array<index_t, Rt> &target,
+                                const std::array<index_t, Rt> &strides) noexcept {
+    index_t offset = 0;
+    for (std::size_t d = Ri; d-- > 0;) {
+      offset += (k % target[d]) * strides[d];
+      k /= target[d];
+    }
+    return offset;
+  }
+
+  // at's work once the rows are known: `target` is the shape b is broadcast to; `b` is the
+  // operand (0 for a unary ufunc, which takes none).
+  template <auto Fn, class A, class V, class B, std::size_t Rt>
+  void at_rows(A &a, const V &av, const std::vector<index_t> &rows, const std::array<index_t, Rt> &target,
+               const B &b) const {
+    using traits = detail::function_traits<decltype(Fn)>;
+    using E = std::remove_const_t<typename V::element_type>;
+    constexpr std::size_t ra = V::rank, ri = Rt + 1 - ra;
+    constexpr bool binary = traits::arity == 2;
+    using arg_b = detail::ufunc_arg<const B &>;
+    // b's strides over the target shape (0 where broadcast), as NumPy aligns shapes from the end.
+    std::array<index_t, Rt> b_strides{};
+    const auto b_view = [&] {
+      if constexpr (binary && !arg_b::is_scalar) {
+        const auto bv = arg_b::view(b);
+        detail::check_view(name(), 3, bv);
+        if constexpr (arg_b::is_device) detail::require_device_of(name(), 3, b);
+        constexpr std::size_t rb = arg_b::rank;
+        bool fits = rb <= Rt;
+        for (std::size_t d = 0; fits && d < rb; ++d) {
+          const index_t want = target[Rt - rb + d];
+          if (bv.shape(d) == want && want != 1)
+            b_strides[Rt - rb + d] = bv.stride(d);
+          else
+            fits = bv.shape(d) == want || bv.shape(d) == 1;
+        }
+        if (!fits)
+          throw argument_error(std::string(name()), 3,
+                               "has shape " + detail::shape_string(bv.shape().data(), static_cast<int>(rb)) +
+                                   ", which does not broadcast to the indexed shape " +
+                                   detail::shape_string(target.data(), static_cast<int>(Rt)) +
+                                   " (the indices' shape, then the array's after its first axis)");
+        return bv;
+      } else {
+        return 0;
+      }
+    }();
+    if constexpr (detail::ufunc_arg<A &>::is_device) {
+      // One call per index, in order, over its row: the calls' own checks and conversions.
+      const kernel::device dev = a.device();
+      const detail::device_call c = this->call_on(&dev.state(), unavailable_message);
+      std::array<index_t, ra> row_shape = av.shape(), b_row_strides{};
+      row_shape[0] = 1;
+      for (std::size_t d = 1; d < ra; ++d) b_row_strides[d] = b_strides[ri + d - 1];
+      drained_on_failure(*c.stream, [&] {
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+          device_view<E, ra> row(dev, av.data() + rows[k] * av.stride(0), row_shape, av.strides());
+          if constexpr (!binary) {
+            (*this)(row, row);
+          } else if constexpr (arg_b::is_scalar) {
+            (*this)(row, b, row);
+          } else {
+            using Bt = std::remove_const_t<typename decltype(b_view)::element_type>;
+            const auto *part = b_view.data() + operand_offset<ri>(static_cast<index_t>(k), target, b_strides);
+            if constexpr (arg_b::is_device)
+              (*this)(row, device_view<const Bt, ra>(dev, part, row_shape, b_row_strides), row);
+            else
+              (*this)(row, array_view<const Bt, ra>(part, row_shape, b_row_strides), row);
+          }
+        }
+      });
+      if constexpr (binary && arg_b::is_device)
+        detail::keep_until_done(*c.stream, {detail::owned_device_memory(a), detail::owned_device_memory(b)});
+      else
+        detail::keep_until_done(*c.stream, {detail::owned_device_memory(a)});
+    } else {
+      static_assert(!binary || !arg_b::is_device,
+                    "at of a host array takes a host operand (copy the device array to the host first)");
+      using P0 = typename traits::template arg<0>;
+      const auto operand = [&] {
+        if constexpr (binary && arg_b::is_scalar)
+          return detail::convert_scalar<typename traits::template arg<1>>(name(), 3, b);
+        else
+          return 0;
+      }();
+      detail::await_host_writes(av);
+      if constexpr (binary && !arg_b::is_scalar) detail::await_host_writes(b_view);
+      struct job {
+        const V *a;
+        const std::vector<index_t> *rows;
+        const std::array<index_t, Rt> *target, *b_strides;
+        const decltype(b_view) *b;
+        const decltype(operand) *value;
+      } j{&av, &rows, &target, &b_strides, &b_view, &operand};
+      // In order, on the calling thread, through loop_trapping: an integer division by zero in
+      // the loop function is an error (the rows done before it stay done).
+      auto body = [](void *ctx, index_t, index_t) {
+        const job &jb = *static_cast<const job *>(ctx);
+        const V &x = *jb.a;
+        const auto &t = *jb.target;
+        index_t inner = 1;
+        for (std::size_t d = ri; d < Rt; ++d) inner *= t[d];
+        for (std::size_t k = 0; k < jb.rows->size(); ++k) {
+          const index_t b_at = operand_offset<ri>(static_cast<index_t>(k), t, *jb.b_strides);
+          E *row = x.data() + (*jb.rows)[k] * x.stride(0);
+          for (index_t e = 0; e < inner; ++e) {
+            index_t a_off = 0, b_off = b_at, rest = e;
+            for (std::size_t d = Rt; d-- > ri;) {
+              const index_t at = rest % t[d];
+              a_off += at * x.stride(d - ri + 1);
+              b_off += at * (*jb.b_strides)[d];
+              rest /= t[d];
+            }
+            E &y = row[a_off];
+            if constexpr (!binary)
+              y = static_cast<E>(Fn(static_cast<P0>(y)));
+            else if constexpr (arg_b::is_scalar)
+              y = static_cast<E>(Fn(static_cast<P0>(y), *jb.value));
+            else
+              y = static_cast<E>(
+                  Fn(static_cast<P0>(y), static_cast<typename traits::template arg<1>>(jb.b->data()[b_off])));
+          }
+        }
+      };
+      detail::loop_trapping(name(), false, 1, 1, body, &j);
+    }
+  }
 
   template <class A> static constexpr auto every_axis() {
     std::array<int, detail::ufunc_arg<const A &>::rank> axes{};
