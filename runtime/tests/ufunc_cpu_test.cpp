@@ -385,7 +385,7 @@ TEST(UfuncCpu, ReduceOverSeveralAxes) {
       const double all = f.reduce(v, kernel::all_axes);
       EXPECT_EQ(all, sum_over(v, {true, true, true})[0]);
       EXPECT_EQ(f.reduce(v, {0, 1, 2}, 100), all + 100);
-      EXPECT_EQ(f.reduce(v, {1}).to_vector(), f.reduce(v, 1).to_vector());
+      EXPECT_EQ(f.reduce(v, std::array{1}).to_vector(), f.reduce(v, 1).to_vector());
     }
     // An empty axis is the identity; so is the reduction of every axis of an empty array.
     const kernel::ndarray<std::int64_t, 2> none({0, 3});
@@ -430,8 +430,20 @@ TEST(UfuncCpu, ReduceOverSeveralAxes) {
   constexpr kernel::ufunc<sub> vsub_any{kernel::identity::reorderable};
   refused([&] { (void)vsub_any.reduce(kernel::ndarray<double, 2>({0, 2}), 0); }, 1, "kernel::identity::zero or one");
   refused([&] { (void)vsub_any.reduce(a, {1, -2}); }, 2, "axis 1 is given twice");
+  refused([&] { (void)vsub_any.reduce(kernel::ndarray<double, 3>({0, 3, 2}), {0, 2}); }, 2,
+          "the axes reduced have no elements, and the ufunc has no identity value");
   refused([&] { (void)vsub_any.reduce(a, {0, 3}); }, 2, "axis 3 is out of range for an array of 3 dimensions");
   EXPECT_EQ(vsub_any.reduce(a, {1, 2}).to_vector(), (std::vector<double>{-98, -62}));
+  // A value for an identity starts every fold not given an initial value, as NumPy's and
+  // Numba's: (1 - 5) - 1; 0 + -0.0 is 0.0.
+  constexpr kernel::ufunc<sub> vsub_one{kernel::identity::one};
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    EXPECT_EQ(vsub_one.on(t).reduce(std::vector<double>{5, 1}), -5.0);
+    EXPECT_EQ(vsub_one.on(t).reduce(std::vector<double>{5}), -4.0);
+    EXPECT_EQ(vsub_one.on(t).reduce(std::vector<double>{5, 1}, 0, 10), 4.0);
+    EXPECT_FALSE(std::signbit(vsum.on(t).reduce(std::vector<double>{-0.0})));
+    EXPECT_TRUE(std::signbit(kernel::ufunc<add>().on(t).reduce(std::vector<double>{-0.0})));
+  }
 }
 
 double negate(double a) { return -a; }
@@ -492,6 +504,10 @@ TEST(UfuncCpu, AtAppliesInPlaceAtIndices) {
           "index 18446744073709551615 at position 0");
   refused([&] { vadd.at(a, std::vector<int>{0, 1}, std::vector<double>{1, 2, 3}); }, 3,
           "has shape (3,), which does not broadcast to the indexed shape (2,)");
+  refused([&] { vadd.at(a, std::vector<int>{0, 1}, kernel::array_view<const double>(a.data() + 1, {2})); }, 3,
+          "shares memory with the output (argument 1) without being the same elements");
+  refused([&] { vadd.at(kernel::array_view<double, 2>(a.data(), {2, 2}, {0, 1}), 0, 1.0); }, 1,
+          "has a zero stride: the results would be written more than once to one element");
   kernel::ndarray<double, 2> m({2, 3});
   try {
     vadd.at(m, std::vector<int>{0}, std::vector<double>{1, 2});

@@ -323,6 +323,7 @@ TEST(UfuncDevice, ReduceAlongAnAxis) {
 
 // reduce over several axes where the arrays are: gathered first where the axes' strides do not
 // line up; an empty axis is the identity; an axis of one element is its elements, converted.
+[[kernel::vectorize]] double minus(double a, double b) { return a - b; }
 TEST(UfuncDevice, ReduceOverSeveralAxes) {
   constexpr kernel::ufunc<add> vsum{kernel::identity::zero};
   kernel::ndarray<double, 3> a({2, 3, 4});
@@ -368,6 +369,22 @@ TEST(UfuncDevice, ReduceOverSeveralAxes) {
     }
     EXPECT_EQ(vsum.reduce(dc, kernel::all_axes), vsum.reduce(c, kernel::all_axes));
     EXPECT_EQ(dc.copy_to_host().to_vector(), c.to_vector());
+  }
+  // A value for an identity starts the fold, on a device as on the host: (1 - 5) - 1. (Three
+  // elements would be reduced in a tree, which an identity allows, and subtraction's result
+  // would not be NumPy's: an identity promises an order-free function.)
+  constexpr kernel::ufunc<minus> vsub_one{kernel::identity::one};
+  const std::vector<double> two{5, 1};
+  EXPECT_EQ(vsub_one.reduce(kernel::to_device(two, dev)), -5.0);
+  EXPECT_EQ(vsub_one.on(on_dev).reduce(two), -5.0);
+  // A device array's one element of another type than the loop's result: not converted, said so.
+  constexpr kernel::ufunc<add_narrowing> vnarrow;
+  try {
+    (void)vnarrow.reduce(kernel::to_device(std::vector<double>{1.5}, dev));
+    ADD_FAILURE() << "a float64 element as a float32 result on a device";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("axis 0 has one element, which would be the result"), std::string::npos)
+        << e.what();
   }
   // Without an identity, one axis at a time; the array is left as it was.
   try {

@@ -66,10 +66,10 @@ template <std::size_t... R> constexpr std::size_t max_rank() {
 
 /// A binary ufunc's identity (Numba's `@vectorize(identity=...)`, NumPy's `ufunc.identity`),
 /// given when the ufunc is made: `constexpr kernel::ufunc<add> vadd{kernel::identity::zero};`.
-/// `zero` and `one` are what `reduce` gives an empty axis. Any but `none` also says that the
-/// function combines elements in any order alike (it is associative and commutative), which
-/// reducing over several axes at once needs, as in NumPy. As there, the identity starts no
-/// reduction that has elements: those start from the first.
+/// As in NumPy, `zero` and `one` start every reduction not given an initial value (so an
+/// empty axis reduces to them). Any but `none` also says that the function combines elements
+/// in any order alike (it is associative and commutative), which reducing over several axes
+/// at once needs, and which lets reductions run in a tree or in chunks.
 enum class identity { none, zero, one, reorderable };
 
 /// `reduce`'s axes argument for every axis of the array (NumPy's `axis=None`).
@@ -161,8 +161,8 @@ public:
   /// NumPy's and Numba's `ufunc.reduce(array, axis)` for a binary ufunc: the elements along
   /// `axis` (negative counts from the end) combined in order, `f(f(f(a0, a1), a2), ...)`; the
   /// result has the array's other dimensions (a scalar for a 1-d array). The loop is the one a
-  /// call with two such arrays selects. An empty axis reduces to the ufunc's identity (zero or
-  /// one; without one it is an error).
+  /// call with two such arrays selects. A ufunc whose identity is zero or one starts from it,
+  /// as NumPy's does; an empty axis reduces to that start, and without one is an error.
   /// Host arrays reduce on the host (`parallel` spreads the results over cores); device
   /// arrays, or a device target, take one call of the ufunc per step along the axis, on the
   /// device; with an identity, whose order of combining is free, and a loop that takes its
@@ -175,7 +175,7 @@ public:
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar)
       return detail::failed_call_result{};
     else
-      return reduce_fitting(array, axis, no_initial{});
+      return started([&](const auto &initial) { return reduce_fitting(array, axis, initial); });
   }
 
   /// reduce from NumPy's `initial`: `f(f(f(initial, a0), a1), ...)`, so that an empty axis
@@ -335,8 +335,25 @@ public:
   }
 
 private:
+  static constexpr const char *no_value_for_empty =
+      ", and the ufunc has no identity value to reduce them to (give reduce an initial value, or the ufunc "
+      "kernel::identity::zero or one)";
+
   // reduce without an initial value.
   struct no_initial {};
+  // reduce from the ufunc's identity, zero or one.
+  struct identity_start {
+    bool one;
+  };
+
+  // Without an initial value, a ufunc whose identity is a value starts its folds from it, as
+  // NumPy's do (a ufunc of identity one: subtract.reduce([5, 1]) = (1 - 5) - 1); else from the
+  // first element. `reduce` takes the initial value.
+  template <class Reduce> auto started(const Reduce &reduce) const {
+    if (identity_ == kernel::identity::zero || identity_ == kernel::identity::one)
+      return reduce(identity_start{identity_ == kernel::identity::one});
+    return reduce(no_initial{});
+  }
 
   // How at's operand takes part in selecting the loop: a scalar as it is, an array by type.
   template <class B>
@@ -458,6 +475,14 @@ private:
         return 0;
       }
     }();
+    // The overlap rule of a call, `a` its output: an operand sharing a's memory would be read
+    // after rows before it changed it; and no element of `a` may be reached twice.
+    {
+      std::array<detail::operand_layout, 2> ops{detail::layout_of(name(), av, 1, /*is_output=*/true)};
+      if constexpr (binary && !arg_b::is_scalar && arg_b::is_device == detail::ufunc_arg<A &>::is_device)
+        ops[1] = detail::layout_of(name(), b_view, 3);
+      detail::check_overlap(name(), ops);
+    }
     if constexpr (detail::ufunc_arg<A &>::is_device) {
       // One call per index, in order, over its row: the calls' own checks and conversions.
       const kernel::device dev = a.device();
@@ -561,7 +586,14 @@ private:
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar || K == 0 || K > rank ||
                   (!std::is_same_v<I, no_initial> && !scalar<I>))
       return detail::failed_call_result{};
-    else if constexpr (K == 1)
+    else if constexpr (std::is_same_v<I, no_initial>)
+      return started([&](const auto &start) { return reduce_axes_from(array, axes, start); });
+    else
+      return reduce_axes_from(array, axes, initial);
+  }
+  template <class A, std::size_t K, class I>
+  auto reduce_axes_from(const A &array, const std::array<int, K> &axes, const I &initial) const {
+    if constexpr (K == 1)
       return reduce_fitting(array, axes[0], initial);
     else
       return reduce_axes(array, axes, initial);
@@ -606,6 +638,10 @@ private:
       if (count == 1) stride = strides[d];
       count *= shape[d];
     }
+    if constexpr (std::is_same_v<I, no_initial>)
+      if (count == 0)
+        throw argument_error(std::string(name()), 2,
+                             "the axes reduced have no elements" + std::string(no_value_for_empty));
     std::array<index_t, kept + 1> merged_shape{}, merged_strides{};
     for (std::size_t d = 0; d < kept; ++d) {
       merged_shape[d] = shape[d];
@@ -664,8 +700,9 @@ private:
     using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
     using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
     constexpr bool has_initial = !std::is_same_v<I, no_initial>;
+    constexpr bool from_identity = std::is_same_v<I, identity_start>;
     constexpr bool initial_fits = [] {
-      if constexpr (has_initial)
+      if constexpr (has_initial && !from_identity)
         return detail::arg_accepts<const I &, P0>();
       else
         return true;
@@ -674,26 +711,23 @@ private:
                                 "kind or a lower one, as a call's scalar argument)");
     // The initial value as the first parameter takes it (range-checked, as a call's scalar).
     const auto start = [&] {
-      if constexpr (has_initial && initial_fits)
+      if constexpr (from_identity)
+        return static_cast<P0>(initial.one ? 1 : 0); // (as NumPy casts its identity)
+      else if constexpr (has_initial && initial_fits)
         return detail::convert_scalar<P0>(name(), 3, initial);
       else
         return no_initial{};
     }();
     const in_view v = arg::view(array); // (views and spans of writable elements too)
     const std::size_t ax = checked_axis(array, v, axis);
-    // An empty axis is the initial value, else the identity (converted to the result type).
+    // An empty axis is the initial value (or identity), converted to the result type.
     const bool empty = v.shape(ax) == 0;
     R unit{};
-    if constexpr (has_initial && initial_fits) {
+    if constexpr (has_initial && initial_fits)
       unit = static_cast<R>(start);
-    } else if (empty) {
-      if (identity_ != kernel::identity::zero && identity_ != kernel::identity::one)
-        throw argument_error(std::string(name()), 1,
-                             "axis " + std::to_string(ax) +
-                                 " has no elements, and the ufunc has no identity to reduce them to (give reduce "
-                                 "an initial value, or the ufunc kernel::identity::zero or one)");
-      unit = static_cast<R>(identity_ == kernel::identity::one ? 1 : 0);
-    }
+    else if (empty)
+      throw argument_error(std::string(name()), 1,
+                           "axis " + std::to_string(ax) + " has no elements" + no_value_for_empty);
     constexpr std::size_t out_rank = rank > 1 ? rank - 1 : 1;
     std::array<index_t, out_rank> shape{};
     shape[0] = 1;
@@ -1023,7 +1057,8 @@ private:
     const index_t n = v.shape(ax);
     const bool parallel = this->placed_on().where == target::parallel;
     std::unique_ptr<R[]> partial;
-    if constexpr (!KeepSteps && can_cast_safely(dtype_of<R>, dtype_of<std::remove_cvref_t<P1>>)) {
+    constexpr bool chunkable = !KeepSteps && can_cast_safely(dtype_of<R>, dtype_of<std::remove_cvref_t<P1>>);
+    if constexpr (chunkable) {
       if (parallel && identity_ != kernel::identity::none && lines < 64 && n >= 2 * detail::parallel_grain) {
         j.chunks = std::min<index_t>(n / detail::parallel_grain, 256);
         partial = std::make_unique_for_overwrite<R[]>(static_cast<std::size_t>(lines * j.chunks));
@@ -1049,7 +1084,8 @@ private:
           rest /= a.shape(d);
         }
         // This task's elements of the line: [first, last).
-        const index_t first = chunk * n / jb.chunks, last = (chunk + 1) * n / jb.chunks;
+        const index_t share = n / jb.chunks, extra = n % jb.chunks; // (the first `extra` take one more)
+        const index_t first = chunk * share + std::min(chunk, extra), last = first + share + (chunk < extra ? 1 : 0);
         const T *p = a.data() + offset + first * step;
         R *q = jb.partial ? jb.partial + t : jb.out + out_offset;
         R acc;
@@ -1070,7 +1106,8 @@ private:
     // Through run_trapping: an integer division by zero in the loop function is an error.
     detail::loop_trapping(name(), parallel, lines * j.chunks,
                           std::max<index_t>(1, detail::parallel_grain / (n > 0 ? n / j.chunks : 1)), body, &j);
-    if (j.partial) {
+    if constexpr (chunkable) {
+      if (!j.partial) return;
       auto combine = [](void *ctx, index_t begin, index_t end) {
         const job &jb = *static_cast<const job *>(ctx);
         for (index_t o = begin; o < end; ++o) {
@@ -1112,14 +1149,18 @@ private:
     if (n == 1) {
       // No step to take: the result is the one slice, converted as a call's output converts.
       using E = std::remove_const_t<T>;
-      if constexpr (can_cast_same_kind(dtype_of<E>, dtype_of<R>)) {
+      if constexpr (std::is_same_v<E, R>) {
         detail::eval_assignments(f.placement_for_fusion(), kernel::assign(acc, kernel::lazy(slice(0))));
         return;
       } else {
         throw argument_error(std::string(name()), 1,
-                             "axis " + std::to_string(ax) + " has one element, and a device array's " +
-                                 std::string(dtype_name(dtype_of<E>)) + " elements are not converted to the loop's " +
-                                 std::string(dtype_name(dtype_of<R>)) + " result (NumPy 'same_kind' casting)");
+                             "axis " + std::to_string(ax) +
+                                 " has one element, which would be the result: the device "
+                                 "array's " +
+                                 std::string(dtype_name(dtype_of<E>)) + " elements, converted to the loop's " +
+                                 std::string(dtype_name(dtype_of<R>)) +
+                                 " result type, and device arrays are not converted implicitly (convert it first, or "
+                                 "reduce on the host)");
       }
     }
     f(slice(0), slice(1), acc);
