@@ -505,7 +505,8 @@ TEST(UfuncCpu, AtAppliesInPlaceAtIndices) {
   refused([&] { vadd.at(a, std::vector<int>{0, 1}, std::vector<double>{1, 2, 3}); }, 3,
           "has shape (3,), which does not broadcast to the indexed shape (2,)");
   refused([&] { vadd.at(a, std::vector<int>{0, 1}, kernel::array_view<const double>(a.data() + 1, {2})); }, 3,
-          "shares memory with the output (argument 1) without being the same elements");
+          "shares memory with the array (argument 1), which at changes while it reads this; pass a copy");
+  refused([&] { vadd.at(a, std::vector<int>{2, 1, 0}, a); }, 3, "shares memory with the array (argument 1)");
   refused([&] { vadd.at(kernel::array_view<double, 2>(a.data(), {2, 2}, {0, 1}), 0, 1.0); }, 1,
           "has a zero stride: the results would be written more than once to one element");
   kernel::ndarray<double, 2> m({2, 3});

@@ -377,6 +377,11 @@ TEST(UfuncDevice, ReduceOverSeveralAxes) {
   const std::vector<double> two{5, 1};
   EXPECT_EQ(vsub_one.reduce(kernel::to_device(two, dev)), -5.0);
   EXPECT_EQ(vsub_one.on(on_dev).reduce(two), -5.0);
+  // An identity the device's running value cannot start from is left out there (f(0, x) is x):
+  // the reduction runs as without one.
+  constexpr kernel::ufunc<add_narrowing> vnarrow_sum{kernel::identity::zero};
+  EXPECT_EQ(vnarrow_sum.reduce(kernel::to_device(std::vector<double>{1, 2}, dev)), 3.0f);
+  EXPECT_EQ(vnarrow_sum.on(on_dev).reduce(std::vector<double>{5}), 5.0f);
   // A device array's one element of another type than the loop's result: not converted, said so.
   constexpr kernel::ufunc<add_narrowing> vnarrow;
   try {
@@ -414,6 +419,11 @@ TEST(UfuncDevice, AtAppliesInPlaceAtIndices) {
   vadd.at(dm, 1, 0.5);
   vadd.at(m, 1, 0.5);
   EXPECT_EQ(dm.copy_to_host().to_vector(), m.to_vector());
+  // Indices as a strided device view: every other one of 0, 9, 2, 9.
+  const auto spread = kernel::to_device(std::vector<int>{0, 9, 2, 9}, dev);
+  vadd.at(dm, kernel::device_view<const int>(dev, spread.data(), {2}, {2}), 2.0);
+  vadd.at(m, std::vector<int>{0, 2}, 2.0);
+  EXPECT_EQ(dm.copy_to_host().to_vector(), m.to_vector());
   kernel::stream s(dev);
   vadd.on(s).at(dm, std::vector<int>{0, 0}, 1.0);
   s.synchronize();
@@ -425,6 +435,19 @@ TEST(UfuncDevice, AtAppliesInPlaceAtIndices) {
   } catch (const kernel::argument_error &e) {
     EXPECT_EQ(e.argument(), 2);
     EXPECT_NE(std::string(e.what()).find("index 3 at position 1 is out of range"), std::string::npos) << e.what();
+  }
+  // What the calls would refuse is refused with at's own argument numbers, before any call.
+  try {
+    vadd.at(dm, std::vector<int>{0}, kernel::to_device(std::vector<float>(4, 1.0f), dev));
+    ADD_FAILURE() << "a float32 operand for a float64 loop";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 3) << e.what();
+  }
+  try {
+    vadd.at(dm, std::vector<int>{0, 1}, dm);
+    ADD_FAILURE() << "the array as its own operand";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 3) << e.what();
   }
   EXPECT_EQ(dm.copy_to_host().to_vector(), m.to_vector());
 }

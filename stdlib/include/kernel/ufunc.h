@@ -374,6 +374,8 @@ private:
     static_assert(can_cast_same_kind(dtype_of<R>, dtype_of<E>),
                   "at writes the loop's result into the array, whose element type cannot hold it (NumPy "
                   "'same_kind' casting)");
+    static_assert(rt <= detail::max_dims, "at: the indices' dimensions and the array's after its first are more than "
+                                          "an array may have (32)");
     if constexpr (can_cast_same_kind(dtype_of<R>, dtype_of<E>) && rt <= detail::max_dims) {
       const auto av = arg_a::view(a);
       detail::check_view(name(), 1, av);
@@ -387,7 +389,16 @@ private:
         const auto host_indices = [&] {
           if constexpr (arg_i::is_device) {
             detail::require_device_of(name(), 2, indices);
-            return indices.copy_to_host();
+            if constexpr (requires { indices.copy_to_host(); }) {
+              return indices.copy_to_host();
+            } else { // a view, of any strides: gathered on its device first
+              using J = std::remove_cv_t<typename arg_i::element_type>;
+              const detail::device_call c = this->call_on(&indices.device().state(), unavailable_message);
+              device_array<J, ri> together(indices.shape(), c.stream, name(), 2);
+              device_view<J, ri> into = together.view();
+              detail::eval_assignments(this->placed_on(), kernel::assign(into, kernel::lazy(indices)));
+              return together.copy_to_host();
+            }
           } else {
             const auto iv = arg_i::view(indices);
             detail::check_view(name(), 2, iv);
@@ -475,18 +486,38 @@ private:
         return 0;
       }
     }();
-    // The overlap rule of a call, `a` its output: an operand sharing a's memory would be read
-    // after rows before it changed it; and no element of `a` may be reached twice.
+    // No element of `a` may be reached twice (as of a call's output); and an operand sharing
+    // its memory, even as the same elements, would be read after earlier rows changed it.
     {
-      std::array<detail::operand_layout, 2> ops{detail::layout_of(name(), av, 1, /*is_output=*/true)};
-      if constexpr (binary && !arg_b::is_scalar && arg_b::is_device == detail::ufunc_arg<A &>::is_device)
-        ops[1] = detail::layout_of(name(), b_view, 3);
+      const std::array<detail::operand_layout, 1> ops{detail::layout_of(name(), av, 1, /*is_output=*/true)};
       detail::check_overlap(name(), ops);
+      if constexpr (binary && !arg_b::is_scalar && arg_b::is_device == detail::ufunc_arg<A &>::is_device) {
+        const detail::operand_layout lb = detail::layout_of(name(), b_view, 3);
+        const auto [alo, ahi] = detail::memory_extent(ops[0]);
+        const auto [blo, bhi] = detail::memory_extent(lb);
+        if (alo != ahi && blo != bhi && blo < ahi && alo < bhi &&
+            !detail::elements_apart(detail::bytes_of_layout(lb), detail::bytes_of_layout(ops[0])))
+          throw argument_error(std::string(name()), 3,
+                               "shares memory with the array (argument 1), which at changes while it reads this; "
+                               "pass a copy");
+      }
     }
     if constexpr (detail::ufunc_arg<A &>::is_device) {
       // One call per index, in order, over its row: the calls' own checks and conversions.
       const kernel::device dev = a.device();
       const detail::device_call c = this->call_on(&dev.state(), unavailable_message);
+      // What the calls would refuse, refused first with at's own argument numbers.
+      using R = typename traits::result_type;
+      detail::require_device_operand<std::remove_cvref_t<typename traits::template arg<0>>>(name(), 1, c, a);
+      if constexpr (!std::is_same_v<R, E>)
+        throw argument_error(std::string(name()), 1,
+                             "is a device array of " + std::string(dtype_name(dtype_of<E>)) +
+                                 " but the selected loop writes " + std::string(dtype_name(dtype_of<R>)) +
+                                 " (device arrays are never converted implicitly)");
+      if constexpr (binary && arg_b::is_device)
+        detail::require_device_operand<std::remove_cvref_t<typename traits::template arg<1>>>(name(), 3, c, b);
+      if constexpr (binary && arg_b::is_scalar)
+        (void)detail::convert_scalar<std::remove_cvref_t<typename traits::template arg<1>>>(name(), 3, b);
       std::array<index_t, ra> row_shape = av.shape(), b_row_strides{};
       row_shape[0] = 1;
       for (std::size_t d = 1; d < ra; ++d) b_row_strides[d] = b_strides[ri + d - 1];
@@ -701,6 +732,10 @@ private:
     using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
     constexpr bool has_initial = !std::is_same_v<I, no_initial>;
     constexpr bool from_identity = std::is_same_v<I, identity_start>;
+    // Whether a device reduction starts from the start: it feeds the loop's first parameter,
+    // which on a device takes the running value as it is. An identity that cannot is left out
+    // there (f(identity, x) is x), as a device reduction without an initial value runs.
+    constexpr bool device_start = has_initial && (!from_identity || std::is_same_v<R, P0>);
     constexpr bool initial_fits = [] {
       if constexpr (has_initial && !from_identity)
         return detail::arg_accepts<const I &, P0>();
@@ -741,7 +776,7 @@ private:
       drained_on_failure(*c.stream, [&] {
         if (empty) {
           fill_on_device(*c.stream, result, unit);
-        } else if constexpr (has_initial) {
+        } else if constexpr (device_start) {
           if constexpr (!std::is_same_v<R, P0>) {
             refuse_running_value_on_device<R, P0>("reducing", "");
           } else if (in_tree<fn, T>(v.shape(ax))) {
@@ -765,7 +800,7 @@ private:
       ndarray<R, out_rank> result(ndarray<R, out_rank>::uninitialized, shape, name(), 0);
       if (empty) {
         std::fill_n(result.data(), result.size(), unit);
-      } else if (this->placed_on().runs_on_host() || (!has_initial && v.shape(ax) == 1)) {
+      } else if (this->placed_on().runs_on_host() || (!device_start && v.shape(ax) == 1)) {
         // (An axis of one element takes no step: its elements converted, wherever the call
         // was placed: after the results calls on streams are delivering into them.)
         detail::await_host_writes(v);
