@@ -392,12 +392,8 @@ private:
             if constexpr (requires { indices.copy_to_host(); }) {
               return indices.copy_to_host();
             } else { // a view, of any strides: gathered on its device first
-              using J = std::remove_cv_t<typename arg_i::element_type>;
               const detail::device_call c = this->call_on(&indices.device().state(), unavailable_message);
-              device_array<J, ri> together(indices.shape(), c.stream, name(), 2);
-              device_view<J, ri> into = together.view();
-              detail::eval_assignments(this->placed_on(), kernel::assign(into, kernel::lazy(indices)));
-              return together.copy_to_host();
+              return gathered_on_device(c, indices, 2).copy_to_host();
             }
           } else {
             const auto iv = arg_i::view(indices);
@@ -692,12 +688,8 @@ private:
         return hold(
             reduce_fitting(device_view<const T, kept + 1>(dev, v.data(), merged_shape, merged_strides), -1, initial));
       }
-      // Gathered where the ufunc is placed, as its calls are, in memory freed in order there.
-      device_array<T, rank> together(shape, c.stream, name(), 1);
-      device_view<T, rank> into = together.view();
-      detail::eval_assignments(
-          this->placed_on(),
-          kernel::assign(into, kernel::lazy(device_view<const T, rank>(dev, v.data(), shape, strides))));
+      const device_array<T, rank> together =
+          gathered_on_device(c, device_view<const T, rank>(dev, v.data(), shape, strides), 1);
       detail::keep_until_done(*c.stream, {detail::owned_device_memory(array)}); // (the steps read the copy)
       const auto contiguous = array_view<T, kept + 1>::contiguous_strides(merged_shape);
       return reduce_fitting(device_view<const T, kept + 1>(dev, together.data(), merged_shape, contiguous), -1,
@@ -873,6 +865,48 @@ private:
     }
   }
 
+  // A working array's layout for steps along `ax`: C-contiguous with `ax` outermost, so that
+  // its slices along `ax` lie apart in memory (a call refuses operands whose memory
+  // interleaves, as slices along a middle axis would). `shape` is the array's; the result is
+  // the shape to allocate (`ax` first) and the strides that view it in `shape`'s order.
+  template <std::size_t Rank>
+  static std::pair<std::array<index_t, Rank>, std::array<index_t, Rank>>
+  axis_outermost(const std::array<index_t, Rank> &shape, std::size_t ax) {
+    std::array<std::size_t, Rank> order{}; // the allocation's dimensions: `ax`, then the others
+    order[0] = ax;
+    for (std::size_t d = 0, o = 1; d < Rank; ++d)
+      if (d != ax) order[o++] = d;
+    std::array<index_t, Rank> allocated{}, strides{};
+    for (std::size_t i = 0; i < Rank; ++i) allocated[i] = shape[order[i]];
+    const auto allocated_strides = array_view<index_t, Rank>::contiguous_strides(allocated);
+    for (std::size_t i = 0; i < Rank; ++i) strides[order[i]] = allocated_strides[i];
+    return {allocated, strides};
+  }
+
+  // A reduction's `result` (C-contiguous over the dimensions of `shape` but `ax`) viewed in
+  // `shape`'s dimensions with `ax` of one element and stride 0, lined up with the slices along
+  // `ax` that the steps combine into it.
+  template <class R, std::size_t OutRank, std::size_t Rank>
+  static device_view<R, Rank> with_axis_kept(kernel::device dev, device_array<R, OutRank> &result,
+                                             std::array<index_t, Rank> shape, std::size_t ax) {
+    shape[ax] = 1;
+    std::array<index_t, Rank> strides = array_view<R, Rank>::contiguous_strides(shape);
+    strides[ax] = 0;
+    return device_view<R, Rank>(dev, result.data(), shape, strides);
+  }
+
+  // A C-contiguous copy of device memory `from`, made where the ufunc is placed, as its calls
+  // are, on the call's stream, in whose order it is freed; `argument` is the one named where
+  // the device has no room for it.
+  template <class T, std::size_t Rank>
+  device_array<std::remove_const_t<T>, Rank> gathered_on_device(const detail::device_call &c,
+                                                                const device_view<T, Rank> &from, int argument) const {
+    device_array<std::remove_const_t<T>, Rank> together(from.shape(), c.stream, name(), argument);
+    device_view<std::remove_const_t<T>, Rank> into = together.view();
+    detail::eval_assignments(this->placed_on(), kernel::assign(into, kernel::lazy(from)));
+    return together;
+  }
+
   // `out` (C-contiguous) = the accumulation of `in` (device memory) along `ax`, on the call's
   // stream: r[0] = `first` (device memory of the first slice's shape), then one call per step.
   // The steps work in an array whose axis `ax` is outermost, so that a step's slice and the
@@ -882,14 +916,7 @@ private:
   template <class S, class F0, class R, std::size_t Rank>
   void accumulate_on_device(const detail::device_call &c, kernel::device dev, const array_view<S, Rank> &in,
                             const array_view<F0, Rank> &first, std::size_t ax, device_array<R, Rank> &out) const {
-    std::array<std::size_t, Rank> order{}; // the working array's dimensions: `ax`, then the others
-    order[0] = ax;
-    for (std::size_t d = 0, o = 1; d < Rank; ++d)
-      if (d != ax) order[o++] = d;
-    std::array<index_t, Rank> work_shape{}, strides{};
-    for (std::size_t i = 0; i < Rank; ++i) work_shape[i] = out.shape()[order[i]];
-    const auto work_strides = array_view<R, Rank>::contiguous_strides(work_shape);
-    for (std::size_t i = 0; i < Rank; ++i) strides[order[i]] = work_strides[i];
+    const auto [work_shape, strides] = axis_outermost(out.shape(), ax);
     device_array<R, Rank> separate;
     if (ax != 0) separate = device_array<R, Rank>(work_shape, c.stream, name(), 0);
     const device_view<R, Rank> work(dev, ax != 0 ? separate.data() : out.data(), out.shape(), strides);
@@ -1163,11 +1190,8 @@ private:
   static void reduce_by_calls(const Placed &f, const array_view<T, Rank> &v, std::size_t ax, kernel::device dev,
                               device_array<R, OutRank> &result, bool from_first = false,
                               const Start *initial = nullptr) {
-    std::array<index_t, Rank> slice_shape = v.shape(), kept_strides{};
-    slice_shape[ax] = 1;
-    const auto contiguous = array_view<R, Rank>::contiguous_strides(slice_shape);
-    for (std::size_t d = 0; d < Rank; ++d) kept_strides[d] = d == ax ? 0 : contiguous[d];
-    device_view<R, Rank> acc(dev, result.data(), slice_shape, kept_strides);
+    device_view<R, Rank> acc = with_axis_kept(dev, result, v.shape(), ax);
+    const auto &slice_shape = acc.shape();
     auto slice = [&](index_t k) {
       return device_view<const T, Rank>(dev, v.data() + k * v.stride(ax), slice_shape, v.strides());
     };
@@ -1226,15 +1250,9 @@ private:
                       device_array<R, OutRank> &result, const Start *initial) const {
     if constexpr (tree_types<Fn, T>()) {
       index_t m = v.shape(ax), h = m / 2;
-      std::array<index_t, Rank> shape = v.shape(), work_shape{}, strides{};
+      std::array<index_t, Rank> shape = v.shape();
       shape[ax] = m - h;
-      std::array<std::size_t, Rank> order{}; // the working array's dimensions: `ax`, then the others
-      order[0] = ax;
-      for (std::size_t d = 0, o = 1; d < Rank; ++d)
-        if (d != ax) order[o++] = d;
-      for (std::size_t i = 0; i < Rank; ++i) work_shape[i] = shape[order[i]];
-      const auto work_strides = array_view<R, Rank>::contiguous_strides(work_shape);
-      for (std::size_t i = 0; i < Rank; ++i) strides[order[i]] = work_strides[i];
+      const auto [work_shape, strides] = axis_outermost(shape, ax);
       device_array<R, Rank> work(work_shape, c.stream, name(), 0);
       // Slices [begin, begin + count) along the axis.
       const auto part = [&]<class E>(E *data, const std::array<index_t, Rank> &st, index_t begin, index_t count) {
@@ -1253,12 +1271,8 @@ private:
         h = m / 2;
         (*this)(part(w, strides, 0, h), part(w, strides, m - h, h), part(w, strides, 0, h));
       }
-      // The last slice into the result, viewed with the axis kept (extent 1, stride 0).
-      std::array<index_t, Rank> one = v.shape(), kept_strides{};
-      one[ax] = 1;
-      const auto contiguous = array_view<R, Rank>::contiguous_strides(one);
-      for (std::size_t d = 0; d < Rank; ++d) kept_strides[d] = d == ax ? 0 : contiguous[d];
-      device_view<R, Rank> acc(dev, result.data(), one, kept_strides);
+      // The last slice into the result.
+      device_view<R, Rank> acc = with_axis_kept(dev, result, v.shape(), ax);
       const device_view<const R, Rank> last = part(static_cast<const R *>(w), strides, 0, 1);
       if constexpr (!std::is_same_v<Start, no_initial>)
         (*this)(*initial, last, acc);
