@@ -766,18 +766,16 @@ private:
       // The slices are views, which own nothing: the array is held as a call holds it, and
       // a step that fails after others were queued waits for them.
       drained_on_failure(*c.stream, [&] {
+        // (A tree's loop returns its first parameter's type: a start is taken there too.)
         if (empty) {
           fill_on_device(*c.stream, result, unit);
-        } else if constexpr (device_start) {
-          if constexpr (!std::is_same_v<R, P0>) {
-            refuse_running_value_on_device<R, P0>("reducing", "");
-          } else if (in_tree<fn, T>(v.shape(ax))) {
-            reduce_in_tree<fn>(c, v, ax, array.device(), result, &start);
-          } else {
-            reduce_by_calls<fn>(*this, v, ax, array.device(), result, false, &start);
-          }
         } else if (in_tree<fn, T>(v.shape(ax))) {
           reduce_in_tree<fn>(c, v, ax, array.device(), result, &start);
+        } else if constexpr (device_start) {
+          if constexpr (!std::is_same_v<R, P0>)
+            refuse_running_value_on_device<R, P0>("reducing", "");
+          else
+            reduce_by_calls<fn>(*this, v, ax, array.device(), result, false, &start);
         } else {
           reduce_by_calls<fn>(*this, v, ax, array.device(), result);
         }
