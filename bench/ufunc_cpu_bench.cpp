@@ -60,6 +60,17 @@ __attribute__((noinline)) float sum_loop(const float *x, std::size_t n) {
   return s;
 }
 
+// reduceat's baseline: the sums of the slices [starts[i], starts[i + 1]), in order.
+__attribute__((noinline)) void segment_sums(const float *x, std::size_t n, const std::vector<long> &starts,
+                                            float *out) {
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    const std::size_t end = i + 1 < starts.size() ? static_cast<std::size_t>(starts[i + 1]) : n;
+    float s = x[starts[i]];
+    for (std::size_t k = static_cast<std::size_t>(starts[i]) + 1; k < end; ++k) s += x[k];
+    out[i] = s;
+  }
+}
+
 // The three variants run in turn, so that each sees the same machine state (frequency,
 // the other tenants of a shared host); each keeps its best time.
 template <class A, class B, class C> std::array<double, 3> best_of(int runs, A &&a, B &&b, C &&c) {
@@ -131,5 +142,19 @@ int main(int argc, char **argv) {
       [&] { sink = vsum.on(parallel).reduce(x); });
   std::printf("%-14s %12.2f %12.2f %12.2f %11.3f %13.2f\n", "add.reduce", rl * 1e3, ru * 1e3, rp * 1e3, rl / ru,
               ru / rp);
+
+  // reduceat over slices of 16 elements, the indices checked and copied by each call.
+  std::vector<long> starts;
+  for (std::size_t k = 0; k < n; k += 16) starts.push_back(static_cast<long>(k));
+  std::vector<float> sums(starts.size());
+  segment_sums(x.data(), n, starts, sums.data());
+  if (vsum.reduceat(x, starts).to_vector() != sums) return std::puts("add.reduceat differs from the loop"), 1;
+  if (vsum.on(parallel).reduceat(x, starts).to_vector() != sums)
+    return std::puts("add.reduceat on parallel differs from the loop"), 1;
+  const auto [al, au, ap] = best_of(
+      runs, [&] { segment_sums(x.data(), n, starts, sums.data()); }, [&] { (void)vsum.reduceat(x, starts); },
+      [&] { (void)vsum.on(parallel).reduceat(x, starts); });
+  std::printf("%-14s %12.2f %12.2f %12.2f %11.3f %13.2f\n", "add.reduceat", al * 1e3, au * 1e3, ap * 1e3, al / au,
+              au / ap);
   return 0;
 }

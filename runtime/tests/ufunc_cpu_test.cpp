@@ -4,8 +4,10 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -307,6 +309,23 @@ TEST(UfuncCpu, ReduceAlongAnAxis) {
     EXPECT_NE(std::string(e.what()).find("axis 2 is out of range for an array of 2 dimensions"), std::string::npos)
         << e.what();
   }
+  // An axis of any integer type; one in braces is a list of one axis.
+  EXPECT_EQ(vadd.reduce(m, std::size_t{1}).to_vector(), (std::vector<double>{6, 46, 86}));
+  EXPECT_EQ(vadd.reduce(m, {1}).to_vector(), (std::vector<double>{6, 46, 86}));
+  EXPECT_EQ(vadd.reduce(m, {-2}, 1.0).to_vector(), (std::vector<double>{31, 34, 37, 40}));
+  for (const auto &[axis_text, call] :
+       {std::pair<std::string, std::function<void()>>{"axis 18446744073709551615 is out of range",
+                                                      [&] { (void)vadd.reduce(m, ~std::uint64_t{0}); }},
+        {"axis -9223372036854775808 is out of range for an array of 2 dimensions",
+         [&] { (void)vadd.reduce(m, std::numeric_limits<long long>::min(), 0.0); }}}) {
+    try {
+      call();
+      ADD_FAILURE() << axis_text;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), 2);
+      EXPECT_NE(std::string(e.what()).find(axis_text), std::string::npos) << e.what();
+    }
+  }
   kernel::ndarray<double, 2> empty({0, 3});
   EXPECT_THROW(vadd.reduce(empty, 0), kernel::argument_error);
   EXPECT_EQ(vadd.reduce(empty, 1).size(), 0);
@@ -446,8 +465,120 @@ TEST(UfuncCpu, ReduceOverSeveralAxes) {
   }
 }
 
-double negate(double a) { return -a; }
 std::int32_t int_div(std::int32_t a, std::int32_t b) { return a / b; }
+
+// A plain reference for reduceat: NumPy's definition, element by element along axis 0 of a
+// row-major matrix of `columns` columns.
+template <class R, class T, class F>
+std::vector<R> reduceat_reference(const std::vector<T> &a, kernel::index_t columns, const std::vector<long> &indices,
+                                  F f) {
+  const auto rows = static_cast<long>(a.size()) / columns;
+  std::vector<R> r;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const long begin = indices[i];
+    const long end = i + 1 == indices.size() ? rows : std::max(indices[i + 1], begin + 1);
+    for (long c = 0; c < columns; ++c) {
+      R acc = static_cast<R>(a[begin * columns + c]);
+      for (long k = begin + 1; k < end; ++k) acc = f(acc, a[k * columns + c]);
+      r.push_back(acc);
+    }
+  }
+  return r;
+}
+
+// NumPy's ufunc.reduceat: each slice from an index to the next reduced in order from its first
+// element (an identity does not start it); an index not below the next is that element; along
+// any axis, of any strides, on every host target.
+TEST(UfuncCpu, ReduceatOverSlices) {
+  constexpr kernel::ufunc<add> vadd;
+  constexpr kernel::ufunc<sub> vsub;
+  constexpr kernel::ufunc<sub> vsub_one{kernel::identity::one};
+  constexpr kernel::ufunc<i8add> v8;
+  std::vector<double> x(8);
+  std::iota(x.begin(), x.end(), 0.0);
+  for (kernel::target t : {kernel::target::cpu, kernel::target::parallel}) {
+    SCOPED_TRACE(kernel::target_name(t));
+    // NumPy: add.reduceat(arange(8), [0, 4, 1, 5]) = [6, 4, 10, 18]; subtract's in order.
+    const auto sums = vadd.on(t).reduceat(x, std::vector<int>{0, 4, 1, 5});
+    static_assert(std::is_same_v<decltype(sums), const kernel::ndarray<double, 1>>);
+    EXPECT_EQ(sums.to_vector(), (std::vector<double>{6, 4, 10, 18}));
+    EXPECT_EQ(vadd.on(t).reduceat(x, {0, 4, 1, 5}).to_vector(), sums.to_vector());
+    // Indices of any layout: every other one of a list (copied first), a span of bytes.
+    const std::vector<short> spread{0, 9, 4, 9, 1, 9, 5};
+    EXPECT_EQ(vadd.on(t).reduceat(x, kernel::array_view<const short>(spread.data(), {4}, {2})).to_vector(),
+              sums.to_vector());
+    const std::vector<std::uint8_t> bytes{0, 4, 1, 5};
+    EXPECT_EQ(vadd.on(t).reduceat(x, std::span<const std::uint8_t>(bytes)).to_vector(), sums.to_vector());
+    EXPECT_EQ(vsub.on(t).reduceat(x, std::vector<long>{0, 3, 3, 7}).to_vector(), (std::vector<double>{-3, 3, -12, 7}));
+    EXPECT_EQ(vsub_one.on(t).reduceat(x, std::vector<long>{0, 3, 3, 7}).to_vector(),
+              (std::vector<double>{-3, 3, -12, 7}));
+    EXPECT_EQ(vadd.on(t).reduceat(x, std::vector<unsigned>{2, 0}).to_vector(), (std::vector<double>{2, 28}));
+    EXPECT_EQ(vadd.on(t).reduceat(x, std::vector<int>{}).size(), 0);
+    // The loop's result type: int8 elements through the int8 loop, converted where one is alone.
+    const std::vector<std::int8_t> small{100, 27, 1, 5};
+    const auto wrapped = v8.on(t).reduceat(small, std::vector<int>{0, 2, 2});
+    static_assert(std::is_same_v<decltype(wrapped), const kernel::ndarray<std::int8_t, 1>>);
+    EXPECT_EQ(wrapped.to_vector(), (std::vector<std::int8_t>{127, 1, 6}));
+    // Along each axis of a matrix, and of a strided view (every other row, backwards).
+    kernel::ndarray<double, 2> m({9, 5});
+    for (int i = 0; i < 45; ++i) m.data()[i] = (i * 37) % 11 - 4;
+    const std::vector<long> rows{0, 3, 3, 8, 2, 7};
+    const auto down = vsub.on(t).reduceat(m, std::vector<long>(rows));
+    EXPECT_EQ(down.shape(), (std::array<kernel::index_t, 2>{6, 5}));
+    const auto expected = reduceat_reference<double>(m.to_vector(), 5, rows, [](double a, double b) { return a - b; });
+    EXPECT_EQ(down.to_vector(), expected);
+    kernel::ndarray<double, 2> mt({5, 9});
+    for (int i = 0; i < 9; ++i)
+      for (int j = 0; j < 5; ++j) mt(j, i) = m(i, j);
+    const auto across = vsub.on(t).reduceat(mt, std::vector<long>(rows), -1);
+    EXPECT_EQ(across.shape(), (std::array<kernel::index_t, 2>{5, 6}));
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 5; ++j) EXPECT_EQ(across(j, i), down(i, j)) << i << ", " << j;
+    const kernel::array_view<const double, 2> back(m.data() + 8 * 5, {5, 5}, {-10, 1}); // rows 8, 6, 4, 2, 0
+    std::vector<double> back_rows;
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) back_rows.push_back(back(i, j));
+    EXPECT_EQ(vadd.on(t).reduceat(back, std::vector<long>{1, 4, 0}).to_vector(),
+              reduceat_reference<double>(back_rows, 5, {1, 4, 0}, [](double a, double b) { return a + b; }));
+    // Many short slices of long lines: spread over the cores on `parallel`.
+    kernel::ndarray<std::int64_t, 2> wide({3000, 40});
+    for (kernel::index_t i = 0; i < wide.size(); ++i) wide.data()[i] = i % 101;
+    std::vector<long> every_third;
+    for (long k = 0; k < 3000; k += 3) every_third.push_back(k);
+    const auto wide_sums = kernel::ufunc<times>().on(t).reduceat(wide, std::vector<long>(every_third));
+    EXPECT_EQ(wide_sums.to_vector(),
+              reduceat_reference<std::int64_t>(wide.to_vector(), 40, every_third,
+                                               [](std::int64_t a, std::int64_t b) { return a * b; }));
+  }
+  // Errors name the argument: an index out of range (negative ones too, as NumPy's), an axis.
+  const auto refused = [&](const auto &call, int argument, const std::string &says) {
+    try {
+      call();
+      ADD_FAILURE() << "accepted: " << says;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_NE(std::string(e.callee()).find("add"), std::string::npos);
+      EXPECT_EQ(e.argument(), argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { (void)vadd.reduceat(x, std::vector<int>{0, 8}); }, 2,
+          "index 8 at position 1 is out of range for axis 0, of 8 elements (reduceat's indices are in [0, 8))");
+  refused([&] { (void)vadd.reduceat(x, std::vector<int>{-1}); }, 2, "index -1 at position 0 is out of range");
+  refused([&] { (void)vadd.reduceat(std::vector<double>{}, std::vector<int>{0}); }, 2,
+          "index 0 at position 0 is out of range for axis 0, of 0 elements");
+  refused([&] { (void)vadd.reduceat(x, std::vector<int>{0}, 1); }, 3,
+          "axis 1 is out of range for an array of 1 dimension");
+  EXPECT_EQ(vadd.reduceat(std::vector<double>{}, std::vector<int>{}).size(), 0);
+  EXPECT_EQ(vadd.reduceat(kernel::ndarray<double, 2>({4, 0}), std::vector<int>{1, 2}).shape(),
+            (std::array<kernel::index_t, 2>{2, 0}));
+  // An integer division by zero in the loop: an arithmetic_error.
+  constexpr kernel::ufunc<int_div> vdiv;
+  EXPECT_THROW(
+      (void)vdiv.on(kernel::target::parallel).reduceat(std::vector<std::int32_t>{8, 0, 2}, std::vector<int>{0}),
+      kernel::arithmetic_error);
+}
+
+double negate(double a) { return -a; }
 
 // NumPy's ufunc.at: in place, unbuffered (a repeated index applies again), along the first axis,
 // the operand broadcast to the indices' shape and the rows'; negative indices from the end.

@@ -402,6 +402,67 @@ TEST(UfuncDevice, ReduceOverSeveralAxes) {
   EXPECT_EQ(da.copy_to_host().to_vector(), a.to_vector());
 }
 
+// reduceat where the arrays are: device arrays on their device (a tree per slice with an
+// identity, else the steps in order), host arrays given to a device target back on the host;
+// the same results as on the host, every slice length, along every axis.
+TEST(UfuncDevice, ReduceatOverSlices) {
+  constexpr kernel::ufunc<add> vsum{kernel::identity::zero};
+  constexpr kernel::ufunc<minus> vsub;
+  constexpr kernel::ufunc<add_to> vadd_to;
+  kernel::ndarray<double, 3> a({11, 3, 7});
+  for (int i = 0; i < 231; ++i) a.data()[i] = (i * 7919) % 1013 - 500;
+  const auto da = kernel::to_device(a, dev);
+  const std::vector<int> cuts{0, 1, 4, 4, 9, 2, 10, 0};
+  for (int axis : {0, 1, 2, -1}) {
+    SCOPED_TRACE(axis);
+    std::vector<int> at;
+    for (int k : cuts)
+      if (k < a.shape(axis < 0 ? 2 : axis)) at.push_back(k);
+    const auto on_host = vsub.reduceat(a, at, axis);
+    const auto on_device = vsub.reduceat(da, at, axis);
+    static_assert(std::is_same_v<decltype(on_device), const kernel::device_array<double, 3>>);
+    EXPECT_EQ(on_device.copy_to_host().to_vector(), on_host.to_vector());
+    EXPECT_EQ(vsub.on(on_dev).reduceat(a, at, axis).to_vector(), on_host.to_vector());
+    EXPECT_EQ(vsum.reduceat(da, kernel::to_device(at, dev), axis).copy_to_host().to_vector(),
+              vsum.reduceat(a, at, axis).to_vector());
+    EXPECT_EQ(vsum.on(on_dev).reduceat(a, at, axis).to_vector(), vsum.reduceat(a, at, axis).to_vector());
+  }
+  // A 1-d device array gives a device array; int32 elements through a float64 accumulator, on
+  // the device after conversion on the host; a stream of the user's.
+  const std::vector<std::int32_t> ints{1000000000, 2000000000, 3, 4, 5};
+  EXPECT_EQ(vadd_to.on(on_dev).reduceat(ints, std::vector<int>{0, 2, 4}).to_vector(),
+            (std::vector<double>{3000000000.0, 7, 5}));
+  kernel::stream s(dev);
+  const auto queued =
+      vsum.on(s).reduceat(kernel::to_device(std::vector<double>{1, 2, 3, 4}, dev), std::vector<int>{1, 0});
+  s.synchronize();
+  EXPECT_EQ(queued.copy_to_host().to_vector(), (std::vector<double>{2, 10}));
+  // Errors before anything is queued: an index out of range, a slice of one element that would
+  // be a device array's element converted.
+  try {
+    (void)vsub.reduceat(da, std::vector<int>{0, 11});
+    ADD_FAILURE() << "an index out of range";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 2);
+    EXPECT_NE(std::string(e.what()).find("index 11 at position 1 is out of range for axis 0, of 11 elements"),
+              std::string::npos)
+        << e.what();
+  }
+  constexpr kernel::ufunc<add_narrowing> vnarrow;
+  const auto wide = kernel::to_device(std::vector<double>{1, 2, 3}, dev);
+  EXPECT_EQ(vnarrow.reduceat(wide, std::vector<int>{1}).copy_to_host().to_vector(), (std::vector<float>{5}));
+  try {
+    (void)vnarrow.reduceat(wide, std::vector<int>{0, 2});
+    ADD_FAILURE() << "a float64 element as a float32 result on a device";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_EQ(e.argument(), 1);
+    EXPECT_NE(std::string(e.what()).find("the slice at position 1 of the indices (index 2) has one element"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(da.copy_to_host().to_vector(), a.to_vector());
+}
+
 // ufunc.at of a device array: on its device, in order (a repeated index applies again); the
 // indices and the operand may be device arrays too; out-of-range indices write nothing.
 TEST(UfuncDevice, AtAppliesInPlaceAtIndices) {

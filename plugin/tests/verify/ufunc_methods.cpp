@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// ufunc.outer, ufunc.accumulate and reduce's initial value given what they cannot take: one error each, at the
+// ufunc.outer, accumulate, reduce, reduceat and at given what they cannot take: one error each, at the
 // library's check, with the chain of instantiations from the user's line.
 #include <complex>
 #include <kernel/kernel.h>
@@ -106,6 +106,45 @@ void at_into_a_narrower_array(std::vector<short> &x) {
 // expected-error@* {{at writes the loop's result into the array, whose element type cannot hold it}}
 // expected-note@*:* {{in instantiation of function template specialization 'kernel::ufunc<&add>::at_fitting<std::vector<short>, int, float>' requested here}}
 
+void reduce_over_no_axes(kernel::ndarray<float, 2> &m) {
+  (void)vadd.reduce(m, {}); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@*:* {{reduce over no axes: give one at least (empty braces would be NumPy's axis=(), which reduces nothing)}}
+// expected-note@*:* {{in instantiation of function template specialization 'kernel::ufunc<&add>::reduce_axes_checked<kernel::ndarray<float, 2>, 0UL, kernel::ufunc<&add>::no_initial>' requested here}}
+
+void reduce_over_a_fractional_axis(std::vector<float> &x) {
+  (void)vadd.reduce(x, 0.5); // expected-error {{no matching member function for call to 'reduce'}}
+}
+// expected-note@*:* 0+ {{candidate}}
+// expected-note@*:* 1+ {{because 'double' does not satisfy 'integral'}}
+// expected-note@*:* 0+ {{evaluated to false}}
+
+void reduceat_of_a_unary_ufunc(std::vector<float> &x) {
+  (void)vnegated.reduceat(x, std::vector<int>{0}); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduceat needs a binary ufunc}}
+// expected-note@* {{expression evaluates to '1 == 2'}}
+
+void reduceat_at_one_index(std::vector<float> &x) {
+  (void)vadd.reduceat(x, 0); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduceat's indices are a 1-d integer array}}
+
+void reduceat_at_a_matrix_of_indices(std::vector<float> &x, kernel::ndarray<int, 2> &indices) {
+  (void)vadd.reduceat(x, indices); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduceat's indices are a 1-d integer array}}
+
+void reduceat_at_float_indices(std::vector<float> &x) {
+  (void)vadd.reduceat(x, std::vector<float>{0}); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduceat's indices are a 1-d integer array}}
+
+void reduceat_of_a_number() {
+  (void)vadd.reduceat(1.0f, std::vector<int>{0}); // expected-note {{in instantiation of function template specialization}}
+}
+// expected-error@* {{reduceat takes an array}}
+
 // What they take compiles.
 void valid(std::vector<float> &x, kernel::ndarray<float, 2> &into) {
   auto pairs = vadd.outer(x, x);
@@ -116,7 +155,10 @@ void valid(std::vector<float> &x, kernel::ndarray<float, 2> &into) {
   auto from = vadd.reduce(x, 0, 1.0);
   float everything = vadd.reduce(into, kernel::all_axes);
   auto both = vadd.reduce(into, {1, 0}, 2.0f);
-  (void)everything, (void)both;
+  auto one_axis = vadd.reduce(into, {1});
+  auto unsigned_axis = vadd.reduce(into, std::size_t{1}, 0.0f);
+  auto slices = vadd.reduceat(into, std::vector<long>{0, 1}, -1);
+  (void)everything, (void)both, (void)one_axis, (void)unsigned_axis, (void)slices;
   vadd.at(x, std::vector<long>{0, 0}, 2.0f);
   vnegated.at(into, 1);
   (void)pairs, (void)scaled, (void)running, (void)along, (void)from;

@@ -18,7 +18,9 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -74,9 +76,12 @@ enum class identity { none, zero, one, reorderable };
 
 /// `reduce`'s axes argument for every axis of the array (NumPy's `axis=None`).
 struct all_axes_t {
-  explicit constexpr all_axes_t() = default;
+  // Made from a tag only, so that empty braces, `reduce(a, {})`, do not make one (they are
+  // NumPy's axis=(), refused at compile time).
+  struct tag {};
+  explicit constexpr all_axes_t(tag) {}
 };
-inline constexpr all_axes_t all_axes{};
+inline constexpr all_axes_t all_axes{all_axes_t::tag{}};
 
 /// A ufunc made of the loops `F...` (functions with the same number of scalar parameters).
 /// `on(...)` places it on a target, device or stream (detail::placed); on a stream, host
@@ -85,6 +90,8 @@ template <auto... F> class ufunc : public detail::placed<ufunc<F...>> {
   static_assert(sizeof...(F) >= 1, "kernel::ufunc needs at least one function");
   static constexpr auto primary = detail::first_loop<F...>::value;
   using primary_traits = detail::function_traits<decltype(primary)>;
+  // What empty braces make as reduce's axes.
+  struct no_axes {};
 
 public:
   /// Inputs per call.
@@ -167,7 +174,10 @@ public:
   /// arrays, or a device target, take one call of the ufunc per step along the axis, on the
   /// device; with an identity, whose order of combining is free, and a loop that takes its
   /// result type in both parameters, a tree of ceil(log2 n) calls there.
-  template <class A> auto reduce(const A &array, int axis = 0) const {
+  template <class A> auto reduce(const A &array) const { return reduce(array, 0); }
+  template <class A, std::integral Axis>
+    requires(!std::is_same_v<Axis, bool>) // (an integer of any type; braces, `{1}`, are a list of axes)
+  auto reduce(const A &array, Axis axis) const {
     static_assert(nin == 2, "reduce needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
     static_assert(arg::supported && !arg::is_scalar, "reduce takes an array");
@@ -175,14 +185,16 @@ public:
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar)
       return detail::failed_call_result{};
     else
-      return started([&](const auto &initial) { return reduce_fitting(array, axis, initial); });
+      return started([&](const auto &initial) { return reduce_fitting(array, axis_number(axis), initial); });
   }
 
   /// reduce from NumPy's `initial`: `f(f(f(initial, a0), a1), ...)`, so that an empty axis
   /// reduces to `initial` (converted to the result type) and, on a device, an axis of one
   /// element takes a step too. `initial` is a scalar the loop's first parameter takes, as a
   /// call's scalar argument.
-  template <class A, class I> auto reduce(const A &array, int axis, const I &initial) const {
+  template <class A, std::integral Axis, class I>
+    requires(!std::is_same_v<Axis, bool>)
+  auto reduce(const A &array, Axis axis, const I &initial) const {
     static_assert(nin == 2, "reduce needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
     static_assert(arg::supported && !arg::is_scalar, "reduce takes an array");
@@ -190,7 +202,7 @@ public:
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar || !scalar<I>)
       return detail::failed_call_result{};
     else
-      return reduce_fitting(array, axis, initial);
+      return reduce_fitting(array, axis_number(axis), initial);
   }
 
   /// reduce over several axes at once (NumPy's `axis=(0, 2)`; `kernel::all_axes` for every
@@ -200,14 +212,10 @@ public:
   /// the fold of its elements in C order, on the host; on a device, where the arrays are, as a
   /// reduce along one axis (in a tree), after one pass that gathers the axes' elements
   /// together where their strides do not already.
-  template <class A, std::size_t K>
-    requires(K != 1) // ({1} is the axis 1)
-  auto reduce(const A &array, const int (&axes)[K]) const {
+  template <class A, std::size_t K> auto reduce(const A &array, const int (&axes)[K]) const {
     return reduce_axes_checked(array, std::to_array(axes), no_initial{});
   }
-  template <class A, std::size_t K, class I>
-    requires(K != 1)
-  auto reduce(const A &array, const int (&axes)[K], const I &initial) const {
+  template <class A, std::size_t K, class I> auto reduce(const A &array, const int (&axes)[K], const I &initial) const {
     static_assert(scalar<I>, "reduce's initial value is a number (a scalar the loop's first parameter takes)");
     return reduce_axes_checked(array, std::to_array(axes), initial);
   }
@@ -218,6 +226,14 @@ public:
   auto reduce(const A &array, const std::array<int, K> &axes, const I &initial) const {
     static_assert(scalar<I>, "reduce's initial value is a number (a scalar the loop's first parameter takes)");
     return reduce_axes_checked(array, axes, initial);
+  }
+  /// Empty braces, NumPy's axis=() (no reduction, the array itself), are refused: reduce over
+  /// one axis at least.
+  template <class A> auto reduce(const A &array, no_axes) const {
+    return reduce_axes_checked(array, std::array<int, 0>{}, no_initial{});
+  }
+  template <class A, class I> auto reduce(const A &array, no_axes, const I &initial) const {
+    return reduce_axes_checked(array, std::array<int, 0>{}, initial);
   }
   template <class A> auto reduce(const A &array, all_axes_t) const {
     return reduce_axes_checked(array, every_axis<A>(), no_initial{});
@@ -292,6 +308,40 @@ public:
       return accumulate_fitting(array, axis);
   }
 
+  /// NumPy's `ufunc.reduceat(array, indices, axis)` for a binary ufunc: reduce over the slices
+  /// along `axis` (negative counts from the end) from each index to the next, each in order from
+  /// its first element, `r[i] = f(...f(a[j], a[j + 1])..., a[k - 1])` for j = indices[i] and
+  /// k = indices[i + 1] (the axis's end for the last); where k <= j, r[i] is a[j] itself. The
+  /// result has the array's shape with `axis` as long as the indices, and the loop's result type.
+  /// The indices are a 1-d integer array (host or device), each in [0, n) for an axis of n
+  /// elements, as NumPy's (no negative ones): one outside is an argument_error naming its
+  /// position. Host arrays reduce on the host (`parallel` spreads the slices and lines over
+  /// cores); device arrays, or a device target, on the device, a call per step of each slice,
+  /// or, where reduce would take a tree, a tree per slice.
+  template <class A, class I> auto reduceat(const A &array, const I &indices, int axis = 0) const {
+    static_assert(nin == 2, "reduceat needs a binary ufunc");
+    using arg = detail::ufunc_arg<const A &>;
+    using arg_i = detail::ufunc_arg<const I &>;
+    static_assert(arg::supported && !arg::is_scalar, "reduceat takes an array");
+    constexpr bool indices_given = [] {
+      if constexpr (arg_i::supported && !arg_i::is_scalar)
+        return arg_i::rank == 1 && std::is_integral_v<typename arg_i::element_type> &&
+               !std::is_same_v<typename arg_i::element_type, bool>;
+      else
+        return false;
+    }();
+    static_assert(indices_given, "reduceat's indices are a 1-d integer array");
+    if constexpr (nin != 2 || !arg::supported || arg::is_scalar || !indices_given)
+      return detail::failed_call_result{};
+    else
+      return reduceat_fitting(array, indices, axis);
+  }
+
+  /// reduceat at indices in braces, `f.reduceat(x, {0, 4, 1, 5})`.
+  template <class A, std::size_t K> auto reduceat(const A &array, const index_t (&indices)[K], int axis = 0) const {
+    return reduceat(array, std::vector<index_t>(indices, indices + K), axis);
+  }
+
   /// NumPy's and Numba's `ufunc.at(a, indices, b)`: in place and unbuffered, for each index in
   /// turn (an integer array, in C order, or one integer), `a[i] = f(a[i], b_k)` along a's first
   /// axis, where `b` is a scalar or an array broadcast to `indices.shape + a.shape[1:]` and b_k
@@ -335,6 +385,14 @@ public:
   }
 
 private:
+  // reduce's axis (argument 2) of any integer type, as the axis checks take it.
+  template <class Axis> static long long axis_number(Axis axis) {
+    if constexpr (std::is_unsigned_v<Axis>)
+      if (axis > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
+        throw argument_error(std::string(name()), 2, "axis " + detail::number_text(axis) + " is out of range");
+    return static_cast<long long>(axis);
+  }
+
   static constexpr const char *no_value_for_empty =
       ", and the ufunc has no identity value to reduce them to (give reduce an initial value, or the ufunc "
       "kernel::identity::zero or one)";
@@ -386,24 +444,7 @@ private:
       if constexpr (arg_i::is_scalar) {
         rows.push_back(resolved_row(indices, 0, av.shape(0)));
       } else {
-        const auto host_indices = [&] {
-          if constexpr (arg_i::is_device) {
-            detail::require_device_of(name(), 2, indices);
-            if constexpr (requires { indices.copy_to_host(); }) {
-              return indices.copy_to_host();
-            } else { // a view, of any strides: gathered on its device first
-              const detail::device_call c = this->call_on(&indices.device().state(), unavailable_message);
-              return gathered_on_device(c, indices, 2).copy_to_host();
-            }
-          } else {
-            const auto iv = arg_i::view(indices);
-            detail::check_view(name(), 2, iv);
-            detail::await_host_writes(iv);
-            ndarray<std::remove_cv_t<typename arg_i::element_type>, ri> copy(iv.shape());
-            detail::gather(iv, copy.data());
-            return copy;
-          }
-        }();
+        const auto host_indices = indices_on_host(indices, 2);
         rows.reserve(static_cast<std::size_t>(host_indices.size()));
         for (index_t k = 0; k < host_indices.size(); ++k)
           rows.push_back(resolved_row(host_indices.data()[k], k, av.shape(0)));
@@ -415,6 +456,29 @@ private:
       } else {
         (at_rows<fn>(a, av, rows, target, b), ...);
       }
+    }
+  }
+
+  // An array of indices (argument `argument`), wherever it is, as a C-contiguous host copy.
+  template <class I> auto indices_on_host(const I &indices, int argument) const {
+    using arg_i = detail::ufunc_arg<const I &>;
+    if constexpr (arg_i::is_device) {
+      detail::require_device_of(name(), argument, indices);
+      if constexpr (requires { indices.copy_to_host(); }) {
+        return indices.copy_to_host();
+      } else { // a view, of any strides: gathered on its device first
+        const detail::device_call c = this->call_on(&indices.device().state(), unavailable_message);
+        return gathered_on_device(c, indices, argument).copy_to_host();
+      }
+    } else {
+      const auto iv = arg_i::view(indices);
+      detail::check_view(name(), argument, iv);
+      detail::await_host_writes(iv);
+      ndarray<std::remove_cv_t<typename arg_i::element_type>, arg_i::rank> copy(
+          ndarray<std::remove_cv_t<typename arg_i::element_type>, arg_i::rank>::uninitialized, iv.shape(), name(),
+          argument);
+      detail::gather(iv, copy.data());
+      return copy;
     }
   }
 
@@ -608,7 +672,8 @@ private:
       else
         return K; // (reported above)
     }();
-    static_assert(K > 0, "reduce over no axes: give one at least");
+    static_assert(K > 0, "reduce over no axes: give one at least (empty braces would be NumPy's axis=(), which "
+                         "reduces nothing)");
     static_assert(K <= rank, "reduce over more axes than the array has dimensions");
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar || K == 0 || K > rank ||
                   (!std::is_same_v<I, no_initial> && !scalar<I>))
@@ -707,7 +772,7 @@ private:
     }
   }
 
-  template <class A, class I> auto reduce_fitting(const A &array, int axis, const I &initial) const {
+  template <class A, class I> auto reduce_fitting(const A &array, long long axis, const I &initial) const {
     using arg = detail::ufunc_arg<const A &>;
     constexpr std::size_t rank = arg::rank;
     using T = typename arg::element_type;
@@ -767,17 +832,18 @@ private:
       // a step that fails after others were queued waits for them.
       drained_on_failure(*c.stream, [&] {
         // (A tree's loop returns its first parameter's type: a start is taken there too.)
+        const device_view<R, rank> acc = with_axis_kept(array.device(), result, v.shape(), ax);
         if (empty) {
           fill_on_device(*c.stream, result, unit);
         } else if (in_tree<fn, T>(v.shape(ax))) {
-          reduce_in_tree<fn>(c, v, ax, array.device(), result, &start);
+          reduce_in_tree<fn>(c, v, ax, array.device(), acc, &start);
         } else if constexpr (device_start) {
           if constexpr (!std::is_same_v<R, P0>)
             refuse_running_value_on_device<R, P0>("reducing", "");
           else
-            reduce_by_calls<fn>(*this, v, ax, array.device(), result, false, &start);
+            reduce_by_calls<fn>(*this, v, ax, array.device(), acc, false, &start);
         } else {
-          reduce_by_calls<fn>(*this, v, ax, array.device(), result);
+          reduce_by_calls<fn>(*this, v, ax, array.device(), acc);
         }
       });
       detail::keep_until_done(*c.stream, {detail::owned_device_memory(array)});
@@ -820,12 +886,13 @@ private:
           // (perhaps a stream of the user's): the host orders them.
           detail::stream_synchronize(*detail::default_stream(*c.device));
           drained_on_failure(*c.stream, [&] {
+            const device_view<R, rank> acc = with_axis_kept(dev, partial, v.shape(), ax);
             if (tree)
-              reduce_in_tree<fn>(c, on_device.view().view(), ax, dev, partial, &start);
+              reduce_in_tree<fn>(c, on_device.view().view(), ax, dev, acc, &start);
             else if constexpr (has_initial)
-              reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, false, &start);
+              reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, acc, false, &start);
             else
-              reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, partial, /*from_first=*/true);
+              reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, acc, /*from_first=*/true);
           });
           detail::stream_synchronize(*c.stream);
           partial.copy_to_host(result);
@@ -931,15 +998,16 @@ private:
     }
   }
 
-  // The array `a` (viewed as `v`) checked as the first argument of reduce or accumulate, and
-  // their second, `axis` (negative counts from the end), as an index of its dimensions.
+  // The array `a` (viewed as `v`) checked as the first argument of reduce, accumulate or
+  // reduceat, and `axis` (negative counts from the end, argument `argument`) as an index of its
+  // dimensions.
   template <class A, class T, std::size_t Rank>
-  static std::size_t checked_axis(const A &a, const array_view<T, Rank> &v, int axis) {
+  static std::size_t checked_axis(const A &a, const array_view<T, Rank> &v, long long axis, int argument = 2) {
     detail::check_view(name(), 1, v);
     if constexpr (detail::ufunc_arg<const A &>::is_device) detail::require_device_of(name(), 1, a);
-    const int rank = static_cast<int>(Rank);
+    const long long rank = static_cast<long long>(Rank);
     if (axis < -rank || axis >= rank)
-      throw argument_error(std::string(name()), 2,
+      throw argument_error(std::string(name()), argument,
                            "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
                                " dimension" + (rank == 1 ? "" : "s"));
     return static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
@@ -990,6 +1058,210 @@ private:
     if (a.size() == 0) return;
     detail::stream_synchronize(s);
     a.copy_from_host(ndarray<R, Rank>(a.shape(), value));
+  }
+
+  template <class A, class I> auto reduceat_fitting(const A &array, const I &indices, int axis) const {
+    using arg = detail::ufunc_arg<const A &>;
+    constexpr std::size_t rank = arg::rank;
+    using T = typename arg::element_type;
+    using in_view = array_view<const T, rank>;
+    struct site;
+    require_loop<site, const in_view &, const in_view &>();
+    constexpr int L = select<const in_view &, const in_view &>();
+    constexpr auto fn = loop_fn<L>();
+    using traits = detail::function_traits<decltype(fn)>;
+    using R = typename traits::result_type;
+    using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
+    using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
+    static_assert(can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>),
+                  "reduceat needs a loop whose result casts safely back to its first parameter");
+    const in_view v = arg::view(array);
+    const std::size_t ax = checked_axis(array, v, axis, 3);
+    const index_t n = v.shape(ax);
+    // The slices, from each index, checked before anything is allocated or queued: the host's
+    // indices where they lie, if contiguous, else a copy.
+    using J = std::remove_cv_t<typename detail::ufunc_arg<const I &>::element_type>;
+    ndarray<J, 1> held;
+    const J *begins = nullptr;
+    std::size_t count = 0;
+    if constexpr (detail::ufunc_arg<const I &>::is_device) {
+      held = indices_on_host(indices, 2);
+    } else {
+      const auto iv = detail::ufunc_arg<const I &>::view(indices);
+      detail::check_view(name(), 2, iv);
+      if (iv.stride(0) == 1 || iv.size() <= 1) {
+        detail::await_host_writes(iv);
+        begins = iv.data();
+        count = static_cast<std::size_t>(iv.size());
+      } else {
+        held = indices_on_host(indices, 2);
+      }
+    }
+    if (!begins) {
+      begins = held.data();
+      count = static_cast<std::size_t>(held.size());
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      // (A negative one, sign-extended, is past any extent.)
+      if (static_cast<unsigned long long>(begins[i]) >= static_cast<unsigned long long>(n))
+        throw argument_error(std::string(name()), 2,
+                             "index " + detail::number_text(begins[i]) + " at position " + std::to_string(i) +
+                                 " is out of range for axis " + std::to_string(ax) + ", of " + std::to_string(n) +
+                                 " element" + (n == 1 ? "" : "s") + " (reduceat's indices are in [0, " +
+                                 std::to_string(n) + "))");
+    }
+    // Slice i: from begins[i] to the next index, if above, else one element; the last to the
+    // axis's end.
+    const auto begin_of = [&](std::size_t i) { return static_cast<index_t>(begins[i]); };
+    const auto end_of = [&](std::size_t i) { return i + 1 == count ? n : std::max(begin_of(i + 1), begin_of(i) + 1); };
+    std::array<index_t, rank> shape = v.shape();
+    shape[ax] = static_cast<index_t>(count);
+    // Slice i along the axis: of the input, [begin_of(i), end_of(i)); of the result, element i.
+    const auto segment = [&](const auto *data, std::size_t i) {
+      std::array<index_t, rank> extent = v.shape();
+      extent[ax] = end_of(i) - begin_of(i);
+      return array_view<const std::remove_cv_t<std::remove_pointer_t<decltype(data)>>, rank>(
+          data + begin_of(i) * v.stride(ax), extent, v.strides());
+    };
+    std::array<index_t, rank> one_shape = v.shape();
+    one_shape[ax] = 1;
+    const auto result_strides = array_view<R, rank>::contiguous_strides(shape);
+    const auto result_at = [&](kernel::device dev, R *data, std::size_t i) {
+      return device_view<R, rank>(dev, data + static_cast<index_t>(i) * result_strides[ax], one_shape, result_strides);
+    };
+    if constexpr (arg::is_device) {
+      const kernel::device dev = array.device();
+      const detail::device_call c = this->call_on(&dev.state(), unavailable_message);
+      if constexpr (!std::is_same_v<std::remove_const_t<T>, R>) {
+        // A slice of one element is that element as the result, which a device array's is not
+        // implicitly converted to.
+        for (std::size_t i = 0; i < count; ++i)
+          if (end_of(i) - begin_of(i) == 1 && v.size() > 0)
+            throw argument_error(std::string(name()), 1,
+                                 "the slice at position " + std::to_string(i) + " of the indices (index " +
+                                     std::to_string(begin_of(i)) +
+                                     ") has one element, which would be its result: the device array's " +
+                                     std::string(dtype_name(dtype_of<std::remove_const_t<T>>)) +
+                                     " elements, converted to the loop's " + std::string(dtype_name(dtype_of<R>)) +
+                                     " result type, and device arrays are not converted implicitly (convert it "
+                                     "first, or reduce on the host)");
+      }
+      device_array<R, rank> result(shape, c.stream, name(), 0);
+      if (result.size() == 0) return result;
+      // The slices are views, which own nothing: the array is held as a call holds it, and a
+      // step that fails after others were queued waits for them.
+      drained_on_failure(*c.stream, [&] {
+        for (std::size_t i = 0; i < count; ++i) {
+          const auto part = segment(v.data(), i);
+          if (in_tree<fn, T>(part.shape(ax)))
+            reduce_in_tree<fn>(c, part, ax, dev, result_at(dev, result.data(), i),
+                               static_cast<const no_initial *>(nullptr));
+          else
+            reduce_by_calls<fn>(*this, part, ax, dev, result_at(dev, result.data(), i));
+        }
+      });
+      detail::keep_until_done(*c.stream, {detail::owned_device_memory(array)});
+      return result;
+    } else {
+      ndarray<R, rank> result(ndarray<R, rank>::uninitialized, shape, name(), 0);
+      if (result.size() == 0) return result;
+      detail::await_host_writes(v);
+      if (this->placed_on().runs_on_host()) {
+        segments_on_host<fn>(v, ax, begins, count, false, result.data());
+        return result;
+      }
+      // On a device: the array goes there once, converted to the type of the loop's second
+      // parameter as a host call converts it; each slice's first element, converted to the result
+      // type on the host as the host's fold converts it, starts its result there; then the steps
+      // (or a tree) of each slice. The running value feeds the first parameter as it is.
+      if constexpr (!std::is_same_v<R, P0>) {
+        refuse_running_value_on_device<R, P0>("reducing", "; reduceat on the host");
+      } else {
+        const detail::device_call c = this->call_on(nullptr, unavailable_message);
+        const kernel::device dev(c.device);
+        const auto on_device = converted_to_device<P1>(v, dev);
+        segments_on_host<fn>(v, ax, begins, count, /*first_only=*/true, result.data());
+        device_array<R, rank> partial(shape, detail::default_stream(dev.state()), name(), 0);
+        partial.copy_from_host(result);
+        // The copies run on the device's default stream, the calls where the ufunc is placed
+        // (perhaps a stream of the user's): the host orders them.
+        detail::stream_synchronize(*detail::default_stream(*c.device));
+        drained_on_failure(*c.stream, [&] {
+          for (std::size_t i = 0; i < count; ++i) {
+            const auto part = segment(on_device.data(), i);
+            if (in_tree<fn, P1>(part.shape(ax)))
+              reduce_in_tree<fn>(c, part, ax, dev, result_at(dev, partial.data(), i),
+                                 static_cast<const no_initial *>(nullptr));
+            else if (part.shape(ax) > 1)
+              reduce_by_calls<fn>(*this, part, ax, dev, result_at(dev, partial.data(), i), /*from_first=*/true);
+          }
+        });
+        detail::stream_synchronize(*c.stream);
+        partial.copy_to_host(result);
+        return result;
+      }
+    }
+  }
+
+  // reduceat on the host: `out` (C-contiguous, v's shape with `ax` as long as `begins`) at i
+  // along `ax` = the fold along `ax` of v's elements from begins[i] to the next index (at least
+  // one element; the axis's end for the last), from the first; with `first_only`, that first
+  // element alone. The (line, slice) pairs are shared among the cores on `parallel`.
+  template <auto Fn, class T, std::size_t Rank, class J, class R>
+  void segments_on_host(const array_view<const T, Rank> &v, std::size_t ax, const J *begins, std::size_t count,
+                        bool first_only, R *out) const {
+    using traits = detail::function_traits<decltype(Fn)>;
+    using P0 = typename traits::template arg<0>;
+    using P1 = typename traits::template arg<1>;
+    struct job {
+      const array_view<const T, Rank> *v;
+      std::size_t ax;
+      const J *begins;
+      index_t count;
+      bool first_only;
+      R *out;
+    } j{&v, ax, begins, static_cast<index_t>(count), first_only, out};
+    index_t lines = 1;
+    for (std::size_t d = 0; d < Rank; ++d)
+      if (d != ax) lines *= v.shape(d);
+    auto body = [](void *ctx, index_t first, index_t last) {
+      const job &jb = *static_cast<const job *>(ctx);
+      const array_view<const T, Rank> &a = *jb.v;
+      const index_t step = a.stride(jb.ax), n = a.shape(jb.ax), count = jb.count;
+      std::array<index_t, Rank> out_shape = a.shape();
+      out_shape[jb.ax] = count;
+      const auto out_strides = array_view<R, Rank>::contiguous_strides(out_shape);
+      const index_t out_step = out_strides[jb.ax];
+      for (index_t t = first; t < last;) {
+        // Line o, from its slice i to the task's end or the line's.
+        const index_t o = t / count, stop = std::min(last, (o + 1) * count);
+        index_t rest = o, offset = 0, out_offset = 0;
+        for (std::size_t d = Rank; d-- > 0;) {
+          if (d == jb.ax) continue;
+          const index_t at = rest % a.shape(d);
+          offset += at * a.stride(d);
+          out_offset += at * out_strides[d];
+          rest /= a.shape(d);
+        }
+        const T *line = a.data() + offset;
+        R *into = jb.out + out_offset;
+        for (index_t i = t % count; t < stop; ++t, ++i) {
+          const auto b = static_cast<index_t>(jb.begins[i]);
+          const index_t e = jb.first_only   ? b + 1
+                            : i + 1 < count ? std::max(static_cast<index_t>(jb.begins[i + 1]), b + 1)
+                                            : n;
+          const T *p = line + b * step;
+          R acc = static_cast<R>(p[0]);
+          for (index_t k = 1; k < e - b; ++k) acc = Fn(static_cast<P0>(acc), static_cast<P1>(p[k * step]));
+          into[i * out_step] = acc;
+        }
+      }
+    };
+    // Tasks of about parallel_grain steps, the slices taken as long on average.
+    const index_t per_slice = first_only ? 1 : std::max<index_t>(1, v.shape(ax) / std::max<index_t>(1, j.count));
+    // Through run_trapping: an integer division by zero in the loop function is an error.
+    detail::loop_trapping(name(), this->placed_on().where == target::parallel, lines * j.count,
+                          std::max<index_t>(1, detail::parallel_grain / per_slice), body, &j);
   }
 
   template <class A> auto accumulate_fitting(const A &array, int axis) const {
@@ -1181,14 +1453,12 @@ private:
     }
   }
 
-  // On a device: result = f(slice 0, slice 1), then result = f(result, slice k) in place, each
-  // an elementwise call over the other dimensions; `result` is viewed with the axis kept
-  // (extent 1, stride 0) so that it lines up with the slices.
-  template <auto Fn, class Placed, class T, std::size_t Rank, class R, std::size_t OutRank, class Start = no_initial>
+  // On a device: acc = f(slice 0, slice 1), then acc = f(acc, slice k) in place, each an
+  // elementwise call over the other dimensions; `acc`, the result, has the axis kept (extent 1)
+  // so that it lines up with the slices.
+  template <auto Fn, class Placed, class T, std::size_t Rank, class R, class Start = no_initial>
   static void reduce_by_calls(const Placed &f, const array_view<T, Rank> &v, std::size_t ax, kernel::device dev,
-                              device_array<R, OutRank> &result, bool from_first = false,
-                              const Start *initial = nullptr) {
-    device_view<R, Rank> acc = with_axis_kept(dev, result, v.shape(), ax);
+                              device_view<R, Rank> acc, bool from_first = false, const Start *initial = nullptr) {
     const auto &slice_shape = acc.shape();
     auto slice = [&](index_t k) {
       return device_view<const T, Rank>(dev, v.data() + k * v.stride(ax), slice_shape, v.strides());
@@ -1241,11 +1511,11 @@ private:
   // On a device, for a ufunc whose order of combining is free: the axis's slices combined in
   // halves, w[i] = f(w[i], w[i + m - h]) for i < h = m / 2 (the middle one of an odd m stays),
   // until one is left, ceil(log2 n) calls instead of n - 1; the first reads the array, the
-  // others a working array whose axis is outermost, so that the halves lie apart. `result`
-  // (the other dimensions) = that slice, or f(*initial, it).
-  template <auto Fn, class T, std::size_t Rank, class R, std::size_t OutRank, class Start>
+  // others a working array whose axis is outermost, so that the halves lie apart. `acc` (the
+  // result, with the axis kept) = that slice, or f(*initial, it).
+  template <auto Fn, class T, std::size_t Rank, class R, class Start>
   void reduce_in_tree(const detail::device_call &c, const array_view<T, Rank> &v, std::size_t ax, kernel::device dev,
-                      device_array<R, OutRank> &result, const Start *initial) const {
+                      const device_view<R, Rank> &acc, const Start *initial) const {
     if constexpr (tree_types<Fn, T>()) {
       index_t m = v.shape(ax), h = m / 2;
       std::array<index_t, Rank> shape = v.shape();
@@ -1270,12 +1540,12 @@ private:
         (*this)(part(w, strides, 0, h), part(w, strides, m - h, h), part(w, strides, 0, h));
       }
       // The last slice into the result.
-      device_view<R, Rank> acc = with_axis_kept(dev, result, v.shape(), ax);
+      device_view<R, Rank> into = acc;
       const device_view<const R, Rank> last = part(static_cast<const R *>(w), strides, 0, 1);
       if constexpr (!std::is_same_v<Start, no_initial>)
-        (*this)(*initial, last, acc);
+        (*this)(*initial, last, into);
       else
-        detail::eval_assignments(this->placed_on(), kernel::assign(acc, kernel::lazy(last)));
+        detail::eval_assignments(this->placed_on(), kernel::assign(into, kernel::lazy(last)));
     }
   }
 
