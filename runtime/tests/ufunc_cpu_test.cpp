@@ -568,6 +568,12 @@ TEST(UfuncCpu, ReduceatOverSlices) {
           "index 0 at position 0 is out of range for axis 0, of 0 elements");
   refused([&] { (void)vadd.reduceat(x, std::vector<int>{0}, 1); }, 3,
           "axis 1 is out of range for an array of 1 dimension");
+  refused([&] { (void)vadd.reduceat(x, {0}, ~std::size_t{0}); }, 3, "axis 18446744073709551615 is out of range");
+  EXPECT_TRUE(vadd.reduceat(x, {}).to_vector().empty());
+  enum { rows, columns };
+  kernel::ndarray<double, 2> grid({2, 3}, 1.0);
+  EXPECT_EQ(vadd.reduce(grid, columns).to_vector(), (std::vector<double>{3, 3}));
+  EXPECT_EQ(vadd.reduceat(grid, {0, 2}, columns).to_vector(), (std::vector<double>{2, 1, 2, 1}));
   EXPECT_EQ(vadd.reduceat(std::vector<double>{}, std::vector<int>{}).size(), 0);
   EXPECT_EQ(vadd.reduceat(kernel::ndarray<double, 2>({4, 0}), std::vector<int>{1, 2}).shape(),
             (std::array<kernel::index_t, 2>{2, 0}));

@@ -451,6 +451,21 @@ TEST(UfuncDevice, ReduceatOverSlices) {
   constexpr kernel::ufunc<add_narrowing> vnarrow;
   const auto wide = kernel::to_device(std::vector<double>{1, 2, 3}, dev);
   EXPECT_EQ(vnarrow.reduceat(wide, std::vector<int>{1}).copy_to_host().to_vector(), (std::vector<float>{5}));
+  // More than two elements: the float32 running value would feed the float64 parameter.
+  for (const auto &call : std::vector<std::function<void()>>{[&] { (void)vnarrow.reduceat(wide, {0}); },
+                                                             [&] { (void)vnarrow.reduce(wide); }}) {
+    try {
+      call();
+      ADD_FAILURE() << "a float32 running value for a float64 parameter on a device";
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.argument(), 1);
+      EXPECT_NE(std::string(e.what()).find("this loop returns float32 and takes float64 (a"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_TRUE(vsum.reduceat(da, {}).copy_to_host().to_vector().empty());
+  EXPECT_EQ(vsub.reduceat(da, {0, 5}, std::size_t{2}).copy_to_host().to_vector(),
+            vsub.reduceat(a, std::vector<int>{0, 5}, -1).to_vector());
   try {
     (void)vnarrow.reduceat(wide, std::vector<int>{0, 2});
     ADD_FAILURE() << "a float64 element as a float32 result on a device";

@@ -116,8 +116,13 @@ void reduce_over_a_fractional_axis(std::vector<float> &x) {
   (void)vadd.reduce(x, 0.5); // expected-error {{no matching member function for call to 'reduce'}}
 }
 // expected-note@*:* 0+ {{candidate}}
+// expected-note@*:* 1+ {{because 'double' does not satisfy 'axis_integer'}}
 // expected-note@*:* 1+ {{because 'double' does not satisfy 'integral'}}
 // expected-note@*:* 0+ {{evaluated to false}}
+
+void reduceat_along_a_fractional_axis(std::vector<float> &x) {
+  (void)vadd.reduceat(x, std::vector<int>{0}, 0.5); // expected-error {{no matching member function for call to 'reduceat'}}
+}
 
 void reduceat_of_a_unary_ufunc(std::vector<float> &x) {
   (void)vnegated.reduceat(x, std::vector<int>{0}); // expected-note {{in instantiation of function template specialization}}

@@ -64,6 +64,10 @@ template <std::size_t... R> constexpr std::size_t max_rank() {
   ((m = R > m ? R : m), ...);
   return m;
 }
+/// An axis argument: an integer of any type but bool, or an unscoped enumerator.
+template <class Axis>
+concept axis_integer =
+    (std::integral<Axis> && !std::is_same_v<Axis, bool>) || (std::is_enum_v<Axis> && std::is_convertible_v<Axis, int>);
 } // namespace detail
 
 /// A binary ufunc's identity (Numba's `@vectorize(identity=...)`, NumPy's `ufunc.identity`),
@@ -90,8 +94,8 @@ template <auto... F> class ufunc : public detail::placed<ufunc<F...>> {
   static_assert(sizeof...(F) >= 1, "kernel::ufunc needs at least one function");
   static constexpr auto primary = detail::first_loop<F...>::value;
   using primary_traits = detail::function_traits<decltype(primary)>;
-  // What empty braces make as reduce's axes.
-  struct no_axes {};
+  // What empty braces make: reduce's axes, reduceat's indices.
+  struct empty_braces {};
 
 public:
   /// Inputs per call.
@@ -175,8 +179,7 @@ public:
   /// device; with an identity, whose order of combining is free, and a loop that takes its
   /// result type in both parameters, a tree of ceil(log2 n) calls there.
   template <class A> auto reduce(const A &array) const { return reduce(array, 0); }
-  template <class A, std::integral Axis>
-    requires(!std::is_same_v<Axis, bool>) // (an integer of any type; braces, `{1}`, are a list of axes)
+  template <class A, detail::axis_integer Axis> // (braces, `{1}`, are a list of axes)
   auto reduce(const A &array, Axis axis) const {
     static_assert(nin == 2, "reduce needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
@@ -185,15 +188,14 @@ public:
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar)
       return detail::failed_call_result{};
     else
-      return started([&](const auto &initial) { return reduce_fitting(array, axis_number(axis), initial); });
+      return started([&](const auto &initial) { return reduce_fitting(array, axis_number(axis, 2), initial); });
   }
 
   /// reduce from NumPy's `initial`: `f(f(f(initial, a0), a1), ...)`, so that an empty axis
   /// reduces to `initial` (converted to the result type) and, on a device, an axis of one
   /// element takes a step too. `initial` is a scalar the loop's first parameter takes, as a
   /// call's scalar argument.
-  template <class A, std::integral Axis, class I>
-    requires(!std::is_same_v<Axis, bool>)
+  template <class A, detail::axis_integer Axis, class I>
   auto reduce(const A &array, Axis axis, const I &initial) const {
     static_assert(nin == 2, "reduce needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
@@ -202,7 +204,7 @@ public:
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar || !scalar<I>)
       return detail::failed_call_result{};
     else
-      return reduce_fitting(array, axis_number(axis), initial);
+      return reduce_fitting(array, axis_number(axis, 2), initial);
   }
 
   /// reduce over several axes at once (NumPy's `axis=(0, 2)`; `kernel::all_axes` for every
@@ -229,10 +231,10 @@ public:
   }
   /// Empty braces, NumPy's axis=() (no reduction, the array itself), are refused: reduce over
   /// one axis at least.
-  template <class A> auto reduce(const A &array, no_axes) const {
+  template <class A> auto reduce(const A &array, empty_braces) const {
     return reduce_axes_checked(array, std::array<int, 0>{}, no_initial{});
   }
-  template <class A, class I> auto reduce(const A &array, no_axes, const I &initial) const {
+  template <class A, class I> auto reduce(const A &array, empty_braces, const I &initial) const {
     return reduce_axes_checked(array, std::array<int, 0>{}, initial);
   }
   template <class A> auto reduce(const A &array, all_axes_t) const {
@@ -318,7 +320,8 @@ public:
   /// position. Host arrays reduce on the host (`parallel` spreads the slices and lines over
   /// cores); device arrays, or a device target, on the device, a call per step of each slice,
   /// or, where reduce would take a tree, a tree per slice.
-  template <class A, class I> auto reduceat(const A &array, const I &indices, int axis = 0) const {
+  template <class A, class I, detail::axis_integer Axis = int>
+  auto reduceat(const A &array, const I &indices, Axis axis = 0) const {
     static_assert(nin == 2, "reduceat needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
     using arg_i = detail::ufunc_arg<const I &>;
@@ -334,12 +337,16 @@ public:
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar || !indices_given)
       return detail::failed_call_result{};
     else
-      return reduceat_fitting(array, indices, axis);
+      return reduceat_fitting(array, indices, axis_number(axis, 3));
   }
 
-  /// reduceat at indices in braces, `f.reduceat(x, {0, 4, 1, 5})`.
-  template <class A, std::size_t K> auto reduceat(const A &array, const index_t (&indices)[K], int axis = 0) const {
+  /// reduceat at indices in braces, `f.reduceat(x, {0, 4, 1, 5})` (`{}`: none, an empty result).
+  template <class A, std::size_t K, detail::axis_integer Axis = int>
+  auto reduceat(const A &array, const index_t (&indices)[K], Axis axis = 0) const {
     return reduceat(array, std::vector<index_t>(indices, indices + K), axis);
+  }
+  template <class A, detail::axis_integer Axis = int> auto reduceat(const A &array, empty_braces, Axis axis = 0) const {
+    return reduceat(array, std::vector<index_t>(), axis);
   }
 
   /// NumPy's and Numba's `ufunc.at(a, indices, b)`: in place and unbuffered, for each index in
@@ -385,11 +392,11 @@ public:
   }
 
 private:
-  // reduce's axis (argument 2) of any integer type, as the axis checks take it.
-  template <class Axis> static long long axis_number(Axis axis) {
+  // An axis (argument `argument`) of any integer type, as the axis checks take it.
+  template <class Axis> static long long axis_number(Axis axis, int argument) {
     if constexpr (std::is_unsigned_v<Axis>)
       if (axis > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
-        throw argument_error(std::string(name()), 2, "axis " + detail::number_text(axis) + " is out of range");
+        throw argument_error(std::string(name()), argument, "axis " + detail::number_text(axis) + " is out of range");
     return static_cast<long long>(axis);
   }
 
@@ -827,6 +834,10 @@ private:
       if (d != ax) shape[o++] = v.shape(d);
     if constexpr (arg::is_device) {
       const detail::device_call c = this->call_on(&array.device().state(), unavailable_message);
+      // From the third element on, the running value feeds the first parameter as it is.
+      if constexpr (!std::is_same_v<R, P0>)
+        if (v.shape(ax) > 2 && v.size() > 0)
+          refuse_running_value_on_device<R, P0>("reducing", " (an axis of more than two elements; reduce on the host)");
       device_array<R, out_rank> result(shape, c.stream, name(), 0);
       // The slices are views, which own nothing: the array is held as a call holds it, and
       // a step that fails after others were queued waits for them.
@@ -1060,7 +1071,7 @@ private:
     a.copy_from_host(ndarray<R, Rank>(a.shape(), value));
   }
 
-  template <class A, class I> auto reduceat_fitting(const A &array, const I &indices, int axis) const {
+  template <class A, class I> auto reduceat_fitting(const A &array, const I &indices, long long axis) const {
     using arg = detail::ufunc_arg<const A &>;
     constexpr std::size_t rank = arg::rank;
     using T = typename arg::element_type;
@@ -1117,11 +1128,10 @@ private:
     std::array<index_t, rank> shape = v.shape();
     shape[ax] = static_cast<index_t>(count);
     // Slice i along the axis: of the input, [begin_of(i), end_of(i)); of the result, element i.
-    const auto segment = [&](const auto *data, std::size_t i) {
-      std::array<index_t, rank> extent = v.shape();
+    const auto segment = [&]<class E>(const array_view<E, rank> &of, std::size_t i) {
+      std::array<index_t, rank> extent = of.shape();
       extent[ax] = end_of(i) - begin_of(i);
-      return array_view<const std::remove_cv_t<std::remove_pointer_t<decltype(data)>>, rank>(
-          data + begin_of(i) * v.stride(ax), extent, v.strides());
+      return array_view<const std::remove_cv_t<E>, rank>(of.data() + begin_of(i) * of.stride(ax), extent, of.strides());
     };
     std::array<index_t, rank> one_shape = v.shape();
     one_shape[ax] = 1;
@@ -1132,6 +1142,12 @@ private:
     if constexpr (arg::is_device) {
       const kernel::device dev = array.device();
       const detail::device_call c = this->call_on(&dev.state(), unavailable_message);
+      // From a slice's third element on, the running value feeds the first parameter as it is.
+      if constexpr (!std::is_same_v<R, P0>)
+        for (std::size_t i = 0; i < count; ++i)
+          if (end_of(i) - begin_of(i) > 2 && v.size() > 0)
+            refuse_running_value_on_device<R, P0>("reducing",
+                                                  " (a slice of more than two elements; reduce on the host)");
       if constexpr (!std::is_same_v<std::remove_const_t<T>, R>) {
         // A slice of one element is that element as the result, which a device array's is not
         // implicitly converted to.
@@ -1152,7 +1168,7 @@ private:
       // step that fails after others were queued waits for them.
       drained_on_failure(*c.stream, [&] {
         for (std::size_t i = 0; i < count; ++i) {
-          const auto part = segment(v.data(), i);
+          const auto part = segment(v, i);
           if (in_tree<fn, T>(part.shape(ax)))
             reduce_in_tree<fn>(c, part, ax, dev, result_at(dev, result.data(), i),
                                static_cast<const no_initial *>(nullptr));
@@ -1188,7 +1204,7 @@ private:
         detail::stream_synchronize(*detail::default_stream(*c.device));
         drained_on_failure(*c.stream, [&] {
           for (std::size_t i = 0; i < count; ++i) {
-            const auto part = segment(on_device.data(), i);
+            const auto part = segment(on_device.view().view(), i); // (its own layout, C order)
             if (in_tree<fn, P1>(part.shape(ax)))
               reduce_in_tree<fn>(c, part, ax, dev, result_at(dev, partial.data(), i),
                                  static_cast<const no_initial *>(nullptr));
