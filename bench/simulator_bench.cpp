@@ -12,12 +12,14 @@
 // kernels and sizes and prints the ratios.
 //
 // Output lines "kernel <name> <simulator ms> <loop ms>" are what the comparison script reads.
+#include <kernel/algorithm.h>
 #include <kernel/kernel.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "bench/timing.h"
@@ -214,6 +216,25 @@ int main(int argc, char **argv) {
     std::printf("add.reduce of 16384 device elements: in order %.1f ms, in a tree %.1f ms: %.0fx %s\n", t_column_steps,
                 t_column_tree, t_column_steps / t_column_tree, a == 16384 && b == 16384 ? "ok" : "WRONG");
     ok &= a == 16384 && b == 16384;
+  }
+  {
+    // argsort on the simulator against the cpu target's: short rows are sorted in one launch
+    // that counts each key's place; 4096 keys in a row take the radix passes (a launch per step).
+    std::printf("\n");
+    for (const auto [rows, cols] : {std::pair<index_t, index_t>{1, 100}, {1, 1000}, {64, 100}, {1, 4096}}) {
+      kernel::ndarray<float, 2> keys({rows, cols});
+      for (index_t i = 0; i < keys.size(); ++i) keys.data()[i] = static_cast<float>((i * 7919) % 101);
+      const auto on_sim = kernel::to_device(keys, sim);
+      kernel::ndarray<index_t, 2> host_order;
+      kernel::device_array<index_t, 2> sim_order;
+      const double t_cpu = best_ms(5, [&] { host_order = kernel::argsort(keys); });
+      const double t_sim = best_ms(5, [&] { sim_order = kernel::argsort(on_sim); });
+      const bool same = sim_order.copy_to_host().to_vector() == host_order.to_vector();
+      std::printf("argsort of %lld x %lld keys: simulator %.2f ms, cpu %.3f ms (%.0fx) %s\n",
+                  static_cast<long long>(rows), static_cast<long long>(cols), t_sim, t_cpu, t_sim / t_cpu,
+                  same ? "ok" : "WRONG");
+      ok &= same;
+    }
   }
   return ok ? 0 : 1;
 }

@@ -218,6 +218,6 @@ TEST_P(AlgorithmLayouts, EveryTargetAsThePlainLoop) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, AlgorithmLayouts, ::testing::Range(1, 7));
+INSTANTIATE_TEST_SUITE_P(Seeds, AlgorithmLayouts, ::testing::Range(1, 25));
 
 } // namespace

@@ -355,6 +355,27 @@ TEST_P(Targets, SortsEveryIntegerTypeAndBatches) {
 // in the caches: keys whose high bytes are all equal, buckets of very different sizes (one holding
 // most keys, split again), and stability across the levels. Host targets: the device sort is one
 // algorithm at every size, checked above.
+// A device sorts short segments by counting each key's place (segments of up to 1024, up to
+// 2^21 steps in all), others by digits: both stable, as the host's, on either side of the limits.
+TEST_P(Targets, ShortAndLongSegmentsSortAlike) {
+  const kernel::target t = GetParam();
+  for (const auto [rows, cols] :
+       {std::pair<kernel::index_t, kernel::index_t>{300, 7}, {5, 1}, {1, 1024}, {2, 1024}, {3, 1024}, {1, 1025}}) {
+    kernel::ndarray<float, 2> m({rows, cols});
+    const std::vector<float> v = random_floats(static_cast<std::size_t>(m.size()), 40 + static_cast<unsigned>(cols), 9);
+    std::copy(v.begin(), v.end(), m.data());
+    for (bool descending : {false, true}) {
+      const auto order = kernel::argsort.on(t)(m, descending ? kernel::descending : kernel::ascending);
+      for (kernel::index_t r = 0; r < rows; ++r) {
+        const std::vector<float> row(m.data() + r * cols, m.data() + (r + 1) * cols);
+        const auto want = reference_argsort(row, descending);
+        for (kernel::index_t k = 0; k < cols; ++k)
+          ASSERT_EQ(order(r, k), want[static_cast<std::size_t>(k)]) << rows << " x " << cols << " " << descending;
+      }
+    }
+  }
+}
+
 TEST_P(Targets, LongSortsSplitByTheirHighBytes) {
   const kernel::target t = GetParam();
   if (t != kernel::target::cpu && t != kernel::target::parallel) GTEST_SKIP() << "host sort levels";

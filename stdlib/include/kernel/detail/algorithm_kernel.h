@@ -480,6 +480,37 @@ template <class K> struct segment_key_entry {
   }
 };
 
+/// A short sort in one pass: each key's place in its segment (the `segment_len` positions
+/// from a multiple of it) counted directly, the keys below it and the equal ones before it,
+/// so that equal keys keep their order; positions, where given, move with the keys. For short
+/// segments, one launch instead of a radix sort's three per digit (radix_sort_device chooses).
+template <class U> struct rank_sort_params {
+  const U *keys;
+  U *keys_out;
+  const index_t *idx; // null: keys alone
+  index_t *idx_out;
+  index_t n, segment_len;
+};
+
+template <class U> struct rank_sort_entry {
+  using params = rank_sort_params<U>;
+  static constexpr ctext make_name() { return entry_name<U>("rank_sort"); }
+  static constexpr auto kernel_name = to_text<&rank_sort_entry::make_name>();
+  static constexpr auto kernel_signature = to_text<&rank_sort_entry::make_name>();
+  static void run(const params &p) noexcept {
+    for (index_t i = grid<1>(); i < p.n; i += gridsize<1>()) {
+      const index_t start = i / p.segment_len * p.segment_len;
+      const index_t end = start + p.segment_len < p.n ? start + p.segment_len : p.n;
+      const U key = p.keys[i];
+      index_t rank = 0;
+      for (index_t j = start; j < i; ++j) rank += p.keys[j] <= key;
+      for (index_t j = i + 1; j < end; ++j) rank += p.keys[j] < key;
+      p.keys_out[start + rank] = key;
+      if (p.idx) p.idx_out[start + rank] = p.idx[i];
+    }
+  }
+};
+
 /// The largest k that top_k_entry keeps per thread.
 inline constexpr index_t top_k_most = 32;
 
