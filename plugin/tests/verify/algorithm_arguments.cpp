@@ -22,13 +22,17 @@ void calls(std::vector<float> &f, std::vector<double> &d, std::vector<int> &keys
   kernel::select_if(f, kernel::ufunc<positive>{}, read_only); // expected-note {{in instantiation of}}
   auto counts = kernel::histogram(z, 4, 0.0, 1.0);          // expected-note {{in instantiation of}}
   auto kept = kernel::select_if(d, negative);               // expected-note {{in instantiation of}}
+  auto smallest = kernel::top_k(f, 2, false);               // expected-note {{in instantiation of}}
   (void)counts;
   (void)kept;
+  (void)smallest;
   // What fits compiles.
   kernel::cumsum(f, f);
   kernel::select_if(f, kernel::ufunc<positive>{}, f);
   kernel::index_t n = kernel::count_if(s, kernel::ufunc<positive>{});
-  (void)n;
+  auto least = kernel::top_k(f, 2, -1, false);
+  auto in_columns = kernel::top_k(matrix, 1, 0);
+  (void)n, (void)least, (void)in_columns;
 }
 
 // expected-error@* {{the values have the keys' rank}}
@@ -37,6 +41,7 @@ void calls(std::vector<float> &f, std::vector<double> &d, std::vector<int> &keys
 // expected-error@* {{select_if writes the kept elements to a writable array}}
 // expected-error@* {{histograms count numbers}}
 // expected-error@* {{or a bool mask of the array's shape}}
+// expected-error@*:* {{top_k's third argument is the axis and `largest` the fourth: the k smallest along the last axis are top_k(x, k, -1, false)}}
 // The rest of each chain, inside the library.
 // expected-note@* 0+ {{in instantiation of}}
 // expected-note@* 0+ {{evaluates to}}

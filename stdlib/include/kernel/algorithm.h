@@ -30,6 +30,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -520,6 +521,12 @@ public:
   }
   template <class N> auto operator()(const expr<N> &x, index_t k, int axis = -1, bool largest = true) const {
     return (*this)(detail::evaluated(this->placed_on(), x), k, axis, largest);
+  }
+  /// `top_k(x, k, false)` would select along axis 0, the largest: refused.
+  template <class A, std::same_as<bool> B> auto operator()(const A &, index_t, B) const {
+    static_assert(!std::is_same_v<B, bool>, "top_k's third argument is the axis and `largest` the fourth: the k "
+                                            "smallest along the last axis are top_k(x, k, -1, false)");
+    return detail::failed_call_result{};
   }
 
 private:
