@@ -317,6 +317,102 @@ TEST_P(UfuncMethodsLayouts, EveryTargetAsThePlainLoop) {
   }
 }
 
+// A layout of `shape` with random strides, as random_layout makes them; a dimension of one
+// element is given a zero stride now and then (a broadcast input's).
+layout layout_of_shape(std::mt19937 &rng, const std::array<index_t, 3> &shape) {
+  layout l;
+  l.shape = shape;
+  std::array<int, 3> order{0, 1, 2};
+  std::shuffle(order.begin(), order.end(), rng);
+  index_t step = 1 + (rng() % 4 == 0);
+  for (int d = 2; d >= 0; --d) {
+    const int dim = order[d];
+    l.strides[dim] = shape[dim] == 1 && rng() % 2 ? 0 : step;
+    step *= std::max<index_t>(shape[dim], 1) + (rng() % 4 == 0);
+  }
+  for (int d = 0; d < 3; ++d)
+    if (rng() % 4 == 0 && l.shape[d] > 0) {
+      l.offset += (l.shape[d] - 1) * l.strides[d];
+      l.strides[d] = -l.strides[d];
+    }
+  return l;
+}
+
+// Calls and fused expressions, mix(mix(a, b), c), over broadcast operands of random layouts (a
+// of the result's rank with extents of one, b a row, c a matrix or a scalar), eagerly, into an
+// output view of random strides, and fused, on every target: the same elements as a plain loop.
+TEST_P(UfuncMethodsLayouts, BroadcastCallsAndExpressions) {
+  std::mt19937 rng(static_cast<unsigned>(GetParam()) + 1000);
+  for (int round = 0; round < 8; ++round) {
+    std::array<index_t, 3> shape{};
+    for (auto &e : shape) e = rng() % 8 == 0 ? 0 : 1 + rng() % 4;
+    const bool b_row = rng() % 2 == 0, c_scalar = rng() % 3 == 0;
+    // (With c a scalar, a has the result's shape, which then broadcasting makes.)
+    std::array<index_t, 3> a_shape = shape;
+    for (auto &e : a_shape)
+      if (rng() % 3 == 0 && !c_scalar) e = 1;
+    const layout la = layout_of_shape(rng, a_shape), lc = layout_of_shape(rng, shape), lo = layout_of_shape(rng, shape);
+    SCOPED_TRACE("result " + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" +
+                 std::to_string(shape[2]) + "; a " + la.text() + "; c " + lc.text() + "; out " + lo.text());
+    std::vector<u64> abuf(static_cast<std::size_t>(buffer_size(la))), cbuf(static_cast<std::size_t>(buffer_size(lc)));
+    for (auto &x : abuf) x = rng() % 1000;
+    for (auto &x : cbuf) x = rng() % 1000;
+    std::vector<u64> b(static_cast<std::size_t>(b_row ? shape[2] : 1));
+    for (auto &x : b) x = rng() % 1000;
+    const u64 scalar = rng() % 1000;
+    std::vector<u64> expected;
+    each_index(shape, [&](const std::array<index_t, 3> &i) {
+      std::array<index_t, 3> ia = i;
+      for (int d = 0; d < 3; ++d)
+        if (a_shape[d] == 1) ia[d] = 0;
+      const u64 ab = abuf[static_cast<std::size_t>(la.at(ia))] * 3 + b[b_row ? static_cast<std::size_t>(i[2]) : 0];
+      expected.push_back(ab * 3 + (c_scalar ? scalar : cbuf[static_cast<std::size_t>(lc.at(i))]));
+    });
+    const auto a = host_view(abuf, la);
+    const kernel::array_view<const u64, 1> bv(b.data(), {static_cast<index_t>(b.size())});
+    const auto c = host_view(cbuf, lc);
+    const auto da_mem = kernel::to_device(abuf, dev), dc_mem = kernel::to_device(cbuf, dev);
+    const auto db = kernel::to_device(b, dev);
+    const auto da = device_view_of<const u64>(da_mem.data(), la);
+    const auto dc = device_view_of<const u64>(dc_mem.data(), lc);
+    // The output view's elements in C order.
+    const auto read_out = [&](const std::vector<u64> &obuf) {
+      std::vector<u64> r;
+      each_index(shape,
+                 [&](const std::array<index_t, 3> &i) { r.push_back(obuf[static_cast<std::size_t>(lo.at(i))]); });
+      return r;
+    };
+    for (kernel::target t : {kernel::target::cpu, kernel::target::parallel, on_dev}) {
+      SCOPED_TRACE(kernel::target_name(t));
+      const auto f = vmix.on(t);
+      const auto eager = c_scalar ? f(f(a, bv), scalar) : f(f(a, bv), c);
+      EXPECT_EQ(eager.to_vector(), expected) << "eager";
+      const auto fused =
+          c_scalar ? vmix(vmix(kernel::lazy(a), bv), scalar).eval(t) : vmix(vmix(kernel::lazy(a), bv), c).eval(t);
+      EXPECT_EQ(fused.to_vector(), expected) << "fused";
+      std::vector<u64> obuf(static_cast<std::size_t>(buffer_size(lo)), 7);
+      const kernel::array_view<u64, 3> out(obuf.data() + lo.offset, lo.shape, lo.strides);
+      if (c_scalar)
+        f(f(a, bv), scalar, out);
+      else
+        f(f(a, bv), c, out);
+      EXPECT_EQ(read_out(obuf), expected) << "into a strided output";
+    }
+    const auto on_device = c_scalar ? vmix(vmix(da, db), scalar) : vmix(vmix(da, db), dc);
+    EXPECT_EQ(on_device.copy_to_host().to_vector(), expected) << "device views";
+    const auto fused_on_device =
+        c_scalar ? vmix(vmix(kernel::lazy(da), db), scalar).eval() : vmix(vmix(kernel::lazy(da), db), dc).eval();
+    EXPECT_EQ(fused_on_device.copy_to_host().to_vector(), expected) << "fused, device views";
+    auto dout_mem = kernel::to_device(std::vector<u64>(static_cast<std::size_t>(buffer_size(lo)), 7), dev);
+    const auto dout = device_view_of<u64>(dout_mem.data(), lo);
+    if (c_scalar)
+      vmix(vmix(da, db), scalar, dout);
+    else
+      vmix(vmix(da, db), dc, dout);
+    EXPECT_EQ(read_out(dout_mem.copy_to_host().to_vector()), expected) << "device views into a strided output";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, UfuncMethodsLayouts, ::testing::Range(1, 65));
 
 } // namespace

@@ -19,7 +19,15 @@ void matrices(const kernel::ndarray<float, 2> &a, kernel::ndarray<float, 2> &b) 
 void random_numbers(kernel::random::philox &rng, const kernel::ndarray<float> &x) {
   rng.uniform(x); // expected-note {{in instantiation of}}
 }
-// expected-error@* 4 {{the results go to a writable array}}
+// A const device array's elements are not writable; a const view's are, as an array_view's.
+void device_arrays(const kernel::device_array<float> &d, kernel::device_array<float> &e,
+                   const kernel::device_view<float> &v, const kernel::device_view<const float> &w) {
+  kernel::cumsum(e, d); // expected-note {{in instantiation of}}
+  kernel::cumsum(e, w); // expected-note {{in instantiation of}}
+  kernel::cumsum(e, v);
+  kernel::sort(v);
+}
+// expected-error@* 6 {{the results go to a writable array}}
 // The rest of each chain, inside the library.
 // expected-note@* 0+ {{in instantiation of}}
 // expected-note@* 0+ {{evaluates to}}

@@ -424,6 +424,8 @@ private:
 namespace detail {
 template <class T, std::size_t R> struct is_device_array<device_array<T, R>> : std::true_type {};
 template <class T, std::size_t R> struct is_device_array<device_view<T, R>> : std::true_type {};
+template <class A> struct is_device_view : std::false_type {};
+template <class T, std::size_t R> struct is_device_view<device_view<T, R>> : std::true_type {};
 
 // Device arrays and views as ufunc arguments: operands in device memory, never transferred.
 template <class A> struct ufunc_arg<A, std::enable_if_t<is_device_array<std::remove_cvref_t<A>>::value>> {
@@ -431,8 +433,11 @@ template <class A> struct ufunc_arg<A, std::enable_if_t<is_device_array<std::rem
   static constexpr bool supported = true;
   static constexpr bool is_scalar = false;
   static constexpr bool is_device = true;
-  static constexpr bool writable = !std::is_const_v<std::remove_reference_t<A>> &&
-                                   !std::is_const_v<std::remove_pointer_t<decltype(std::declval<array_type>().data())>>;
+  // A view's elements are writable whether the view itself is const or not (as array_view's
+  // and std::span's); an array's through a non-const array only (as ndarray's).
+  static constexpr bool writable =
+      (is_device_view<array_type>::value || !std::is_const_v<std::remove_reference_t<A>>) &&
+      !std::is_const_v<std::remove_pointer_t<decltype(std::declval<array_type>().data())>>;
   static constexpr std::size_t rank = array_type::rank;
   using element_type = typename array_type::value_type;
   // The device memory as a plain view (the call checks the device separately).
