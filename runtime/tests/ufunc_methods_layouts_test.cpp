@@ -21,6 +21,16 @@
 
 [[kernel::vectorize]] std::uint64_t plus(std::uint64_t a, std::uint64_t b) { return a + b; }
 [[kernel::vectorize]] std::uint64_t mix(std::uint64_t a, std::uint64_t b) { return a * 3 + b; }
+[[kernel::guvectorize("(m,n),(n,p)->(m,p)")]]
+void matmul(kernel::array_view<const std::uint64_t, 2> a, kernel::array_view<const std::uint64_t, 2> b,
+            kernel::array_view<std::uint64_t, 2> c) {
+  for (kernel::index_t i = 0; i < c.shape(0); ++i)
+    for (kernel::index_t j = 0; j < c.shape(1); ++j) {
+      std::uint64_t s = 0;
+      for (kernel::index_t k = 0; k < a.shape(1); ++k) s += a(i, k) * b(k, j);
+      c(i, j) = s;
+    }
+}
 
 namespace {
 
@@ -410,6 +420,57 @@ TEST_P(UfuncMethodsLayouts, BroadcastCallsAndExpressions) {
     else
       vmix(vmix(da, db), dc, dout);
     EXPECT_EQ(read_out(dout_mem.copy_to_host().to_vector()), expected) << "device views into a strided output";
+  }
+}
+
+// A gufunc, "(m,n),(n,p)->(m,p)", over a stack of matrices of random layouts (the loop
+// dimension broadcast against one matrix now and then), into a new array and into a strided
+// output, on every target: the same elements as a plain loop.
+TEST_P(UfuncMethodsLayouts, GufuncOverStridedStacks) {
+  constexpr kernel::gufunc<"(m,n),(n,p)->(m,p)", matmul> vmatmul;
+  std::mt19937 rng(static_cast<unsigned>(GetParam()) + 2000);
+  for (int round = 0; round < 4; ++round) {
+    const index_t loops = rng() % 6 == 0 ? 0 : 1 + rng() % 3, m = 1 + rng() % 3, n = rng() % 4, p = 1 + rng() % 3;
+    const bool b_shared = rng() % 3 == 0; // one b for every matrix of a
+    const layout la = layout_of_shape(rng, {loops, m, n}), lb = layout_of_shape(rng, {b_shared ? 1 : loops, n, p}),
+                 lo = layout_of_shape(rng, {loops, m, p});
+    SCOPED_TRACE("a " + la.text() + "; b " + lb.text() + "; out " + lo.text());
+    std::vector<u64> abuf(static_cast<std::size_t>(buffer_size(la))), bbuf(static_cast<std::size_t>(buffer_size(lb)));
+    for (auto &x : abuf) x = rng() % 100;
+    for (auto &x : bbuf) x = rng() % 100;
+    std::vector<u64> expected;
+    each_index(lo.shape, [&](const std::array<index_t, 3> &i) {
+      u64 s = 0;
+      for (index_t k = 0; k < n; ++k)
+        s += abuf[static_cast<std::size_t>(la.at({i[0], i[1], k}))] *
+             bbuf[static_cast<std::size_t>(lb.at({b_shared ? 0 : i[0], k, i[2]}))];
+      expected.push_back(s);
+    });
+    const auto a = host_view(abuf, la), b = host_view(bbuf, lb);
+    // Zero strides in an output would repeat its elements: outputs get none.
+    layout lout = lo;
+    for (int d = 0; d < 3; ++d)
+      if (lout.strides[d] == 0) lout = layout_of_shape(rng, lo.shape), d = -1;
+    for (kernel::target t : {kernel::target::cpu, kernel::target::parallel, on_dev}) {
+      SCOPED_TRACE(kernel::target_name(t));
+      EXPECT_EQ(vmatmul.on(t)(a, b).to_vector(), expected);
+      std::vector<u64> obuf(static_cast<std::size_t>(buffer_size(lout)), 7);
+      vmatmul.on(t)(a, b, kernel::array_view<u64, 3>(obuf.data() + lout.offset, lout.shape, lout.strides));
+      std::vector<u64> got;
+      each_index(lout.shape,
+                 [&](const std::array<index_t, 3> &i) { got.push_back(obuf[static_cast<std::size_t>(lout.at(i))]); });
+      EXPECT_EQ(got, expected) << "into a strided output";
+    }
+    const auto da_mem = kernel::to_device(abuf, dev), db_mem = kernel::to_device(bbuf, dev);
+    const auto da = device_view_of<const u64>(da_mem.data(), la), db = device_view_of<const u64>(db_mem.data(), lb);
+    EXPECT_EQ(vmatmul(da, db).copy_to_host().to_vector(), expected) << "device views";
+    auto dout_mem = kernel::to_device(std::vector<u64>(static_cast<std::size_t>(buffer_size(lout)), 7), dev);
+    vmatmul(da, db, device_view_of<u64>(dout_mem.data(), lout));
+    const auto dout = dout_mem.copy_to_host().to_vector();
+    std::vector<u64> got;
+    each_index(lout.shape,
+               [&](const std::array<index_t, 3> &i) { got.push_back(dout[static_cast<std::size_t>(lout.at(i))]); });
+    EXPECT_EQ(got, expected) << "device views into a strided output";
   }
 }
 
