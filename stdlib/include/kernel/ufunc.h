@@ -786,14 +786,12 @@ private:
     using in_view = array_view<const T, rank>;
     struct site;
     require_loop<site, const in_view &, const in_view &>();
-    constexpr int L = select<const in_view &, const in_view &>();
-    constexpr auto fn = loop_fn<L>();
-    using traits = detail::function_traits<decltype(fn)>;
-    using R = typename traits::result_type;
-    static_assert(can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>),
-                  "reduce needs a loop whose result casts safely back to its first parameter");
-    using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
-    using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
+    using loop = fold_loop<T, rank>;
+    constexpr auto fn = loop::fn;
+    using R = typename loop::R;
+    using P0 = typename loop::P0;
+    using P1 = typename loop::P1;
+    static_assert(loop::result_fits, "reduce needs a loop whose result casts safely back to its first parameter");
     constexpr bool has_initial = !std::is_same_v<I, no_initial>;
     constexpr bool from_identity = std::is_same_v<I, identity_start>;
     // Whether a device reduction starts from the start: it feeds the loop's first parameter,
@@ -1078,14 +1076,12 @@ private:
     using in_view = array_view<const T, rank>;
     struct site;
     require_loop<site, const in_view &, const in_view &>();
-    constexpr int L = select<const in_view &, const in_view &>();
-    constexpr auto fn = loop_fn<L>();
-    using traits = detail::function_traits<decltype(fn)>;
-    using R = typename traits::result_type;
-    using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
-    using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
-    static_assert(can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>),
-                  "reduceat needs a loop whose result casts safely back to its first parameter");
+    using loop = fold_loop<T, rank>;
+    constexpr auto fn = loop::fn;
+    using R = typename loop::R;
+    using P0 = typename loop::P0;
+    using P1 = typename loop::P1;
+    static_assert(loop::result_fits, "reduceat needs a loop whose result casts safely back to its first parameter");
     const in_view v = arg::view(array);
     const std::size_t ax = checked_axis(array, v, axis, 3);
     const index_t n = v.shape(ax);
@@ -1287,14 +1283,12 @@ private:
     using in_view = array_view<const T, rank>;
     struct site;
     require_loop<site, const in_view &, const in_view &>();
-    constexpr int L = select<const in_view &, const in_view &>();
-    constexpr auto fn = loop_fn<L>();
-    using traits = detail::function_traits<decltype(fn)>;
-    using R = typename traits::result_type;
-    using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
-    using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
-    static_assert(can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>),
-                  "accumulate needs a loop whose result casts safely back to its first parameter");
+    using loop = fold_loop<T, rank>;
+    constexpr auto fn = loop::fn;
+    using R = typename loop::R;
+    using P0 = typename loop::P0;
+    using P1 = typename loop::P1;
+    static_assert(loop::result_fits, "accumulate needs a loop whose result casts safely back to its first parameter");
     const in_view v = arg::view(array);
     const std::size_t ax = checked_axis(array, v, axis);
     const index_t n = v.shape(ax);
@@ -1585,6 +1579,20 @@ private:
   }
 
   template <int L> static constexpr auto loop_fn() { return std::get<L>(std::make_tuple(F...)); }
+
+  // The loop of a fold (reduce, accumulate, reduceat) of an array of T: the one a call with two
+  // such arrays selects (require_loop reports where there is none), its result type R and its
+  // parameters' P0 (the running value's) and P1 (the elements').
+  template <class T, std::size_t Rank> struct fold_loop {
+    using in_view = array_view<const T, Rank>;
+    static constexpr auto fn = loop_fn<select<const in_view &, const in_view &>()>();
+    using traits = detail::function_traits<decltype(fn)>;
+    using R = typename traits::result_type;
+    using P0 = std::remove_cvref_t<typename traits::template arg<0>>;
+    using P1 = std::remove_cvref_t<typename traits::template arg<1>>;
+    // The running value, of the result type, goes back to the first parameter.
+    static constexpr bool result_fits = can_cast_safely(dtype_of<R>, dtype_of<typename traits::template arg<0>>);
+  };
 
   // A node of a lazy expression: the loop eager resolution picks for the children's types.
   template <class... Args> auto lazy_call(Args &&...args) const {
