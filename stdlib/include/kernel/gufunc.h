@@ -464,7 +464,7 @@ private:
                                  detail::device_name(*c.device));
       if (auto owned = detail::owned_device_memory(a); detail::needs_holding(owned, *c.stream))
         keep.push_back(std::move(owned));
-      // Read-only operands (const views, const device arrays) stay read-only.
+      // Read-only operands (views of const elements, const device arrays) stay read-only.
       const auto v = arg::view(a);
       using T = std::remove_pointer_t<decltype(v.data())>;
       return device_view<std::conditional_t<arg::writable, T, const T>, decltype(v)::rank>(a.device(), v.data(),

@@ -113,8 +113,10 @@ bool radix_sort_device(std::string_view name, const device_call &c, U *&keys, in
   if (segments < 2) segment_len = n;
   // Short segments, few keys: one pass that counts each key's place (n * segment_len steps in
   // all) instead of launches per digit, whose fixed cost dominates there (on the simulator,
-  // 24 ms for 100 keys).
-  if (segment_len <= rank_sort_longest && n * segment_len <= rank_sort_work) {
+  // 24 ms for 100 keys). One short run on a GPU stays with CUB, whose sort of one tile is one
+  // launch too, without the count's n^2 steps.
+  if (segment_len <= rank_sort_longest && n * segment_len <= rank_sort_work &&
+      (segments > 1 || !cub_may_run(*c.device))) {
     auto key_alt = device_temp<U>(c, n);
     auto idx_alt = idx ? device_temp<index_t>(c, n) : nullptr;
     keep.insert(keep.end(), {key_alt, idx_alt});

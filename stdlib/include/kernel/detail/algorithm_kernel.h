@@ -503,8 +503,7 @@ template <class U> struct rank_sort_entry {
       const index_t end = start + p.segment_len < p.n ? start + p.segment_len : p.n;
       const U key = p.keys[i];
       index_t rank = 0;
-      for (index_t j = start; j < i; ++j) rank += p.keys[j] <= key;
-      for (index_t j = i + 1; j < end; ++j) rank += p.keys[j] < key;
+      for (index_t j = start; j < end; ++j) rank += p.keys[j] < key || (p.keys[j] == key && j < i);
       p.keys_out[start + rank] = key;
       if (p.idx) p.idx_out[start + rank] = p.idx[i];
     }
