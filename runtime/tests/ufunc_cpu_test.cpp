@@ -574,6 +574,9 @@ TEST(UfuncCpu, ReduceatOverSlices) {
   kernel::ndarray<double, 2> grid({2, 3}, 1.0);
   EXPECT_EQ(vadd.reduce(grid, columns).to_vector(), (std::vector<double>{3, 3}));
   EXPECT_EQ(vadd.reduceat(grid, {0, 2}, columns).to_vector(), (std::vector<double>{2, 1, 2, 1}));
+  EXPECT_EQ(vadd.accumulate(grid, columns).to_vector(), (std::vector<double>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(vadd.accumulate(grid, std::size_t{0}).to_vector(), (std::vector<double>{1, 1, 1, 2, 2, 2}));
+  refused([&] { (void)vadd.accumulate(grid, ~std::size_t{0}); }, 2, "axis 18446744073709551615 is out of range");
   EXPECT_EQ(vadd.reduceat(std::vector<double>{}, std::vector<int>{}).size(), 0);
   EXPECT_EQ(vadd.reduceat(kernel::ndarray<double, 2>({4, 0}), std::vector<int>{1, 2}).shape(),
             (std::array<kernel::index_t, 2>{2, 0}));

@@ -35,18 +35,18 @@ void outer_of_three(std::vector<float> &x) {
 // expected-note@* {{expression evaluates to '2 <= 1'}}
 
 void accumulate_of_a_unary_ufunc(std::vector<float> &x) {
-  (void)vnegated.accumulate(x); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&negated>::accumulate<std::vector<float>>' requested here}}
+  (void)vnegated.accumulate(x); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&negated>::accumulate<std::vector<float>, int>' requested here}}
 }
 // expected-error@* {{accumulate needs a binary ufunc}}
 // expected-note@* {{expression evaluates to '1 == 2'}}
 
 void accumulate_of_a_number() {
-  (void)vadd.accumulate(1.0f); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&add>::accumulate<float>' requested here}}
+  (void)vadd.accumulate(1.0f); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&add>::accumulate<float, int>' requested here}}
 }
 // expected-error@* {{accumulate takes an array}}
 
 void accumulate_of_a_list(std::list<float> &l) {
-  (void)vadd.accumulate(l); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&add>::accumulate<std::list<float>>' requested here}}
+  (void)vadd.accumulate(l); // expected-note {{in instantiation of function template specialization 'kernel::ufunc<&add>::accumulate<std::list<float>, int>' requested here}}
 }
 // expected-error@* {{accumulate takes an array}}
 
@@ -122,6 +122,10 @@ void reduce_over_a_fractional_axis(std::vector<float> &x) {
 
 void reduceat_along_a_fractional_axis(std::vector<float> &x) {
   (void)vadd.reduceat(x, std::vector<int>{0}, 0.5); // expected-error {{no matching member function for call to 'reduceat'}}
+}
+
+void accumulate_along_a_fractional_axis(std::vector<float> &x) {
+  (void)vadd.accumulate(x, 0.5); // expected-error {{no matching member function for call to 'accumulate'}}
 }
 
 void reduceat_of_a_unary_ufunc(std::vector<float> &x) {

@@ -300,14 +300,14 @@ public:
   /// kernel::scan). Host arrays accumulate on the host (`parallel` spreads the lines over
   /// cores); device arrays, or a device target, take one call of the ufunc per step along the
   /// axis, on the device.
-  template <class A> auto accumulate(const A &array, int axis = 0) const {
+  template <class A, detail::axis_integer Axis = int> auto accumulate(const A &array, Axis axis = 0) const {
     static_assert(nin == 2, "accumulate needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
     static_assert(arg::supported && !arg::is_scalar, "accumulate takes an array");
     if constexpr (nin != 2 || !arg::supported || arg::is_scalar)
       return detail::failed_call_result{};
     else
-      return accumulate_fitting(array, axis);
+      return accumulate_fitting(array, axis_number(axis, 2));
   }
 
   /// NumPy's `ufunc.reduceat(array, indices, axis)` for a binary ufunc: reduce over the slices
@@ -1276,7 +1276,7 @@ private:
                           std::max<index_t>(1, detail::parallel_grain / per_slice), body, &j);
   }
 
-  template <class A> auto accumulate_fitting(const A &array, int axis) const {
+  template <class A> auto accumulate_fitting(const A &array, long long axis) const {
     using arg = detail::ufunc_arg<const A &>;
     constexpr std::size_t rank = arg::rank;
     using T = typename arg::element_type;
