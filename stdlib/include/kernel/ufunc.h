@@ -879,32 +879,28 @@ private:
         if constexpr (!std::is_same_v<R, P0>) {
           refuse_running_value_on_device<R, P0>("reducing", "; reduce on the host");
         } else {
-          const detail::device_call c = this->call_on(nullptr, unavailable_message);
-          const kernel::device dev(c.device);
-          const auto on_device = converted_to_device<P1>(v, dev);
-          device_array<R, out_rank> partial(shape, detail::default_stream(dev.state()), name(), 0);
           const bool tree = in_tree<fn, P1>(v.shape(ax));
-          if (!has_initial && !tree) {
-            std::array<index_t, rank> first_shape = v.shape();
-            first_shape[ax] = 1;
-            ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
-            detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
-            partial.copy_from_host(array_view<const R, out_rank>(first.data(), shape));
-          }
-          // The copies run on the device's default stream, the calls where the ufunc is placed
-          // (perhaps a stream of the user's): the host orders them.
-          detail::stream_synchronize(*detail::default_stream(*c.device));
-          drained_on_failure(*c.stream, [&] {
-            const device_view<R, rank> acc = with_axis_kept(dev, partial, v.shape(), ax);
-            if (tree)
-              reduce_in_tree<fn>(c, on_device.view().view(), ax, dev, acc, &start);
-            else if constexpr (has_initial)
-              reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, acc, false, &start);
-            else
-              reduce_by_calls<fn>(*this, on_device.view().view(), ax, dev, acc, /*from_first=*/true);
-          });
-          detail::stream_synchronize(*c.stream);
-          partial.copy_to_host(result);
+          const auto partial = [&](kernel::device dev) {
+            device_array<R, out_rank> acc(shape, detail::default_stream(dev.state()), name(), 0);
+            if (!has_initial && !tree) {
+              std::array<index_t, rank> first_shape = v.shape();
+              first_shape[ax] = 1;
+              ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
+              detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
+              acc.copy_from_host(array_view<const R, out_rank>(first.data(), shape));
+            }
+            return acc;
+          };
+          fold_placed_on_device<P1>(v, partial, result,
+                                    [&](const auto &c, kernel::device dev, const auto &in, auto &out) {
+                                      const device_view<R, rank> acc = with_axis_kept(dev, out, v.shape(), ax);
+                                      if (tree)
+                                        reduce_in_tree<fn>(c, in, ax, dev, acc, &start);
+                                      else if constexpr (has_initial)
+                                        reduce_by_calls<fn>(*this, in, ax, dev, acc, false, &start);
+                                      else
+                                        reduce_by_calls<fn>(*this, in, ax, dev, acc, /*from_first=*/true);
+                                    });
         }
       }
       if constexpr (rank == 1)
@@ -1020,6 +1016,25 @@ private:
                            "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
                                " dimension" + (rank == 1 ? "" : "s"));
     return static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+  }
+
+  // A fold of host array `v` where the ufunc is placed on a device: `v` goes there once,
+  // converted to P1 as a host call converts it; `make_out(dev)` makes the device array the
+  // steps write (copying any first values into it on the device's default stream); then
+  // `steps(c, dev, in, out)` queues the calls where the ufunc is placed (perhaps on a stream of
+  // the user's), after those copies, which the host orders, and waits for them, also when one
+  // fails, before the memory they use is freed; `out` is copied into `into` at the end.
+  template <class P1, class T, std::size_t Rank, class MakeOut, class Into, class Steps>
+  void fold_placed_on_device(const array_view<const T, Rank> &v, const MakeOut &make_out, Into &into,
+                             const Steps &steps) const {
+    const detail::device_call c = this->call_on(nullptr, unavailable_message);
+    const kernel::device dev(c.device);
+    const auto on_device = converted_to_device<P1>(v, dev);
+    auto out = make_out(dev);
+    detail::stream_synchronize(*detail::default_stream(*c.device));
+    drained_on_failure(*c.stream, [&] { steps(c, dev, on_device.view().view(), out); });
+    detail::stream_synchronize(*c.stream);
+    out.copy_to_host(into);
   }
 
   // `v` in device memory of `dev`, converted to P1 on the host first as a host call converts it.
@@ -1189,27 +1204,22 @@ private:
       if constexpr (!std::is_same_v<R, P0>) {
         refuse_running_value_on_device<R, P0>("reducing", "; reduceat on the host");
       } else {
-        const detail::device_call c = this->call_on(nullptr, unavailable_message);
-        const kernel::device dev(c.device);
-        const auto on_device = converted_to_device<P1>(v, dev);
-        segments_on_host<fn>(v, ax, begins, count, /*first_only=*/true, result.data());
-        device_array<R, rank> partial(shape, detail::default_stream(dev.state()), name(), 0);
-        partial.copy_from_host(result);
-        // The copies run on the device's default stream, the calls where the ufunc is placed
-        // (perhaps a stream of the user's): the host orders them.
-        detail::stream_synchronize(*detail::default_stream(*c.device));
-        drained_on_failure(*c.stream, [&] {
+        const auto firsts = [&](kernel::device dev) {
+          segments_on_host<fn>(v, ax, begins, count, /*first_only=*/true, result.data());
+          device_array<R, rank> partial(shape, detail::default_stream(dev.state()), name(), 0);
+          partial.copy_from_host(result);
+          return partial;
+        };
+        fold_placed_on_device<P1>(v, firsts, result, [&](const auto &c, kernel::device dev, const auto &in, auto &out) {
           for (std::size_t i = 0; i < count; ++i) {
-            const auto part = segment(on_device.view().view(), i); // (its own layout, C order)
+            const auto part = segment(in, i); // (in its own layout, C order)
             if (in_tree<fn, P1>(part.shape(ax)))
-              reduce_in_tree<fn>(c, part, ax, dev, result_at(dev, partial.data(), i),
+              reduce_in_tree<fn>(c, part, ax, dev, result_at(dev, out.data(), i),
                                  static_cast<const no_initial *>(nullptr));
             else if (part.shape(ax) > 1)
-              reduce_by_calls<fn>(*this, part, ax, dev, result_at(dev, partial.data(), i), /*from_first=*/true);
+              reduce_by_calls<fn>(*this, part, ax, dev, result_at(dev, out.data(), i), /*from_first=*/true);
           }
         });
-        detail::stream_synchronize(*c.stream);
-        partial.copy_to_host(result);
         return result;
       }
     }
@@ -1330,23 +1340,18 @@ private:
       if constexpr (!std::is_same_v<R, P0>) {
         refuse_running_value_on_device<R, P0>("accumulating", "; accumulate on the host");
       } else {
-        const detail::device_call c = this->call_on(nullptr, unavailable_message);
-        const kernel::device dev(c.device);
-        const auto on_device = converted_to_device<P1>(v, dev);
         // r[0] converted on the host as the host's first step converts it, and taken up.
-        ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
-        detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
-        const device_array<R, rank> first_on_device = kernel::to_device(first, dev);
-        device_array<R, rank> running(v.shape(), detail::default_stream(dev.state()), name(), 0);
-        // The copies run on the device's default stream, the steps where the ufunc is placed
-        // (perhaps a stream of the user's): the host orders them, and waits for the steps
-        // before the memory they use is freed, also when one fails.
-        detail::stream_synchronize(*detail::default_stream(*c.device));
-        drained_on_failure(*c.stream, [&] {
-          accumulate_on_device(c, dev, on_device.view().view(), first_on_device.view().view(), ax, running);
-        });
-        detail::stream_synchronize(*c.stream);
-        running.copy_to_host(result);
+        device_array<R, rank> first_on_device;
+        const auto running = [&](kernel::device dev) {
+          ndarray<R, rank> first(ndarray<R, rank>::uninitialized, first_shape, name(), 1);
+          detail::gather(in_view(v.data(), first_shape, v.strides()), first.data());
+          first_on_device = kernel::to_device(first, dev);
+          return device_array<R, rank>(v.shape(), detail::default_stream(dev.state()), name(), 0);
+        };
+        fold_placed_on_device<P1>(v, running, result,
+                                  [&](const auto &c, kernel::device dev, const auto &in, auto &out) {
+                                    accumulate_on_device(c, dev, in, first_on_device.view().view(), ax, out);
+                                  });
         return result;
       }
     }
