@@ -17,6 +17,7 @@
 
 #include "kernel/algorithm.h"
 #include "kernel/kernel.h"
+#include "random_layouts.h"
 #include "test_device.h"
 
 [[kernel::vectorize("bool_(int32)")]] bool above_four(std::int32_t x) { return x > 4; }
@@ -29,58 +30,20 @@ using i32 = std::int32_t;
 constexpr kernel::ufunc<above_four> is_above_four;
 const kernel::device dev = kernel_test::device();
 
-// A matrix view of a buffer: element (i, j) at offset + i s0 + j s1.
-struct layout {
-  std::array<index_t, 2> shape{}, strides{};
-  index_t offset = 0;
-  index_t at(index_t i, index_t j) const { return offset + i * strides[0] + j * strides[1]; }
-  index_t size() const { return shape[0] * shape[1]; }
-  std::string text() const {
-    std::ostringstream s;
-    s << "shape (" << shape[0] << ", " << shape[1] << ") strides (" << strides[0] << ", " << strides[1] << ") offset "
-      << offset;
-    return s.str();
-  }
-};
-
-layout random_layout(std::mt19937 &rng) {
-  layout l;
-  std::uniform_int_distribution<int> extent(0, 12), coin(0, 3);
-  for (auto &e : l.shape) {
-    e = extent(rng);
-    if (e == 0 && coin(rng) != 0) e = 1 + coin(rng);
-  }
-  const int inner = coin(rng) % 2; // the dimension whose elements are nearer in memory
-  index_t step = 1 + (coin(rng) == 0);
-  l.strides[inner] = step;
-  l.strides[1 - inner] = step * (std::max<index_t>(l.shape[inner], 1) + (coin(rng) == 0));
-  for (int d = 0; d < 2; ++d)
-    if (coin(rng) == 0 && l.shape[d] > 0) {
-      l.offset += (l.shape[d] - 1) * l.strides[d];
-      l.strides[d] = -l.strides[d];
-    }
-  return l;
-}
-
-index_t buffer_size(const layout &l) {
-  index_t hi = l.offset;
-  for (int d = 0; d < 2; ++d)
-    if (l.shape[d] > 0 && l.strides[d] > 0) hi += (l.shape[d] - 1) * l.strides[d];
-  return hi + 1;
-}
+using layout = kernel_test::layout<2>;
 
 // The elements in row-major order (NumPy's flat order).
 std::vector<i32> flat(const std::vector<i32> &buf, const layout &l) {
   std::vector<i32> r;
   for (index_t i = 0; i < l.shape[0]; ++i)
-    for (index_t j = 0; j < l.shape[1]; ++j) r.push_back(buf[static_cast<std::size_t>(l.at(i, j))]);
+    for (index_t j = 0; j < l.shape[1]; ++j) r.push_back(buf[static_cast<std::size_t>(l.at({i, j}))]);
   return r;
 }
 
 // Line `k` along `axis` (a column for axis 0, a row for axis 1): the buffer positions.
 std::vector<index_t> line(const layout &l, int axis, index_t k) {
   std::vector<index_t> r;
-  for (index_t e = 0; e < l.shape[axis]; ++e) r.push_back(axis == 0 ? l.at(e, k) : l.at(k, e));
+  for (index_t e = 0; e < l.shape[axis]; ++e) r.push_back(axis == 0 ? l.at({e, k}) : l.at({k, e}));
   return r;
 }
 
@@ -121,9 +84,9 @@ TEST_P(AlgorithmLayouts, EveryTargetAsThePlainLoop) {
   std::mt19937 rng(static_cast<unsigned>(GetParam()));
   const kernel::target device_target = kernel_test::target();
   for (int round = 0; round < 6; ++round) {
-    const layout l = random_layout(rng);
+    const layout l = kernel_test::random_layout<2>(rng, 12, true);
     SCOPED_TRACE(l.text());
-    std::vector<i32> buf(static_cast<std::size_t>(buffer_size(l)));
+    std::vector<i32> buf(static_cast<std::size_t>(l.buffer_size()));
     for (auto &x : buf) x = static_cast<i32>(rng() % 10) - 2;
     const kernel::array_view<const i32, 2> hv(buf.data() + l.offset, l.shape, l.strides);
     const auto dbuf = kernel::to_device(buf, dev);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernel/kernel.h"
+#include "random_layouts.h"
 #include "test_device.h"
 
 [[kernel::vectorize]] std::uint64_t plus(std::uint64_t a, std::uint64_t b) { return a + b; }
@@ -43,51 +44,8 @@ constexpr kernel::ufunc<mix> vmix;
 const kernel::device dev = kernel_test::device();
 const auto on_dev = kernel_test::target();
 
-// A rank-3 view of a buffer: element (i, j, k) at offset + i s0 + j s1 + k s2.
-struct layout {
-  std::array<index_t, 3> shape{}, strides{};
-  index_t offset = 0;
-  index_t at(const std::array<index_t, 3> &i) const {
-    return offset + i[0] * strides[0] + i[1] * strides[1] + i[2] * strides[2];
-  }
-  std::string text() const {
-    std::ostringstream s;
-    s << "shape (" << shape[0] << ", " << shape[1] << ", " << shape[2] << ") strides (" << strides[0] << ", "
-      << strides[1] << ", " << strides[2] << ") offset " << offset;
-    return s.str();
-  }
-};
-
-// Extents 0..4 (0 rarely); dimensions in a random order in memory, some spread out or reversed.
-layout random_layout(std::mt19937 &rng, bool allow_empty) {
-  layout l;
-  std::uniform_int_distribution<int> extent(allow_empty ? 0 : 1, 4), coin(0, 3);
-  for (auto &e : l.shape) {
-    e = extent(rng);
-    if (e == 0 && coin(rng) != 0) e = 1; // (empty arrays, but not most of the time)
-  }
-  std::array<int, 3> order{0, 1, 2};
-  std::shuffle(order.begin(), order.end(), rng);
-  index_t step = 1 + (coin(rng) == 0);
-  for (int d = 2; d >= 0; --d) {
-    const int dim = order[d];
-    l.strides[dim] = step;
-    step *= std::max<index_t>(l.shape[dim], 1) + (coin(rng) == 0);
-  }
-  for (int d = 0; d < 3; ++d)
-    if (coin(rng) == 0 && l.shape[d] > 0) {
-      l.offset += (l.shape[d] - 1) * l.strides[d];
-      l.strides[d] = -l.strides[d];
-    }
-  return l;
-}
-
-index_t buffer_size(const layout &l) {
-  index_t hi = l.offset;
-  for (int d = 0; d < 3; ++d)
-    if (l.shape[d] > 0 && l.strides[d] > 0) hi += (l.shape[d] - 1) * l.strides[d];
-  return hi + 1;
-}
+using layout = kernel_test::layout<3>;
+index_t buffer_size(const layout &l) { return l.buffer_size(); }
 
 // Every index of `shape` in C order.
 template <std::size_t R> void each_index(const std::array<index_t, R> &shape, const auto &visit) {
@@ -208,7 +166,7 @@ TEST_P(UfuncMethodsLayouts, EveryTargetAsThePlainLoop) {
   const fold add = [](u64 a, u64 b) { return a + b; };
   const fold mixed = [](u64 a, u64 b) { return a * 3 + b; };
   for (int round = 0; round < 12; ++round) {
-    const layout l = random_layout(rng, true);
+    const layout l = kernel_test::random_layout<3>(rng, 4, true);
     SCOPED_TRACE(l.text());
     std::vector<u64> buf(static_cast<std::size_t>(buffer_size(l)));
     for (auto &x : buf) x = rng() % 1000;
@@ -327,27 +285,6 @@ TEST_P(UfuncMethodsLayouts, EveryTargetAsThePlainLoop) {
   }
 }
 
-// A layout of `shape` with random strides, as random_layout makes them; a dimension of one
-// element is given a zero stride now and then (a broadcast input's).
-layout layout_of_shape(std::mt19937 &rng, const std::array<index_t, 3> &shape) {
-  layout l;
-  l.shape = shape;
-  std::array<int, 3> order{0, 1, 2};
-  std::shuffle(order.begin(), order.end(), rng);
-  index_t step = 1 + (rng() % 4 == 0);
-  for (int d = 2; d >= 0; --d) {
-    const int dim = order[d];
-    l.strides[dim] = shape[dim] == 1 && rng() % 2 ? 0 : step;
-    step *= std::max<index_t>(shape[dim], 1) + (rng() % 4 == 0);
-  }
-  for (int d = 0; d < 3; ++d)
-    if (rng() % 4 == 0 && l.shape[d] > 0) {
-      l.offset += (l.shape[d] - 1) * l.strides[d];
-      l.strides[d] = -l.strides[d];
-    }
-  return l;
-}
-
 // Calls and fused expressions, mix(mix(a, b), c), over broadcast operands of random layouts (a
 // of the result's rank with extents of one, b a row, c a matrix or a scalar), eagerly, into an
 // output view of random strides, and fused, on every target: the same elements as a plain loop.
@@ -361,7 +298,9 @@ TEST_P(UfuncMethodsLayouts, BroadcastCallsAndExpressions) {
     std::array<index_t, 3> a_shape = shape;
     for (auto &e : a_shape)
       if (rng() % 3 == 0 && !c_scalar) e = 1;
-    const layout la = layout_of_shape(rng, a_shape), lc = layout_of_shape(rng, shape), lo = layout_of_shape(rng, shape);
+    const layout la = kernel_test::layout_of_shape<3>(rng, a_shape, true),
+                 lc = kernel_test::layout_of_shape<3>(rng, shape, true),
+                 lo = kernel_test::layout_of_shape<3>(rng, shape, true);
     SCOPED_TRACE("result " + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" +
                  std::to_string(shape[2]) + "; a " + la.text() + "; c " + lc.text() + "; out " + lo.text());
     std::vector<u64> abuf(static_cast<std::size_t>(buffer_size(la))), cbuf(static_cast<std::size_t>(buffer_size(lc)));
@@ -432,8 +371,9 @@ TEST_P(UfuncMethodsLayouts, GufuncOverStridedStacks) {
   for (int round = 0; round < 4; ++round) {
     const index_t loops = rng() % 6 == 0 ? 0 : 1 + rng() % 3, m = 1 + rng() % 3, n = rng() % 4, p = 1 + rng() % 3;
     const bool b_shared = rng() % 3 == 0; // one b for every matrix of a
-    const layout la = layout_of_shape(rng, {loops, m, n}), lb = layout_of_shape(rng, {b_shared ? 1 : loops, n, p}),
-                 lo = layout_of_shape(rng, {loops, m, p});
+    const layout la = kernel_test::layout_of_shape<3>(rng, {loops, m, n}, true),
+                 lb = kernel_test::layout_of_shape<3>(rng, {b_shared ? 1 : loops, n, p}, true),
+                 lo = kernel_test::layout_of_shape<3>(rng, {loops, m, p}, true);
     SCOPED_TRACE("a " + la.text() + "; b " + lb.text() + "; out " + lo.text());
     std::vector<u64> abuf(static_cast<std::size_t>(buffer_size(la))), bbuf(static_cast<std::size_t>(buffer_size(lb)));
     for (auto &x : abuf) x = rng() % 100;
@@ -450,7 +390,7 @@ TEST_P(UfuncMethodsLayouts, GufuncOverStridedStacks) {
     // Zero strides in an output would repeat its elements: outputs get none.
     layout lout = lo;
     for (int d = 0; d < 3; ++d)
-      if (lout.strides[d] == 0) lout = layout_of_shape(rng, lo.shape), d = -1;
+      if (lout.strides[d] == 0) lout = kernel_test::layout_of_shape<3>(rng, lo.shape, false), d = -1;
     for (kernel::target t : {kernel::target::cpu, kernel::target::parallel, on_dev}) {
       SCOPED_TRACE(kernel::target_name(t));
       EXPECT_EQ(vmatmul.on(t)(a, b).to_vector(), expected);
