@@ -1225,6 +1225,22 @@ private:
     }
   }
 
+  // Where line `o` of `a` along `ax` (row-major over its other dimensions) starts: in `a`, and
+  // in an output of strides `out_strides` (the axis's stride there aside).
+  template <class T, std::size_t Rank>
+  static std::pair<index_t, index_t> line_start(const array_view<const T, Rank> &a, std::size_t ax, index_t o,
+                                                const std::array<index_t, Rank> &out_strides) noexcept {
+    index_t offset = 0, out_offset = 0;
+    for (std::size_t d = Rank; d-- > 0;) {
+      if (d == ax) continue;
+      const index_t at = o % a.shape(d);
+      offset += at * a.stride(d);
+      out_offset += at * out_strides[d];
+      o /= a.shape(d);
+    }
+    return {offset, out_offset};
+  }
+
   // reduceat on the host: `out` (C-contiguous, v's shape with `ax` as long as `begins`) at i
   // along `ax` = the fold along `ax` of v's elements from begins[i] to the next index (at least
   // one element; the axis's end for the last), from the first; with `first_only`, that first
@@ -1257,14 +1273,7 @@ private:
       for (index_t t = first; t < last;) {
         // Line o, from its slice i to the task's end or the line's.
         const index_t o = t / count, stop = std::min(last, (o + 1) * count);
-        index_t rest = o, offset = 0, out_offset = 0;
-        for (std::size_t d = Rank; d-- > 0;) {
-          if (d == jb.ax) continue;
-          const index_t at = rest % a.shape(d);
-          offset += at * a.stride(d);
-          out_offset += at * out_strides[d];
-          rest /= a.shape(d);
-        }
+        const auto [offset, out_offset] = line_start(a, jb.ax, o, out_strides);
         const T *line = a.data() + offset;
         R *into = jb.out + out_offset;
         for (index_t i = t % count; t < stop; ++t, ++i) {
@@ -1422,14 +1431,7 @@ private:
       const auto out_strides = array_view<R, Rank>::contiguous_strides(out_shape);
       for (index_t t = begin; t < end; ++t) {
         const index_t o = t / jb.chunks, chunk = t % jb.chunks;
-        index_t rest = o, offset = 0, out_offset = 0;
-        for (std::size_t d = Rank; d-- > 0;) {
-          if (d == jb.ax) continue;
-          const index_t at = rest % a.shape(d);
-          offset += at * a.stride(d);
-          out_offset += at * out_strides[d];
-          rest /= a.shape(d);
-        }
+        const auto [offset, out_offset] = line_start(a, jb.ax, o, out_strides);
         // This task's elements of the line: [first, last).
         const index_t share = n / jb.chunks, extra = n % jb.chunks; // (the first `extra` take one more)
         const index_t first = chunk * share + std::min(chunk, extra), last = first + share + (chunk < extra ? 1 : 0);
