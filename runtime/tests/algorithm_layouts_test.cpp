@@ -32,14 +32,6 @@ const kernel::device dev = kernel_test::device();
 
 using layout = kernel_test::layout<2>;
 
-// The elements in row-major order (NumPy's flat order).
-std::vector<i32> flat(const std::vector<i32> &buf, const layout &l) {
-  std::vector<i32> r;
-  for (index_t i = 0; i < l.shape[0]; ++i)
-    for (index_t j = 0; j < l.shape[1]; ++j) r.push_back(buf[static_cast<std::size_t>(l.at({i, j}))]);
-  return r;
-}
-
 // Line `k` along `axis` (a column for axis 0, a row for axis 1): the buffer positions.
 std::vector<index_t> line(const layout &l, int axis, index_t k) {
   std::vector<index_t> r;
@@ -91,7 +83,7 @@ TEST_P(AlgorithmLayouts, EveryTargetAsThePlainLoop) {
     const kernel::array_view<const i32, 2> hv(buf.data() + l.offset, l.shape, l.strides);
     const auto dbuf = kernel::to_device(buf, dev);
     const kernel::device_view<const i32, 2> dv(dev, dbuf.data() + l.offset, l.shape, l.strides);
-    const std::vector<i32> elements = flat(buf, l);
+    const std::vector<i32> elements = kernel_test::elements(buf, l);
     // `check(name, expected, call)` runs `call(x, t)` on each target: x the host view placed on
     // cpu, parallel or the device, or the device view.
     const auto check = [&](const std::string &what, const auto &expected, const auto &call) {

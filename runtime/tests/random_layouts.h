@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "kernel/kernel.h"
 
@@ -52,6 +53,31 @@ template <std::size_t R> struct layout {
     return s.str();
   }
 };
+
+/// Calls `visit` with every index of `shape`, in C order (none where an extent is 0).
+template <std::size_t R, class Visit> void each_index(const std::array<kernel::index_t, R> &shape, const Visit &visit) {
+  for (kernel::index_t e : shape)
+    if (e == 0) return;
+  std::array<kernel::index_t, R> i{};
+  while (true) {
+    visit(i);
+    std::size_t d = R;
+    while (true) {
+      if (d == 0) return;
+      --d;
+      if (++i[d] < shape[d]) break;
+      i[d] = 0;
+    }
+  }
+}
+
+/// The elements of the view `l` of `buffer`, in C order (NumPy's flat order).
+template <class T, std::size_t R> std::vector<T> elements(const std::vector<T> &buffer, const layout<R> &l) {
+  std::vector<T> r;
+  each_index(l.shape,
+             [&](const std::array<kernel::index_t, R> &i) { r.push_back(buffer[static_cast<std::size_t>(l.at(i))]); });
+  return r;
+}
 
 /// A layout of `shape`: the dimensions in a random order in memory, now and then one step
 /// apart more than they need, or reversed; with `zero_strides`, a dimension of one element is

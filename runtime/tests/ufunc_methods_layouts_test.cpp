@@ -44,26 +44,8 @@ constexpr kernel::ufunc<mix> vmix;
 const kernel::device dev = kernel_test::device();
 const auto on_dev = kernel_test::target();
 
+using kernel_test::each_index;
 using layout = kernel_test::layout<3>;
-index_t buffer_size(const layout &l) { return l.buffer_size(); }
-
-// Every index of `shape` in C order.
-template <std::size_t R> void each_index(const std::array<index_t, R> &shape, const auto &visit) {
-  std::array<index_t, R> i{};
-  for (index_t d = 0; d < static_cast<index_t>(R); ++d)
-    if (shape[d] == 0) return;
-  while (true) {
-    visit(i);
-    std::size_t d = R;
-    while (d > 0) {
-      --d;
-      if (++i[d] < shape[d]) break;
-      i[d] = 0;
-      if (d == 0) return;
-    }
-    if constexpr (R == 0) return;
-  }
-}
 
 // The reference: the fold along `axis` of each line, in order, from the first element (or
 // `start`), in C order of the other dimensions.
@@ -168,7 +150,7 @@ TEST_P(UfuncMethodsLayouts, EveryTargetAsThePlainLoop) {
   for (int round = 0; round < 12; ++round) {
     const layout l = kernel_test::random_layout<3>(rng, 4, true);
     SCOPED_TRACE(l.text());
-    std::vector<u64> buf(static_cast<std::size_t>(buffer_size(l)));
+    std::vector<u64> buf(static_cast<std::size_t>(l.buffer_size()));
     for (auto &x : buf) x = rng() % 1000;
     const auto hv = host_view(buf, l);
     const auto dbuf = kernel::to_device(buf, dev);
@@ -303,7 +285,7 @@ TEST_P(UfuncMethodsLayouts, BroadcastCallsAndExpressions) {
                  lo = kernel_test::layout_of_shape<3>(rng, shape, true);
     SCOPED_TRACE("result " + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" +
                  std::to_string(shape[2]) + "; a " + la.text() + "; c " + lc.text() + "; out " + lo.text());
-    std::vector<u64> abuf(static_cast<std::size_t>(buffer_size(la))), cbuf(static_cast<std::size_t>(buffer_size(lc)));
+    std::vector<u64> abuf(static_cast<std::size_t>(la.buffer_size())), cbuf(static_cast<std::size_t>(lc.buffer_size()));
     for (auto &x : abuf) x = rng() % 1000;
     for (auto &x : cbuf) x = rng() % 1000;
     std::vector<u64> b(static_cast<std::size_t>(b_row ? shape[2] : 1));
@@ -324,13 +306,6 @@ TEST_P(UfuncMethodsLayouts, BroadcastCallsAndExpressions) {
     const auto db = kernel::to_device(b, dev);
     const auto da = device_view_of<const u64>(da_mem.data(), la);
     const auto dc = device_view_of<const u64>(dc_mem.data(), lc);
-    // The output view's elements in C order.
-    const auto read_out = [&](const std::vector<u64> &obuf) {
-      std::vector<u64> r;
-      each_index(shape,
-                 [&](const std::array<index_t, 3> &i) { r.push_back(obuf[static_cast<std::size_t>(lo.at(i))]); });
-      return r;
-    };
     for (kernel::target t : {kernel::target::cpu, kernel::target::parallel, on_dev}) {
       SCOPED_TRACE(kernel::target_name(t));
       const auto f = vmix.on(t);
@@ -339,26 +314,27 @@ TEST_P(UfuncMethodsLayouts, BroadcastCallsAndExpressions) {
       const auto fused =
           c_scalar ? vmix(vmix(kernel::lazy(a), bv), scalar).eval(t) : vmix(vmix(kernel::lazy(a), bv), c).eval(t);
       EXPECT_EQ(fused.to_vector(), expected) << "fused";
-      std::vector<u64> obuf(static_cast<std::size_t>(buffer_size(lo)), 7);
+      std::vector<u64> obuf(static_cast<std::size_t>(lo.buffer_size()), 7);
       const kernel::array_view<u64, 3> out(obuf.data() + lo.offset, lo.shape, lo.strides);
       if (c_scalar)
         f(f(a, bv), scalar, out);
       else
         f(f(a, bv), c, out);
-      EXPECT_EQ(read_out(obuf), expected) << "into a strided output";
+      EXPECT_EQ(kernel_test::elements(obuf, lo), expected) << "into a strided output";
     }
     const auto on_device = c_scalar ? vmix(vmix(da, db), scalar) : vmix(vmix(da, db), dc);
     EXPECT_EQ(on_device.copy_to_host().to_vector(), expected) << "device views";
     const auto fused_on_device =
         c_scalar ? vmix(vmix(kernel::lazy(da), db), scalar).eval() : vmix(vmix(kernel::lazy(da), db), dc).eval();
     EXPECT_EQ(fused_on_device.copy_to_host().to_vector(), expected) << "fused, device views";
-    auto dout_mem = kernel::to_device(std::vector<u64>(static_cast<std::size_t>(buffer_size(lo)), 7), dev);
+    auto dout_mem = kernel::to_device(std::vector<u64>(static_cast<std::size_t>(lo.buffer_size()), 7), dev);
     const auto dout = device_view_of<u64>(dout_mem.data(), lo);
     if (c_scalar)
       vmix(vmix(da, db), scalar, dout);
     else
       vmix(vmix(da, db), dc, dout);
-    EXPECT_EQ(read_out(dout_mem.copy_to_host().to_vector()), expected) << "device views into a strided output";
+    EXPECT_EQ(kernel_test::elements(dout_mem.copy_to_host().to_vector(), lo), expected)
+        << "device views into a strided output";
   }
 }
 
@@ -375,7 +351,7 @@ TEST_P(UfuncMethodsLayouts, GufuncOverStridedStacks) {
                  lb = kernel_test::layout_of_shape<3>(rng, {b_shared ? 1 : loops, n, p}, true),
                  lo = kernel_test::layout_of_shape<3>(rng, {loops, m, p}, true);
     SCOPED_TRACE("a " + la.text() + "; b " + lb.text() + "; out " + lo.text());
-    std::vector<u64> abuf(static_cast<std::size_t>(buffer_size(la))), bbuf(static_cast<std::size_t>(buffer_size(lb)));
+    std::vector<u64> abuf(static_cast<std::size_t>(la.buffer_size())), bbuf(static_cast<std::size_t>(lb.buffer_size()));
     for (auto &x : abuf) x = rng() % 100;
     for (auto &x : bbuf) x = rng() % 100;
     std::vector<u64> expected;
@@ -394,23 +370,17 @@ TEST_P(UfuncMethodsLayouts, GufuncOverStridedStacks) {
     for (kernel::target t : {kernel::target::cpu, kernel::target::parallel, on_dev}) {
       SCOPED_TRACE(kernel::target_name(t));
       EXPECT_EQ(vmatmul.on(t)(a, b).to_vector(), expected);
-      std::vector<u64> obuf(static_cast<std::size_t>(buffer_size(lout)), 7);
+      std::vector<u64> obuf(static_cast<std::size_t>(lout.buffer_size()), 7);
       vmatmul.on(t)(a, b, kernel::array_view<u64, 3>(obuf.data() + lout.offset, lout.shape, lout.strides));
-      std::vector<u64> got;
-      each_index(lout.shape,
-                 [&](const std::array<index_t, 3> &i) { got.push_back(obuf[static_cast<std::size_t>(lout.at(i))]); });
-      EXPECT_EQ(got, expected) << "into a strided output";
+      EXPECT_EQ(kernel_test::elements(obuf, lout), expected) << "into a strided output";
     }
     const auto da_mem = kernel::to_device(abuf, dev), db_mem = kernel::to_device(bbuf, dev);
     const auto da = device_view_of<const u64>(da_mem.data(), la), db = device_view_of<const u64>(db_mem.data(), lb);
     EXPECT_EQ(vmatmul(da, db).copy_to_host().to_vector(), expected) << "device views";
-    auto dout_mem = kernel::to_device(std::vector<u64>(static_cast<std::size_t>(buffer_size(lout)), 7), dev);
+    auto dout_mem = kernel::to_device(std::vector<u64>(static_cast<std::size_t>(lout.buffer_size()), 7), dev);
     vmatmul(da, db, device_view_of<u64>(dout_mem.data(), lout));
     const auto dout = dout_mem.copy_to_host().to_vector();
-    std::vector<u64> got;
-    each_index(lout.shape,
-               [&](const std::array<index_t, 3> &i) { got.push_back(dout[static_cast<std::size_t>(lout.at(i))]); });
-    EXPECT_EQ(got, expected) << "device views into a strided output";
+    EXPECT_EQ(kernel_test::elements(dout, lout), expected) << "device views into a strided output";
   }
 }
 
