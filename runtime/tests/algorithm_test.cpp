@@ -1411,7 +1411,64 @@ TEST_P(Targets, ErrorsNumberTheirArguments) {
   EXPECT_EQ(argument_of([&] { kernel::cumsum.on(t).exclusive(v, 0.0f, short_out); }), 3);
   EXPECT_EQ(argument_of([&] { kernel::cumsum.on(t).exclusive(v, 0.0f, out, 1); }), 4);
   EXPECT_EQ(argument_of([&] { (void)kernel::top_k.on(t)(m, 2, 2); }), 3);
+  // Integers past int's range are out of range, not cut to an axis that exists (2^32 to 0),
+  // and unsigned ones past long long's (a -1 that went through size_t) too.
+  const long long beyond_int = 1LL << 32;
+  const std::size_t minus_one = static_cast<std::size_t>(-1);
+  EXPECT_EQ(argument_of([&] { (void)kernel::cumsum.on(t)(m, beyond_int); }), 2);
+  EXPECT_EQ(argument_of([&] { (void)kernel::cumsum.on(t)(m, minus_one); }), 2);
+  EXPECT_EQ(argument_of([&] { kernel::cumsum.on(t).exclusive(v, 0.0f, out, beyond_int); }), 4);
+  EXPECT_EQ(argument_of([&] { kernel::sort.on(t)(m, kernel::ascending, beyond_int); }), 3);
+  EXPECT_EQ(argument_of([&] { (void)kernel::argsort.on(t)(m, kernel::ascending, minus_one); }), 3);
+  EXPECT_EQ(argument_of([&] { (void)kernel::top_k.on(t)(m, minus_one); }), 2);
+  EXPECT_EQ(argument_of([&] { (void)kernel::top_k.on(t)(m, 1, beyond_int); }), 3);
+  EXPECT_EQ(argument_of([&] { (void)kernel::argpartition.on(t)(v, minus_one); }), 2);
+  EXPECT_EQ(argument_of([&] { (void)kernel::argpartition.on(t)(v, beyond_int); }), 2);
+  EXPECT_EQ(argument_of([&] { (void)kernel::histogram.on(t)(v, minus_one, 0.0, 1.0); }), 2);
+  try {
+    kernel::sort.on(t)(m, kernel::ascending, minus_one);
+    ADD_FAILURE() << "sort along axis 2^64 - 1";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("axis 18446744073709551615 is out of range"), std::string::npos) << e.what();
+  }
+  try {
+    (void)kernel::cumsum.on(t)(m, beyond_int);
+    ADD_FAILURE() << "cumsum along axis 2^32";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("axis 4294967296 is out of range"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(out, std::vector<float>(4, 0.0f));
+  EXPECT_EQ(m(1, 2), 1.0f);
+}
+
+// Axes, counts and positions may be integers of any type, or unscoped enumerators: the same
+// results as with int.
+enum matrix_axis { along_columns = 0, along_rows = 1 };
+TEST_P(Targets, AxesAndCountsOfAnyIntegerType) {
+  const kernel::target t = GetParam();
+  kernel::ndarray<float, 2> m({5, 7});
+  for (kernel::index_t i = 0; i < m.size(); ++i) m.data()[i] = float((i * 37) % 23) - 11;
+  const std::vector<float> v(m.data(), m.data() + m.size());
+  const auto same = [](const auto &a, const auto &b) {
+    return a.shape() == b.shape() && std::equal(a.data(), a.data() + a.size(), b.data());
+  };
+  EXPECT_TRUE(same(kernel::cumsum.on(t)(m, std::size_t{0}), kernel::cumsum.on(t)(m, 0)));
+  EXPECT_TRUE(same(kernel::cumsum.on(t)(m, along_rows), kernel::cumsum.on(t)(m, 1)));
+  EXPECT_TRUE(same(kernel::cumsum.on(t).exclusive(m, 0.0, short{-2}), kernel::cumsum.on(t).exclusive(m, 0.0, 0)));
+  EXPECT_TRUE(
+      same(kernel::argsort.on(t)(m, kernel::descending, 0ull), kernel::argsort.on(t)(m, kernel::descending, 0)));
+  EXPECT_TRUE(same(kernel::argsort.on(t)(m, kernel::ascending, -1LL), kernel::argsort.on(t)(m)));
+  kernel::ndarray<float, 2> sorted = m, want_sorted = m;
+  kernel::sort.on(t)(sorted, kernel::ascending, along_columns);
+  kernel::sort.on(t)(want_sorted, kernel::ascending, 0);
+  EXPECT_TRUE(same(sorted, want_sorted));
+  const auto top = kernel::top_k.on(t)(m, std::uint8_t{3}, along_columns);
+  const auto want_top = kernel::top_k.on(t)(m, 3, 0);
+  EXPECT_TRUE(same(top.values, want_top.values));
+  EXPECT_TRUE(same(top.indices, want_top.indices));
+  EXPECT_TRUE(same(kernel::argpartition.on(t)(v, std::size_t{4}), kernel::argpartition.on(t)(v, 4)));
+  EXPECT_TRUE(same(kernel::argpartition.on(t)(v, -2L), kernel::argpartition.on(t)(v, 33)));
+  EXPECT_TRUE(same(kernel::histogram.on(t)(v, 6u, -11.0, 11.0), kernel::histogram.on(t)(v, 6, -11.0, 11.0)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, Targets,

@@ -742,6 +742,31 @@ TEST_P(Targets, LengthsCropOrPadTheInput) {
   } catch (const kernel::argument_error &e) {
     EXPECT_EQ(e.argument(), 3) << e.what();
   }
+  // n and the axis are integers of any type; past their ranges (2^32 is no axis 0, a -1 that
+  // went through size_t no length) they are errors naming the argument.
+  const auto same = [](const auto &x, const auto &y) {
+    return x.shape() == y.shape() && std::equal(x.data(), x.data() + x.size(), y.data());
+  };
+  EXPECT_TRUE(same(kernel::fft.on(t)(a, 8u, std::size_t{1}), kernel::fft.on(t)(a, 8, 1)));
+  EXPECT_TRUE(same(kernel::fft.on(t)(a, std::optional<short>{}, 0LL), kernel::fft.on(t)(a, {}, 0)));
+  EXPECT_TRUE(same(kernel::rfft.on(t)(odd, std::optional<unsigned>(16)), H));
+  EXPECT_TRUE(same(kernel::fftn.on(t)(a, std::size_t{1}), kernel::fftn.on(t)(a, {1})));
+  const auto argument_of = [](auto &&call) {
+    try {
+      call();
+    } catch (const kernel::argument_error &e) {
+      return e.argument();
+    }
+    return -1;
+  };
+  const std::size_t minus_one = static_cast<std::size_t>(-1);
+  EXPECT_EQ(argument_of([&] { (void)kernel::fft.on(t)(a, {}, 1LL << 32); }), 3);
+  EXPECT_EQ(argument_of([&] { (void)kernel::fft.on(t)(a, {}, minus_one); }), 3);
+  EXPECT_EQ(argument_of([&] { (void)kernel::fft.on(t)(a, minus_one); }), 2);
+  EXPECT_EQ(argument_of([&] { (void)kernel::irfft.on(t)(c, minus_one); }), 2);
+  EXPECT_EQ(argument_of([&] { (void)kernel::hfft.on(t)(c, {}, 1LL << 32); }), 3);
+  EXPECT_EQ(argument_of([&] { (void)kernel::fftn.on(t)(a, minus_one); }), 2);
+  EXPECT_EQ(argument_of([] { (void)kernel::fftfreq(minus_one); }), 1);
   // A bad norm is named by its position in the call it was given to.
   const auto norm_argument = [](auto &&call) {
     try {

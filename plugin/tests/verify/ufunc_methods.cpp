@@ -116,7 +116,7 @@ void reduce_over_a_fractional_axis(std::vector<float> &x) {
   (void)vadd.reduce(x, 0.5); // expected-error {{no matching member function for call to 'reduce'}}
 }
 // expected-note@*:* 0+ {{candidate}}
-// expected-note@*:* 1+ {{because 'double' does not satisfy 'axis_integer'}}
+// expected-note@*:* 1+ {{because 'double' does not satisfy 'integer_argument'}}
 // expected-note@*:* 1+ {{because 'double' does not satisfy 'integral'}}
 // expected-note@*:* 0+ {{evaluated to false}}
 

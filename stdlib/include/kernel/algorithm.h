@@ -145,7 +145,7 @@ public:
   static constexpr std::string_view name() noexcept { return detail::is_plus<Op> ? "cumsum" : "scan"; }
 
   /// The inclusive scan of `in` as a new array.
-  template <class A> auto operator()(const A &in, int axis = -1) const {
+  template <class A, detail::integer_argument Axis = int> auto operator()(const A &in, Axis axis = -1) const {
     if constexpr (detail::require_array<A>()) {
       using T = value_of<A>;
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
@@ -157,11 +157,12 @@ public:
     }
   }
   /// The inclusive scan of `in` into `out` (same shape; may be `in` itself).
-  template <class A, class Out>
-    requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
-  void operator()(const A &in, Out &&out, int axis = -1) const {
+  template <class A, class Out, detail::integer_argument Axis = int>
+    requires(!detail::integer_argument<std::remove_cvref_t<Out>>)
+  void operator()(const A &in, Out &&out, Axis axis = -1) const {
     // The sums' type is the output's elements': nothing more is compiled for no array.
-    if constexpr (detail::require_array<A>() & detail::require_array<std::remove_cvref_t<Out>>()) {
+    if constexpr (!require_output_not_number<Out>()) {
+    } else if constexpr (detail::require_array<A>() & detail::require_array<std::remove_cvref_t<Out>>()) {
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
       detail::require_lasting_output<Out>(name(), 2, this->placed_on());
       require_sum_cast<A, Out>();
@@ -170,17 +171,18 @@ public:
   }
 
   /// The scans of an expression (evaluated first: see the header comment).
-  template <class N> auto operator()(const expr<N> &in, int axis = -1) const {
+  template <class N, detail::integer_argument Axis = int> auto operator()(const expr<N> &in, Axis axis = -1) const {
     return (*this)(detail::evaluated(this->placed_on(), in), axis);
   }
-  template <class N, class Out>
-    requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
-  void operator()(const expr<N> &in, Out &&out, int axis = -1) const {
+  template <class N, class Out, detail::integer_argument Axis = int>
+    requires(!detail::integer_argument<std::remove_cvref_t<Out>>)
+  void operator()(const expr<N> &in, Out &&out, Axis axis = -1) const {
     (*this)(detail::evaluated(this->placed_on(), in), std::forward<Out>(out), axis);
   }
 
   /// The exclusive scan: element i is the combination of `init` and the elements before it.
-  template <class A> auto exclusive(const A &in, value_of<A> init, int axis = -1) const {
+  template <class A, detail::integer_argument Axis = int>
+  auto exclusive(const A &in, value_of<A> init, Axis axis = -1) const {
     if constexpr (detail::require_array<A>()) {
       using T = value_of<A>;
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in);
@@ -191,28 +193,38 @@ public:
       return detail::failed_call_result{};
     }
   }
-  template <class A, class Out>
-    requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
-  void exclusive(const A &in, into_value<A, Out> init, Out &&out, int axis = -1) const {
-    if constexpr (detail::require_array<A>() & detail::require_array<std::remove_cvref_t<Out>>()) {
+  template <class A, class Out, detail::integer_argument Axis = int>
+    requires(!detail::integer_argument<std::remove_cvref_t<Out>>)
+  void exclusive(const A &in, into_value<A, Out> init, Out &&out, Axis axis = -1) const {
+    if constexpr (!require_output_not_number<Out>()) {
+    } else if constexpr (detail::require_array<A>() & detail::require_array<std::remove_cvref_t<Out>>()) {
       const detail::algorithm_site site = detail::site_of(name(), this->placed_on(), in, out);
       detail::require_lasting_output<Out>(name(), 3, this->placed_on());
       require_sum_cast<A, Out>();
       run<into_value<A, Out>, detail::is_plus<Op>>(site, in, out, 3, axis, 4, init, true);
     }
   }
-  template <class N>
-  auto exclusive(const expr<N> &in, value_of<detail::evaluated_t<expr<N>>> init, int axis = -1) const {
+  template <class N, detail::integer_argument Axis = int>
+  auto exclusive(const expr<N> &in, value_of<detail::evaluated_t<expr<N>>> init, Axis axis = -1) const {
     return exclusive(detail::evaluated(this->placed_on(), in), init, axis);
   }
-  template <class N, class Out>
-    requires(!std::is_integral_v<std::remove_cvref_t<Out>>)
+  template <class N, class Out, detail::integer_argument Axis = int>
+    requires(!detail::integer_argument<std::remove_cvref_t<Out>>)
   void exclusive(const expr<N> &in, into_value<detail::evaluated_t<expr<N>>, Out> init, Out &&out,
-                 int axis = -1) const {
+                 Axis axis = -1) const {
     exclusive(detail::evaluated(this->placed_on(), in), init, std::forward<Out>(out), axis);
   }
 
 private:
+  /// A number where the output array goes is an axis that is not an integer.
+  template <class Out> static constexpr bool require_output_not_number() {
+    constexpr bool number = std::is_arithmetic_v<std::remove_cvref_t<Out>>;
+    static_assert(!number, "a scan's argument after its input (and exclusive's initial value) is the output "
+                           "array or the axis, an integer: not a floating value or a bool, which would be cut "
+                           "to an axis");
+    return !number;
+  }
+
   /// A sum of one run of built-in values through CUB (kernel/detail/cub_api.h) on a CUDA
   /// device; false when that declines.
   template <class S, class T>
@@ -242,7 +254,7 @@ private:
   /// others), not refused as an implicit conversion.
   /// `out` is argument `out_argument` (0: the call's result) and `axis` argument `axis_argument`.
   template <class T, bool Widen, class A, class Out>
-  auto run(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis, int axis_argument,
+  auto run(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, auto axis, int axis_argument,
            std::optional<T> init, bool exclusive) const {
     // Arrays, and an operator T f(T, T) (scan_value says why not).
     if constexpr (detail::require_array<A>() && detail::require_array<Out>())
@@ -255,7 +267,7 @@ private:
       }
   }
   template <class T, bool Widen, class A, class Out>
-  void run_fitting(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, int axis,
+  void run_fitting(const detail::algorithm_site &site, const A &in, Out &out, int out_argument, auto axis,
                    int axis_argument, std::optional<T> init, bool exclusive) const {
     constexpr std::size_t R = detail::arg_of<A>::rank;
     const auto shape = detail::shape_of(in);
@@ -264,7 +276,7 @@ private:
     // In place only over exactly the input: a shifted view would read sums as values.
     detail::require_apart(name(), out_argument, out, 1, in, /*may_be_same=*/true);
     if constexpr (R == 0) return;
-    const int a = detail::normalize_axis(name(), axis_argument, axis, static_cast<int>(R));
+    const int a = detail::axis_of(name(), axis_argument, axis, static_cast<int>(R));
     const detail::segment_layout l = detail::segments_along(shape, a);
     using S = std::conditional_t<Widen, detail::element_of<A>, T>;
     if (site.on_device()) {
@@ -303,7 +315,7 @@ protected:
   /// until a device is done with it.
   template <class T, std::size_t R, class Want>
   void sort_segments(const algorithm_site &site, std::string_view name, const T *in, std::shared_ptr<void> keep_in,
-                     const std::array<index_t, R> &shape, int axis, key_order order, bool canonical,
+                     const std::array<index_t, R> &shape, long long axis, key_order order, bool canonical,
                      std::optional<index_t> take, Want &&want) const {
     // After require_sortable's error, nothing more is instantiated for such elements.
     if constexpr (sortable<T>) {
@@ -338,14 +350,16 @@ public:
   constexpr sort_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "sort"; }
 
-  template <class A> void operator()(A &&x, sort_order order = ascending, int axis = -1) const {
-    if constexpr (detail::require_array<std::remove_cvref_t<A>>()) sort_fitting(std::forward<A>(x), order, axis);
+  template <class A, detail::integer_argument Axis = int>
+  void operator()(A &&x, sort_order order = ascending, Axis axis = -1) const {
+    if constexpr (detail::require_array<std::remove_cvref_t<A>>())
+      sort_fitting(std::forward<A>(x), order, detail::integer_value(name(), 3, axis, "axis"));
   }
 
 private:
   // auto, as each call's other parts: instantiated with the call, so its errors show the
   // caller's line.
-  template <class A> auto sort_fitting(A &&x, sort_order order, int axis) const {
+  template <class A> auto sort_fitting(A &&x, sort_order order, long long axis) const {
     detail::require_lasting_output<A>(name(), 1, this->placed_on());
     using T = detail::element_of<std::remove_cvref_t<A>>;
     detail::require_sortable<T>();
@@ -376,18 +390,20 @@ public:
   constexpr argsort_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "argsort"; }
 
-  template <class A> auto operator()(const A &x, sort_order order = ascending, int axis = -1) const {
+  template <class A, detail::integer_argument Axis = int>
+  auto operator()(const A &x, sort_order order = ascending, Axis axis = -1) const {
     if constexpr (detail::require_array<A>())
-      return argsort_fitting(x, order, axis);
+      return argsort_fitting(x, order, detail::integer_value(name(), 3, axis, "axis"));
     else
       return detail::failed_call_result{};
   }
-  template <class N> auto operator()(const expr<N> &x, sort_order order = ascending, int axis = -1) const {
+  template <class N, detail::integer_argument Axis = int>
+  auto operator()(const expr<N> &x, sort_order order = ascending, Axis axis = -1) const {
     return (*this)(detail::evaluated(this->placed_on(), x), order, axis);
   }
 
 private:
-  template <class A> auto argsort_fitting(const A &x, sort_order order, int axis) const {
+  template <class A> auto argsort_fitting(const A &x, sort_order order, long long axis) const {
     using T = detail::element_of<A>;
     detail::require_sortable<T>();
     constexpr std::size_t R = detail::arg_of<A>::rank;
@@ -513,24 +529,27 @@ public:
   constexpr top_k_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "top_k"; }
 
-  template <class A> auto operator()(const A &x, index_t k, int axis = -1, bool largest = true) const {
+  template <class A, detail::integer_argument K, detail::integer_argument Axis = int>
+  auto operator()(const A &x, K k, Axis axis = -1, bool largest = true) const {
     if constexpr (detail::require_array<A>())
-      return fitting(x, k, axis, largest);
+      return fitting(x, detail::integer_value(name(), 2, k, "k ="), detail::integer_value(name(), 3, axis, "axis"),
+                     largest);
     else
       return detail::failed_call_result{};
   }
-  template <class N> auto operator()(const expr<N> &x, index_t k, int axis = -1, bool largest = true) const {
+  template <class N, detail::integer_argument K, detail::integer_argument Axis = int>
+  auto operator()(const expr<N> &x, K k, Axis axis = -1, bool largest = true) const {
     return (*this)(detail::evaluated(this->placed_on(), x), k, axis, largest);
   }
   /// `top_k(x, k, false)` would select along axis 0, the largest: refused.
-  template <class A, std::same_as<bool> B> auto operator()(const A &, index_t, B) const {
+  template <class A, detail::integer_argument K, std::same_as<bool> B> auto operator()(const A &, K, B) const {
     static_assert(!std::is_same_v<B, bool>, "top_k's third argument is the axis and `largest` the fourth: the k "
                                             "smallest along the last axis are top_k(x, k, -1, false)");
     return detail::failed_call_result{};
   }
 
 private:
-  template <class A> auto fitting(const A &x, index_t k, int axis, bool largest) const {
+  template <class A> auto fitting(const A &x, long long k, long long axis, bool largest) const {
     using T = detail::element_of<A>;
     detail::require_sortable<T>();
     constexpr std::size_t R = detail::arg_of<A>::rank;
@@ -595,18 +614,18 @@ public:
   constexpr argpartition_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "argpartition"; }
 
-  template <class A> auto operator()(const A &x, index_t kth) const {
+  template <class A, detail::integer_argument K> auto operator()(const A &x, K kth) const {
     if constexpr (detail::require_array<A>())
-      return fitting(x, kth);
+      return fitting(x, detail::integer_value(name(), 2, kth, "kth ="));
     else
       return detail::failed_call_result{};
   }
-  template <class N> auto operator()(const expr<N> &x, index_t kth) const {
+  template <class N, detail::integer_argument K> auto operator()(const expr<N> &x, K kth) const {
     return (*this)(detail::evaluated(this->placed_on(), x), kth);
   }
 
 private:
-  template <class A> auto fitting(const A &x, index_t kth) const {
+  template <class A> auto fitting(const A &x, long long kth) const {
     using T = detail::element_of<A>;
     detail::require_sortable<T>();
     constexpr std::size_t R = detail::arg_of<A>::rank;
@@ -1511,8 +1530,9 @@ public:
   constexpr histogram_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return "histogram"; }
 
-  template <class X> auto operator()(const X &x, index_t bins, double lo, double hi) const {
+  template <class X, detail::integer_argument B> auto operator()(const X &x, B bin_count, double lo, double hi) const {
     if constexpr (detail::require_array<X>()) {
+      index_t bins = detail::integer_value(name(), 2, bin_count, "bins =");
       if (bins < 1)
         throw argument_error(std::string(name()), 2,
                              "the number of bins must be positive, not " + std::to_string(bins));
@@ -1553,7 +1573,7 @@ public:
     }
   }
 
-  template <class N> auto operator()(const expr<N> &x, index_t bins, double lo, double hi) const {
+  template <class N, detail::integer_argument B> auto operator()(const expr<N> &x, B bins, double lo, double hi) const {
     return (*this)(detail::evaluated(this->placed_on(), x), bins, lo, hi);
   }
   template <class X, detail::histogram_edges E>

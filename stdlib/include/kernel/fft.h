@@ -41,6 +41,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,7 @@
 #include <vector>
 
 #include "kernel/detail/algorithm_run.h"
+#include "kernel/detail/axis.h"
 #include "kernel/detail/fft_api.h"
 #include "kernel/detail/fft_kernel.h"
 #include "kernel/detail/fixed_list.h"
@@ -85,16 +87,26 @@ private:
 
 } // namespace detail
 
-/// The axes a transform runs along: `{0, 1}`, or one axis; negative axes count from the end.
-class fft_axes : public detail::brace_list<int> {
+/// The axes a transform runs along: `{0, 1}`, or one axis (an integer of any type: not a
+/// floating value, which would be cut to one); negative axes count from the end.
+class fft_axes : public detail::brace_list<long long> {
 public:
   using brace_list::brace_list;
-  constexpr fft_axes(int axis) : brace_list({axis}) {}
+  template <detail::integer_argument I> constexpr fft_axes(I axis) : brace_list({wide(axis)}) {}
   /// Every axis of an array of rank `rank`.
   static constexpr fft_axes all(int rank) noexcept {
     fft_axes a{};
     for (int d = 0; d < rank; ++d) a.push(d);
     return a;
+  }
+
+private:
+  // An unsigned axis past long long's range is out of range for any array all the same.
+  template <class I> static constexpr long long wide(I axis) noexcept {
+    if constexpr (std::is_unsigned_v<I>)
+      if (axis > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
+        return std::numeric_limits<long long>::max();
+    return static_cast<long long>(axis);
   }
 };
 
@@ -107,6 +119,35 @@ public:
 };
 
 namespace detail {
+
+/// The number of points of a transform along one axis (NumPy's `n`): an integer of any type,
+/// or `{}` (std::nullopt, an empty std::optional) for the input's length. Not a floating
+/// value, which would be cut to a count.
+class fft_points {
+public:
+  constexpr fft_points() noexcept = default;
+  constexpr fft_points(std::nullopt_t) noexcept {}
+  template <integer_argument I> constexpr fft_points(I n) noexcept : given_(true), n_(static_cast<long long>(n)) {
+    if constexpr (std::is_unsigned_v<I>) past_range_ = n > static_cast<unsigned long long>(n_max);
+  }
+  template <integer_argument I> constexpr fft_points(const std::optional<I> &n) noexcept : fft_points() {
+    if (n) *this = fft_points(*n);
+  }
+
+  constexpr bool given() const noexcept { return given_; }
+  /// The lengths to transform to, for `name`'s argument `argument`; 0 when not given.
+  fft_lengths lengths(std::string_view name, int argument) const {
+    if (past_range_)
+      throw argument_error(std::string(name), argument,
+                           "n = " + std::to_string(static_cast<unsigned long long>(n_)) + " is out of range");
+    return fft_lengths{given_ ? static_cast<index_t>(n_) : index_t{0}};
+  }
+
+private:
+  static constexpr long long n_max = std::numeric_limits<long long>::max();
+  bool given_ = false, past_range_ = false;
+  long long n_ = 0;
+};
 
 /// One pass of the runtime's FFT with its shapes and strides held by value, so that it can
 /// wait in a stream's queue.
@@ -530,6 +571,11 @@ template <fft_input Kind, class A> constexpr bool require_fft_input() {
 
 template <class Derived> class fft_calls : public placed<Derived> {
 protected:
+  /// The one axis of fft, rfft and the others, argument `argument`: an integer of any type.
+  template <class Axis> static fft_axes one_axis(Axis axis, int argument) {
+    return fft_axes{integer_value(Derived::name(), argument, axis, "axis")};
+  }
+
   /// What transform and real_forward work out first, in this order: where the call runs, the
   /// input's shape, the axes, and the lengths transformed (the input's, cropped or padded to
   /// `lengths` where given), those and the norm checked.
@@ -774,17 +820,18 @@ template <bool Inverse> class fft_1d_fn : public fft_calls<fft_1d_fn<Inverse>> {
 public:
   constexpr fft_1d_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "ifft" : "fft"; }
-  template <class A>
-  auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
-    const fft_lengths lengths{n.value_or(0)};
-    return this->transform(name(), fft_new_array{}, x, fft_axes{axis}, 3, n ? &lengths : nullptr, 2, norm, 4, Inverse);
+  template <class A, integer_argument Axis = int>
+  auto operator()(const A &x, fft_points n = {}, Axis axis = -1, fft_norm norm = fft_norm::backward) const {
+    const fft_lengths lengths = n.lengths(name(), 2);
+    return this->transform(name(), fft_new_array{}, x, this->one_axis(axis, 3), 3, n.given() ? &lengths : nullptr, 2,
+                           norm, 4, Inverse);
   }
-  template <class A, fft_output_array Out>
-  void operator()(const A &x, Out &&out, std::optional<index_t> n = {}, int axis = -1,
-                  fft_norm norm = fft_norm::backward) const {
-    const fft_lengths lengths{n.value_or(0)};
+  template <class A, fft_output_array Out, integer_argument Axis = int>
+  void operator()(const A &x, Out &&out, fft_points n = {}, Axis axis = -1, fft_norm norm = fft_norm::backward) const {
+    const fft_lengths lengths = n.lengths(name(), 3);
     if constexpr (fft_output_fits<Out, A, true>())
-      this->transform(name(), fft_into<Out>{out}, x, fft_axes{axis}, 4, n ? &lengths : nullptr, 3, norm, 5, Inverse);
+      this->transform(name(), fft_into<Out>{out}, x, this->one_axis(axis, 4), 4, n.given() ? &lengths : nullptr, 3,
+                      norm, 5, Inverse);
   }
 };
 
@@ -857,28 +904,28 @@ template <bool Inverse> class real_1d_fn : public fft_calls<real_1d_fn<Inverse>>
 public:
   constexpr real_1d_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "irfft" : "rfft"; }
-  template <class A>
-  auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
+  template <class A, integer_argument Axis = int>
+  auto operator()(const A &x, fft_points n = {}, Axis axis = -1, fft_norm norm = fft_norm::backward) const {
     return run(fft_new_array{}, x, n, axis, norm);
   }
-  template <class A, fft_output_array Out>
-  void operator()(const A &x, Out &&out, std::optional<index_t> n = {}, int axis = -1,
-                  fft_norm norm = fft_norm::backward) const {
+  template <class A, fft_output_array Out, integer_argument Axis = int>
+  void operator()(const A &x, Out &&out, fft_points n = {}, Axis axis = -1, fft_norm norm = fft_norm::backward) const {
     run(fft_into<Out>{out}, x, n, axis, norm);
   }
 
 private:
-  template <class Sink, class A>
-  auto run(const Sink &sink, const A &x, std::optional<index_t> n, int axis, fft_norm norm) const {
+  template <class Sink, class A, class Axis>
+  auto run(const Sink &sink, const A &x, fft_points n, Axis axis, fft_norm norm) const {
     if constexpr (fft_sink_fits<Sink, A, !Inverse>()) {
-      const fft_lengths lengths{n.value_or(0)};
       const int n_argument = Sink::new_array ? 2 : 3; // then the axis and the norm
+      const fft_lengths lengths = n.lengths(name(), n_argument);
+      const fft_axes along = this->one_axis(axis, n_argument + 1);
       const auto &array = evaluated(this->placed_on(), x);
       if constexpr (Inverse)
-        return this->real_inverse(name(), sink, array, fft_axes{axis}, n_argument + 1, n ? &lengths : nullptr,
+        return this->real_inverse(name(), sink, array, along, n_argument + 1, n.given() ? &lengths : nullptr,
                                   n_argument, norm, n_argument + 2);
       else
-        return this->real_forward(name(), sink, array, fft_axes{axis}, n_argument + 1, n ? &lengths : nullptr,
+        return this->real_forward(name(), sink, array, along, n_argument + 1, n.given() ? &lengths : nullptr,
                                   n_argument, norm, n_argument + 2);
     }
   }
@@ -914,10 +961,11 @@ template <bool Inverse> class hermitian_1d_fn : public fft_calls<hermitian_1d_fn
 public:
   constexpr hermitian_1d_fn() noexcept = default;
   static constexpr std::string_view name() noexcept { return Inverse ? "ihfft" : "hfft"; }
-  template <class A>
-  auto operator()(const A &x, std::optional<index_t> n = {}, int axis = -1, fft_norm norm = fft_norm::backward) const {
+  template <class A, integer_argument Axis = int>
+  auto operator()(const A &x, fft_points n = {}, Axis axis = -1, fft_norm norm = fft_norm::backward) const {
     require_norm(name(), norm, 4);
-    const fft_lengths lengths{n.value_or(0)};
+    const fft_lengths lengths = n.lengths(name(), 2);
+    const fft_axes along = this->one_axis(axis, 3);
     const auto &array = evaluated(this->placed_on(), x);
     using AA = std::remove_cvref_t<decltype(array)>;
     constexpr fft_input kind = Inverse ? fft_input::hermitian_spectrum : fft_input::hermitian_signal;
@@ -925,7 +973,7 @@ public:
       return failed_call_result{};
     } else if constexpr (Inverse) {
       using T = element_of<AA>;
-      auto result = this->real_forward(name(), fft_new_array{}, array, fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
+      auto result = this->real_forward(name(), fft_new_array{}, array, along, 3, n.given() ? &lengths : nullptr, 2,
                                        swapped_direction(norm), 4);
       // The new array is contiguous: conjugated where it is (a host array on the host, once
       // the values a stream is delivering into it are there, even when the transform ran on
@@ -946,7 +994,7 @@ public:
       conjugate_elements<real_of_t<T>>(site, src.data, dst.data, src.size);
       if (site.on_device() && src.keep) keep_until_done(*site.call, {src.keep});
       dst.deliver();
-      return this->real_inverse(name(), fft_new_array{}, conjugated, fft_axes{axis}, 3, n ? &lengths : nullptr, 2,
+      return this->real_inverse(name(), fft_new_array{}, conjugated, along, 3, n.given() ? &lengths : nullptr, 2,
                                 swapped_direction(norm), 4);
     }
   }
@@ -1102,7 +1150,8 @@ private:
 /// The sample frequencies of an n-point transform with samples `spacing` apart, in cycles
 /// per unit of the spacing, in the order fft gives its coefficients (NumPy's fftfreq):
 /// 0, 1, ..., then the negative ones, over n * spacing.
-inline ndarray<double, 1> fftfreq(index_t n, double spacing = 1.0) {
+template <detail::integer_argument N> ndarray<double, 1> fftfreq(N points, double spacing = 1.0) {
+  index_t n = detail::integer_value("fftfreq", 1, points, "n =");
   if (n < 1) throw argument_error("fftfreq", 1, "n = " + std::to_string(n) + ": a transform has at least one point");
   if (!(spacing != 0) || !std::isfinite(spacing))
     throw argument_error("fftfreq", 2, "the sample spacing must be finite and not 0");
@@ -1114,7 +1163,8 @@ inline ndarray<double, 1> fftfreq(index_t n, double spacing = 1.0) {
 }
 
 /// The n/2+1 frequencies of rfft's coefficients (NumPy's rfftfreq).
-inline ndarray<double, 1> rfftfreq(index_t n, double spacing = 1.0) {
+template <detail::integer_argument N> ndarray<double, 1> rfftfreq(N points, double spacing = 1.0) {
+  index_t n = detail::integer_value("rfftfreq", 1, points, "n =");
   if (n < 1) throw argument_error("rfftfreq", 1, "n = " + std::to_string(n) + ": a transform has at least one point");
   if (!(spacing != 0) || !std::isfinite(spacing))
     throw argument_error("rfftfreq", 2, "the sample spacing must be finite and not 0");

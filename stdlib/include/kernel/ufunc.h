@@ -31,6 +31,7 @@
 
 #include "kernel/array.h"
 #include "kernel/config.h"
+#include "kernel/detail/axis.h"
 #include "kernel/detail/broadcast.h"
 #include "kernel/detail/function_traits.h"
 #include "kernel/detail/number_text.h"
@@ -64,10 +65,6 @@ template <std::size_t... R> constexpr std::size_t max_rank() {
   ((m = R > m ? R : m), ...);
   return m;
 }
-/// An axis argument: an integer of any type but bool, or an unscoped enumerator.
-template <class Axis>
-concept axis_integer =
-    (std::integral<Axis> && !std::is_same_v<Axis, bool>) || (std::is_enum_v<Axis> && std::is_convertible_v<Axis, int>);
 } // namespace detail
 
 /// A binary ufunc's identity (Numba's `@vectorize(identity=...)`, NumPy's `ufunc.identity`),
@@ -179,7 +176,7 @@ public:
   /// device; with an identity, whose order of combining is free, and a loop that takes its
   /// result type in both parameters, a tree of ceil(log2 n) calls there.
   template <class A> auto reduce(const A &array) const { return reduce(array, 0); }
-  template <class A, detail::axis_integer Axis> // (braces, `{1}`, are a list of axes)
+  template <class A, detail::integer_argument Axis> // (braces, `{1}`, are a list of axes)
   auto reduce(const A &array, Axis axis) const {
     static_assert(nin == 2, "reduce needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
@@ -195,7 +192,7 @@ public:
   /// reduces to `initial` (converted to the result type) and, on a device, an axis of one
   /// element takes a step too. `initial` is a scalar the loop's first parameter takes, as a
   /// call's scalar argument.
-  template <class A, detail::axis_integer Axis, class I>
+  template <class A, detail::integer_argument Axis, class I>
   auto reduce(const A &array, Axis axis, const I &initial) const {
     static_assert(nin == 2, "reduce needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
@@ -300,7 +297,7 @@ public:
   /// kernel::scan). Host arrays accumulate on the host (`parallel` spreads the lines over
   /// cores); device arrays, or a device target, take one call of the ufunc per step along the
   /// axis, on the device.
-  template <class A, detail::axis_integer Axis = int> auto accumulate(const A &array, Axis axis = 0) const {
+  template <class A, detail::integer_argument Axis = int> auto accumulate(const A &array, Axis axis = 0) const {
     static_assert(nin == 2, "accumulate needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
     static_assert(arg::supported && !arg::is_scalar, "accumulate takes an array");
@@ -320,7 +317,7 @@ public:
   /// position. Host arrays reduce on the host (`parallel` spreads the slices and lines over
   /// cores); device arrays, or a device target, on the device, a call per step of each slice,
   /// or, where reduce would take a tree, a tree per slice.
-  template <class A, class I, detail::axis_integer Axis = int>
+  template <class A, class I, detail::integer_argument Axis = int>
   auto reduceat(const A &array, const I &indices, Axis axis = 0) const {
     static_assert(nin == 2, "reduceat needs a binary ufunc");
     using arg = detail::ufunc_arg<const A &>;
@@ -341,11 +338,12 @@ public:
   }
 
   /// reduceat at indices in braces, `f.reduceat(x, {0, 4, 1, 5})` (`{}`: none, an empty result).
-  template <class A, std::size_t K, detail::axis_integer Axis = int>
+  template <class A, std::size_t K, detail::integer_argument Axis = int>
   auto reduceat(const A &array, const index_t (&indices)[K], Axis axis = 0) const {
     return reduceat(array, std::vector<index_t>(indices, indices + K), axis);
   }
-  template <class A, detail::axis_integer Axis = int> auto reduceat(const A &array, empty_braces, Axis axis = 0) const {
+  template <class A, detail::integer_argument Axis = int>
+  auto reduceat(const A &array, empty_braces, Axis axis = 0) const {
     return reduceat(array, std::vector<index_t>(), axis);
   }
 
@@ -394,10 +392,7 @@ public:
 private:
   // An axis (argument `argument`) of any integer type, as the axis checks take it.
   template <class Axis> static long long axis_number(Axis axis, int argument) {
-    if constexpr (std::is_unsigned_v<Axis>)
-      if (axis > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
-        throw argument_error(std::string(name()), argument, "axis " + detail::number_text(axis) + " is out of range");
-    return static_cast<long long>(axis);
+    return detail::integer_value(name(), argument, axis, "axis");
   }
 
   static constexpr const char *no_value_for_empty =

@@ -23,6 +23,7 @@
 
 #include "kernel/array.h"
 #include "kernel/detail/algorithm_kernel.h"
+#include "kernel/detail/axis.h"
 #include "kernel/detail/device_api.h"
 #include "kernel/detail/placement.h"
 #include "kernel/detail/runtime_api.h"
@@ -391,16 +392,6 @@ result_array<T, R, Device> make_result(const algorithm_site &site, const std::ar
 
 // ---------------------------------------------------------------------------------------
 // Launching the algorithm entries
-
-/// The axis `axis` of a rank-`rank` array (negative counts from the end), checked.
-inline int normalize_axis(std::string_view name, int argument, int axis, int rank) {
-  const int a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank)
-    throw argument_error(std::string(name), argument,
-                         "axis " + std::to_string(axis) + " is out of range for an array of rank " +
-                             std::to_string(rank));
-  return a;
-}
 
 /// The segments along `axis` of a C-contiguous array of `shape`.
 template <std::size_t R> segment_layout segments_along(const std::array<index_t, R> &shape, int axis) {
