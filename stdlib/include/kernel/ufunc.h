@@ -1755,7 +1755,7 @@ private:
 
     // Sources stay alive for the whole call: converted scalars live here.
     auto sources = std::make_tuple(input_source<I, Fn>(in)...);
-    std::array<detail::operand_layout, N> layouts{};
+    std::array<detail::operand_layout, N> layouts; // each assigned here, not zeroed first
     ((layouts[I] = layout_from_source<I>(std::get<I>(sources))), ...);
     layouts[nin] = detail::layout_of(name(), out, int(nin) + 1, /*is_output=*/true);
 

@@ -223,7 +223,7 @@ void run_ufunc_on_device(std::string_view callee, const device_call &call, Out &
   // in place: a device array's is its own, a host array's becomes its staged copy's (the same
   // shape), so the iteration space is the user's. (Copies and second passes over these
   // layouts, of 32 dimensions each, were a third of a call's host time.)
-  std::array<operand_layout, N> layouts{};
+  std::array<operand_layout, N> layouts; // each filled here, not zeroed first
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     (fill_user_layout(layouts[K], callee, in, int(K) + 1, false), ...);
   }(std::index_sequence_for<In...>{});
