@@ -409,6 +409,22 @@ TEST(RandomGenerators, BadEnginesAndParameters) {
   expect_argument_error([] { rnd::generator(engine::sobol64, rnd::dimensions{0}); }, "sobol64", 2, "1 to 20000");
   expect_argument_error([] { rnd::generator(engine::sobol64, rnd::dimensions{20001}); }, "sobol64", 2, "1 to 20000");
   expect_argument_error([] { rnd::generator(static_cast<engine>(42), 1); }, "random::generator", 1, "none of cuRAND's");
+  // Seeds and offsets are 0 to 2^64 - 1: a negative one is refused, not wrapped to a huge one.
+  expect_argument_error([] { rnd::generator(engine::xorwow, -1); }, "xorwow", 2, "seed -1 is negative");
+  expect_argument_error([] { rnd::generator(engine::philox4_32_10, 1, -4LL); }, "philox4_32_10", 3,
+                        "offset -4 is negative");
+  expect_argument_error([] { rnd::generator(engine::sobol32, rnd::dimensions{2}, short{-1}); }, "sobol32", 3,
+                        "offset -1 is negative");
+  expect_argument_error([] { rnd::philox(-7); }, "philox", 1, "seed -7 is negative");
+  expect_argument_error([] { rnd::philox(1, -1); }, "philox", 2, "offset -1 is negative");
+  // Any integer type otherwise, the same sequence as the uint64_t of that value.
+  std::vector<float> a(16), b(16);
+  rnd::generator(engine::xorwow, short{5}, 8u).uniform(a);
+  rnd::generator(engine::xorwow, std::uint64_t{5}, std::uint64_t{8}).uniform(b);
+  EXPECT_EQ(a, b);
+  rnd::philox(std::int8_t{3}, 4L).uniform(a);
+  rnd::philox(std::uint64_t{3}, std::uint64_t{4}).uniform(b);
+  EXPECT_EQ(a, b);
 
   const rnd::generator g(engine::xorwow, 1);
   std::vector<std::uint32_t> counts(8, 42);

@@ -8,6 +8,8 @@
 
 #include <kernel/algorithm.h>
 #include <kernel/fft.h>
+#include <kernel/random_arrays.h>
+#include <kernel/random_generators.h>
 
 using c64 = std::complex<float>;
 
@@ -34,6 +36,14 @@ void transforms(kernel::ndarray<c64, 2> &c, kernel::ndarray<float, 2> &r) {
   (void)kernel::hfft(c, 6.0);          // expected-error {{no matching function for call to object}}
   (void)kernel::fftn(c, 1.5);          // expected-error {{no matching function for call to object}}
   (void)kernel::fftfreq(8.5);          // expected-error {{no matching function for call to 'fftfreq'}}
+}
+
+void seeds() {
+  (void)kernel::random::philox(1.5);    // expected-error {{no matching conversion for functional-style cast}}
+  (void)kernel::random::philox(1, 2.0); // expected-error {{no matching constructor for initialization of 'kernel::random::philox'}}
+  (void)kernel::random::generator(kernel::random::engine::xorwow, 0.5); // expected-error {{no matching constructor for initialization of 'kernel::random::generator'}}
+  (void)kernel::random::philox(7u, std::size_t{4});
+  (void)kernel::random::generator(kernel::random::engine::xorwow, 7L, 2u);
 }
 
 // What fits compiles: integers of any width or signedness, unscoped enumerators, `{}` or an

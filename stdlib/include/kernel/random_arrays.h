@@ -289,9 +289,15 @@ namespace kernel::random {
 /// A Philox-4x32-10 generator filling arrays; see the header comment.
 class philox : public kernel::detail::placed<philox> {
 public:
-  /// The sequence of `seed`, from draw `offset` (rounded up to a multiple of four).
-  explicit philox(std::uint64_t seed, std::uint64_t offset = 0) : seed_(seed), position_(std::make_shared<position>()) {
-    position_->next_block = offset / 4 + (offset % 4 != 0);
+  /// The sequence of `seed`, from draw `offset` (rounded up to a multiple of four): integers
+  /// of any type, 0 to 2^64 - 1 (a negative one is an argument_error, a floating one a
+  /// compile error, where a conversion would wrap or cut it).
+  template <kernel::detail::integer_argument S, kernel::detail::integer_argument O = std::uint64_t>
+  explicit philox(S seed, O offset = 0)
+      : seed_(kernel::detail::unsigned_integer_value(name(), 1, seed, "seed")),
+        position_(std::make_shared<position>()) {
+    const std::uint64_t from = kernel::detail::unsigned_integer_value(name(), 2, offset, "offset");
+    position_->next_block = from / 4 + (from % 4 != 0);
   }
 
   // Copies share the sequence: each fill through any of them takes the next draws. A move

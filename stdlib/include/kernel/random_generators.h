@@ -49,16 +49,21 @@ struct dimensions {
 class generator : public kernel::detail::placed<generator> {
 public:
   /// A pseudo-random engine (xorwow, mrg32k3a, philox4_32_10) seeded with `seed`, from
-  /// `offset` (cuRAND's curandSetGeneratorOffset).
-  generator(engine e, std::uint64_t seed, std::uint64_t offset = 0) : engine_(e) {
+  /// `offset` (cuRAND's curandSetGeneratorOffset): integers of any type, 0 to 2^64 - 1 (a
+  /// negative one is an argument_error, a floating one a compile error).
+  template <kernel::detail::integer_argument S, kernel::detail::integer_argument O = std::uint64_t>
+  generator(engine e, S seed, O offset = 0) : engine_(e) {
     require_engine(e);
     if (kernel::detail::is_quasi(e))
       throw argument_error(std::string(engine_name(e)), 2,
                            "is a quasi-random engine: it takes kernel::random::dimensions, not a seed");
-    state_ = kernel::detail::curand_create(e, seed, 1, offset);
+    state_ =
+        kernel::detail::curand_create(e, kernel::detail::unsigned_integer_value(engine_name(e), 2, seed, "seed"), 1,
+                                      kernel::detail::unsigned_integer_value(engine_name(e), 3, offset, "offset"));
   }
   /// A quasi-random engine (the Sobol ones) of `d` dimensions, from point `offset`.
-  generator(engine e, dimensions d, std::uint64_t offset = 0) : engine_(e) {
+  template <kernel::detail::integer_argument O = std::uint64_t>
+  generator(engine e, dimensions d, O offset = 0) : engine_(e) {
     require_engine(e);
     if (!kernel::detail::is_quasi(e))
       throw argument_error(std::string(engine_name(e)), 2,
@@ -67,7 +72,8 @@ public:
       throw argument_error(std::string(engine_name(e)), 2,
                            "has " + std::to_string(d.count) + " dimensions; cuRAND's Sobol engines take 1 to 20000");
     dimensions_ = d.count;
-    state_ = kernel::detail::curand_create(e, 0, d.count, offset);
+    state_ = kernel::detail::curand_create(e, 0, d.count,
+                                           kernel::detail::unsigned_integer_value(engine_name(e), 3, offset, "offset"));
   }
 
   // Copies share the sequence; a move copies too, so that no generator is ever left empty.

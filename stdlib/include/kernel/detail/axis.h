@@ -33,6 +33,22 @@ template <integer_argument I> long long integer_value(std::string_view name, int
   }
 }
 
+/// `v`, argument `argument` of `name` (`what`), as an unsigned 64-bit value (a seed, an
+/// offset): a negative one is refused, where the conversion would wrap it (NumPy refuses a
+/// negative seed too).
+template <integer_argument I>
+unsigned long long unsigned_integer_value(std::string_view name, int argument, I v, std::string_view what) {
+  if constexpr (std::is_enum_v<I>) {
+    return unsigned_integer_value(name, argument, static_cast<long long>(v), what);
+  } else {
+    if constexpr (std::is_signed_v<I>)
+      if (v < 0)
+        throw argument_error(std::string(name), argument,
+                             std::string(what) + " " + std::to_string(v) + " is negative: it is 0 to 2^64 - 1");
+    return static_cast<unsigned long long>(v);
+  }
+}
+
 /// The axis `axis` of a rank-`rank` array (negative counts from the end), checked.
 inline int normalize_axis(std::string_view name, int argument, long long axis, int rank) {
   const long long a = axis < 0 ? axis + rank : axis;
