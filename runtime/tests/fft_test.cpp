@@ -766,6 +766,13 @@ TEST_P(Targets, LengthsCropOrPadTheInput) {
   EXPECT_EQ(argument_of([&] { (void)kernel::irfft.on(t)(c, minus_one); }), 2);
   EXPECT_EQ(argument_of([&] { (void)kernel::hfft.on(t)(c, {}, 1LL << 32); }), 3);
   EXPECT_EQ(argument_of([&] { (void)kernel::fftn.on(t)(a, minus_one); }), 2);
+  try {
+    (void)kernel::fft2.on(t)(a, minus_one);
+    ADD_FAILURE() << "fft2 along axis 2^64 - 1";
+  } catch (const kernel::argument_error &e) {
+    EXPECT_NE(std::string(e.what()).find("axis 18446744073709551615 is out of range"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(argument_of([&] { (void)kernel::fftshift.on(t)(a, minus_one); }), 2);
   EXPECT_EQ(argument_of([] { (void)kernel::fftfreq(minus_one); }), 1);
   // A bad norm is named by its position in the call it was given to.
   const auto norm_argument = [](auto &&call) {

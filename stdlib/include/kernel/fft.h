@@ -92,7 +92,10 @@ private:
 class fft_axes : public detail::brace_list<long long> {
 public:
   using brace_list::brace_list;
-  template <detail::integer_argument I> constexpr fft_axes(I axis) : brace_list({wide(axis)}) {}
+  template <detail::integer_argument I> constexpr fft_axes(I axis) : brace_list({wide(axis)}) {
+    if constexpr (std::is_unsigned_v<I>)
+      if (static_cast<long long>(axis) < 0) past_range_ = axis; // past long long's range
+  }
   /// Every axis of an array of rank `rank`.
   static constexpr fft_axes all(int rank) noexcept {
     fft_axes a{};
@@ -100,14 +103,21 @@ public:
     return a;
   }
 
+  /// An unsigned axis past long long's range, the axes' calls refuse first, naming it as given.
+  void require_in_range(std::string_view name, int argument) const {
+    if (past_range_)
+      throw argument_error(std::string(name), argument, "axis " + std::to_string(past_range_) + " is out of range");
+  }
+
 private:
-  // An unsigned axis past long long's range is out of range for any array all the same.
+  // Such an axis is kept as out of range for any array, and as given for the error.
   template <class I> static constexpr long long wide(I axis) noexcept {
     if constexpr (std::is_unsigned_v<I>)
       if (axis > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
         return std::numeric_limits<long long>::max();
     return static_cast<long long>(axis);
   }
+  unsigned long long past_range_ = 0;
 };
 
 /// The lengths of the transforms along a call's axes, one per axis (NumPy's `s`): the input is
@@ -236,6 +246,7 @@ inline void require_norm(std::string_view name, fft_norm norm, int argument) {
 
 /// `axes` for an array of rank `rank`: in range, distinct, at least one.
 inline fft_axis_list fft_axes_of(std::string_view name, int argument, const fft_axes &axes, int rank) {
+  axes.require_in_range(name, argument);
   if (axes.count() == 0) throw argument_error(std::string(name), argument, "names no axis to transform");
   if (axes.count() > rank)
     throw argument_error(std::string(name), argument,
@@ -1094,6 +1105,7 @@ private:
                                  std::to_string(axes.capacity) +
                                  " are kept (an axis may be named again to roll it "
                                  "again, up to that many)");
+      axes.require_in_range(name(), 2);
       for (int i = 0; i < axes.count(); ++i) {
         const auto u = static_cast<std::size_t>(normalize_axis(name(), 2, axes[i], static_cast<int>(R)));
         const index_t n = shape[u];
