@@ -8,8 +8,8 @@
 
 namespace kernel::random {
 
-ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(index_t n, std::uint64_t seed,
-                                                            std::uint64_t subsequence_start) {
+ndarray<xoroshiro128p_state, 1> detail::seeded_xoroshiro128p_states(index_t n, std::uint64_t seed,
+                                                                    std::uint64_t subsequence_start) {
   if (n < 0)
     throw argument_error("create_xoroshiro128p_states", 1,
                          "asks for " + std::to_string(n) + " states; the number of threads must not be negative");

@@ -397,6 +397,24 @@ TEST(KernelSim, PerThreadGeneratorsDrawApart) {
   } catch (const kernel::argument_error &e) {
     EXPECT_EQ(std::string(e.what()).rfind("'create_xoroshiro128p_states': argument 1:", 0), 0u) << e.what();
   }
+  // Counts, seeds and starts of any integer type, the same value the same states; a negative
+  // seed or start is refused, where the conversion would make it 2^64 - 1.
+  const auto same = kernel::random::create_xoroshiro128p_states(std::size_t{256}, std::int8_t{7}, short{0});
+  for (index_t i = 0; i < 256; ++i) EXPECT_EQ(same[i].s0, kernel::random::create_xoroshiro128p_states(256, 7)[i].s0);
+  const auto refused = [](auto &&call, const std::string &text) {
+    try {
+      call();
+      ADD_FAILURE() << "no error: " << text;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(std::string(e.what()), text);
+    }
+  };
+  refused([] { (void)kernel::random::create_xoroshiro128p_states(4, -1); },
+          "'create_xoroshiro128p_states': argument 2: seed -1 is negative: it is 0 to 2^64 - 1");
+  refused([] { (void)kernel::random::create_xoroshiro128p_states(4, 1, -2); },
+          "'create_xoroshiro128p_states': argument 3: subsequence_start -2 is negative: it is 0 to 2^64 - 1");
+  refused([] { (void)kernel::random::create_xoroshiro128p_states(static_cast<std::size_t>(-1), 1); },
+          "'create_xoroshiro128p_states': argument 1: the number of states 18446744073709551615 is out of range");
 }
 
 TEST(KernelSim, ParametersWithoutAssignmentOrDefaultConstructor) {

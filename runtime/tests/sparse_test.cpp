@@ -475,6 +475,19 @@ TEST(Sparse, BadStructureIsRejectedOnTheHostAndOnTheDevice) {
         sp::csr_matrix<float>(index_t{3} << 31, 4, std::vector<int>{0}, std::vector<int>{}, std::vector<float>{});
       },
       "index64");
+  // Extents of any integer type, as given: a negative one, and a -1 that went through size_t.
+  expect_error([&] { sp::csr_matrix<float>(-1, 4, std::vector<int>{0}, std::vector<int>{}, std::vector<float>{}); },
+               "'csr_matrix': argument 1: is -1: rows cannot be negative");
+  expect_error(
+      [&] {
+        sp::coo_matrix<float>(std::size_t{3}, static_cast<std::size_t>(-1), std::vector<int>{}, std::vector<int>{},
+                              std::vector<float>{});
+      },
+      "'coo_matrix': argument 2: columns 18446744073709551615 is out of range");
+  enum extent : short { three = 3 };
+  const sp::coo_matrix<float> shaped(three, std::uint8_t{4}, std::vector<int>{0, 2}, std::vector<int>{3, 1},
+                                     std::vector<float>{1, 2});
+  EXPECT_EQ(shaped.shape(), (std::array<index_t, 2>{3, 4}));
   const auto coo = [&](std::vector<int> rows, std::vector<int> cols, const std::string &text) {
     expect_error([&] { sp::coo_matrix<float>(3, 4, rows, cols, v3); }, text);
   };

@@ -9,7 +9,9 @@
 #include <kernel/algorithm.h>
 #include <kernel/fft.h>
 #include <kernel/random_arrays.h>
+#include <kernel/random.h>
 #include <kernel/random_generators.h>
+#include <kernel/sparse.h>
 
 using c64 = std::complex<float>;
 
@@ -44,6 +46,16 @@ void seeds() {
   (void)kernel::random::generator(kernel::random::engine::xorwow, 0.5); // expected-error {{no matching constructor for initialization of 'kernel::random::generator'}}
   (void)kernel::random::philox(7u, std::size_t{4});
   (void)kernel::random::generator(kernel::random::engine::xorwow, 7L, 2u);
+  (void)kernel::random::create_xoroshiro128p_states(256, 1.5);    // expected-error {{no matching function for call to 'create_xoroshiro128p_states'}}
+  (void)kernel::random::create_xoroshiro128p_states(256.0, 1);    // expected-error {{no matching function for call to 'create_xoroshiro128p_states'}}
+  (void)kernel::random::create_xoroshiro128p_states(256, 1, 0.5); // expected-error {{no matching function for call to 'create_xoroshiro128p_states'}}
+  (void)kernel::random::create_xoroshiro128p_states(std::size_t{256}, 7u, short{1});
+}
+
+void extents(std::vector<int> &offsets, std::vector<int> &columns, std::vector<float> &values) {
+  (void)kernel::sparse::csr_matrix<float>(3.5, 4, offsets, columns, values); // expected-error {{no matching constructor for initialization of 'kernel::sparse::csr_matrix<float>'}}
+  (void)kernel::sparse::coo_matrix<float>(3, 4.0f, offsets, columns, values); // expected-error {{no matching constructor for initialization of 'kernel::sparse::coo_matrix<float>'}}
+  (void)kernel::sparse::csr_matrix<float>(std::size_t{3}, 4u, offsets, columns, values);
 }
 
 // What fits compiles: integers of any width or signedness, unscoped enumerators, `{}` or an
@@ -69,7 +81,7 @@ void integers(kernel::ndarray<float, 2> &m, kernel::ndarray<c64, 2> &c, std::vec
 
 // The candidates, and why each is not viable: the concept the integers satisfy, or no
 // conversion to the type fft's n is (which takes integers and `{}` alone).
-// expected-note@* 6+ {{because 'double' does not satisfy 'integer_argument'}}
+// expected-note@* 10+ {{because 'double' does not satisfy 'integer_argument'}}
 // expected-note@* 1+ {{because 'float' does not satisfy 'integer_argument'}}
 // expected-note@* 2+ {{no known conversion from 'double' to 'fft_points'}}
 // expected-note@* 0+ {{candidate}}

@@ -17,9 +17,11 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <string_view>
 
 #include "kernel/array.h"
 #include "kernel/config.h"
+#include "kernel/detail/axis.h"
 
 namespace kernel::random {
 
@@ -68,11 +70,26 @@ constexpr void jump(xoroshiro128p_state &s) noexcept {
   s.s1 = s1;
 }
 
-/// `n` generators for `n` threads; see the header comment.
+namespace detail {
 // Defined in the runtime (runtime/cpu/random_states.cpp): an inline definition would make
 // every translation unit instantiate ndarray<xoroshiro128p_state, 1>.
-ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(index_t n, std::uint64_t seed,
-                                                            std::uint64_t subsequence_start = 0);
+ndarray<xoroshiro128p_state, 1> seeded_xoroshiro128p_states(index_t n, std::uint64_t seed,
+                                                            std::uint64_t subsequence_start);
+} // namespace detail
+
+/// `n` generators for `n` threads, the first at subsequence `subsequence_start` of the
+/// sequence of `seed`; see the header comment. Integers of any type: a negative count, seed or
+/// start is an argument_error, a floating one a compile error, where a conversion would wrap
+/// or cut it.
+template <kernel::detail::integer_argument N, kernel::detail::integer_argument S,
+          kernel::detail::integer_argument Q = std::uint64_t>
+ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(N n, S seed, Q subsequence_start = 0) {
+  constexpr std::string_view name = "create_xoroshiro128p_states";
+  return detail::seeded_xoroshiro128p_states(
+      static_cast<index_t>(kernel::detail::integer_value(name, 1, n, "the number of states")),
+      kernel::detail::unsigned_integer_value(name, 2, seed, "seed"),
+      kernel::detail::unsigned_integer_value(name, 3, subsequence_start, "subsequence_start"));
+}
 
 /// A double uniformly distributed in [0, 1), from generator `i` of `states`: the top 53 of 64
 /// bits (Numba's xoroshiro128p_uniform_float64).

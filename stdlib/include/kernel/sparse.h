@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "kernel/algorithm.h"
+#include "kernel/detail/axis.h"
 #include "kernel/detail/sparse_api.h"
 #include "kernel/detail/sparse_kernel.h"
 #include "kernel/device_array.h"
@@ -277,6 +278,12 @@ public:
   }
 
 protected:
+  /// An extent as the caller gave it; one past index_t's range (a -1 that went through
+  /// size_t) is refused here, a negative one by the checks with the index type's range.
+  template <integer_argument E> static index_t extent(std::string_view name, int argument, E v, std::string_view what) {
+    return static_cast<index_t>(integer_value(name, argument, v, what));
+  }
+
   sparse_arrays(index_t rows, index_t cols, array_type<I> first, array_type<I> columns, array_type<T> values,
                 bool canonical = false) noexcept
       : rows_(rows), cols_(cols), first_(std::move(first)), columns_(std::move(columns)), values_(std::move(values)),
@@ -353,19 +360,22 @@ public:
   /// A rows x cols matrix of the given arrays (moved in), checked: rows + 1 offsets that
   /// start at 0, never decrease and end at the number of values; one column index in
   /// [0, cols) per value. A device matrix is checked on its device.
-  basic_csr_matrix(index_t rows, index_t cols, array_type<I> row_offsets, array_type<I> column_indices,
-                   array_type<T> values)
-      : base(rows, cols, std::move(row_offsets), std::move(column_indices), std::move(values)) {
+  /// `rows` and `cols` are integers of any type (a floating one is a compile error).
+  template <detail::integer_argument R, detail::integer_argument C>
+  basic_csr_matrix(R rows, C cols, array_type<I> row_offsets, array_type<I> column_indices, array_type<T> values)
+      : base(base::extent(name, 1, rows, "rows"), base::extent(name, 2, cols, "columns"), std::move(row_offsets),
+             std::move(column_indices), std::move(values)) {
     this->canonical_ = check();
   }
 
   /// The same from any 1-D host arrays (std::vector, std::span, array_view, ...), copied;
   /// indices of another integer type are converted when they fit.
-  template <class O, class C, class V>
+  template <detail::integer_argument R, detail::integer_argument C, class O, class J, class V>
     requires(!Device)
-  basic_csr_matrix(index_t rows, index_t cols, const O &row_offsets, const C &column_indices, const V &values)
-      : base(rows, cols, detail::host_copy_as<I>(name, 3, row_offsets),
-             detail::host_copy_as<I>(name, 4, column_indices), detail::host_copy_as<T>(name, 5, values)) {
+  basic_csr_matrix(R rows, C cols, const O &row_offsets, const J &column_indices, const V &values)
+      : base(base::extent(name, 1, rows, "rows"), base::extent(name, 2, cols, "columns"),
+             detail::host_copy_as<I>(name, 3, row_offsets), detail::host_copy_as<I>(name, 4, column_indices),
+             detail::host_copy_as<T>(name, 5, values)) {
     this->canonical_ = check();
   }
 
@@ -426,18 +436,21 @@ public:
 
   /// A rows x cols matrix of the given entries (moved in), checked: one row index in
   /// [0, rows) and one column index in [0, cols) per value.
-  basic_coo_matrix(index_t rows, index_t cols, array_type<I> row_indices, array_type<I> column_indices,
-                   array_type<T> values)
-      : base(rows, cols, std::move(row_indices), std::move(column_indices), std::move(values)) {
+  /// `rows` and `cols` are integers of any type (a floating one is a compile error).
+  template <detail::integer_argument R, detail::integer_argument C>
+  basic_coo_matrix(R rows, C cols, array_type<I> row_indices, array_type<I> column_indices, array_type<T> values)
+      : base(base::extent(name, 1, rows, "rows"), base::extent(name, 2, cols, "columns"), std::move(row_indices),
+             std::move(column_indices), std::move(values)) {
     check();
   }
 
   /// The same from any 1-D host arrays, copied.
-  template <class R, class C, class V>
+  template <detail::integer_argument R, detail::integer_argument C, class Q, class J, class V>
     requires(!Device)
-  basic_coo_matrix(index_t rows, index_t cols, const R &row_indices, const C &column_indices, const V &values)
-      : base(rows, cols, detail::host_copy_as<I>(name, 3, row_indices),
-             detail::host_copy_as<I>(name, 4, column_indices), detail::host_copy_as<T>(name, 5, values)) {
+  basic_coo_matrix(R rows, C cols, const Q &row_indices, const J &column_indices, const V &values)
+      : base(base::extent(name, 1, rows, "rows"), base::extent(name, 2, cols, "columns"),
+             detail::host_copy_as<I>(name, 3, row_indices), detail::host_copy_as<I>(name, 4, column_indices),
+             detail::host_copy_as<T>(name, 5, values)) {
     check();
   }
 
