@@ -90,6 +90,10 @@ inline constexpr const char UnlistedSpecialization[] =
     "%0 is not one of the signatures of its %1 attribute (%2), so no GPU code is compiled for "
     "it; add a signature with its types";
 inline constexpr const char UnlistedSpecializationSignatures[] = "the %0 attribute is here";
+inline constexpr const char GufuncLayoutMismatch[] =
+    "kernel::gufunc's layout '%0' differs from '%1', the layout of %2's kernel::guvectorize "
+    "attribute: the gufunc checks its arguments' core dimensions against its own, and the "
+    "function assumes the attribute's; give the gufunc the attribute's layout";
 inline constexpr const char SignatureDoesNotInstantiate[] =
     "signature '%0' cannot instantiate %1: %2";
 inline constexpr const char MissingHeader[] =

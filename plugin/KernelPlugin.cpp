@@ -21,6 +21,7 @@
 #include "DeviceCodeChecker.h"
 #include "DeviceDeclarations.h"
 #include "FunctionTypeCheck.h"
+#include "GufuncLayouts.h"
 #include "KernelDeclTable.h"
 #include "KernelDiagnostics.h"
 #include "KernelEntryInstantiator.h"
@@ -68,6 +69,7 @@ public:
     checkDeviceDeclarations(*TheSema, Table.deviceDeclarations());
     markLibraryEntries(*TheSema, Roots);
     checkUnlistedSpecializations(*TheSema, Table, Roots);
+    checkGufuncLayouts(*TheSema, Table);
     DeviceCodeChecker Checker(*TheSema);
     for (const GpuRoot &Root : Roots)
       Checker.check(Root);

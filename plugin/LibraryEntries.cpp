@@ -40,25 +40,13 @@ static const APValue *evaluateStaticMember(Sema &S, CXXRecordDecl *Record, llvm:
   return Var->evaluateValue();
 }
 
-// The text of `static constexpr static_text<N> Member` of `Record`: a struct whose one
-// field is the character array.
+// The text of `static constexpr static_text<N> Member` of `Record`.
 static std::optional<std::string> readStaticText(Sema &S, CXXRecordDecl *Record,
                                                  llvm::StringRef Member) {
   const APValue *Value = evaluateStaticMember(S, Record, Member);
-  if (!Value || !Value->isStruct() || Value->getStructNumFields() < 1)
+  if (!Value)
     return std::nullopt;
-  const APValue &Chars = Value->getStructField(0);
-  if (!Chars.isArray())
-    return std::nullopt;
-  std::string Text;
-  for (unsigned I = 0; I < Chars.getArraySize(); ++I) {
-    const APValue &C = I < Chars.getArrayInitializedElts() ? Chars.getArrayInitializedElt(I)
-                                                           : Chars.getArrayFiller();
-    if (!C.isInt() || C.getInt().isZero())
-      break;
-    Text += static_cast<char>(C.getInt().getExtValue());
-  }
-  return Text;
+  return textOfCharacterStruct(*Value);
 }
 
 // The value of `static constexpr <integer> Member` of `Record`, if it has one.

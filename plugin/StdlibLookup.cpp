@@ -57,5 +57,22 @@ QualType specializeClassTemplate(Sema &S, ClassTemplateDecl *Template,
   return S.CheckTemplateIdType(TemplateName(Template), Loc, List);
 }
 
+std::optional<std::string> textOfCharacterStruct(const APValue &Value) {
+  if (!Value.isStruct() || Value.getStructNumFields() < 1)
+    return std::nullopt;
+  const APValue &Chars = Value.getStructField(0);
+  if (!Chars.isArray())
+    return std::nullopt;
+  std::string Text;
+  for (unsigned I = 0; I < Chars.getArraySize(); ++I) {
+    const APValue &C = I < Chars.getArrayInitializedElts() ? Chars.getArrayInitializedElt(I)
+                                                           : Chars.getArrayFiller();
+    if (!C.isInt() || C.getInt().isZero())
+      break;
+    Text += static_cast<char>(C.getInt().getExtValue());
+  }
+  return Text;
+}
+
 } // namespace plugin
 } // namespace kernel

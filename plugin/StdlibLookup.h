@@ -10,10 +10,14 @@
 #ifndef KERNEL_PLUGIN_STDLIBLOOKUP_H
 #define KERNEL_PLUGIN_STDLIBLOOKUP_H
 
+#include "clang/AST/APValue.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/TemplateBase.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
 
 namespace clang {
 class Sema;
@@ -39,6 +43,11 @@ clang::FunctionTemplateDecl *lookupFunctionTemplate(clang::Sema &S,
 clang::QualType specializeClassTemplate(clang::Sema &S, clang::ClassTemplateDecl *Template,
                                         llvm::ArrayRef<clang::TemplateArgument> Args,
                                         clang::SourceLocation Loc);
+
+/// The text held by a constant of a struct whose first field is a character array, up to its
+/// first NUL (kernel::detail::fixed_string, kernel::detail::static_text); std::nullopt for a
+/// value of another shape.
+std::optional<std::string> textOfCharacterStruct(const clang::APValue &Value);
 
 } // namespace plugin
 } // namespace kernel

@@ -49,3 +49,25 @@ template <class T>
 void negate(array_view<const T> a, array_view<T> b) {
   for (kernel::index_t i = 0; i < a.size(); ++i) b[i] = -a[i];
 }
+
+// A gufunc's layout is the attribute's, names aside: one that binds other dimensions together
+// would pass arguments the function reads past (dot of 3 and 8 elements).
+// expected-note@+1 {{the kernel::guvectorize attribute is here}}
+[[kernel::guvectorize("(n),(n)->()")]] void dot(array_view<const float> a, array_view<const float> b, float &out) {
+  out = 0;
+  for (kernel::index_t i = 0; i < a.size(); ++i) out += a[i] * b[i];
+}
+constexpr kernel::gufunc<"(n),(n)->()", dot> same;
+constexpr kernel::gufunc<"(k), (k) -> ()", dot> renamed;
+constexpr kernel::gufunc<"(n),(m)->()", dot> unbound; // expected-error {{kernel::gufunc's layout '(n),(m)->()' differs from '(n),(n)->()', the layout of 'dot''s kernel::guvectorize attribute}}
+constexpr kernel::gufunc<"(n)->(n)", negate<float>, negate<double>> negated;
+constexpr kernel::gufunc<"(n)->(m)", negate<float>> widened; // expected-error {{kernel::gufunc's layout '(n)->(m)' differs from '(n)->(n)', the layout of 'negate<float>''s kernel::guvectorize attribute}}
+// expected-note@-17 {{the kernel::guvectorize attribute is here}}
+template <class G> void named(const G &) {}
+void uses() {
+  named(same);
+  named(renamed);
+  named(unbound);
+  named(negated);
+  named(widened);
+}
