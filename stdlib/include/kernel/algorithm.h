@@ -55,7 +55,7 @@
 
 namespace kernel {
 
-template <auto... F> class ufunc; // kernel/ufunc.h
+template <detail::function_pointer auto... F> class ufunc; // kernel/ufunc.h
 
 /// Operators for scans: `+`, and the larger or smaller of two values (a NaN where either is
 /// one, as NumPy's maximum and minimum).

@@ -92,7 +92,8 @@ struct gu_dims {
 } // namespace detail
 
 /// `on(...)` places a gufunc on a target, device or stream (detail::placed).
-template <detail::fixed_string Layout, auto... F> class gufunc : public detail::placed<gufunc<Layout, F...>> {
+template <detail::fixed_string Layout, detail::function_pointer auto... F>
+class gufunc : public detail::placed<gufunc<Layout, F...>> {
   static_assert(sizeof...(F) >= 1, "kernel::gufunc needs at least one function");
   static constexpr detail::gu_layout layout = detail::parse_gu_layout(Layout.view());
   static constexpr auto primary = std::get<0>(std::make_tuple(F...));

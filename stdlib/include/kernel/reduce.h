@@ -50,7 +50,7 @@ namespace kernel {
 
 /// `on(...)` places a reduction on a target, device or stream (detail::placed); on a stream
 /// the call still returns the value, so it waits for the stream.
-template <auto F> class reduce : public detail::placed<reduce<F>> {
+template <detail::function_pointer auto F> class reduce : public detail::placed<reduce<F>> {
   using traits = detail::function_traits<decltype(F)>;
   static_assert(traits::arity == 2, "a reduction's function takes two values");
   using T = typename traits::result_type;

@@ -87,7 +87,7 @@ inline constexpr all_axes_t all_axes{all_axes_t::tag{}};
 /// A ufunc made of the loops `F...` (functions with the same number of scalar parameters).
 /// `on(...)` places it on a target, device or stream (detail::placed); on a stream, host
 /// results are written when the stream is synchronized.
-template <auto... F> class ufunc : public detail::placed<ufunc<F...>> {
+template <detail::function_pointer auto... F> class ufunc : public detail::placed<ufunc<F...>> {
   static_assert(sizeof...(F) >= 1, "kernel::ufunc needs at least one function");
   static constexpr auto primary = detail::first_loop<F...>::value;
   using primary_traits = detail::function_traits<decltype(primary)>;
@@ -1704,7 +1704,8 @@ private:
       return arg::view(a);
   }
 
-  template <class Out, class... In> void call_into_fitting(Out &out, In &...in) const {
+  // `auto` as call_into, for its output's checks.
+  template <class Out, class... In> auto call_into_fitting(Out &out, In &...in) const {
     using out_arg = detail::ufunc_arg<Out &>;
     static_assert(out_arg::supported && !out_arg::is_scalar,
                   "the last argument of a ufunc call with an output must be an array");

@@ -9,6 +9,12 @@
 
 namespace kernel::detail {
 
+/// What ufunc, gufunc and reduce take as template arguments: a function (its address), not a
+/// lambda or another function object, of which the plugin makes no GPU entry. As a constraint,
+/// such an argument is one error at the user's line rather than a cascade from the traits.
+template <class P>
+concept function_pointer = std::is_pointer_v<P> && std::is_function_v<std::remove_pointer_t<P>>;
+
 template <class F> struct function_traits;
 template <class F> struct function_traits<F const> : function_traits<F> {};
 
