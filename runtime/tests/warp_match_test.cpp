@@ -34,7 +34,39 @@ using kernel::index_t;
   out(i, 7) = kernel::lanemask_lt();
 }
 
+// The special registers given to the warp operations as CUDA's are: threadIdx.x is an object
+// that reads a register, moved and compared as the unsigned it stands for (a shuffle of the
+// object itself left each lane its own value).
+[[kernel::jit]] void registers_across_lanes(array_view<std::uint32_t, 2> out) {
+  const index_t i = kernel::grid<1>();
+  out(i, 0) = kernel::shfl_sync(kernel::full_mask, kernel::threadIdx.x, 0);
+  out(i, 1) = kernel::shfl_xor_sync(kernel::full_mask, kernel::threadIdx.x, 1);
+  out(i, 2) = kernel::shfl_down_sync(kernel::full_mask, kernel::threadIdx.x, 1);
+  out(i, 3) = kernel::shfl_up_sync(kernel::full_mask, kernel::blockIdx.x, 1);
+  out(i, 4) = kernel::match_any_sync(kernel::full_mask, kernel::threadIdx.x);
+  bool equal = false;
+  out(i, 5) = kernel::match_all_sync(kernel::full_mask, kernel::blockDim.x, equal);
+  out(i, 6) = equal;
+}
+
 namespace {
+
+TEST(WarpMatch, SpecialRegistersAsTheirValues) {
+  constexpr index_t threads = 64;
+  kernel::ndarray<std::uint32_t, 2> out({threads, 7});
+  kernel::launch<registers_across_lanes>(2, 32).on(kernel_test::target())(out);
+  for (index_t i = 0; i < threads; ++i) {
+    const std::uint32_t lane = static_cast<std::uint32_t>(i % 32);
+    SCOPED_TRACE("thread " + std::to_string(i));
+    EXPECT_EQ(out(i, 0), 0u);
+    EXPECT_EQ(out(i, 1), lane ^ 1u);
+    EXPECT_EQ(out(i, 2), lane == 31 ? 31u : lane + 1);
+    EXPECT_EQ(out(i, 3), static_cast<std::uint32_t>(i / 32));
+    EXPECT_EQ(out(i, 4), 1u << lane);
+    EXPECT_EQ(out(i, 5), 0xffffffffu);
+    EXPECT_EQ(out(i, 6), 1u);
+  }
+}
 
 TEST(WarpMatch, MatchAnyMatchAllLanemask) {
   constexpr index_t threads = 128;

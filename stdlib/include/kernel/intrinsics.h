@@ -217,6 +217,17 @@ concept shuffleable = std::is_trivially_copyable_v<T>;
 template <class T>
 concept matchable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
 
+/// What a warp operation moves or compares of an argument of type T: threadIdx.x and its
+/// kind are objects that read a register, taken as the unsigned values they stand for (as
+/// themselves, a shuffle moved an empty object and each lane read its own register again).
+template <class T> struct warp_value {
+  using type = T;
+};
+template <special_registers::special_register_component T> struct warp_value<T> {
+  using type = std::uint32_t;
+};
+template <class T> using warp_value_t = typename warp_value<T>::type;
+
 // Shuffles move 32-bit registers: 64-bit values go as two halves, other sizes as the 32-bit
 // words that hold them (the last one padded with zeros).
 template <shuffleable T, class Op> KERNEL_ALWAYS_INLINE T shuffle(T value, Op op) noexcept {
@@ -241,28 +252,38 @@ template <shuffleable T, class Op> KERNEL_ALWAYS_INLINE T shuffle(T value, Op op
 
 /// The `value` of lane `src_lane` (within groups of `width` lanes) of the warp: CUDA's
 /// __shfl_sync. Every lane in `mask` must call it.
-template <detail::shuffleable T>
-KERNEL_ALWAYS_INLINE T shfl_sync(std::uint32_t mask, T value, int src_lane, int width = warpsize) noexcept {
-  return detail::shuffle(value, [&](std::uint32_t v) { return detail::__kernel_shfl_idx(mask, v, src_lane, width); });
+template <class T>
+  requires detail::shuffleable<detail::warp_value_t<T>>
+KERNEL_ALWAYS_INLINE detail::warp_value_t<T> shfl_sync(std::uint32_t mask, T value, int src_lane,
+                                                       int width = warpsize) noexcept {
+  return detail::shuffle(detail::warp_value_t<T>(value),
+                         [&](std::uint32_t v) { return detail::__kernel_shfl_idx(mask, v, src_lane, width); });
 }
 /// The `value` of the lane `delta` below this one (this lane's own when there is none).
-template <detail::shuffleable T>
-KERNEL_ALWAYS_INLINE T shfl_up_sync(std::uint32_t mask, T value, unsigned delta, int width = warpsize) noexcept {
-  return detail::shuffle(value, [&](std::uint32_t v) {
+template <class T>
+  requires detail::shuffleable<detail::warp_value_t<T>>
+KERNEL_ALWAYS_INLINE detail::warp_value_t<T> shfl_up_sync(std::uint32_t mask, T value, unsigned delta,
+                                                          int width = warpsize) noexcept {
+  return detail::shuffle(detail::warp_value_t<T>(value), [&](std::uint32_t v) {
     return detail::__kernel_shfl_up(mask, v, static_cast<std::int32_t>(delta), width);
   });
 }
 /// The `value` of the lane `delta` above this one (this lane's own when there is none).
-template <detail::shuffleable T>
-KERNEL_ALWAYS_INLINE T shfl_down_sync(std::uint32_t mask, T value, unsigned delta, int width = warpsize) noexcept {
-  return detail::shuffle(value, [&](std::uint32_t v) {
+template <class T>
+  requires detail::shuffleable<detail::warp_value_t<T>>
+KERNEL_ALWAYS_INLINE detail::warp_value_t<T> shfl_down_sync(std::uint32_t mask, T value, unsigned delta,
+                                                            int width = warpsize) noexcept {
+  return detail::shuffle(detail::warp_value_t<T>(value), [&](std::uint32_t v) {
     return detail::__kernel_shfl_down(mask, v, static_cast<std::int32_t>(delta), width);
   });
 }
 /// The `value` of the lane whose id is this one's xor `lane_mask` (butterfly exchange).
-template <detail::shuffleable T>
-KERNEL_ALWAYS_INLINE T shfl_xor_sync(std::uint32_t mask, T value, int lane_mask, int width = warpsize) noexcept {
-  return detail::shuffle(value, [&](std::uint32_t v) { return detail::__kernel_shfl_xor(mask, v, lane_mask, width); });
+template <class T>
+  requires detail::shuffleable<detail::warp_value_t<T>>
+KERNEL_ALWAYS_INLINE detail::warp_value_t<T> shfl_xor_sync(std::uint32_t mask, T value, int lane_mask,
+                                                           int width = warpsize) noexcept {
+  return detail::shuffle(detail::warp_value_t<T>(value),
+                         [&](std::uint32_t v) { return detail::__kernel_shfl_xor(mask, v, lane_mask, width); });
 }
 
 /// Warp votes over the lanes in `mask`: whether the predicate holds for all, for any, or
@@ -285,19 +306,24 @@ KERNEL_ALWAYS_INLINE std::uint32_t lanemask_lt() noexcept { return detail::__ker
 
 /// The lanes in `mask` whose `value` equals this lane's (compared bit for bit): CUDA's
 /// __match_any_sync, Numba's cuda.match_any_sync. Every lane in `mask` must call it.
-template <detail::matchable T> KERNEL_ALWAYS_INLINE std::uint32_t match_any_sync(std::uint32_t mask, T value) noexcept {
-  if constexpr (sizeof(T) == 4)
+template <class T>
+  requires detail::matchable<detail::warp_value_t<T>>
+KERNEL_ALWAYS_INLINE std::uint32_t match_any_sync(std::uint32_t mask, T given) noexcept {
+  const detail::warp_value_t<T> value(given);
+  if constexpr (sizeof(value) == 4)
     return detail::__kernel_match_any_32(mask, std::bit_cast<std::uint32_t>(value));
   else
     return detail::__kernel_match_any_64(mask, std::bit_cast<std::uint64_t>(value));
 }
 /// `mask` when every lane in it has the same `value` (bit for bit), else 0; `all_equal`
 /// says which: CUDA's __match_all_sync, Numba's cuda.match_all_sync.
-template <detail::matchable T>
-KERNEL_ALWAYS_INLINE std::uint32_t match_all_sync(std::uint32_t mask, T value, bool &all_equal) noexcept {
+template <class T>
+  requires detail::matchable<detail::warp_value_t<T>>
+KERNEL_ALWAYS_INLINE std::uint32_t match_all_sync(std::uint32_t mask, T given, bool &all_equal) noexcept {
+  const detail::warp_value_t<T> value(given);
   int equal = 0;
   std::uint32_t lanes;
-  if constexpr (sizeof(T) == 4)
+  if constexpr (sizeof(value) == 4)
     lanes = detail::__kernel_match_all_32(mask, std::bit_cast<std::uint32_t>(value), &equal);
   else
     lanes = detail::__kernel_match_all_64(mask, std::bit_cast<std::uint64_t>(value), &equal);
