@@ -15,6 +15,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/KnownBits.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
@@ -118,6 +119,43 @@ public:
       Converted->takeName(C);
       C->replaceAllUsesWith(Converted);
       C->eraseFromParent();
+    }
+  }
+
+  // A shift by the integer's width or more is poison in LLVM: x86 masks the amount (a 32-bit
+  // x << 32 is x), while a GPU's shl and shr clamp it to the width, giving 0 (the sign alone
+  // for shr.s). The amount is a 32-bit register there: NVPTX keeps the low 32 bits of a
+  // 64-bit shift's. Amounts known to be smaller than the width are left alone.
+  void shiftAsGPU(Function &F) {
+    SmallVector<BinaryOperator *, 8> Shifts;
+    for (Instruction &I : instructions(F))
+      if (I.isShift())
+        Shifts.push_back(cast<BinaryOperator>(&I));
+    const DataLayout &Layout = M.getDataLayout();
+    for (BinaryOperator *S : Shifts) {
+      Type *T = S->getType();
+      const unsigned Bits = T->getScalarSizeInBits();
+      if (Bits != 8 && Bits != 16 && Bits != 32 && Bits != 64)
+        continue;
+      Value *Amount = S->getOperand(1);
+      if (computeKnownBits(Amount, Layout).getMaxValue().ult(Bits))
+        continue;
+      IRBuilder<> B(S);
+      Value *Register =
+          Bits == 64 ? B.CreateZExt(B.CreateTrunc(Amount, T->getWithNewBitWidth(32)), T) : Amount;
+      Value *Over = B.CreateICmpUGE(Register, ConstantInt::get(T, Bits));
+      Value *Within = B.CreateSelect(Over, Constant::getNullValue(T), Register);
+      Value *Shifted = B.CreateBinOp(S->getOpcode(), S->getOperand(0), Within);
+      Value *Clamped = S->getOpcode() == Instruction::AShr
+                           ? B.CreateAShr(S->getOperand(0), ConstantInt::get(T, Bits - 1))
+                           : Constant::getNullValue(T);
+      Value *Result = B.CreateSelect(Over, Clamped, Shifted);
+      for (Value *V : {Register, Over, Within, Shifted, Clamped, Result})
+        if (auto *I = dyn_cast<Instruction>(V))
+          I->setDebugLoc(S->getDebugLoc());
+      Result->takeName(S);
+      S->replaceAllUsesWith(Result);
+      S->eraseFromParent();
     }
   }
 
@@ -340,6 +378,7 @@ DenseMap<Function *, Function *> instrumentForSimulator(Module &Host, const Devi
     Inst.instrument(*Copy, is_contained(Roots, F));
     Inst.giveWayInWaitingLoops(*Copy);
     Inst.convertAsGPU(*Copy);
+    Inst.shiftAsGPU(*Copy);
   }
   for (Function *Root : Roots)
     Copies[Root] = cast<Function>(VMap[Root]);

@@ -24,7 +24,8 @@
 // that threads spinning on each other's flags finish. Conversions of floating-point values
 // to integers give what a GPU's give where C++ leaves them undefined (out of range, NaN):
 // saturated, NaN to 0 (to the sign bit alone for 64-bit integers and from doubles), at the
-// width NVPTX converts at.
+// width NVPTX converts at; and shifts by the integer's width or more give a GPU's 0 (the sign
+// alone for an arithmetic right shift), not the host's shift by the amount's low bits.
 //
 // A simulated thread runs on a small stack with a guard below it. The functions GPU code
 // reaches (the originals too, which a launch of one thread runs, and so the host code they

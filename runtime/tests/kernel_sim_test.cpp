@@ -91,6 +91,23 @@ template <class F> Conversions conversions_of(F f) {
   if (i < in.size()) out[i] = conversions_of(in[i]);
 }
 
+// Shifts by amounts known only at run time, of 32 and 64 bits, each way.
+struct Shifts {
+  std::uint32_t left32, right32;
+  std::int32_t arithmetic32;
+  std::uint64_t left64, right64;
+  std::int64_t arithmetic64;
+  bool operator==(const Shifts &) const = default;
+};
+[[kernel::jit]] void shift_by(array_view<const std::uint64_t> amounts, array_view<Shifts> out) {
+  const index_t i = kernel::grid<1>();
+  if (i >= amounts.size()) return;
+  const std::uint64_t n = amounts[i];
+  const auto n32 = static_cast<std::uint32_t>(n);
+  out[i] = {0x80000001u << n32,         0x80000001u >> n32,         std::int32_t{-0x7fffffff} >> n32,
+            0x8000000000000001ull << n, 0x8000000000000001ull >> n, std::int64_t{-0x7fffffffffffffff} >> n};
+}
+
 [[kernel::jit]] void twice_into(array_view<int> out, array_view<int> in) {
   const index_t i = kernel::grid<1>();
   if (i < out.size()) out[i] = in[i] * 2;
@@ -636,6 +653,28 @@ TEST(KernelSim, FloatToIntegerConversionsAsOnAGpu) {
     std::vector<Conversions> one(1);
     kernel::launch<convert_floats>(1, 1).on(on_dev)(std::vector<float>{floats[i]}, one);
     EXPECT_TRUE(same(one[0], expected[i], in[i])) << "converting " << in[i] << " in a launch of one thread";
+  }
+}
+
+// A shift by the width or more, undefined in C++, is clamped to the width by a GPU's shl and
+// shr (0, or the sign alone), where x86 shifts by the amount's low bits (x << 32 is x); a
+// 64-bit shift's amount is a 32-bit register there (2^32 + 1 shifts by 1).
+TEST(KernelSim, ShiftsByTheWidthOrMoreAsOnAGpu) {
+  const std::vector<std::uint64_t> amounts = {0, 1, 31, 32, 33, 63, 64, 65, 255, (std::uint64_t{1} << 32) + 1};
+  std::vector<Shifts> got(amounts.size());
+  kernel::launch<shift_by>(1, 32).on(on_dev)(amounts, got);
+  for (std::size_t i = 0; i < amounts.size(); ++i) {
+    const std::uint64_t n = amounts[i];
+    const std::uint32_t n32 = static_cast<std::uint32_t>(n);
+    const Shifts want = {
+        n32 >= 32 ? 0u : 0x80000001u << n32,
+        n32 >= 32 ? 0u : 0x80000001u >> n32,
+        n32 >= 32 ? -1 : std::int32_t{-0x7fffffff} >> n32,
+        n32 >= 64 ? 0ull : 0x8000000000000001ull << n32,
+        n32 >= 64 ? 0ull : 0x8000000000000001ull >> n32,
+        n32 >= 64 ? -1ll : std::int64_t{-0x7fffffffffffffff} >> n32,
+    };
+    EXPECT_TRUE(got[i] == want) << "shifting by " << n;
   }
 }
 
