@@ -78,6 +78,17 @@ void KernelEntryInstantiator::instantiate(const AnnotatedFunction &F, std::vecto
     instantiateEntry(Def, F, Sig);
 }
 
+// Whether `P` is declared as a view of const elements (array_view<const T>, or a const
+// reference to one): the first argument of its template names a const type.
+static bool declaresConstElements(const ParmVarDecl *P) {
+  const auto *Spec = P->getType().getNonReferenceType()->getAs<TemplateSpecializationType>();
+  if (!Spec)
+    return false;
+  ArrayRef<TemplateArgument> Args = Spec->template_arguments();
+  return !Args.empty() && Args[0].getKind() == TemplateArgument::Type &&
+         Args[0].getAsType().isConstQualified();
+}
+
 FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
                                                   const WrittenSignature &W) {
   ASTContext &Ctx = S.Context;
@@ -91,12 +102,16 @@ FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
   };
 
   // Deduce as for a call with arguments of the signature's types, so that parameters taken
-  // by const reference instantiate as well as those taken by value. Arrays are tried as
-  // views of const elements too (inputs usually are): for a gufunc, inputs first.
-  enum class Constness { Inputs, None, All };
+  // by const reference instantiate as well as those taken by value. Arrays are first views
+  // of const elements where the template declares them so (array_view<const T> in, and
+  // array_view<T> out), then tried as views of const elements too (inputs usually are): for
+  // a gufunc, inputs first.
+  enum class Constness { AsDeclared, Inputs, None, All };
   const Constness Attempts[] = {
+      Constness::AsDeclared,
       F.Kind == KernelAttrKind::Guvectorize ? Constness::Inputs : Constness::None,
       F.Kind == KernelAttrKind::Guvectorize ? Constness::None : Constness::All};
+  const FunctionDecl *Pattern = Template->getTemplatedDecl();
   FunctionDecl *Spec = nullptr;
   std::unique_ptr<sema::TemplateDeductionInfo> Info;
   TemplateDeductionResult R = TemplateDeductionResult::Invalid;
@@ -104,7 +119,9 @@ FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
     SmallVector<Expr *, 4> Args;
     for (unsigned I = 0; I < W.Sig.Params.size(); ++I) {
       const bool Const = C == Constness::All ||
-                         (C == Constness::Inputs && F.Layout && I < F.Layout->Inputs.size());
+                         (C == Constness::Inputs && F.Layout && I < F.Layout->Inputs.size()) ||
+                         (C == Constness::AsDeclared && I < Pattern->getNumParams() &&
+                          declaresConstElements(Pattern->getParamDecl(I)));
       std::string Why;
       QualType T = cxxTypeOf(S, W.Sig.Params[I], Loc, Why, Const);
       if (T.isNull())

@@ -91,6 +91,16 @@ template <class F> Conversions conversions_of(F f) {
   if (i < in.size()) out[i] = conversions_of(in[i]);
 }
 
+// A kernel template reading a view of const elements and writing another: each signature
+// instantiates it with the arrays as declared (the input's elements const).
+template <class T>
+[[kernel::jit("void(float32[:], float32[:, :], float32)", "void(float64[:], float64[:, :], float64)")]]
+void scaled_rows(array_view<const T> in, array_view<T, 2> out, T factor) {
+  const index_t i = kernel::grid<1>();
+  if (i < out.shape(0))
+    for (index_t j = 0; j < out.shape(1); ++j) out(i, j) = factor * in[j] + static_cast<T>(i);
+}
+
 // Shifts by amounts known only at run time, of 32 and 64 bits, each way.
 struct Shifts {
   std::uint32_t left32, right32;
@@ -654,6 +664,19 @@ TEST(KernelSim, FloatToIntegerConversionsAsOnAGpu) {
     kernel::launch<convert_floats>(1, 1).on(on_dev)(std::vector<float>{floats[i]}, one);
     EXPECT_TRUE(same(one[0], expected[i], in[i])) << "converting " << in[i] << " in a launch of one thread";
   }
+}
+
+template <class T> void expect_scaled_rows() {
+  const std::vector<T> in = {1, 2, 3};
+  kernel::ndarray<T, 2> out({4, 3});
+  kernel::launch<scaled_rows<T>>(1, 32).on(on_dev)(in, out, T{2});
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 3; ++j) EXPECT_EQ(out(i, j), T{2} * in[static_cast<std::size_t>(j)] + T(i));
+}
+
+TEST(KernelSim, TemplateWithConstInputs) {
+  expect_scaled_rows<float>();
+  expect_scaled_rows<double>();
 }
 
 // A shift by the width or more, undefined in C++, is clamped to the width by a GPU's shl and
