@@ -30,13 +30,14 @@ using kernel::runtime::sim::warp_kind;
 
 namespace {
 
-int barrier(barrier_kind kind, int predicate, const char *file, std::uint32_t line) {
+int barrier(barrier_kind kind, int predicate, const char *file, std::uint32_t line, std::uint32_t column) {
   sim_thread *t = current_sim_thread();
   if (!t) return kind == barrier_kind::count ? (predicate != 0) : (predicate != 0);
   t->barrier = kind;
   t->predicate = predicate;
   t->barrier_file = file;
   t->barrier_line = line;
+  t->barrier_column = column;
   t->status = thread_status::barrier;
   t->wait();
   return t->barrier_result;
@@ -132,17 +133,17 @@ std::uint32_t __kernel_nctaid_x() noexcept { return current_thread().grid_dim.x;
 std::uint32_t __kernel_nctaid_y() noexcept { return current_thread().grid_dim.y; }
 std::uint32_t __kernel_nctaid_z() noexcept { return current_thread().grid_dim.z; }
 
-void __kernel_syncthreads(const char *file, std::uint32_t line) noexcept {
-  barrier(barrier_kind::plain, 0, file, line);
+void __kernel_syncthreads(const char *file, std::uint32_t line, std::uint32_t column) noexcept {
+  barrier(barrier_kind::plain, 0, file, line, column);
 }
-int __kernel_syncthreads_count(int predicate, const char *file, std::uint32_t line) noexcept {
-  return barrier(barrier_kind::count, predicate, file, line);
+int __kernel_syncthreads_count(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept {
+  return barrier(barrier_kind::count, predicate, file, line, column);
 }
-int __kernel_syncthreads_and(int predicate, const char *file, std::uint32_t line) noexcept {
-  return barrier(barrier_kind::all, predicate, file, line);
+int __kernel_syncthreads_and(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept {
+  return barrier(barrier_kind::all, predicate, file, line, column);
 }
-int __kernel_syncthreads_or(int predicate, const char *file, std::uint32_t line) noexcept {
-  return barrier(barrier_kind::any, predicate, file, line);
+int __kernel_syncthreads_or(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept {
+  return barrier(barrier_kind::any, predicate, file, line, column);
 }
 void __kernel_syncwarp(std::uint32_t mask) noexcept { warp_op(warp_kind::syncwarp, mask, 0, 0, 32); }
 // A device or system fence orders the thread's accesses before it for other blocks, through

@@ -502,6 +502,12 @@ bool block_run::complete_barrier() {
     const sim_thread &t = threads_[i];
     return std::string(t.barrier_file ? t.barrier_file : "?") + ":" + std::to_string(t.barrier_line);
   };
+  // Two barriers of one line are told apart by their columns.
+  auto same_site = [&](std::uint32_t i, std::uint32_t j) {
+    const sim_thread &a = threads_[i], &b = threads_[j];
+    return a.barrier_file == b.barrier_file && a.barrier_line == b.barrier_line && a.barrier_column == b.barrier_column;
+  };
+  auto column_site = [&](std::uint32_t i) { return site(i) + ":" + std::to_string(threads_[i].barrier_column); };
   // "thread (0,0,0) waits", "threads (0,0,0), (2,0,0) wait".
   auto waiting_threads = [&](const std::vector<std::uint32_t> &threads) {
     return describe(threads) + (threads.size() == 1 ? " waits" : " wait");
@@ -517,12 +523,13 @@ bool block_run::complete_barrier() {
     return false;
   }
   for (std::uint32_t i : waiting)
-    if (threads_[i].barrier_file != threads_[waiting.front()].barrier_file ||
-        threads_[i].barrier_line != threads_[waiting.front()].barrier_line) {
+    if (!same_site(i, waiting.front())) {
       std::vector<std::uint32_t> here, there;
-      for (std::uint32_t j : waiting) (site(j) == site(waiting.front()) ? here : there).push_back(j);
-      fail_block("divergent syncthreads: " + waiting_threads(here) + " at the barrier at " + site(here.front()) +
-                 " but " + describe(there) + " at the one at " + site(there.front()));
+      for (std::uint32_t j : waiting) (same_site(j, waiting.front()) ? here : there).push_back(j);
+      const bool one_line = site(here.front()) == site(there.front());
+      const auto where = [&](std::uint32_t j) { return one_line ? column_site(j) : site(j); };
+      fail_block("divergent syncthreads: " + waiting_threads(here) + " at the barrier at " + where(here.front()) +
+                 " but " + describe(there) + " at the one at " + where(there.front()));
       return false;
     }
   int count = 0;

@@ -109,7 +109,7 @@ public:
   // At a barrier.
   barrier_kind barrier = barrier_kind::plain;
   const char *barrier_file = nullptr;
-  std::uint32_t barrier_line = 0;
+  std::uint32_t barrier_line = 0, barrier_column = 0;
   int predicate = 0;
   int barrier_result = 0;
 

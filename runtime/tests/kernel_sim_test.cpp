@@ -276,6 +276,14 @@ struct Affine {
   a[kernel::threadIdx.x] = 1;
 }
 
+// The same two barriers on one line: told apart by their columns.
+// clang-format off
+[[kernel::jit]] void divergent_sites_on_one_line(array_view<float> a) {
+  if (kernel::threadIdx.x % 2) kernel::syncthreads(); else kernel::syncthreads();
+  a[kernel::threadIdx.x] = 1;
+}
+// clang-format on
+
 [[kernel::jit]] void count_unsafely(array_view<unsigned> counter) { counter[0] += 1; }
 [[kernel::jit]] void count_atomically(array_view<unsigned> counter) { kernel::atomic_add(counter[0], 1u); }
 
@@ -748,6 +756,26 @@ TEST(KernelSimChecks, DivergentBarrierSites) {
     EXPECT_NE(what.find("divergent syncthreads: threads (0,0,0), (2,0,0) wait at the barrier at "), std::string::npos)
         << what;
     EXPECT_NE(what.find("kernel_sim_test.cpp:"), std::string::npos) << what;
+  }
+}
+
+TEST(KernelSimChecks, DivergentBarrierSitesOnOneLine) {
+  std::vector<float> a(4);
+  try {
+    kernel::launch<divergent_sites_on_one_line>(1, 4).on(on_sim)(a);
+    FAIL();
+  } catch (const kernel::simulator_error &e) {
+    const std::string what = e.what();
+    const std::size_t at = what.find("divergent syncthreads: threads (0,0,0), (2,0,0) wait at the barrier at ");
+    ASSERT_NE(at, std::string::npos) << what;
+    // file:line:column of each, the lines alike and the columns not.
+    const std::string::size_type first = what.find("kernel_sim_test.cpp:", at),
+                                 second = what.find("at the one at ", first);
+    ASSERT_NE(second, std::string::npos) << what;
+    const std::string a_site = what.substr(first, what.find(' ', first) - first);
+    const std::string b_site = what.substr(what.find("kernel_sim_test.cpp:", second));
+    EXPECT_EQ(a_site.substr(0, a_site.rfind(':')), b_site.substr(0, b_site.rfind(':'))) << what;
+    EXPECT_NE(a_site, b_site) << what;
   }
 }
 
