@@ -187,6 +187,28 @@ TEST(Reduce, DeviceArrays) {
   EXPECT_EQ(sum(dx, 1.0), 1025.0);
 }
 
+// A default-constructed device array or view has no device: the reduction names itself and
+// the argument (the view crashed; the array's error named 'device_array', argument 0), placed
+// or not, with an initial value or without.
+TEST(Reduce, DefaultConstructedDeviceArrays) {
+  const auto refused = [](auto &&call, const std::string &what) {
+    try {
+      call();
+      ADD_FAILURE() << "no error: " << what;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.callee(), "add");
+      EXPECT_EQ(e.argument(), 1);
+      EXPECT_NE(std::string(e.what()).find("is a default-constructed " + what), std::string::npos) << e.what();
+    }
+  };
+  const kernel::device_array<double, 1> none;
+  const kernel::device_view<double> nowhere;
+  refused([&] { (void)sum(none); }, "device_array");
+  refused([&] { (void)sum(none, 1.0); }, "device_array");
+  refused([&] { (void)sum(nowhere); }, "device_view");
+  refused([&] { (void)sum.on(kernel_test::device())(nowhere, 1.0); }, "device_view");
+}
+
 TEST(Reduce, EmptyNeedsAnInitialValue) {
   std::vector<double> empty;
   EXPECT_EQ(sum(empty, 5.0), 5.0);

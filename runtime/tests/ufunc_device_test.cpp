@@ -635,6 +635,23 @@ TEST(UfuncDeviceErrors, DefaultConstructedDeviceArray) {
     EXPECT_EQ(e.callee(), "cumsum");
     EXPECT_EQ(e.argument(), 1);
   }
+  // Made lazy, or assigned to (a view of nothing took an empty expression silently).
+  const auto nothing = kernel::device_array<float, 1>(std::array<kernel::index_t, 1>{0}, dev);
+  kernel::device_array<float, 1> out;
+  kernel::device_view<float> nowhere;
+  const auto refused = [](auto &&call, std::string_view callee) {
+    try {
+      call();
+      ADD_FAILURE() << "a default-constructed device array was taken by " << callee;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_EQ(e.callee(), callee);
+      EXPECT_EQ(e.argument(), 1);
+      EXPECT_NE(std::string(e.what()).find("is a default-constructed device_"), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { (void)kernel::lazy(none); }, "lazy");
+  refused([&] { kernel::eval(kernel::assign(out, vsaxpy(2.0f, kernel::lazy(nothing), nothing))); }, "assign");
+  refused([&] { kernel::eval(kernel::assign(nowhere, vsaxpy(2.0f, kernel::lazy(nothing), nothing))); }, "assign");
 }
 
 TEST(UfuncDeviceErrors, ShapesThatDoNotBroadcast) {

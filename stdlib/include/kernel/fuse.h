@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "kernel/detail/fused_run.h"
+#include "kernel/detail/ufunc_device.h"
 #include "kernel/device.h"
 #include "kernel/inspect.h"
 #include "kernel/target.h"
@@ -110,11 +111,14 @@ private:
 
 /// Marks `a` lazy: ufuncs applied to it build an expression. An lvalue array is referenced
 /// (it must outlive the expression); an rvalue array is moved into the expression.
+/// A default-constructed device array has no device to read: an argument_error naming lazy.
 template <class A> auto lazy(A &&a) {
-  if constexpr (detail::is_expr<std::remove_cvref_t<A>>::value)
+  if constexpr (detail::is_expr<std::remove_cvref_t<A>>::value) {
     return std::remove_cvref_t<A>(a);
-  else
+  } else {
+    detail::require_device_of("lazy", 1, a);
     return expr<decltype(detail::make_array_leaf(std::forward<A>(a)))>(detail::make_array_leaf(std::forward<A>(a)));
+  }
 }
 /// A const temporary can be neither moved into an expression nor referenced by it.
 template <class A>
@@ -131,6 +135,7 @@ template <class Out, class N> auto assign(Out &out, const expr<N> &e) {
                        "std::vector or device_array), not into a scalar; reduce it (kernel::reduce) "
                        "for one value");
   if constexpr (array) {
+    detail::require_device_of("assign", 1, out);
     return detail::assignment<Out, N>{out, e.node()};
   } else {
     static array_view<float> nothing;

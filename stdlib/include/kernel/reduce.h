@@ -140,6 +140,7 @@ private:
     using arg = detail::ufunc_arg<const A &>;
     detail::check_view(name(), 1, arg::view(array));
     if constexpr (arg::is_device) {
+      detail::require_device_of(name(), 1, array);
       return run_device(this->call_on(&array.device().state()), array);
     } else {
       if (this->placed_on().runs_on_host()) return run_host(arg::view(array));
