@@ -27,12 +27,15 @@ void write_all(int fd, std::string_view bytes) {
   }
 }
 
+// By position, leaving the file's offset alone: fd 2 shared it until just now, and a write
+// another thread began through fd 2 before it was put back may still be under way. Moved back
+// to the start, the offset would have that write land over the text captured (a line split,
+// its error passed on as two fragments and the link let through).
 std::string read_all(int fd) {
   std::string text;
-  if (::lseek(fd, 0, SEEK_SET) != 0) return text;
   char buffer[4096];
   for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    const ssize_t n = ::pread(fd, buffer, sizeof buffer, static_cast<off_t>(text.size()));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return text;
     text.append(buffer, static_cast<std::size_t>(n));
@@ -46,6 +49,16 @@ standard_error_capture::standard_error_capture(std::string error_prefix, std::ve
   std::fflush(stderr);
   file_ = ::memfd_create("kernel-standard-error", MFD_CLOEXEC);
   if (file_ < 0) return;
+  // Appending: other threads write through fd 2 meanwhile, and a memory file's offset is not
+  // taken under a lock as a regular file's is, so two writes at once could land at one offset,
+  // another thread's line over the linker's error (its prefix overwritten, the link let
+  // through). An append takes the end under the file's lock.
+  const int flags = ::fcntl(file_, F_GETFL);
+  if (flags < 0 || ::fcntl(file_, F_SETFL, flags | O_APPEND) < 0) {
+    ::close(file_);
+    file_ = -1;
+    return;
+  }
   saved_ = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
   if (saved_ < 0 || ::dup2(file_, 2) < 0) {
     if (saved_ >= 0) ::close(saved_);

@@ -7,7 +7,10 @@
 // explanation users get. Needs no GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -166,6 +169,62 @@ TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
   EXPECT_EQ(errors, (std::vector<std::string>{"error   : first", "error   : second", "error   : untagged",
                                               "error   : untagged too", "third"}));
   EXPECT_EQ(passed_on, "ptxas info: kept\nanother thread's text \ntext \nafter the capture\n");
+}
+
+// Another thread writing to standard error all the while: each write lands whole, none over
+// another (a memory file's offset is not locked: a line of the other thread's could land on the
+// linker's error, its prefix overwritten and the link let through), and every error is taken.
+TEST(StandardErrorCapture, WritesOfOtherThreadsLandApart) {
+  std::FILE *file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  std::fflush(stderr);
+  const int real = ::dup(2);
+  ASSERT_GE(real, 0);
+  ::dup2(::fileno(file), 2);
+  constexpr int errors_written = 2000;
+  std::atomic<bool> stop{false};
+  long lines = 0;
+  std::vector<std::string> errors;
+  {
+    std::thread other([&] {
+      while (!stop.load()) {
+        const std::string line = "other thread " + std::to_string(lines++) + "\n";
+        (void)!::write(2, line.data(), line.size());
+      }
+    });
+    {
+      cuda::standard_error_capture capture{std::string(cuda::linker_error_prefix)};
+      const std::string error = "@E@error   : Prototype doesn't match for 'f'\n";
+      for (int i = 0; i < errors_written; ++i) (void)!::write(2, error.data(), error.size());
+      errors = capture.finish();
+    }
+    stop = true;
+    other.join();
+  }
+  std::fflush(stderr);
+  ::dup2(real, 2);
+  ::close(real);
+  std::rewind(file);
+  std::string passed_on;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;) passed_on.append(buffer, n);
+  std::fclose(file);
+  EXPECT_EQ(errors.size(), static_cast<std::size_t>(errors_written));
+  for (const std::string &e : errors) ASSERT_EQ(e, "error   : Prototype doesn't match for 'f'");
+  // The other thread's lines, each whole and once: those written meanwhile were passed on
+  // (after some written later, as the capture ended).
+  std::vector<long> seen;
+  for (std::size_t begin = 0; begin < passed_on.size();) {
+    const std::size_t end = passed_on.find('\n', begin);
+    ASSERT_NE(end, std::string::npos);
+    const std::string line = passed_on.substr(begin, end - begin);
+    ASSERT_EQ(line.rfind("other thread ", 0), 0u) << line;
+    seen.push_back(std::stol(line.substr(13)));
+    begin = end + 1;
+  }
+  std::sort(seen.begin(), seen.end());
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(lines));
+  for (long i = 0; i < lines; ++i) ASSERT_EQ(seen[static_cast<std::size_t>(i)], i);
 }
 
 // Leaving the scope without finish() (an exception on the way) puts standard error back.
