@@ -228,6 +228,13 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
                          ", but the GPU is sm_" + std::to_string(arch) + "; link code for sm_" + std::to_string(arch) +
                          " instead (a cubin, an object or a fatbin built with -gencode arch=compute_" +
                          std::to_string(arch) + ",code=sm_" + std::to_string(arch) + ", or PTX)");
+    // PTX for a newer GPU: ptxas says only that the .target is higher than the one assumed.
+    if (format == link_format::ptx)
+      if (const int written_for = kernel::detail::device_code_files::ptx_target_arch(c.bytes); written_for > arch)
+        throw link_error(what + ": '" + c.name + "' is PTX for sm_" + std::to_string(written_for) +
+                         ", newer than the GPU (sm_" + std::to_string(arch) +
+                         "), which the link cannot compile it for; make the PTX for sm_" + std::to_string(arch) +
+                         " or an older GPU (nvcc -arch=compute_" + std::to_string(arch) + " -ptx)");
     if (format == link_format::cuda) {
       compiled.push_back(nvrtc::get().compile(std::string(c.bytes), c.name, arch));
       inputs.push_back({link_format::ptx, c.name, compiled.back()});

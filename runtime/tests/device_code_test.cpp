@@ -259,6 +259,48 @@ TEST_F(DeviceCode, DamagedBinariesAreRefusedBeforeNvJitLinkReadsThem) {
   fs::remove_all(dir);
 }
 
+// PTX that is not text with its directives, and LTO-IR without NVVM's magic number, are refused
+// when added, naming the file (they were taken, and the link said "bad input: does not match
+// type NVJITLINK_INPUT_PTX"); PTX for a newer GPU than the link's is named so (ptxas said its
+// .target was higher than the SM version assumed).
+TEST_F(DeviceCode, TextAndIntermediateCodeAreCheckedWhenAdded) {
+  const fs::path dir = scratch_directory("text");
+  const std::string ptx = file_bytes(data + "twice.ptx"), ltoir = file_bytes(data + "twice.ltoir");
+  EXPECT_EQ(kernel::detail::device_code_damage(kernel::detail::link_format::ptx, ptx), "");
+  EXPECT_EQ(kernel::detail::device_code_damage(kernel::detail::link_format::ltoir, ltoir), "");
+  const struct {
+    std::string file, bytes, why;
+  } refused[] = {
+      {"empty.ptx", "", "it is empty"},
+      {"blank.ptx", "\n  \n", "it is empty"},
+      {"binary.ptx", file_bytes(data + "twice_sm75.cubin"), "it is not PTX text: it holds a NUL byte at offset"},
+      {"prose.ptx", "// a comment that mentions .version 7.8 and .target sm_75\n",
+       "it is not PTX: it has no .version directive"},
+      {"untargeted.ptx", ".version 7.8\n.address_size 64\n", "it is not PTX: it has no .target directive"},
+      {"empty.ltoir", "", "it is empty"},
+      {"ptx.ltoir", ptx, "it is not LTO-IR: it does not start with NVVM's 0x7F4E43ED"},
+  };
+  for (const auto &r : refused) {
+    write_file(dir / r.file, r.bytes);
+    const std::string message = link_code_message((dir / r.file).string());
+    EXPECT_EQ(message.rfind("kernel::link_device_code: '" + (dir / r.file).string() + "' cannot be linked as ", 0), 0u)
+        << r.file << ": " << message;
+    EXPECT_NE(message.find(r.why), std::string::npos) << r.file << ": " << message;
+  }
+  EXPECT_TRUE(kernel::linked_device_code().empty());
+  // PTX written for sm_90 linked for sm_75.
+  std::string newer = ptx;
+  const std::size_t target = newer.find(".target sm_");
+  ASSERT_NE(target, std::string::npos);
+  newer.replace(target, newer.find('\n', target) - target, ".target sm_90");
+  write_file(dir / "newer.ptx", newer);
+  kernel::link_device_code((dir / "newer.ptx").string());
+  EXPECT_EQ(link_message(75), "'double_all': '" + (dir / "newer.ptx").string() +
+                                  "' is PTX for sm_90, newer than the GPU (sm_75), which the link cannot compile it "
+                                  "for; make the PTX for sm_75 or an older GPU (nvcc -arch=compute_75 -ptx)");
+  fs::remove_all(dir);
+}
+
 // nvJitLink indexes a cubin's tables without checking them: one byte changed in a symbol's
 // section, a relocation's symbol or the prototypes' symbol crashed the process. Each is
 // refused when added, also inside an uncompressed fat binary; a relocatable cubin with shared

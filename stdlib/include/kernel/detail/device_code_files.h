@@ -766,9 +766,61 @@ inline std::vector<device_code_files::fatbin_entry> device_code_entries(link_for
   return entries;
 }
 
+namespace device_code_files {
+
+// Where PTX's directive `name` (".version", ".target") starts a statement, past comments and
+// blank space; npos where it does not. Enough to tell PTX from other bytes: what the module
+// says is left to the PTX compiler.
+inline std::size_t ptx_directive(std::string_view text, std::string_view name) {
+  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const std::size_t line = text.rfind('\n', at);
+    const std::string_view before = text.substr(line == std::string_view::npos ? 0 : line + 1,
+                                                at - (line == std::string_view::npos ? 0 : line + 1));
+    const bool first_on_line = before.find_first_not_of(" \t") == std::string_view::npos;
+    const std::size_t after = at + name.size();
+    if (first_on_line && after < text.size() && (text[after] == ' ' || text[after] == '\t')) return at;
+  }
+  return std::string_view::npos;
+}
+
+// Why `bytes` are not PTX text: a module of them names its PTX version and its target.
+inline std::string ptx_damage(std::string_view bytes) {
+  while (!bytes.empty() && bytes.back() == '\0') bytes.remove_suffix(1); // a C string's end
+  if (bytes.find_first_not_of(" \t\r\n") == std::string_view::npos) return "it is empty";
+  if (const std::size_t nul = bytes.find('\0'); nul != std::string_view::npos)
+    return "it is not PTX text: it holds a NUL byte at offset " + std::to_string(nul);
+  if (ptx_directive(bytes, ".version") == std::string_view::npos)
+    return "it is not PTX: it has no .version directive (PTX starts with one, then .target)";
+  if (ptx_directive(bytes, ".target") == std::string_view::npos) return "it is not PTX: it has no .target directive";
+  return {};
+}
+
+// The GPU a PTX module is written for: N of its ".target sm_N" (sm_90a is 90), or -1.
+inline int ptx_target_arch(std::string_view bytes) {
+  const std::size_t at = ptx_directive(bytes, ".target");
+  if (at == std::string_view::npos) return -1;
+  std::size_t p = bytes.find_first_not_of(" \t", at + 7);
+  if (p == std::string_view::npos || bytes.substr(p, 3) != "sm_") return -1;
+  int arch = 0, digits = 0;
+  for (p += 3; p < bytes.size() && bytes[p] >= '0' && bytes[p] <= '9' && digits < 4; ++p, ++digits)
+    arch = arch * 10 + (bytes[p] - '0');
+  return digits ? arch : -1;
+}
+
+// Why `bytes` are not LTO-IR, which NVVM's container starts with the magic number 0x7F4E43ED.
+inline std::string ltoir_damage(std::string_view bytes) {
+  if (bytes.empty()) return "it is empty";
+  if (bytes.size() < 4 || bytes.substr(0, 4) != std::string_view("\xed\x43\x4e\x7f", 4))
+    return "it is not LTO-IR: it does not start with NVVM's 0x7F4E43ED (make it with nvcc -dlto -ltoir)";
+  return {};
+}
+
+} // namespace device_code_files
+
 /// Why `bytes` cannot be device code of `format` ("" when nothing is found wrong). Checks the
-/// structure of the binary formats (cubin, object, fatbin, library); text and LTO-IR are left
-/// to NVRTC and nvJitLink, which report their faults.
+/// structure of the binary formats (cubin, object, fatbin, library), and that PTX is text with
+/// its directives and LTO-IR NVVM's container; what the text and the IR say is left to NVRTC
+/// and nvJitLink, which report their faults.
 inline std::string device_code_damage(link_format format, std::string_view bytes) {
   using namespace device_code_files;
   switch (format) {
@@ -786,8 +838,8 @@ inline std::string device_code_damage(link_format format, std::string_view bytes
     return {};
   case link_format::fatbin: return fatbin_damage(bytes);
   case link_format::library: return archive_damage(bytes);
-  case link_format::ptx:
-  case link_format::ltoir:
+  case link_format::ptx: return ptx_damage(bytes);
+  case link_format::ltoir: return ltoir_damage(bytes);
   case link_format::cuda: break;
   }
   return {};
