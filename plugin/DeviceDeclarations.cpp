@@ -31,6 +31,7 @@
 #include "ExternalDeviceCode.h"
 #include "KernelAnnotations.h"
 
+#include "kernel/detail/device_code_files.h"
 #include "kernel/detail/link_inputs.h"
 
 #include "clang/AST/ASTContext.h"
@@ -44,8 +45,13 @@
 #include "clang/Sema/Sema.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <utility>
 
 using namespace clang;
 
@@ -89,6 +95,26 @@ std::string findLinkFile(Sema &S, StringRef Written, StringRef FromFile, std::st
       if (std::string Found = Existing(Dir->getName(), ""); !Found.empty())
         return Found;
   return std::string();
+}
+
+/// Why the file at `Path` cannot be linked as what its extension says, with that kind
+/// ("cubin", "ptx"); std::nullopt where nothing is found wrong. CUDA-C is NVRTC's to judge.
+std::optional<std::pair<std::string, std::string>> linkFileDamage(StringRef Path) {
+  const std::string Extension = llvm::sys::path::extension(Path).str();
+  const kernel::detail::link_format_info *Format =
+      kernel::detail::link_format_for_extension(Extension);
+  if (!Format || Format->format == kernel::detail::link_format::cuda)
+    return std::nullopt;
+  const std::string Kind(Format->name);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Bytes =
+      llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Bytes)
+    return std::make_pair(Kind, "it cannot be read: " + Bytes.getError().message());
+  std::string Why = kernel::detail::device_code_damage(
+      Format->format, std::string_view((*Bytes)->getBufferStart(), (*Bytes)->getBufferSize()));
+  if (Why.empty())
+    return std::nullopt;
+  return std::make_pair(Kind, std::move(Why));
 }
 
 const StringLiteral *stringArgument(const ParsedAttr &Attr, unsigned I) {
@@ -305,6 +331,15 @@ public:
         S.Diag(Literal->getBeginLoc(),
                diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileMissing))
             << Written << Tried << !llvm::sys::path::is_absolute(Written);
+        Ok = false;
+        continue;
+      }
+      // A damaged or mislabelled file is said here, at its attribute: the pass that embeds it
+      // has no line to show.
+      if (const auto Why = linkFileDamage(Path)) {
+        S.Diag(Literal->getBeginLoc(),
+               diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileDamaged))
+            << Written << Why->first << Why->second;
         Ok = false;
         continue;
       }

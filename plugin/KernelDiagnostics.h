@@ -158,6 +158,7 @@ inline constexpr const char LinkNotString[] =
 inline constexpr const char LinkFileMissing[] =
     "cannot find the device code '%0' to link (looked for '%1'%select{|, in the link roots "
     "and on the include path}2)";
+inline constexpr const char LinkFileDamaged[] = "cannot link the device code '%0' as %1: %2";
 /// The text comes from kernel::detail::not_linkable_message, shared with the runtime.
 inline constexpr const char LinkFileKind[] = "%0";
 

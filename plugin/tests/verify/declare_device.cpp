@@ -70,6 +70,10 @@ extern "C" int with_body(int a) { return a; }
 // expected-error@+1 {{cannot find the device code 'missing.o' to link (looked for '}}
 extern "C" [[kernel::link("missing.o")]] int lost(int a);
 
+// A file that is not what its extension says: at the attribute, not later without a line.
+// expected-error@+1 {{cannot link the device code 'inputs/garbage.cubin' as cubin: it is not an ELF file}}
+extern "C" [[kernel::link("inputs/garbage.cubin")]] int damaged(int a);
+
 // expected-error@+1 {{'bar.txt' is not device code nvJitLink can link: expected a .o, .a, .ptx, .cubin, .fatbin, .ltoir or .cu file}}
 [[kernel::link("bar.txt")]] void wrong_kind();
 
