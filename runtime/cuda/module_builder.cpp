@@ -148,6 +148,23 @@ std::string declared_function(const kernel_external *e, const std::string &symbo
   return e ? "'" + std::string(e->signature) + "' (declared at " + e->location + ")" : "'" + symbol + "'";
 }
 
+// The inputs that seem to define `symbol` with C++ linkage, its name mangled ("_Z3barii"):
+// a binary or PTX naming "_Z3bar", or CUDA-C without extern "C" that writes "bar(". The
+// declaration is extern "C" (the plugin requires it), so the link looks for "bar" and finds
+// nothing.
+std::string mangled_definitions(const std::vector<user_code> &code, const std::string &symbol) {
+  const std::string mangled = "_Z" + std::to_string(symbol.size()) + symbol;
+  std::string found;
+  for (const user_code &c : code) {
+    const bool source = format_named(c.kind, c.name) == link_format::cuda;
+    const bool named = source ? c.bytes.find(symbol + "(") != std::string_view::npos &&
+                                    c.bytes.find("extern \"C\"") == std::string_view::npos
+                              : c.bytes.find(mangled) != std::string_view::npos;
+    if (named) found += (found.empty() ? "'" : ", '") + c.name + "'";
+  }
+  return found;
+}
+
 // nvJitLink's "Undefined reference to 'bar' in ..." and "Prototype doesn't match for 'bar'"
 // as messages about the user's code.
 [[noreturn]] void explain_link_failure(const cuda_error &e, const kernel_module &m, const std::vector<user_code> &code,
@@ -180,11 +197,16 @@ std::string declared_function(const kernel_external *e, const std::string &symbo
   const std::string symbol = quoted_after(log, undefined_reference_marker);
   if (symbol.empty()) throw link_error(log);
   const std::string function = declared_function(external_named(m, symbol), symbol);
+  const std::string mangled = mangled_definitions(code, symbol);
   throw link_error(what + ": the device function " + function + " is not defined in the device code linked with it" +
                    (code.empty() ? std::string(" (no device code was linked: name the file with [[kernel::link(...)]], "
                                                "-fplugin-arg-kernel-link, a cuda_device_library in device_deps, or "
                                                "kernel::link_device_code)")
-                                 : " (searched: " + names_of(code) + ")"));
+                                 : " (searched: " + names_of(code) + ")") +
+                   (mangled.empty() ? std::string()
+                                    : "; " + mangled + " seem" + (mangled.find(',') == std::string::npos ? "s" : "") +
+                                          " to define '" + symbol +
+                                          "' with C++ linkage, its name mangled: define it extern \"C\" there"));
 }
 
 } // namespace

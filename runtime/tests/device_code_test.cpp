@@ -103,6 +103,19 @@ TEST_F(DeviceCode, MissingFunctionNamesKernelFunctionAndInputs) {
                                   data + "empty.ptx)");
 }
 
+// A definition without extern "C" has its name mangled ("_Z5twicei"): the message says so,
+// for CUDA-C and for the code nvcc made of it.
+TEST_F(DeviceCode, DefinitionWithCxxLinkageIsPointedOut) {
+  kernel::link_device_source("cxx.cu", "__device__ int twice(int a) { return 2 * a; }");
+  EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) is "
+                              "not defined in the device code linked with it (searched: cxx.cu); 'cxx.cu' seems to "
+                              "define 'twice' with C++ linkage, its name mangled: define it extern \"C\" there");
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_source("c.cu", "extern \"C\" __device__ int thrice(int a) { return 3 * a; }");
+  const std::string unrelated = link_message(90);
+  EXPECT_EQ(unrelated.find("C++ linkage"), std::string::npos) << unrelated;
+}
+
 // nvJitLink prints this on standard error (machine code) or puts it in its log (LTO-IR) and
 // then succeeds: the kernel would read its argument from the wrong place. LTO-IR first: a link
 // of machine code reporting the difference on the thread of an earlier LTO link crashed.
