@@ -140,14 +140,47 @@ TEST(NvJitLinkLog, MultipleDefinitionsAreNamedAfterTheMarker) {
   }
 }
 
+// The test's own standard error as a file while alive, to read what a capture passed on.
+class standard_error_in_file {
+public:
+  standard_error_in_file() : file_(std::tmpfile()) {
+    std::fflush(stderr);
+    real_ = ::dup(2);
+    if (file_ && real_ >= 0) ::dup2(::fileno(file_), 2);
+  }
+  ~standard_error_in_file() { (void)text(); }
+  standard_error_in_file(const standard_error_in_file &) = delete;
+  standard_error_in_file &operator=(const standard_error_in_file &) = delete;
+
+  bool ready() const { return file_ != nullptr && real_ >= 0; }
+
+  /// Puts the real standard error back; what was written meanwhile.
+  std::string text() {
+    std::string written;
+    if (real_ >= 0) {
+      std::fflush(stderr);
+      ::dup2(real_, 2);
+      ::close(real_);
+      real_ = -1;
+    }
+    if (file_) {
+      std::rewind(file_);
+      char buffer[4096];
+      for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file_)) > 0;) written.append(buffer, n);
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    return written;
+  }
+
+private:
+  std::FILE *file_;
+  int real_ = -1;
+};
+
 TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
-  // This test's own standard error is a file, to read what the capture passed on.
-  std::FILE *file = std::tmpfile();
-  ASSERT_NE(file, nullptr);
-  std::fflush(stderr);
-  const int real = ::dup(2);
-  ASSERT_GE(real, 0);
-  ::dup2(::fileno(file), 2);
+  standard_error_in_file standard_error;
+  ASSERT_TRUE(standard_error.ready());
   std::vector<std::string> errors;
   {
     cuda::standard_error_capture capture{std::string(cuda::linker_error_prefix),
@@ -159,13 +192,7 @@ TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
     errors = capture.finish();
     std::fputs("after the capture\n", stderr);
   }
-  std::fflush(stderr);
-  ::dup2(real, 2);
-  ::close(real);
-  std::rewind(file);
-  std::string passed_on(4096, '\0');
-  passed_on.resize(std::fread(passed_on.data(), 1, passed_on.size(), file));
-  std::fclose(file);
+  const std::string passed_on = standard_error.text();
   EXPECT_EQ(errors, (std::vector<std::string>{"error   : first", "error   : second", "error   : untagged",
                                               "error   : untagged too", "third"}));
   EXPECT_EQ(passed_on, "ptxas info: kept\nanother thread's text \ntext \nafter the capture\n");
@@ -175,12 +202,8 @@ TEST(StandardErrorCapture, TakesPrefixedLinesAndPassesTheRestOn) {
 // another (a memory file's offset is not locked: a line of the other thread's could land on the
 // linker's error, its prefix overwritten and the link let through), and every error is taken.
 TEST(StandardErrorCapture, WritesOfOtherThreadsLandApart) {
-  std::FILE *file = std::tmpfile();
-  ASSERT_NE(file, nullptr);
-  std::fflush(stderr);
-  const int real = ::dup(2);
-  ASSERT_GE(real, 0);
-  ::dup2(::fileno(file), 2);
+  standard_error_in_file standard_error;
+  ASSERT_TRUE(standard_error.ready());
   constexpr int errors_written = 2000;
   std::atomic<bool> stop{false};
   long lines = 0;
@@ -201,14 +224,7 @@ TEST(StandardErrorCapture, WritesOfOtherThreadsLandApart) {
     stop = true;
     other.join();
   }
-  std::fflush(stderr);
-  ::dup2(real, 2);
-  ::close(real);
-  std::rewind(file);
-  std::string passed_on;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;) passed_on.append(buffer, n);
-  std::fclose(file);
+  const std::string passed_on = standard_error.text();
   EXPECT_EQ(errors.size(), static_cast<std::size_t>(errors_written));
   for (const std::string &e : errors) ASSERT_EQ(e, "error   : Prototype doesn't match for 'f'");
   // The other thread's lines, each whole and once: those written meanwhile were passed on
