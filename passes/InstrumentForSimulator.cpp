@@ -141,6 +141,8 @@ public:
       if (computeKnownBits(Amount, Layout).getMaxValue().ult(Bits))
         continue;
       IRBuilder<> B(S);
+      // Read twice below: an undef amount must be one value for both.
+      Amount = B.CreateFreeze(Amount);
       Value *Register =
           Bits == 64 ? B.CreateZExt(B.CreateTrunc(Amount, T->getWithNewBitWidth(32)), T) : Amount;
       Value *Over = B.CreateICmpUGE(Register, ConstantInt::get(T, Bits));
@@ -150,7 +152,7 @@ public:
                            ? B.CreateAShr(S->getOperand(0), ConstantInt::get(T, Bits - 1))
                            : Constant::getNullValue(T);
       Value *Result = B.CreateSelect(Over, Clamped, Shifted);
-      for (Value *V : {Register, Over, Within, Shifted, Clamped, Result})
+      for (Value *V : {Amount, Register, Over, Within, Shifted, Clamped, Result})
         if (auto *I = dyn_cast<Instruction>(V))
           I->setDebugLoc(S->getDebugLoc());
       Result->takeName(S);

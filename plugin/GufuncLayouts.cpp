@@ -22,7 +22,7 @@ namespace plugin {
 
 // The layout with its dimension names replaced by their order of first use, so that two
 // layouts compare equal when they bind the same operands' dimensions together:
-// "(m,n),(n)->(m)" and "(r,c),(c)->(r)" are both "(0,1),(1)->(0)". Fixed sizes stay.
+// "(m,n),(n)->(m)" and "(r,c),(c)->(r)" are both "(0,1),(1)->(0)".
 static std::string shapeOf(const GufuncLayout &L) {
   llvm::StringMap<unsigned> Order;
   std::string Shape;
@@ -34,17 +34,11 @@ static std::string shapeOf(const GufuncLayout &L) {
     Shape += "(";
     const GufuncLayout::Operand &Op = L.operand(I);
     for (unsigned D = 0; D < Op.Dims.size(); ++D) {
-      const std::string &Name = Op.Dims[D];
       Shape += D ? "," : "";
-      if (!Name.empty() && Name.front() >= '0' && Name.front() <= '9')
-        Shape += "#" + Name;
-      else
-        Shape += std::to_string(Order.try_emplace(Name, Order.size()).first->second);
+      Shape += std::to_string(Order.try_emplace(Op.Dims[D], Order.size()).first->second);
     }
     Shape += ")";
   }
-  if (L.Inputs.size() == L.size())
-    Shape += "->";
   return Shape;
 }
 

@@ -81,7 +81,10 @@ void KernelEntryInstantiator::instantiate(const AnnotatedFunction &F, std::vecto
 // Whether `P` is declared as a view of const elements (array_view<const T>, or a const
 // reference to one): the first argument of its template names a const type.
 static bool declaresConstElements(const ParmVarDecl *P) {
-  const auto *Spec = P->getType().getNonReferenceType()->getAs<TemplateSpecializationType>();
+  // Canonical, so that an alias (template <class T> using input = array_view<const T>) is seen
+  // through.
+  const auto *Spec =
+      P->getType().getNonReferenceType().getCanonicalType()->getAs<TemplateSpecializationType>();
   if (!Spec)
     return false;
   ArrayRef<TemplateArgument> Args = Spec->template_arguments();
@@ -102,15 +105,15 @@ FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
   };
 
   // Deduce as for a call with arguments of the signature's types, so that parameters taken
-  // by const reference instantiate as well as those taken by value. Arrays are first views
-  // of const elements where the template declares them so (array_view<const T> in, and
-  // array_view<T> out), then tried as views of const elements too (inputs usually are): for
-  // a gufunc, inputs first.
+  // by const reference instantiate as well as those taken by value. A gufunc's inputs are
+  // tried as views of const elements first (an input of a deduced type `A` has always been
+  // one). Other arrays are first views of const elements where the template declares them
+  // so (array_view<const T> in, array_view<T> out), then as written, then all const.
   enum class Constness { AsDeclared, Inputs, None, All };
-  const Constness Attempts[] = {
-      Constness::AsDeclared,
-      F.Kind == KernelAttrKind::Guvectorize ? Constness::Inputs : Constness::None,
-      F.Kind == KernelAttrKind::Guvectorize ? Constness::None : Constness::All};
+  const bool Gufunc = F.Kind == KernelAttrKind::Guvectorize;
+  const SmallVector<Constness, 3> Attempts =
+      Gufunc ? SmallVector<Constness, 3>{Constness::Inputs, Constness::None}
+             : SmallVector<Constness, 3>{Constness::AsDeclared, Constness::None, Constness::All};
   const FunctionDecl *Pattern = Template->getTemplatedDecl();
   FunctionDecl *Spec = nullptr;
   std::unique_ptr<sema::TemplateDeductionInfo> Info;

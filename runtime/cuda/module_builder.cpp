@@ -148,18 +148,50 @@ std::string declared_function(const kernel_external *e, const std::string &symbo
   return e ? "'" + std::string(e->signature) + "' (declared at " + e->location + ")" : "'" + symbol + "'";
 }
 
+bool identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// The line of `text` around position `at`.
+std::string_view line_around(std::string_view text, std::size_t at) {
+  const std::size_t begin = text.rfind('\n', at), end = text.find('\n', at);
+  const std::size_t from = begin == std::string_view::npos ? 0 : begin + 1;
+  return text.substr(from, (end == std::string_view::npos ? text.size() : end) - from);
+}
+
+// Whether `text` has a line naming `name` (a whole word; or its start, for a mangled name's
+// prefix) that holds `marker` and not `excluded` (where given).
+bool names_on_a_line_with(std::string_view text, std::string_view name, bool prefix, std::string_view marker,
+                          std::string_view excluded) {
+  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const std::size_t after = at + name.size();
+    if ((at > 0 && identifier_char(text[at - 1])) || (!prefix && after < text.size() && identifier_char(text[after])))
+      continue;
+    const std::string_view line = line_around(text, at);
+    if (line.find(marker) != std::string_view::npos &&
+        (excluded.empty() || line.find(excluded) == std::string_view::npos))
+      return true;
+  }
+  return false;
+}
+
 // The inputs that seem to define `symbol` with C++ linkage, its name mangled ("_Z3barii"):
-// a binary or PTX naming "_Z3bar", or CUDA-C without extern "C" that writes "bar(". The
-// declaration is extern "C" (the plugin requires it), so the link looks for "bar" and finds
-// nothing.
+// CUDA-C without extern "C" with a __device__ line naming it, PTX with a .func line naming the
+// mangled name (not an .extern one), a binary holding the mangled name. The declaration is
+// extern "C" (the plugin requires it), so the link looks for "bar" and finds nothing.
 std::string mangled_definitions(const std::vector<user_code> &code, const std::string &symbol) {
   const std::string mangled = "_Z" + std::to_string(symbol.size()) + symbol;
   std::string found;
   for (const user_code &c : code) {
-    const bool source = format_named(c.kind, c.name) == link_format::cuda;
-    const bool named = source ? c.bytes.find(symbol + "(") != std::string_view::npos &&
-                                    c.bytes.find("extern \"C\"") == std::string_view::npos
-                              : c.bytes.find(mangled) != std::string_view::npos;
+    bool named = false;
+    switch (format_named(c.kind, c.name)) {
+    case link_format::cuda:
+      named = c.bytes.find("extern \"C\"") == std::string_view::npos &&
+              names_on_a_line_with(c.bytes, symbol, false, "__device__", "");
+      break;
+    case link_format::ptx: named = names_on_a_line_with(c.bytes, mangled, true, ".func", ".extern"); break;
+    default: named = c.bytes.find(mangled) != std::string_view::npos; break;
+    }
     if (named) found += (found.empty() ? "'" : ", '") + c.name + "'";
   }
   return found;

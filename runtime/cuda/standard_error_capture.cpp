@@ -27,10 +27,7 @@ void write_all(int fd, std::string_view bytes) {
   }
 }
 
-// By position, leaving the file's offset alone: fd 2 shared it until just now, and a write
-// another thread began through fd 2 before it was put back may still be under way. Moved back
-// to the start, the offset would have that write land over the text captured (a line split,
-// its error passed on as two fragments and the link let through).
+// By position: the offset is the one fd 2 shared until just now.
 std::string read_all(int fd) {
   std::string text;
   char buffer[4096];

@@ -16,8 +16,9 @@ namespace kernel::runtime::cuda {
 /// destructor) puts the real standard error back, writes to it everything captured except
 /// the errors in it, and returns those: what follows `error_prefix` in a line, or a line's
 /// text from any of `error_starts` on (the same errors untagged, as other library versions
-/// print them, and fatal ones). Output other threads wrote meanwhile is delayed (and lost only if the
-/// process dies before the capture ends). Captures are serialized by a lock of their own;
+/// print them, and fatal ones). Output other threads wrote meanwhile is delayed (and lost if the
+/// process dies before the capture ends, or where a write is under way as it ends: nothing
+/// orders other threads' writes with the capture's end). Captures are serialized by a lock of their own;
 /// where the file cannot be made, or standard error is closed, nothing is captured and
 /// finish() returns nothing.
 class standard_error_capture {

@@ -103,19 +103,6 @@ TEST_F(DeviceCode, MissingFunctionNamesKernelFunctionAndInputs) {
                                   data + "empty.ptx)");
 }
 
-// A definition without extern "C" has its name mangled ("_Z5twicei"): the message says so,
-// for CUDA-C and for the code nvcc made of it.
-TEST_F(DeviceCode, DefinitionWithCxxLinkageIsPointedOut) {
-  kernel::link_device_source("cxx.cu", "__device__ int twice(int a) { return 2 * a; }");
-  EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) is "
-                              "not defined in the device code linked with it (searched: cxx.cu); 'cxx.cu' seems to "
-                              "define 'twice' with C++ linkage, its name mangled: define it extern \"C\" there");
-  kernel::runtime::device_code::clear_runtime_inputs();
-  kernel::link_device_source("c.cu", "extern \"C\" __device__ int thrice(int a) { return 3 * a; }");
-  const std::string unrelated = link_message(90);
-  EXPECT_EQ(unrelated.find("C++ linkage"), std::string::npos) << unrelated;
-}
-
 // nvJitLink prints this on standard error (machine code) or puts it in its log (LTO-IR) and
 // then succeeds: the kernel would read its argument from the wrong place. LTO-IR first: a link
 // of machine code reporting the difference on the thread of an earlier LTO link crashed.
@@ -287,9 +274,10 @@ TEST_F(DeviceCode, TextAndIntermediateCodeAreCheckedWhenAdded) {
       {"empty.ptx", "", "it is empty"},
       {"blank.ptx", "\n  \n", "it is empty"},
       {"binary.ptx", file_bytes(data + "twice_sm75.cubin"), "it is not PTX text: it holds a NUL byte at offset"},
-      {"prose.ptx", "// a comment that mentions .version 7.8 and .target sm_75\n",
-       "it is not PTX: it has no .version directive"},
-      {"untargeted.ptx", ".version 7.8\n.address_size 64\n", "it is not PTX: it has no .target directive"},
+      {"prose.ptx", "// a comment that mentions .version 7.8 and .target sm_75\n", "it is empty"},
+      {"words.ptx", "hello, .version 7.8\n.target sm_75\n", "it does not start with a .version directive"},
+      {"untargeted.ptx", ".version 7.8\n.address_size 64\n",
+       "its .version directive is not followed by a .target directive"},
       {"empty.ltoir", "", "it is empty"},
       {"ptx.ltoir", ptx, "it is not LTO-IR: it does not start with NVVM's 0x7F4E43ED"},
   };
@@ -301,6 +289,15 @@ TEST_F(DeviceCode, TextAndIntermediateCodeAreCheckedWhenAdded) {
     EXPECT_NE(message.find(r.why), std::string::npos) << r.file << ": " << message;
   }
   EXPECT_TRUE(kernel::linked_device_code().empty());
+  // Headers as PTX may write them: comments before or among the directives, a byte order mark,
+  // CRLF or CR line ends, tabs, both on one line, a target with options.
+  for (const std::string header : {"// made by hand\n/* two\nlines */ .version 7.8\n.target sm_75\n",
+                                   "\xef\xbb\xbf.version 7.8\r\n.target sm_75\r\n", ".version 7.8\r.target sm_75\r",
+                                   "\t.version\t7.8 .target sm_75, debug // comment\n"}) {
+    EXPECT_EQ(kernel::detail::device_code_damage(kernel::detail::link_format::ptx, header + ".address_size 64\n"), "")
+        << header;
+    EXPECT_EQ(kernel::detail::device_code_files::ptx_target_arch(header), 75) << header;
+  }
   // PTX written for sm_90 linked for sm_75.
   std::string newer = ptx;
   const std::size_t target = newer.find(".target sm_");
@@ -311,6 +308,37 @@ TEST_F(DeviceCode, TextAndIntermediateCodeAreCheckedWhenAdded) {
   EXPECT_EQ(link_message(75), "'double_all': '" + (dir / "newer.ptx").string() +
                                   "' is PTX for sm_90, newer than the GPU (sm_75), which the link cannot compile it "
                                   "for; make the PTX for sm_75 or an older GPU (nvcc -arch=compute_75 -ptx)");
+  fs::remove_all(dir);
+}
+
+// A definition without extern "C" has its name mangled ("_Z5twicei"): the message says so,
+// for CUDA-C and for PTX.
+TEST_F(DeviceCode, DefinitionWithCxxLinkageIsPointedOut) {
+  kernel::link_device_source("cxx.cu", "__device__ int twice(int a) { return 2 * a; }");
+  EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) is "
+                              "not defined in the device code linked with it (searched: cxx.cu); 'cxx.cu' seems to "
+                              "define 'twice' with C++ linkage, its name mangled: define it extern \"C\" there");
+  // PTX defining the mangled name; and PTX that only declares it, or CUDA-C that only calls a
+  // function whose name ends in it, define nothing.
+  const fs::path dir = scratch_directory("mangled");
+  const std::string header = ".version 7.8\n.target sm_75\n.address_size 64\n";
+  write_file(dir / "cxx.ptx", header + ".visible .func (.param .b32 func_retval0) _Z5twicei(\n"
+                                       "\t.param .b32 _Z5twicei_param_0\n)\n{\n\t.reg .b32 %r<3>;\n"
+                                       "\tld.param.u32 %r1, [_Z5twicei_param_0];\n\tshl.b32 %r2, %r1, 1;\n"
+                                       "\tst.param.b32 [func_retval0], %r2;\n\tret;\n}\n");
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_code((dir / "cxx.ptx").string());
+  const std::string from_ptx = link_message(90);
+  EXPECT_NE(from_ptx.find("; '" + (dir / "cxx.ptx").string() + "' seems to define 'twice' with C++ linkage"),
+            std::string::npos)
+      << from_ptx;
+  write_file(dir / "declares.ptx",
+             header + ".extern .func (.param .b32 func_retval0) _Z5twicei(\n\t.param .b32 _Z5twicei_param_0\n);\n");
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_code((dir / "declares.ptx").string());
+  kernel::link_device_source("calls.cu", "__device__ int thrice(int a) { return 3 * a; }  // unlike entwice(a)");
+  const std::string unrelated = link_message(90);
+  EXPECT_EQ(unrelated.find("C++ linkage"), std::string::npos) << unrelated;
   fs::remove_all(dir);
 }
 

@@ -768,42 +768,55 @@ inline std::vector<device_code_files::fatbin_entry> device_code_entries(link_for
 
 namespace device_code_files {
 
-// Where PTX's directive `name` (".version", ".target") starts a statement, past comments and
-// blank space; npos where it does not. Enough to tell PTX from other bytes: what the module
-// says is left to the PTX compiler.
-inline std::size_t ptx_directive(std::string_view text, std::string_view name) {
-  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
-    const std::size_t line = text.rfind('\n', at);
-    const std::string_view before = text.substr(line == std::string_view::npos ? 0 : line + 1,
-                                                at - (line == std::string_view::npos ? 0 : line + 1));
-    const bool first_on_line = before.find_first_not_of(" \t") == std::string_view::npos;
-    const std::size_t after = at + name.size();
-    if (first_on_line && after < text.size() && (text[after] == ' ' || text[after] == '\t')) return at;
+// The first `count` tokens of PTX text: words between blank space, commas and comments (//
+// and /* */), past a UTF-8 byte order mark. Enough to read a module's header: PTX starts with
+// its .version directive, then its .target; what the module says is the PTX compiler's to judge.
+inline std::vector<std::string_view> ptx_header_tokens(std::string_view text, std::size_t count) {
+  std::vector<std::string_view> tokens;
+  if (text.starts_with("\xef\xbb\xbf")) text.remove_prefix(3);
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; };
+  std::size_t p = 0;
+  while (p < text.size() && tokens.size() < count) {
+    if (blank(text[p]) || text[p] == ',') {
+      ++p;
+    } else if (text.substr(p, 2) == "//") {
+      p = text.find('\n', p);
+    } else if (text.substr(p, 2) == "/*") {
+      p = text.find("*/", p + 2);
+      if (p != std::string_view::npos) p += 2;
+    } else {
+      const std::size_t begin = p;
+      while (p < text.size() && !blank(text[p]) && text[p] != ',' && text.substr(p, 2) != "//" &&
+             text.substr(p, 2) != "/*")
+        ++p;
+      tokens.push_back(text.substr(begin, p - begin));
+    }
   }
-  return std::string_view::npos;
+  return tokens;
 }
 
-// Why `bytes` are not PTX text: a module of them names its PTX version and its target.
+// Why `bytes` are not PTX text: a module starts with its .version and .target directives.
 inline std::string ptx_damage(std::string_view bytes) {
   while (!bytes.empty() && bytes.back() == '\0') bytes.remove_suffix(1); // a C string's end
-  if (bytes.find_first_not_of(" \t\r\n") == std::string_view::npos) return "it is empty";
   if (const std::size_t nul = bytes.find('\0'); nul != std::string_view::npos)
     return "it is not PTX text: it holds a NUL byte at offset " + std::to_string(nul);
-  if (ptx_directive(bytes, ".version") == std::string_view::npos)
-    return "it is not PTX: it has no .version directive (PTX starts with one, then .target)";
-  if (ptx_directive(bytes, ".target") == std::string_view::npos) return "it is not PTX: it has no .target directive";
+  const std::vector<std::string_view> header = ptx_header_tokens(bytes, 3);
+  if (header.empty()) return "it is empty (of PTX: blank space and comments at most)";
+  if (header[0] != ".version") return "it is not PTX: it does not start with a .version directive, as PTX does";
+  if (header.size() < 3 || header[2] != ".target")
+    return "it is not PTX: its .version directive is not followed by a .target directive";
   return {};
 }
 
 // The GPU a PTX module is written for: N of its ".target sm_N" (sm_90a is 90), or -1.
 inline int ptx_target_arch(std::string_view bytes) {
-  const std::size_t at = ptx_directive(bytes, ".target");
-  if (at == std::string_view::npos) return -1;
-  std::size_t p = bytes.find_first_not_of(" \t", at + 7);
-  if (p == std::string_view::npos || bytes.substr(p, 3) != "sm_") return -1;
+  const std::vector<std::string_view> header = ptx_header_tokens(bytes, 4);
+  if (header.size() < 4 || header[0] != ".version" || header[2] != ".target" || !header[3].starts_with("sm_"))
+    return -1;
   int arch = 0, digits = 0;
-  for (p += 3; p < bytes.size() && bytes[p] >= '0' && bytes[p] <= '9' && digits < 4; ++p, ++digits)
-    arch = arch * 10 + (bytes[p] - '0');
+  for (std::size_t p = 3; p < header[3].size() && header[3][p] >= '0' && header[3][p] <= '9' && digits < 4;
+       ++p, ++digits)
+    arch = arch * 10 + (header[3][p] - '0');
   return digits ? arch : -1;
 }
 
