@@ -233,10 +233,10 @@ PreservedAnalyses LowerKernelIntrinsicsPass::run(Module &M, ModuleAnalysisManage
       {"__kernel_nctaid_z", specialRegister(Intrinsic::nvvm_read_ptx_sreg_nctaid_z)},
       {"__kernel_laneid", specialRegister(Intrinsic::nvvm_read_ptx_sreg_laneid)},
       {"__kernel_activemask", specialRegister(Intrinsic::nvvm_activemask)},
-      {"__kernel_syncthreads", noResult(Intrinsic::nvvm_barrier0)},
-      {"__kernel_syncthreads_count", reducingBarrier(Intrinsic::nvvm_barrier0_popc)},
-      {"__kernel_syncthreads_and", reducingBarrier(Intrinsic::nvvm_barrier0_and)},
-      {"__kernel_syncthreads_or", reducingBarrier(Intrinsic::nvvm_barrier0_or)},
+      {"__kernel_syncthreads_at", noResult(Intrinsic::nvvm_barrier0)},
+      {"__kernel_syncthreads_count_at", reducingBarrier(Intrinsic::nvvm_barrier0_popc)},
+      {"__kernel_syncthreads_and_at", reducingBarrier(Intrinsic::nvvm_barrier0_and)},
+      {"__kernel_syncthreads_or_at", reducingBarrier(Intrinsic::nvvm_barrier0_or)},
       {"__kernel_syncwarp",
        [](IRBuilder<> &B, CallInst &C) -> Value * {
          callIntrinsic(B, Intrinsic::nvvm_bar_warp_sync, {C.getArgOperand(0)});

@@ -2,7 +2,7 @@
 //===- LowerKernelIntrinsics.h - Kernel hooks to NVVM intrinsics -*- C++ -*-===//
 //
 // The kernel headers reach the GPU through extern "C" hooks (__kernel_tid_x,
-// __kernel_syncthreads, __kernel_shfl_down, __kernel_shared_static ...; kernel/intrinsics.h
+// __kernel_syncthreads_at, __kernel_shfl_down, __kernel_shared_static ...; kernel/intrinsics.h
 // and kernel/memory.h) that the runtime implements for the simulator. On the GPU each
 // becomes the PTX special register, instruction or shared variable it stands for, and the
 // simulator's bounds checks disappear.

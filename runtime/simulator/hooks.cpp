@@ -133,16 +133,16 @@ std::uint32_t __kernel_nctaid_x() noexcept { return current_thread().grid_dim.x;
 std::uint32_t __kernel_nctaid_y() noexcept { return current_thread().grid_dim.y; }
 std::uint32_t __kernel_nctaid_z() noexcept { return current_thread().grid_dim.z; }
 
-void __kernel_syncthreads(const char *file, std::uint32_t line, std::uint32_t column) noexcept {
+void __kernel_syncthreads_at(const char *file, std::uint32_t line, std::uint32_t column) noexcept {
   barrier(barrier_kind::plain, 0, file, line, column);
 }
-int __kernel_syncthreads_count(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept {
+int __kernel_syncthreads_count_at(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept {
   return barrier(barrier_kind::count, predicate, file, line, column);
 }
-int __kernel_syncthreads_and(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept {
+int __kernel_syncthreads_and_at(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept {
   return barrier(barrier_kind::all, predicate, file, line, column);
 }
-int __kernel_syncthreads_or(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept {
+int __kernel_syncthreads_or_at(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept {
   return barrier(barrier_kind::any, predicate, file, line, column);
 }
 void __kernel_syncwarp(std::uint32_t mask) noexcept { warp_op(warp_kind::syncwarp, mask, 0, 0, 32); }

@@ -39,8 +39,8 @@ define i32 @index() {
 ; CHECK: call i32 @llvm.nvvm.vote.ballot.sync(i32 -1, i1
 ; CHECK: call void @llvm.nvvm.membar.gl()
 define i32 @warp(i32 %v, i32 %p) {
-  call void @__kernel_syncthreads(ptr @.file, i32 3, i32 5)
-  %count = call i32 @__kernel_syncthreads_count(i32 %p, ptr @.file, i32 4, i32 7)
+  call void @__kernel_syncthreads_at(ptr @.file, i32 3, i32 5)
+  %count = call i32 @__kernel_syncthreads_count_at(i32 %p, ptr @.file, i32 4, i32 7)
   %down = call i32 @__kernel_shfl_down(i32 -1, i32 %v, i32 1, i32 16)
   %ballot = call i32 @__kernel_vote_ballot(i32 -1, i32 %p)
   call void @__kernel_threadfence()
@@ -126,8 +126,8 @@ exit:
 declare i32 @__kernel_ctaid_x()
 declare i32 @__kernel_ntid_x()
 declare i32 @__kernel_tid_x()
-declare void @__kernel_syncthreads(ptr, i32, i32)
-declare i32 @__kernel_syncthreads_count(i32, ptr, i32, i32)
+declare void @__kernel_syncthreads_at(ptr, i32, i32)
+declare i32 @__kernel_syncthreads_count_at(i32, ptr, i32, i32)
 declare i32 @__kernel_shfl_down(i32, i32, i32, i32)
 declare i32 @__kernel_vote_ballot(i32, i32)
 declare void @__kernel_threadfence()

@@ -37,11 +37,12 @@ std::uint32_t __kernel_nctaid_z() noexcept;
 
 // Barriers take the source location of their call, so that the simulator can say which
 // barriers the threads of a divergent block were waiting at (the column tells apart two on
-// one line, as the branches of `if (c) syncthreads(); else syncthreads();`).
-void __kernel_syncthreads(const char *file, std::uint32_t line, std::uint32_t column) noexcept;
-int __kernel_syncthreads_count(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept;
-int __kernel_syncthreads_and(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept;
-int __kernel_syncthreads_or(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept;
+// one line, as the branches of `if (c) syncthreads(); else syncthreads();`). Named for it: an
+// object compiled against the hooks without the column would not link, rather than pass none.
+void __kernel_syncthreads_at(const char *file, std::uint32_t line, std::uint32_t column) noexcept;
+int __kernel_syncthreads_count_at(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept;
+int __kernel_syncthreads_and_at(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept;
+int __kernel_syncthreads_or_at(int predicate, const char *file, std::uint32_t line, std::uint32_t column) noexcept;
 void __kernel_syncwarp(std::uint32_t mask) noexcept;
 void __kernel_threadfence() noexcept;
 void __kernel_threadfence_block() noexcept;
@@ -173,22 +174,22 @@ inline constexpr std::uint32_t full_mask = 0xffffffffu;
 /// global memory before it are then visible to all of them. Every thread of the block must
 /// call the same syncthreads (the simulator reports those that do not).
 KERNEL_ALWAYS_INLINE void syncthreads(std::source_location site = std::source_location::current()) noexcept {
-  detail::__kernel_syncthreads(site.file_name(), site.line(), site.column());
+  detail::__kernel_syncthreads_at(site.file_name(), site.line(), site.column());
 }
 /// syncthreads that also counts the threads whose `predicate` is true.
 KERNEL_ALWAYS_INLINE int syncthreads_count(bool predicate,
                                            std::source_location site = std::source_location::current()) noexcept {
-  return detail::__kernel_syncthreads_count(predicate, site.file_name(), site.line(), site.column());
+  return detail::__kernel_syncthreads_count_at(predicate, site.file_name(), site.line(), site.column());
 }
 /// syncthreads that tells whether `predicate` is true for every thread of the block.
 KERNEL_ALWAYS_INLINE bool syncthreads_and(bool predicate,
                                           std::source_location site = std::source_location::current()) noexcept {
-  return detail::__kernel_syncthreads_and(predicate, site.file_name(), site.line(), site.column()) != 0;
+  return detail::__kernel_syncthreads_and_at(predicate, site.file_name(), site.line(), site.column()) != 0;
 }
 /// syncthreads that tells whether `predicate` is true for any thread of the block.
 KERNEL_ALWAYS_INLINE bool syncthreads_or(bool predicate,
                                          std::source_location site = std::source_location::current()) noexcept {
-  return detail::__kernel_syncthreads_or(predicate, site.file_name(), site.line(), site.column()) != 0;
+  return detail::__kernel_syncthreads_or_at(predicate, site.file_name(), site.line(), site.column()) != 0;
 }
 /// Waits until the threads of the warp in `mask` reach this point.
 KERNEL_ALWAYS_INLINE void syncwarp(std::uint32_t mask = full_mask) noexcept { detail::__kernel_syncwarp(mask); }
