@@ -44,6 +44,7 @@
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -97,9 +98,11 @@ std::string findLinkFile(Sema &S, StringRef Written, StringRef FromFile, std::st
   return std::string();
 }
 
+using LinkFileVerdict = std::optional<std::pair<std::string, std::string>>;
+
 /// Why the file at `Path` cannot be linked as what its extension says, with that kind
 /// ("cubin", "ptx"); std::nullopt where nothing is found wrong. CUDA-C is NVRTC's to judge.
-std::optional<std::pair<std::string, std::string>> linkFileDamage(StringRef Path) {
+LinkFileVerdict checkLinkFile(StringRef Path) {
   const std::string Extension = llvm::sys::path::extension(Path).str();
   const kernel::detail::link_format_info *Format =
       kernel::detail::link_format_for_extension(Extension);
@@ -115,6 +118,24 @@ std::optional<std::pair<std::string, std::string>> linkFileDamage(StringRef Path
   if (Why.empty())
     return std::nullopt;
   return std::make_pair(Kind, std::move(Why));
+}
+
+/// checkLinkFile, once per version of a file: a library every declaration names (a fat binary
+/// decompressed to be checked) is read once, not once per declaration. Keyed by the file's
+/// time and size too, for a process that compiles more than once (clangd).
+LinkFileVerdict linkFileDamage(StringRef Path) {
+  static llvm::StringMap<LinkFileVerdict> Checked;
+  llvm::sys::fs::file_status Status;
+  if (llvm::sys::fs::status(Path, Status))
+    return checkLinkFile(Path);
+  const std::string Key =
+      Path.str() + "\n" +
+      std::to_string(Status.getLastModificationTime().time_since_epoch().count()) + "\n" +
+      std::to_string(Status.getSize());
+  auto [It, Inserted] = Checked.try_emplace(Key);
+  if (Inserted)
+    It->second = checkLinkFile(Path);
+  return It->second;
 }
 
 const StringLiteral *stringArgument(const ParsedAttr &Attr, unsigned I) {
