@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -126,23 +127,32 @@ std::string cubin_key::text() const {
 
 cubin_cache::cubin_cache(std::filesystem::path directory) : directory_(std::move(directory)) {}
 
+std::filesystem::path cubin_cache::directory_from(const char *kernel_cache_dir, const char *xdg_cache_home,
+                                                  const char *home) {
+  const auto absolute = [](std::filesystem::path dir) {
+    std::error_code ec;
+    std::filesystem::path made = std::filesystem::absolute(dir, ec);
+    return ec ? std::filesystem::path() : made;
+  };
+  // The spellings of "off" that the switch settings accept: a cache directory named "OFF"
+  // or "0" in the working directory is never what was meant.
+  const auto switched_off = [](std::string_view value) {
+    std::string lower(value);
+    for (char &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower == "off" || lower == "0" || lower == "false" || lower == "no";
+  };
+  if (kernel_cache_dir && *kernel_cache_dir)
+    return switched_off(kernel_cache_dir) ? std::filesystem::path() : absolute(kernel_cache_dir);
+  // The XDG base directory specification: a relative path there is to be ignored.
+  if (xdg_cache_home && *xdg_cache_home == '/') return std::filesystem::path(xdg_cache_home) / "kernel";
+  if (home && *home) return absolute(std::filesystem::path(home) / ".cache" / "kernel");
+  return {};
+}
+
 const cubin_cache &cubin_cache::process() {
-  static const cubin_cache cache = [] {
-    // Made absolute once: a process that changes directory keeps writing where it began.
-    const auto absolute = [](std::filesystem::path dir) {
-      std::error_code ec;
-      std::filesystem::path made = std::filesystem::absolute(dir, ec);
-      return ec ? std::filesystem::path() : made;
-    };
-    if (const char *dir = std::getenv("KERNEL_CACHE_DIR"); dir && *dir)
-      return cubin_cache(std::string_view(dir) == "off" ? std::filesystem::path() : absolute(dir));
-    // The XDG base directory specification: a relative path there is to be ignored.
-    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
-      return cubin_cache(std::filesystem::path(xdg) / "kernel");
-    if (const char *home = std::getenv("HOME"); home && *home)
-      return cubin_cache(absolute(std::filesystem::path(home) / ".cache" / "kernel"));
-    return cubin_cache(std::filesystem::path());
-  }();
+  // Decided once: a process that changes directory keeps writing where it began.
+  static const cubin_cache cache(
+      directory_from(std::getenv("KERNEL_CACHE_DIR"), std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")));
   return cache;
 }
 

@@ -33,8 +33,13 @@ public:
   explicit cubin_cache(std::filesystem::path directory);
 
   /// The process's cache: $KERNEL_CACHE_DIR, else $XDG_CACHE_HOME/kernel, else
-  /// ~/.cache/kernel. KERNEL_CACHE_DIR=off disables it.
+  /// ~/.cache/kernel. KERNEL_CACHE_DIR=off (or 0, false, no; any case) disables it.
   static const cubin_cache &process();
+
+  /// The directory process() chooses from these environment values (null where unset);
+  /// empty where the cache is off. A relative one is made absolute from the working directory.
+  static std::filesystem::path directory_from(const char *kernel_cache_dir, const char *xdg_cache_home,
+                                              const char *home);
 
   bool enabled() const noexcept { return !directory_.empty(); }
   const std::filesystem::path &directory() const noexcept { return directory_; }

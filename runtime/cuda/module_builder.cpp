@@ -179,9 +179,9 @@ bool names_on_a_line_with(std::string_view text, std::string_view name, bool pre
 // CUDA-C without extern "C" with a __device__ line naming it, PTX with a .func line naming the
 // mangled name (not an .extern one), a binary holding the mangled name. The declaration is
 // extern "C" (the plugin requires it), so the link looks for "bar" and finds nothing.
-std::string mangled_definitions(const std::vector<user_code> &code, const std::string &symbol) {
+std::vector<std::string> mangled_definitions(const std::vector<user_code> &code, const std::string &symbol) {
   const std::string mangled = "_Z" + std::to_string(symbol.size()) + symbol;
-  std::string found;
+  std::vector<std::string> found;
   for (const user_code &c : code) {
     bool named = false;
     switch (format_named(c.kind, c.name)) {
@@ -192,7 +192,7 @@ std::string mangled_definitions(const std::vector<user_code> &code, const std::s
     case link_format::ptx: named = names_on_a_line_with(c.bytes, mangled, true, ".func", ".extern"); break;
     default: named = c.bytes.find(mangled) != std::string_view::npos; break;
     }
-    if (named) found += (found.empty() ? "'" : ", '") + c.name + "'";
+    if (named) found.push_back(c.name);
   }
   return found;
 }
@@ -229,16 +229,18 @@ std::string mangled_definitions(const std::vector<user_code> &code, const std::s
   const std::string symbol = quoted_after(log, undefined_reference_marker);
   if (symbol.empty()) throw link_error(log);
   const std::string function = declared_function(external_named(m, symbol), symbol);
-  const std::string mangled = mangled_definitions(code, symbol);
+  const std::vector<std::string> mangled = mangled_definitions(code, symbol);
+  std::string mangled_names;
+  for (const std::string &name : mangled) mangled_names += (mangled_names.empty() ? "'" : ", '") + name + "'";
   throw link_error(what + ": the device function " + function + " is not defined in the device code linked with it" +
                    (code.empty() ? std::string(" (no device code was linked: name the file with [[kernel::link(...)]], "
                                                "-fplugin-arg-kernel-link, a cuda_device_library in device_deps, or "
                                                "kernel::link_device_code)")
                                  : " (searched: " + names_of(code) + ")") +
-                   (mangled.empty() ? std::string()
-                                    : "; " + mangled + " seem" + (mangled.find(',') == std::string::npos ? "s" : "") +
-                                          " to define '" + symbol +
-                                          "' with C++ linkage, its name mangled: define it extern \"C\" there"));
+                   (mangled.empty()
+                        ? std::string()
+                        : "; " + mangled_names + (mangled.size() == 1 ? " seems" : " seem") + " to define '" + symbol +
+                              "' with C++ linkage, its name mangled: define it extern \"C\" there"));
 }
 
 } // namespace

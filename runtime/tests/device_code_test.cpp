@@ -318,6 +318,12 @@ TEST_F(DeviceCode, DefinitionWithCxxLinkageIsPointedOut) {
   EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) is "
                               "not defined in the device code linked with it (searched: cxx.cu); 'cxx.cu' seems to "
                               "define 'twice' with C++ linkage, its name mangled: define it extern \"C\" there");
+  // One file whose name holds a comma is one file; two are two.
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_source("a,b.cu", "__device__ int twice(int a) { return 2 * a; }");
+  EXPECT_NE(link_message(90).find("; 'a,b.cu' seems to define 'twice'"), std::string::npos) << link_message(90);
+  kernel::link_device_source("c.cu", "__device__ float twice(float a) { return a + a; }");
+  EXPECT_NE(link_message(90).find("; 'a,b.cu', 'c.cu' seem to define 'twice'"), std::string::npos) << link_message(90);
   // PTX defining the mangled name; and PTX that only declares it, or CUDA-C that only calls a
   // function whose name ends in it, define nothing.
   const fs::path dir = scratch_directory("mangled");

@@ -436,6 +436,9 @@ TEST(KernelSim, PerThreadGeneratorsDrawApart) {
   // seed or start is refused, where the conversion would make it 2^64 - 1.
   const auto same = kernel::random::create_xoroshiro128p_states(std::size_t{256}, std::int8_t{7}, short{0});
   for (index_t i = 0; i < 256; ++i) EXPECT_EQ(same[i].s0, kernel::random::create_xoroshiro128p_states(256, 7)[i].s0);
+  // Braces name the default: a seed of `{}` is 0, as with a uint64 parameter.
+  EXPECT_EQ(kernel::random::create_xoroshiro128p_states(1, {})[0].s0,
+            kernel::random::create_xoroshiro128p_states(1, 0)[0].s0);
   const auto refused = [](auto &&call, const std::string &text) {
     try {
       call();

@@ -144,7 +144,20 @@ TEST(CubinCache, LocationFromTheEnvironment) {
   EXPECT_TRUE(cubin_cache(fs::path()).enabled() == false);
   EXPECT_FALSE(cubin_cache(fs::path()).store(cubin_key{}, std::vector<char>{'x'}));
   const cubin_cache &process = cubin_cache::process();
-  if (const char *dir = std::getenv("KERNEL_CACHE_DIR")) EXPECT_EQ(process.directory(), fs::path(dir));
+  EXPECT_EQ(process.directory(), cubin_cache::directory_from(std::getenv("KERNEL_CACHE_DIR"),
+                                                             std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")));
+}
+
+TEST(CubinCache, DirectoryFromTheEnvironment) {
+  // Every spelling of "off" disables the cache rather than naming a directory "OFF".
+  for (const char *off : {"off", "OFF", "Off", "0", "false", "No"})
+    EXPECT_TRUE(cubin_cache::directory_from(off, "/xdg", "/home/u").empty()) << off;
+  EXPECT_EQ(cubin_cache::directory_from("/tmp/c", "/xdg", "/home/u"), fs::path("/tmp/c"));
+  EXPECT_EQ(cubin_cache::directory_from("rel", nullptr, nullptr), fs::current_path() / "rel");
+  EXPECT_EQ(cubin_cache::directory_from("", "/xdg", "/home/u"), fs::path("/xdg/kernel"));
+  // A relative XDG_CACHE_HOME is ignored, as the XDG specification says.
+  EXPECT_EQ(cubin_cache::directory_from(nullptr, "xdg", "/home/u"), fs::path("/home/u/.cache/kernel"));
+  EXPECT_TRUE(cubin_cache::directory_from(nullptr, nullptr, nullptr).empty());
 }
 
 TEST(CubinCache, UnwritableDirectoryIsSkipped) {

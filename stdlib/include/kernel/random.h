@@ -81,7 +81,7 @@ ndarray<xoroshiro128p_state, 1> seeded_xoroshiro128p_states(index_t n, std::uint
 /// sequence of `seed`; see the header comment. Integers of any type: a negative count, seed or
 /// start is an argument_error, a floating one a compile error, where a conversion would wrap
 /// or cut it.
-template <kernel::detail::integer_argument N, kernel::detail::integer_argument S,
+template <kernel::detail::integer_argument N = index_t, kernel::detail::integer_argument S = std::uint64_t,
           kernel::detail::integer_argument Q = std::uint64_t>
 ndarray<xoroshiro128p_state, 1> create_xoroshiro128p_states(N n, S seed, Q subsequence_start = 0) {
   constexpr std::string_view name = "create_xoroshiro128p_states";

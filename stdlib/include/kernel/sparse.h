@@ -361,7 +361,7 @@ public:
   /// start at 0, never decrease and end at the number of values; one column index in
   /// [0, cols) per value. A device matrix is checked on its device.
   /// `rows` and `cols` are integers of any type (a floating one is a compile error).
-  template <detail::integer_argument R, detail::integer_argument C>
+  template <detail::integer_argument R = index_t, detail::integer_argument C = index_t>
   basic_csr_matrix(R rows, C cols, array_type<I> row_offsets, array_type<I> column_indices, array_type<T> values)
       : base(base::extent(name, 1, rows, "rows"), base::extent(name, 2, cols, "columns"), std::move(row_offsets),
              std::move(column_indices), std::move(values)) {
@@ -370,7 +370,7 @@ public:
 
   /// The same from any 1-D host arrays (std::vector, std::span, array_view, ...), copied;
   /// indices of another integer type are converted when they fit.
-  template <detail::integer_argument R, detail::integer_argument C, class O, class J, class V>
+  template <detail::integer_argument R = index_t, detail::integer_argument C = index_t, class O, class J, class V>
     requires(!Device)
   basic_csr_matrix(R rows, C cols, const O &row_offsets, const J &column_indices, const V &values)
       : base(base::extent(name, 1, rows, "rows"), base::extent(name, 2, cols, "columns"),
@@ -437,7 +437,7 @@ public:
   /// A rows x cols matrix of the given entries (moved in), checked: one row index in
   /// [0, rows) and one column index in [0, cols) per value.
   /// `rows` and `cols` are integers of any type (a floating one is a compile error).
-  template <detail::integer_argument R, detail::integer_argument C>
+  template <detail::integer_argument R = index_t, detail::integer_argument C = index_t>
   basic_coo_matrix(R rows, C cols, array_type<I> row_indices, array_type<I> column_indices, array_type<T> values)
       : base(base::extent(name, 1, rows, "rows"), base::extent(name, 2, cols, "columns"), std::move(row_indices),
              std::move(column_indices), std::move(values)) {
@@ -445,7 +445,7 @@ public:
   }
 
   /// The same from any 1-D host arrays, copied.
-  template <detail::integer_argument R, detail::integer_argument C, class Q, class J, class V>
+  template <detail::integer_argument R = index_t, detail::integer_argument C = index_t, class Q, class J, class V>
     requires(!Device)
   basic_coo_matrix(R rows, C cols, const Q &row_indices, const J &column_indices, const V &values)
       : base(base::extent(name, 1, rows, "rows"), base::extent(name, 2, cols, "columns"),
