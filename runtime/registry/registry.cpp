@@ -116,4 +116,36 @@ std::optional<kernel_info> detail::find_kernel(const void *host_key) {
   return std::nullopt;
 }
 
+std::string detail::declared_array_orders(const void *host_key) {
+  const std::optional<kernel_info> k = find_kernel(host_key);
+  if (!k) return {};
+  // The plugin writes signatures canonically: "void(float32[:, ::1], int32)", '::1' on the last
+  // dimension for C order, on the first (of two or more) for Fortran order.
+  const std::string &sig = k->signature;
+  const std::size_t open = sig.find('('), close = sig.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close <= open + 1) return {};
+  std::string orders;
+  std::size_t begin = open + 1;
+  int depth = 0;
+  for (std::size_t i = begin; i <= close; ++i) {
+    if (sig[i] == '[') ++depth;
+    if (sig[i] == ']') --depth;
+    if (i < close && (sig[i] != ',' || depth != 0)) continue;
+    const std::string_view param = std::string_view(sig).substr(begin, i - begin);
+    char order = 'A';
+    if (const std::size_t dims = param.find('['); dims != std::string_view::npos) {
+      const std::string_view inside = param.substr(dims + 1, param.rfind(']') - dims - 1);
+      const std::size_t first_comma = inside.find(','), last_comma = inside.rfind(',');
+      const auto unit = [](std::string_view dim) { return dim.find("::1") != std::string_view::npos; };
+      if (unit(inside.substr(last_comma == std::string_view::npos ? 0 : last_comma + 1)))
+        order = 'C';
+      else if (first_comma != std::string_view::npos && unit(inside.substr(0, first_comma)))
+        order = 'F';
+    }
+    orders += order;
+    begin = i + 1;
+  }
+  return orders;
+}
+
 } // namespace kernel

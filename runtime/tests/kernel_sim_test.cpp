@@ -118,6 +118,28 @@ struct Shifts {
             0x8000000000000001ull << n, 0x8000000000000001ull >> n, std::int64_t{-0x7fffffffffffffff} >> n};
 }
 
+// Records each element with its offset from the first, in the strides the kernel was given:
+// what a C- or Fortran-ordered parameter receives.
+[[kernel::jit("void(int32[:, ::1], int64[:])")]] void c_ordered(array_view<int, 2> a, array_view<index_t> offsets) {
+  if (kernel::grid<1>() != 0) return;
+  for (index_t i = 0; i < a.shape(0); ++i)
+    for (index_t j = 0; j < a.shape(1); ++j) {
+      offsets[i * a.shape(1) + j] = &a(i, j) - a.data();
+      a(i, j) += 1;
+    }
+}
+[[kernel::jit("void(int32[::1, :], int64[:])")]] void f_ordered(array_view<int, 2> a, array_view<index_t> offsets) {
+  if (kernel::grid<1>() != 0) return;
+  for (index_t i = 0; i < a.shape(0); ++i)
+    for (index_t j = 0; j < a.shape(1); ++j) {
+      offsets[i * a.shape(1) + j] = &a(i, j) - a.data();
+      a(i, j) += 1;
+    }
+}
+[[kernel::jit("void(int32[::1, :], int32[:, ::1])")]] void f_and_c(array_view<int, 2> a, array_view<int, 2> b) {
+  if (kernel::grid<1>() == 0) a(0, 0) = b(0, 0);
+}
+
 [[kernel::jit]] void twice_into(array_view<int> out, array_view<int> in) {
   const index_t i = kernel::grid<1>();
   if (i < out.size()) out[i] = in[i] * 2;
@@ -550,6 +572,55 @@ TEST(KernelSim, TemporaryHostOutputsOnAStream) {
   later(named);
   dev.synchronize();
   EXPECT_EQ(named, std::vector<float>(32, 4.0f));
+}
+
+// A signature's "[:, ::1]" and "[::1, :]" are Numba's C and Fortran layouts: a device array in
+// another order is refused, naming the argument, before anything runs; a host array is copied
+// to the device in the declared order, and back into the user's own strides.
+TEST(KernelSim, DeclaredArrayOrders) {
+  // Host arrays, C-ordered: the kernel sees row-major and column-major copies.
+  std::vector<int> host{0, 1, 2, 3, 4, 5};
+  const auto a = kernel::array_view<int, 2>(host.data(), {2, 3});
+  std::vector<index_t> offsets(6);
+  kernel::launch<c_ordered>(1, 1).on(on_dev)(a, offsets);
+  EXPECT_EQ(offsets, (std::vector<index_t>{0, 1, 2, 3, 4, 5}));
+  kernel::launch<f_ordered>(1, 1).on(on_dev)(a, offsets);
+  EXPECT_EQ(offsets, (std::vector<index_t>{0, 2, 4, 1, 3, 5}));
+  EXPECT_EQ(host, (std::vector<int>{2, 3, 4, 5, 6, 7}));
+  // A strided host view is gathered in either order, and written back through its strides.
+  std::vector<int> wide(12, 0);
+  const auto columns = kernel::array_view<int, 2>(wide.data(), {2, 3}, {6, 2});
+  kernel::launch<f_ordered>(1, 1).on(on_dev)(columns, offsets);
+  EXPECT_EQ(wide, (std::vector<int>{1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}));
+
+  // Device arrays must already be in the order declared.
+  auto d = kernel::to_device(kernel::ndarray<int, 2>({4, 6}), dev);
+  auto d_offsets = kernel::device_array<index_t>(24, dev);
+  kernel::launch<c_ordered>(1, 1)(d, d_offsets);
+  const auto every_other = kernel::device_view<int, 2>(dev, d.data(), {4, 3}, {6, 2});
+  const auto transposed = kernel::device_view<int, 2>(dev, d.data(), {6, 4}, {1, 6});
+  const auto refused = [](auto &&launch, const std::string &text) {
+    try {
+      launch();
+      ADD_FAILURE() << "not refused: " << text;
+    } catch (const kernel::argument_error &e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { kernel::launch<c_ordered>(1, 1)(every_other, d_offsets); },
+          "'c_ordered': argument 1: is a device array of shape (4, 3) and strides (6, 2) (elements), not "
+          "contiguous in C order ('::1' on its last dimension) as the kernel's signature declares it");
+  refused([&] { kernel::launch<c_ordered>(1, 1)(transposed, d_offsets); }, "not contiguous in C order");
+  refused([&] { kernel::launch<f_ordered>(1, 1)(d, d_offsets); }, "not contiguous in Fortran order");
+  kernel::launch<f_ordered>(1, 1)(transposed, d_offsets);
+  EXPECT_EQ(d.copy_to_host()(1, 0), 2) << "each launch that ran added 1";
+  // Extents of 1 and empty arrays are in every order, as in NumPy.
+  kernel::launch<c_ordered>(1, 1)(kernel::device_view<int, 2>(dev, d.data(), {1, 3}, {99, 1}), d_offsets);
+  kernel::launch<f_ordered>(1, 1)(kernel::device_view<int, 2>(dev, d.data(), {0, 3}, {5, 7}), d_offsets);
+  // One host array cannot be copied in both orders.
+  std::vector<int> both(4, 0);
+  const auto square = kernel::array_view<int, 2>(both.data(), {2, 2});
+  EXPECT_THROW(kernel::launch<f_and_c>(1, 1).on(on_dev)(square, square), kernel::argument_error);
 }
 
 TEST(KernelSim, DeviceArraysStay) {

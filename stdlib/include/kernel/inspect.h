@@ -61,6 +61,10 @@ namespace detail {
 /// The kernel whose host entry is `host_key`, if its translation unit was compiled with the
 /// plugin.
 std::optional<kernel_info> find_kernel(const void *host_key);
+/// The order its signature declares for each parameter, one character each: 'C' for
+/// "float32[:, ::1]" (and "float32[::1]"), 'F' for "float32[::1, :]", 'A' for any other
+/// (an array of any strides, or a scalar); empty when no such kernel is registered.
+std::string declared_array_orders(const void *host_key);
 /// Modules the runtime could not register, with the reason (an incompatible plugin).
 std::vector<std::string> rejected_modules();
 } // namespace detail

@@ -105,6 +105,7 @@ struct host_argument {
   bool writable = false; // the parameter it feeds may be written
   operand_layout layout; // where its elements are (the user's view)
   int same_as = -1;      // an earlier argument with exactly these elements, whose copy it shares
+  char copy_order = 'C'; // how its device copy is laid out: 'C' row-major, 'F' column-major
 };
 
 /// Argument A feeds array parameter P from host memory: it is copied to the device (launcher::pass).
@@ -160,6 +161,59 @@ inline void pair_shared_host_arguments(std::string_view kernel, std::span<host_a
       }
     }
   }
+}
+
+/// Whether a view of `shape` and `strides` (in elements) is laid out as a signature's `order`
+/// declares ('C' row-major without gaps, 'F' column-major, 'A' any), by NumPy's rules: an
+/// extent of 1 takes any stride, an empty array is in every order.
+template <std::size_t R>
+bool in_declared_order(char order, const std::array<index_t, R> &shape, const std::array<index_t, R> &strides) {
+  if (order == 'A' || std::find(shape.begin(), shape.end(), index_t{0}) != shape.end()) return true;
+  index_t expected = 1;
+  for (std::size_t i = 0; i < R; ++i) {
+    const std::size_t d = order == 'F' ? i : R - 1 - i;
+    if (shape[d] != 1 && strides[d] != expected) return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+[[noreturn]] inline void out_of_declared_order(std::string_view kernel, int argument, char order,
+                                               std::span<const index_t> shape, std::span<const index_t> strides) {
+  const auto list = [](std::span<const index_t> v) {
+    std::string text = "(";
+    for (std::size_t d = 0; d < v.size(); ++d) text += (d ? ", " : "") + std::to_string(v[d]);
+    return text + (v.size() == 1 ? ",)" : ")");
+  };
+  const std::string layout =
+      order == 'F' ? "Fortran order ('::1' on its first dimension)" : "C order ('::1' on its last dimension)";
+  throw argument_error(std::string(kernel), argument,
+                       "is a device array of shape " + list(shape) + " and strides " + list(strides) +
+                           " (elements), not contiguous in " + layout +
+                           " as the kernel's signature declares it; pass a contiguous copy, or declare the "
+                           "parameter with ':' alone to take any strides");
+}
+
+/// `v` with its dimensions in reverse order: gathered row-major, the elements of `v` in
+/// column-major order.
+template <class T, std::size_t R> array_view<T, R> reversed_axes(const array_view<T, R> &v) {
+  std::array<index_t, R> shape{}, strides{};
+  for (std::size_t d = 0; d < R; ++d) {
+    shape[d] = v.shape()[R - 1 - d];
+    strides[d] = v.strides()[R - 1 - d];
+  }
+  return array_view<T, R>(v.data(), shape, strides);
+}
+
+/// The column-major strides of an array of `shape`.
+template <std::size_t R> std::array<index_t, R> fortran_strides(const std::array<index_t, R> &shape) {
+  std::array<index_t, R> s{};
+  index_t step = 1;
+  for (std::size_t d = 0; d < R; ++d) {
+    s[d] = step;
+    step *= shape[d];
+  }
+  return s;
 }
 
 } // namespace detail
@@ -255,13 +309,27 @@ private:
     constexpr std::size_t described = any_host_array ? traits::arity + 1 : 1;
     std::array<detail::host_argument, described> hosts{};
     std::array<std::shared_ptr<void>, described> copies{};
+    // The order each array parameter's signature declares ("float32[:, ::1]"): a device array
+    // must be in it, a host array is copied in it. Read from the registry once per kernel.
+    constexpr bool any_array = []<std::size_t... K>(std::index_sequence<K...>) {
+      return (detail::kernel_param<typename traits::template arg<K>>::is_array || ...);
+    }(std::make_index_sequence<traits::arity>{});
+    static const std::string declared_orders = [] {
+      if constexpr (any_array)
+        return detail::declared_array_orders(reinterpret_cast<const void *>(&detail::jit_kernel<F>));
+      else
+        return std::string();
+    }();
+    const auto order_of = [](std::size_t k) { return k < declared_orders.size() ? declared_orders[k] : 'A'; };
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       if constexpr (any_host_array) {
         ((hosts[K] = detail::describe_host_argument<typename traits::template arg<K>>(args)), ...);
         detail::pair_shared_host_arguments(name(), std::span(hosts.data(), traits::arity));
       }
       auto refs = std::forward_as_tuple(args...);
-      (pass<K>(call, std::get<K>(refs), temporary[K], detail::get_arg<K>(params), keep, copy_back, hosts, copies), ...);
+      (pass<K>(call, std::get<K>(refs), temporary[K], order_of(K), detail::get_arg<K>(params), keep, copy_back, hosts,
+               copies),
+       ...);
     }(std::make_index_sequence<traits::arity>{});
 
     const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::jit_kernel<F>), name(),
@@ -282,9 +350,9 @@ private:
   }
 
   template <std::size_t K, class A, class Slot, std::size_t H>
-  void pass(const detail::device_call &call, A &a, bool temporary, Slot &slot, std::vector<std::shared_ptr<void>> &keep,
-            std::vector<detail::host_task> &copy_back, std::array<detail::host_argument, H> &hosts,
-            std::array<std::shared_ptr<void>, H> &copies) const {
+  void pass(const detail::device_call &call, A &a, bool temporary, char order, Slot &slot,
+            std::vector<std::shared_ptr<void>> &keep, std::vector<detail::host_task> &copy_back,
+            std::array<detail::host_argument, H> &hosts, std::array<std::shared_ptr<void>, H> &copies) const {
     using P = std::remove_cvref_t<typename traits::template arg<K>>;
     const auto store = [&slot](const P &value) { std::memcpy(static_cast<void *>(&slot), &value, sizeof(P)); };
     if constexpr (!detail::is_array_view<P>::value) {
@@ -298,6 +366,8 @@ private:
                                "is a device array on " + a.device().name() + " but the launch runs on " +
                                    detail::device_name(*call.device));
         auto v = arg::view(a);
+        if (!detail::in_declared_order(order, v.shape(), v.strides()))
+          detail::out_of_declared_order(name(), static_cast<int>(K) + 1, order, v.shape(), v.strides());
         store(P(v.data(), v.shape(), v.strides()));
         // Held until the kernel is done, should the launch run on another stream than the
         // one that frees the array.
@@ -315,8 +385,18 @@ private:
         const std::size_t bytes = static_cast<std::size_t>(host.size()) * sizeof(E);
         std::shared_ptr<void> memory;
         bool copies_back = !std::is_const_v<T>;
+        // The copy is row-major, or column-major where the signature declares Fortran order.
+        char copy_order = order == 'F' ? 'F' : 'C';
         if (const int first = hosts[K].same_as; first >= 0) {
           // The same elements as an earlier argument: its copy, copied back once.
+          const char shared = hosts[static_cast<std::size_t>(first)].copy_order;
+          if (order != 'A' && order != shared)
+            throw argument_error(std::string(name()), static_cast<int>(K) + 1,
+                                 "is the host array given as argument " + std::to_string(first + 1) +
+                                     ", which the kernel's signature declares in " + (shared == 'F' ? "Fortran" : "C") +
+                                     " order and this one in " + (order == 'F' ? "Fortran" : "C") +
+                                     " order: the one copy they share cannot be both; pass a device array");
+          copy_order = shared;
           memory = copies[static_cast<std::size_t>(first)];
           copies_back = copies_back && !hosts[static_cast<std::size_t>(first)].writable;
           hosts[static_cast<std::size_t>(first)].writable =
@@ -324,17 +404,19 @@ private:
         } else if (bytes > 0) {
           memory = detail::allocate_for(name(), static_cast<int>(K) + 1, call, bytes);
           auto staging = detail::pinned_allocate(*call.device, bytes);
-          detail::gather(host, static_cast<E *>(staging.get()));
+          detail::gather(copy_order == 'F' ? detail::reversed_axes(host) : host, static_cast<E *>(staging.get()));
           detail::device_copy(*call.device, memory.get(), staging.get(), bytes, detail::copy_direction::host_to_device,
                               *call.stream);
           keep.push_back(std::move(staging));
           keep.push_back(memory);
           copies[K] = memory;
         }
-        store(P(static_cast<T *>(memory.get()), host.shape()));
+        hosts[K].copy_order = copy_order;
+        store(copy_order == 'F' ? P(static_cast<T *>(memory.get()), host.shape(), detail::fortran_strides(host.shape()))
+                                : P(static_cast<T *>(memory.get()), host.shape()));
         if constexpr (!std::is_const_v<T>) {
           if (bytes > 0 && copies_back)
-            copy_back.push_back([&call, memory, host, bytes] {
+            copy_back.push_back([&call, memory, host = copy_order == 'F' ? detail::reversed_axes(host) : host, bytes] {
               auto staging = detail::pinned_allocate(*call.device, bytes);
               detail::device_copy(*call.device, staging.get(), memory.get(), bytes,
                                   detail::copy_direction::device_to_host, *call.stream);
