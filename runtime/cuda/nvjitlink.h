@@ -37,6 +37,12 @@ inline constexpr std::string_view prototype_definition_marker = "first defined i
 /// How it words a function two inputs define ("Multiple definition of 'bar' in 'b.ptx', first
 /// defined in 'a.ptx'"). Pinned by runtime/tests:nvjitlink_log_test.
 inline constexpr std::string_view multiple_definition_marker = "Multiple definition of '";
+/// How it words a function the caller declares as a device function and an input defines as a
+/// kernel ("Function 'bar' not declared __global__ in all source files"): the name is quoted
+/// after kernel_definition_start, the sentence ends with kernel_definition_end. Pinned by
+/// runtime/tests:nvjitlink_log_test.
+inline constexpr std::string_view kernel_definition_start = "Function '";
+inline constexpr std::string_view kernel_definition_end = "' not declared __global__ in all source files";
 
 struct link_input {
   /// Anything but link_format::cuda, which NVRTC compiles to PTX first.

@@ -348,6 +348,42 @@ TEST_F(DeviceCode, DefinitionWithCxxLinkageIsPointedOut) {
   fs::remove_all(dir);
 }
 
+// A variable named as the function the kernel calls: nvJitLink crashes the process linking it
+// (a segmentation fault, in every input kind), so it is refused before, naming the file.
+TEST_F(DeviceCode, VariableNamedAsTheFunctionIsRefused) {
+  const std::string expected = "' names 'twice' as a variable (__device__ or __constant__ data), but the kernel "
+                               "calls it as the device function 'int twice(int)' (declared at calls_twice.cpp:6); "
+                               "define it there as an extern \"C\" __device__ function, or give the variable another "
+                               "name";
+  for (const std::string file : {"twice_variable.o", "libtwice_variable.a", "twice_variable.ptx",
+                                 "twice_variable.fatbin", "twice_variable_sm90.cubin"}) {
+    kernel::runtime::device_code::clear_runtime_inputs();
+    kernel::link_device_code(data + file);
+    EXPECT_EQ(link_message(90), "'double_all': '" + data + file + expected) << file;
+  }
+  for (const char *source :
+       {"extern \"C\" __device__ int twice = 3;", "extern \"C\" __constant__ int twice[2] = {1, 2};",
+        "extern \"C\" __device__ int twice;\n"
+        "extern \"C\" __device__ int thrice(int a) { return a * twice; }"}) {
+    kernel::runtime::device_code::clear_runtime_inputs();
+    kernel::link_device_source("variable.cu", source);
+    EXPECT_EQ(link_message(90), "'double_all': 'variable.cu" + expected) << source;
+  }
+  // A variable of another name is no conflict: the function is missing.
+  kernel::runtime::device_code::clear_runtime_inputs();
+  kernel::link_device_source("uses.cu", "extern \"C\" __device__ int twice_count;\n"
+                                        "extern \"C\" __device__ int twice(int a) { return a * 2 + twice_count; }");
+  EXPECT_EQ(link_message(90).find("as a variable"), std::string::npos) << link_message(90);
+}
+
+// A function defined as a kernel: device code cannot call one.
+TEST_F(DeviceCode, KernelNamedAsTheFunctionIsExplained) {
+  kernel::link_device_source("kernel.cu", "extern \"C\" __global__ void twice(int *a) { *a *= 2; }");
+  EXPECT_EQ(link_message(90), "'double_all': the device function 'int twice(int)' (declared at calls_twice.cpp:6) is "
+                              "defined as a kernel (__global__) in the device code linked (in 'kernel.cu'), which "
+                              "device code cannot call; define it there as an extern \"C\" __device__ function");
+}
+
 // nvJitLink indexes a cubin's tables without checking them: one byte changed in a symbol's
 // section, a relocation's symbol or the prototypes' symbol crashed the process. Each is
 // refused when added, also inside an uncompressed fat binary; a relocatable cubin with shared

@@ -140,6 +140,32 @@ TEST(NvJitLinkLog, MultipleDefinitionsAreNamedAfterTheMarker) {
   }
 }
 
+// A function the caller declares as a device function and an input defines as a kernel: the
+// log names it between kernel_definition_start and kernel_definition_end.
+TEST(NvJitLinkLog, KernelsCalledAsFunctionsAreNamedBetweenTheMarkers) {
+  const cuda::nvjitlink &linker = cuda::nvjitlink::get();
+  if (!linker.available()) GTEST_SKIP() << linker.unavailable_reason();
+  const std::string defines_kernel = R"(.version 7.8
+.target sm_75
+.address_size 64
+.visible .entry bar_undefined(.param .u64 p) {
+  ret;
+}
+)";
+  const std::vector<cuda::link_input> inputs{{kernel::detail::link_format::ptx, "calls_bar", calls_undefined},
+                                             {kernel::detail::link_format::ptx, "kernel.ptx", defines_kernel}};
+  try {
+    linker.link(90, inputs, "calls_bar", {});
+    FAIL() << "linked a call of a kernel";
+  } catch (const std::exception &e) {
+    const std::string log = e.what();
+    EXPECT_NE(log.find(std::string(cuda::kernel_definition_start) + "bar_undefined" +
+                       std::string(cuda::kernel_definition_end)),
+              std::string::npos)
+        << log;
+  }
+}
+
 // The test's own standard error as a file while alive, to read what a capture passed on.
 class standard_error_in_file {
 public:

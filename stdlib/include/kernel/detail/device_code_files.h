@@ -732,6 +732,22 @@ inline void fatbin_entries(std::string_view bytes, std::vector<fatbin_entry> &ou
   }
 }
 
+// Calls `fn(member)` with each ELF object of an ar archive (whole: archive_damage found nothing).
+template <class Fn> void for_each_archive_object(std::string_view bytes, Fn &&fn) {
+  for (std::uint64_t at = 8; bytes.starts_with("!<arch>\n") && at + 60 <= bytes.size();) {
+    std::uint64_t size = 0;
+    const std::string_view digits = bytes.substr(at + 48, 10);
+    for (std::size_t i = 0; i < digits.size() && digits[i] >= '0' && digits[i] <= '9'; ++i)
+      size = size * 10 + static_cast<std::uint64_t>(digits[i] - '0');
+    if (!fits(bytes, at + 60, size)) break;
+    const std::string_view member = bytes.substr(at + 60, size);
+    if (member.starts_with("\x7f"
+                           "ELF"))
+      fn(member);
+    at += 60 + size + (size & 1);
+  }
+}
+
 // The same for the fat binaries of an ELF host object (nvcc -dc or -c).
 inline void object_fatbin_entries(std::string_view bytes, std::vector<fatbin_entry> &out) {
   for_each_fatbin_section(bytes, [&](std::string_view fatbin) { fatbin_entries(fatbin, out); });
@@ -749,21 +765,51 @@ inline std::vector<device_code_files::fatbin_entry> device_code_entries(link_for
     fatbin_entries(bytes, entries);
   } else if (format == link_format::object) {
     object_fatbin_entries(bytes, entries);
-  } else if (format == link_format::library && bytes.starts_with("!<arch>\n")) {
-    for (std::uint64_t at = 8; at + 60 <= bytes.size();) {
-      std::uint64_t size = 0;
-      const std::string_view digits = bytes.substr(at + 48, 10);
-      for (std::size_t i = 0; i < digits.size() && digits[i] >= '0' && digits[i] <= '9'; ++i)
-        size = size * 10 + static_cast<std::uint64_t>(digits[i] - '0');
-      if (!fits(bytes, at + 60, size)) break;
-      const std::string_view member = bytes.substr(at + 60, size);
-      if (member.starts_with("\x7f"
-                             "ELF"))
-        object_fatbin_entries(member, entries);
-      at += 60 + size + (size & 1);
-    }
+  } else if (format == link_format::library) {
+    for_each_archive_object(bytes, [&](std::string_view member) { object_fatbin_entries(member, entries); });
   }
   return entries;
+}
+
+/// Calls `fn(payload)` with each piece of device code `bytes` (whole: device_code_damage found
+/// nothing) holds as nvJitLink reads it: the file itself for PTX, a cubin or LTO-IR; each
+/// entry, decompressed, of a fat binary, of an object's fat binaries and of a library's
+/// objects. An entry that does not decompress is skipped (device_code_damage reports it).
+template <class Fn> void for_each_device_code_payload(link_format format, std::string_view bytes, Fn &&fn) {
+  using namespace device_code_files;
+  const auto fatbin = [&](std::string_view fat) {
+    for (std::uint64_t at = 0; at + 16 <= fat.size();) {
+      std::uint32_t magic = 0;
+      std::uint16_t header = 0;
+      std::uint64_t size = 0;
+      if (!read_at(fat, at, magic) || magic != 0xBA55ED50 || !read_at(fat, at + 6, header) ||
+          !read_at(fat, at + 8, size) || !fits(fat, at + header, size))
+        return;
+      const std::uint64_t end = at + header + size;
+      const std::string_view within = fat.substr(0, end);
+      for (std::uint64_t entry = at + header; entry < end;) {
+        std::uint32_t entry_header = 0;
+        std::uint64_t payload = 0;
+        if (!read_at(within, entry + 4, entry_header) || !read_at(within, entry + 8, payload) || entry_header < 16 ||
+            !fits(within, entry, entry_header) || !fits(within, entry + entry_header, payload))
+          return;
+        std::unique_ptr<char[]> decompressed;
+        std::string why;
+        const std::string_view contents = fatbin_payload(
+            within, entry, entry_header, within.substr(entry + entry_header, payload), decompressed, why);
+        if (why.empty()) fn(contents);
+        entry += entry_header + payload;
+      }
+      at = end;
+    }
+  };
+  const auto object = [&](std::string_view elf) { for_each_fatbin_section(elf, fatbin); };
+  switch (format) {
+  case link_format::fatbin: fatbin(bytes); break;
+  case link_format::object: object(bytes); break;
+  case link_format::library: for_each_archive_object(bytes, object); break;
+  default: fn(bytes); break;
+  }
 }
 
 namespace device_code_files {
