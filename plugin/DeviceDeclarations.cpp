@@ -138,6 +138,36 @@ LinkFileVerdict linkFileDamage(StringRef Path) {
   return It->second;
 }
 
+/// Whether the file at `Path`, undamaged, names `Symbol` as a variable (nvJitLink crashes
+/// linking it with a call of the function of that name); once per version of the file and name.
+bool linkFileNamesVariable(StringRef Path, StringRef Symbol) {
+  const std::string Extension = llvm::sys::path::extension(Path).str();
+  const kernel::detail::link_format_info *Format =
+      kernel::detail::link_format_for_extension(Extension);
+  // CUDA-C is compiled by NVRTC when the program first links; the runtime reads its PTX then.
+  if (!Format || Format->format == kernel::detail::link_format::cuda || Symbol.empty())
+    return false;
+  static llvm::StringMap<bool> Checked;
+  llvm::sys::fs::file_status Status;
+  if (llvm::sys::fs::status(Path, Status))
+    return false;
+  const std::string Key =
+      Path.str() + "\n" +
+      std::to_string(Status.getLastModificationTime().time_since_epoch().count()) + "\n" +
+      std::to_string(Status.getSize()) + "\n" + Symbol.str();
+  auto [It, Inserted] = Checked.try_emplace(Key, false);
+  if (Inserted) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Bytes =
+        llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    It->second =
+        Bytes &&
+        kernel::detail::names_variable(
+            Format->format, std::string_view((*Bytes)->getBufferStart(), (*Bytes)->getBufferSize()),
+            std::string_view(Symbol.data(), Symbol.size()));
+  }
+  return It->second;
+}
+
 const StringLiteral *stringArgument(const ParsedAttr &Attr, unsigned I) {
   if (Attr.isArgIdent(I))
     return nullptr;
@@ -361,6 +391,15 @@ public:
         S.Diag(Literal->getBeginLoc(),
                diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileDamaged))
             << Written << Why->first << Why->second;
+        Ok = false;
+        continue;
+      }
+      // A variable of the declared function's name crashes nvJitLink when the program links.
+      if (isDeclaredDevice(FD) && FD->getIdentifier() &&
+          linkFileNamesVariable(Path, FD->getName())) {
+        S.Diag(Literal->getBeginLoc(),
+               diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileVariable))
+            << Written << FD->getName() << FD;
         Ok = false;
         continue;
       }

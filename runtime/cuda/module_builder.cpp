@@ -197,102 +197,17 @@ std::vector<std::string> mangled_definitions(const std::vector<user_code> &code,
   return found;
 }
 
-// The names in an ELF file's symbol tables; with `data_only`, those of variables alone
-// (STT_OBJECT, or the type 13 a cubin gives __device__, __constant__ and __managed__ ones,
-// defined or referenced). Every offset and size comes from the file, so each is checked
-// against its length without overflowing.
-std::vector<std::string> elf_symbols(std::string_view elf, bool data_only) {
-  std::vector<std::string> names;
-  const std::size_t file_size = elf.size();
-  auto fits = [&](std::uint64_t offset, std::uint64_t bytes) {
-    return offset <= file_size && bytes <= file_size - offset;
-  };
-  auto read = [&](std::uint64_t offset, auto &value) {
-    if (!fits(offset, sizeof(value))) return false;
-    std::memcpy(&value, elf.data() + offset, sizeof(value));
-    return true;
-  };
-  if (file_size < 64 || !elf.starts_with("\x7f"
-                                         "ELF"))
-    return names;
-  std::uint64_t shoff = 0;
-  std::uint16_t shentsize = 0, shnum = 0;
-  if (!read(0x28, shoff) || !read(0x3A, shentsize) || !read(0x3C, shnum) || shentsize < 0x40 ||
-      !fits(shoff, std::uint64_t{shnum} * shentsize))
-    return names;
-  for (std::uint16_t i = 0; i < shnum; ++i) {
-    const std::uint64_t sh = shoff + std::uint64_t{i} * shentsize;
-    std::uint32_t type = 0, link = 0;
-    std::uint64_t offset = 0, size = 0, entsize = 0, str_offset = 0, str_size = 0;
-    if (!read(sh + 4, type) || type != 2 /* SHT_SYMTAB */) continue;
-    if (!read(sh + 0x18, offset) || !read(sh + 0x20, size) || !read(sh + 0x28, link) || !read(sh + 0x38, entsize) ||
-        entsize < 8 || !fits(offset, size) || link >= shnum)
-      continue;
-    const std::uint64_t strtab = shoff + std::uint64_t{link} * shentsize;
-    if (!read(strtab + 0x18, str_offset) || !read(strtab + 0x20, str_size) || !fits(str_offset, str_size)) continue;
-    for (std::uint64_t s = 0; s + entsize <= size; s += entsize) {
-      // Elf64_Sym: st_name, st_info (the type in its low 4 bits), ...
-      std::uint32_t name = 0;
-      std::uint8_t info = 0;
-      read(offset + s, name);
-      read(offset + s + 4, info);
-      if (name == 0 || name >= str_size) continue;
-      if (data_only && (info & 0xf) != 1 /* STT_OBJECT */ && (info & 0xf) != 13 /* CUDA's variables */) continue;
-      const char *at = elf.data() + str_offset + name;
-      names.emplace_back(at, strnlen(at, str_size - name));
-    }
-  }
-  return names;
-}
-
-// Whether PTX `text` names `symbol` as a variable: a .global or .const directive (after
-// .visible, .extern or .weak) naming it, as `.visible .global .align 4 .u32 twice = 3;`.
-bool ptx_names_variable(std::string_view text, std::string_view symbol) {
-  for (std::size_t at = text.find(symbol); at != std::string_view::npos; at = text.find(symbol, at + 1)) {
-    const std::size_t after = at + symbol.size();
-    if ((at > 0 && identifier_char(text[at - 1])) || (after < text.size() && identifier_char(text[after]))) continue;
-    std::string_view line = line_around(text, at);
-    const auto next_word = [&line]() {
-      const std::size_t from = line.find_first_not_of(" \t\r");
-      if (from == std::string_view::npos) return std::string_view();
-      line.remove_prefix(from);
-      const std::string_view word = line.substr(0, line.find_first_of(" \t\r"));
-      line.remove_prefix(word.size());
-      return word;
-    };
-    std::string_view word = next_word();
-    while (word == ".visible" || word == ".extern" || word == ".weak" || word == ".common") word = next_word();
-    if (word == ".global" || word == ".const") return true;
-  }
-  return false;
-}
-
 // Why the device code `bytes` cannot be linked with module `m`: it names as a variable (defined
 // or declared) a function the module calls, which nvJitLink crashes on in every format; ""
-// when it does not.
-// LTO-IR is not read: only nvJitLink sees into it.
+// when it does not (LTO-IR is not read: only nvJitLink sees into it).
 std::string variable_for_function(const kernel_module &m, const std::string &name, std::string_view bytes,
                                   link_format format) {
-  for (uint32_t i = 0; i < m.num_externals; ++i) {
-    const std::string symbol = m.externals[i].symbol;
-    bool found = false;
-    kernel::detail::for_each_device_code_payload(format, bytes, [&](std::string_view payload) {
-      if (found) return;
-      if (payload.starts_with("\x7f"
-                              "ELF")) {
-        const std::vector<std::string> data = elf_symbols(payload, true);
-        found = std::find(data.begin(), data.end(), symbol) != data.end();
-      } else if (payload.find(".version") != std::string_view::npos) {
-        found = ptx_names_variable(payload, symbol);
-      }
-    });
-    if (found)
-      return "'" + name + "' names '" + symbol +
-             "' as a variable (__device__ or __constant__ data), but the kernel "
-             "calls it as the device function " +
-             declared_function(&m.externals[i], symbol) +
+  for (uint32_t i = 0; i < m.num_externals; ++i)
+    if (kernel::detail::names_variable(format, bytes, m.externals[i].symbol))
+      return "'" + name + "' names '" + m.externals[i].symbol +
+             "' as a variable (__device__ or __constant__ data), but the kernel calls it as the device function " +
+             declared_function(&m.externals[i], m.externals[i].symbol) +
              "; define it there as an extern \"C\" __device__ function, or give the variable another name";
-  }
   return {};
 }
 
@@ -454,7 +369,7 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
 }
 
 std::vector<std::string> cubin_symbols(const std::vector<char> &cubin) {
-  return elf_symbols(std::string_view(cubin.data(), cubin.size()), false);
+  return kernel::detail::device_code_files::elf_symbols(std::string_view(cubin.data(), cubin.size()), false);
 }
 
 } // namespace kernel::runtime::cuda

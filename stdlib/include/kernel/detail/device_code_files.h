@@ -814,6 +814,97 @@ template <class Fn> void for_each_device_code_payload(link_format format, std::s
 
 namespace device_code_files {
 
+/// The names in an ELF file's symbol tables; with `data_only`, those of variables alone
+/// (STT_OBJECT, or the type 13 a cubin gives __device__, __constant__ and __managed__ ones,
+/// defined or referenced). Every offset and size comes from the file and is checked.
+inline std::vector<std::string> elf_symbols(std::string_view elf, bool data_only) {
+  std::vector<std::string> names;
+  std::uint64_t shoff = 0;
+  std::uint16_t shentsize = 0, shnum = 0;
+  if (elf.size() < 64 ||
+      !elf.starts_with("\x7f"
+                       "ELF") ||
+      !read_at(elf, 0x28, shoff) || !read_at(elf, 0x3A, shentsize) || !read_at(elf, 0x3C, shnum) || shentsize < 0x40 ||
+      !fits(elf, shoff, std::uint64_t{shnum} * shentsize))
+    return names;
+  for (std::uint16_t i = 0; i < shnum; ++i) {
+    const std::uint64_t sh = shoff + std::uint64_t{i} * shentsize;
+    std::uint32_t type = 0, link = 0;
+    std::uint64_t offset = 0, size = 0, entsize = 0, str_offset = 0, str_size = 0;
+    if (!read_at(elf, sh + 4, type) || type != 2 /* SHT_SYMTAB */) continue;
+    if (!read_at(elf, sh + 0x18, offset) || !read_at(elf, sh + 0x20, size) || !read_at(elf, sh + 0x28, link) ||
+        !read_at(elf, sh + 0x38, entsize) || entsize < 8 || !fits(elf, offset, size) || link >= shnum)
+      continue;
+    const std::uint64_t strtab = shoff + std::uint64_t{link} * shentsize;
+    if (!read_at(elf, strtab + 0x18, str_offset) || !read_at(elf, strtab + 0x20, str_size) ||
+        !fits(elf, str_offset, str_size))
+      continue;
+    for (std::uint64_t sym = 0; sym + entsize <= size; sym += entsize) {
+      // Elf64_Sym: st_name, st_info (the type in its low 4 bits), ...
+      std::uint32_t name = 0;
+      std::uint8_t info = 0;
+      read_at(elf, offset + sym, name);
+      read_at(elf, offset + sym + 4, info);
+      if (name == 0 || name >= str_size) continue;
+      if (data_only && (info & 0xf) != 1 /* STT_OBJECT */ && (info & 0xf) != 13 /* CUDA's variables */) continue;
+      const std::string_view names_from = elf.substr(str_offset + name, str_size - name);
+      names.emplace_back(names_from.substr(0, names_from.find('\0')));
+    }
+  }
+  return names;
+}
+
+/// Whether PTX `text` names `symbol` as a variable: a .global or .const directive (after
+/// .visible, .extern or .weak) naming it, as `.visible .global .align 4 .u32 twice = 3;`.
+inline bool ptx_names_variable(std::string_view text, std::string_view symbol) {
+  const auto identifier = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+  };
+  for (std::size_t at = text.find(symbol); !symbol.empty() && at != std::string_view::npos;
+       at = text.find(symbol, at + 1)) {
+    const std::size_t after = at + symbol.size();
+    if ((at > 0 && identifier(text[at - 1])) || (after < text.size() && identifier(text[after]))) continue;
+    const std::size_t begin = text.rfind('\n', at);
+    std::string_view line = text.substr(begin == std::string_view::npos ? 0 : begin + 1);
+    line = line.substr(0, line.find('\n'));
+    const auto next_word = [&line] {
+      const std::size_t from = line.find_first_not_of(" \t\r");
+      if (from == std::string_view::npos) return std::string_view();
+      line.remove_prefix(from);
+      const std::string_view word = line.substr(0, line.find_first_of(" \t\r"));
+      line.remove_prefix(word.size());
+      return word;
+    };
+    std::string_view word = next_word();
+    while (word == ".visible" || word == ".extern" || word == ".weak" || word == ".common") word = next_word();
+    if (word == ".global" || word == ".const") return true;
+  }
+  return false;
+}
+
+} // namespace device_code_files
+
+/// Whether device code `bytes` of `format` (whole: device_code_damage found nothing) names
+/// `symbol` as a variable, in PTX or a cubin, alone or within a fat binary, object or library.
+/// nvJitLink crashes linking such a variable with a call of a function of its name. LTO-IR is
+/// not read (only nvJitLink sees into it); CUDA-C is read as the PTX NVRTC makes of it.
+inline bool names_variable(link_format format, std::string_view bytes, std::string_view symbol) {
+  bool found = false;
+  for_each_device_code_payload(format, bytes, [&](std::string_view payload) {
+    if (found) return;
+    if (payload.starts_with("\x7f"
+                            "ELF")) {
+      const std::vector<std::string> data = device_code_files::elf_symbols(payload, true);
+      found = std::find(data.begin(), data.end(), symbol) != data.end();
+    } else if (payload.find(".version") != std::string_view::npos) {
+      found = device_code_files::ptx_names_variable(payload, symbol);
+    }
+  });
+  return found;
+}
+
+namespace device_code_files {
+
 // The first `count` tokens of PTX text: words between blank space, commas and comments (//
 // and /* */), past a UTF-8 byte order mark. Enough to read a module's header: PTX starts with
 // its .version directive, then its .target; what the module says is the PTX compiler's to judge.
