@@ -1005,12 +1005,7 @@ private:
   static std::size_t checked_axis(const A &a, const array_view<T, Rank> &v, long long axis, int argument = 2) {
     detail::check_view(name(), 1, v);
     if constexpr (detail::ufunc_arg<const A &>::is_device) detail::require_device_of(name(), 1, a);
-    const long long rank = static_cast<long long>(Rank);
-    if (axis < -rank || axis >= rank)
-      throw argument_error(std::string(name()), argument,
-                           "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
-                               " dimension" + (rank == 1 ? "" : "s"));
-    return static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+    return static_cast<std::size_t>(detail::normalize_axis(name(), argument, axis, static_cast<int>(Rank)));
   }
 
   // A fold of host array `v` where the ufunc is placed on a device: `v` goes there once,

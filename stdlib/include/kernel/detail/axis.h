@@ -54,8 +54,8 @@ inline int normalize_axis(std::string_view name, int argument, long long axis, i
   const long long a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)
     throw argument_error(std::string(name), argument,
-                         "axis " + std::to_string(axis) + " is out of range for an array of rank " +
-                             std::to_string(rank));
+                         "axis " + std::to_string(axis) + " is out of range for an array of " + std::to_string(rank) +
+                             " dimension" + (rank == 1 ? "" : "s"));
   return static_cast<int>(a);
 }
 
