@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -42,7 +43,13 @@ struct span {
 };
 span join(span a, span b) { return {a.first, b.last, a.count + b.count}; }
 
+// A predicate of two loops: a call selects the first that takes its array's elements safely.
+template <class T> [[kernel::vectorize("bool_(int32)", "bool_(float64)")]] bool odd(T x) {
+  return static_cast<long long>(x) % 2 != 0;
+}
+
 constexpr kernel::scan<running_max> prefix_max;
+constexpr kernel::ufunc<odd<int>, odd<double>> is_odd;
 constexpr kernel::scan<join> spans;
 constexpr kernel::ufunc<positive> is_positive;
 constexpr kernel::ufunc<finite> is_finite;
@@ -401,6 +408,16 @@ TEST_P(Targets, LongSortsSplitByTheirHighBytes) {
   ASSERT_EQ(to_vector(kernel::argsort.on(t)(x, kernel::descending)), reference_argsort(x, true));
 }
 
+// Values of any trivially copyable type, also ones no integer converts to.
+TEST_P(Targets, SortByKeyOfArrayValues) {
+  const kernel::target t = GetParam();
+  std::vector<int> keys{2, 1, 0, 1};
+  std::vector<std::array<float, 2>> values{{{1, 1}}, {{2, 2}}, {{3, 3}}, {{4, 4}}};
+  kernel::sort_by_key.on(t)(keys, values);
+  EXPECT_EQ(keys, (std::vector<int>{0, 1, 1, 2}));
+  EXPECT_EQ(values, (std::vector<std::array<float, 2>>{{{3, 3}}, {{2, 2}}, {{4, 4}}, {{1, 1}}}));
+}
+
 TEST_P(Targets, SortByKeyIsStable) {
   const kernel::target t = GetParam();
   std::vector<float> keys = random_floats(5000, 9, 13);
@@ -645,6 +662,21 @@ TEST_P(Targets, TakeAndPutCheckEveryIndex) {
   auto out = kernel::to_device(std::vector<double>(5, -9.0), kernel_test::device());
   EXPECT_THROW(kernel::take(da, kernel::to_device(bad, kernel_test::device()), out), kernel::argument_error);
   EXPECT_EQ(out.copy_to_host().to_vector(), std::vector<double>(5, -9.0));
+}
+
+// A predicate's loop is chosen as a ufunc call chooses it, on every target: uint8 and int16
+// elements go to the int32 loop, float32 ones to the float64 loop.
+TEST_P(Targets, PredicatesOfSeveralLoops) {
+  const kernel::target t = GetParam();
+  const std::vector<std::uint8_t> bytes{1, 2, 3, 255};
+  EXPECT_EQ(kernel::count_if.on(t)(bytes, is_odd), 3);
+  EXPECT_EQ(to_vector(kernel::select_if.on(t)(bytes, is_odd)), (std::vector<std::uint8_t>{1, 3, 255}));
+  const std::vector<std::int16_t> shorts{-3, 4, 7};
+  EXPECT_EQ(to_vector(kernel::select_if.on(t)(shorts, is_odd)), (std::vector<std::int16_t>{-3, 7}));
+  const std::vector<float> floats{1.5f, 3.0f, 4.0f};
+  EXPECT_EQ(kernel::count_if.on(t)(floats, is_odd), 2);
+  const auto part = kernel::stable_partition.on(t)(bytes, is_odd);
+  EXPECT_EQ(part.count, 3);
 }
 
 TEST_P(Targets, CompactionUniqueAndRuns) {

@@ -4,6 +4,7 @@
 // in C order, Fortran order, with two non-unit strides and walking backwards, transposed and
 // scaled operands, accumulation, batches, empty shapes, device arrays, and the error paths
 // (shapes, overlaps, a missing OpenBLAS).
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -250,6 +251,28 @@ TEST_P(Linalg, ResultsOverwriteWhatWasThere) {
     for (index_t j = 0; j < 3; ++j) c(i, j) = std::numeric_limits<float>::quiet_NaN();
   la::matrix_product.on(t())(a.view, b.view, c);
   EXPECT_LT(product_error<float>(a.view, b.view, c), 1e-6);
+}
+
+// As BLAS: a product scaled by 0 is not taken, so NaNs and infinities in A, B or x do not reach
+// the result, on every target alike (OpenBLAS, cuBLAS and the library's kernel).
+TEST_P(Linalg, AProductScaledByZeroIsNotTaken) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  kernel::ndarray<double, 2> identity({2, 2}), b({2, 2}), e({2, 2}), c({2, 2});
+  identity(0, 0) = identity(1, 1) = 1;
+  std::fill(b.data(), b.data() + b.size(), nan);
+  std::fill(e.data(), e.data() + e.size(), 2.0);
+  la::matrix_product.on(t())(la::scaled(0.0, identity), b, c);
+  for (index_t i = 0; i < c.size(); ++i) EXPECT_EQ(c.data()[i], 0.0) << i;
+  la::matrix_product.on(t())(b, la::scaled(0.0, identity), la::scaled(0.5, e), c);
+  for (index_t i = 0; i < c.size(); ++i) EXPECT_EQ(c.data()[i], 1.0) << i;
+  std::vector<double> x{nan, INFINITY}, y(2, -1.0);
+  la::matrix_vector_product.on(t())(identity, la::scaled(0.0, x), y);
+  EXPECT_EQ(y, std::vector<double>(2, 0.0));
+  // A float product of tiles, as the kernel computes it.
+  kernel::ndarray<float, 2> fa({70, 70}), fc({70, 70});
+  std::fill(fa.data(), fa.data() + fa.size(), std::numeric_limits<float>::quiet_NaN());
+  la::matrix_product.on(t())(la::scaled(0.0f, fa), fa, fc);
+  EXPECT_EQ(std::count(fc.data(), fc.data() + fc.size(), 0.0f), fc.size());
 }
 
 TEST_P(Linalg, Batches) {

@@ -228,6 +228,29 @@ TEST(Sparse, AnAddendScaledByZeroIsNotRead) {
   }
 }
 
+// As BLAS: a product scaled by 0 is not taken, so NaNs in A, x or B do not reach the result,
+// on every target (cuSPARSE's products included).
+TEST(Sparse, AProductScaledByZeroIsNotTaken) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto d = dense<float>(6, 5, 1);
+  d(2, 3) = nan;
+  const auto a = sp::csr_from_dense(d);
+  std::vector<float> x(5, nan), z(6, 1.5f);
+  kernel::ndarray<float, 2> b({5, 3});
+  std::fill(b.data(), b.data() + b.size(), INFINITY);
+  for (where w : all_places) {
+    SCOPED_TRACE(place_name(w));
+    std::vector<float> y(6, -1.0f);
+    placed(sp::spmv, w)(la::scaled(0.0f, a), x, y);
+    EXPECT_EQ(y, std::vector<float>(6, 0.0f));
+    placed(sp::spmv, w)(la::scaled(0.0f, a), x, la::scaled(2.0f, z), y);
+    EXPECT_EQ(y, std::vector<float>(6, 3.0f));
+    kernel::ndarray<float, 2> cm({6, 3});
+    placed(sp::spmm, w)(a, la::scaled(0.0f, b), cm);
+    for (index_t i = 0; i < cm.size(); ++i) EXPECT_EQ(cm.data()[i], 0.0f) << i;
+  }
+}
+
 // The values can be changed where they are; their number cannot (the structure counts them).
 TEST(Sparse, ValuesChangeInPlaceOnly) {
   auto a = sp::csr_from_dense(dense<float>(6, 5, 1));

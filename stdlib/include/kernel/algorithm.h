@@ -1003,15 +1003,39 @@ template <class V, class Arg> constexpr bool predicate_takes() {
     return false;
 }
 
-/// The predicate function of `P` when the compaction can call it itself on a device: a
-/// kernel::ufunc of one function taking a V (as predicate_takes) and returning bool (else
-/// null, and the ufunc makes a mask first).
+/// The loop of a kernel::ufunc<F...> that a call with one array of V selects: the first of one
+/// parameter that takes a V (as predicate_takes), as the ufunc's type resolution chooses;
+/// null where none does.
+template <class V, auto F, auto... Rest> constexpr auto first_loop_taking() {
+  constexpr bool takes = [] {
+    using traits = function_traits<decltype(F)>;
+    if constexpr (traits::arity == 1)
+      return predicate_takes<V, std::remove_cvref_t<typename traits::template arg<0>>>();
+    else
+      return false;
+  }();
+  if constexpr (takes)
+    return F;
+  else if constexpr (sizeof...(Rest) > 0)
+    return first_loop_taking<V, Rest...>();
+  else
+    return nullptr;
+}
+template <auto F> constexpr auto if_returning_bool() {
+  if constexpr (std::is_same_v<typename function_traits<decltype(F)>::result_type, bool>)
+    return F;
+  else
+    return nullptr;
+}
+
+/// The predicate function of `P` when the compaction can call it itself on a device: the loop
+/// of a kernel::ufunc that one array of V selects (first_loop_taking), where it returns bool;
+/// else null, and the predicate makes a mask first. So a ufunc of several loops takes any
+/// element type one of them takes safely, as on the host, not only a loop's own.
 template <class P, class V> constexpr auto fused_predicate = nullptr;
-template <auto F, class V>
-  requires(std::is_same_v<typename function_traits<decltype(F)>::result_type, bool> &&
-           function_traits<decltype(F)>::arity == 1 &&
-           predicate_takes<V, std::remove_cvref_t<typename function_traits<decltype(F)>::template arg<0>>>())
-constexpr auto fused_predicate<ufunc<F>, V> = F;
+template <auto... F, class V>
+  requires(!std::is_same_v<decltype(first_loop_taking<V, F...>()), std::nullptr_t>)
+constexpr auto fused_predicate<ufunc<F...>, V> = if_returning_bool<first_loop_taking<V, F...>()>();
 
 /// The flag positions of `n` elements on a device: flagged in `flags`, or, with a predicate,
 /// where Pred(src[i]) holds.

@@ -378,8 +378,9 @@ void run_gemm(std::string_view name, const algorithm_site &site, const linalg_ma
   std::vector<std::shared_ptr<void>> keep{a.keep, b.keep};
   if (e) keep.push_back(e->keep);
   // On a CUDA device cuBLAS, where it can take the layouts; else (and on the simulator) the
-  // kernel of this library.
-  if (!device_is_simulator(*site.call->device) &&
+  // kernel of this library. alpha 0 takes nothing of A B (NaNs there included) on every
+  // target: the kernel says so itself, where cuBLAS's documentation does not promise it.
+  if (!device_is_simulator(*site.call->device) && alpha != T(0) &&
       gemm_cuda(n.c_str(), problem, *site.call->device, *site.call->stream)) {
     keep_until_done(*site.call, std::move(keep));
     return;

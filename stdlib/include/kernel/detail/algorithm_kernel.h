@@ -586,10 +586,15 @@ template <class V> struct permute_entry {
     for (index_t i = grid<1>(); i < n; i += gridsize<1>()) {
       const index_t s = i / take, j = i % take;
       const index_t local = p.order[s * p.order_len + j] - s * p.order_len;
-      if (p.src)
-        p.dst[p.to.at(s, j)] = p.src[p.from.at(s, local)];
-      else
-        p.dst[p.to.at(s, j)] = static_cast<V>(local);
+      // Positions are written only by the integer instantiations (argsort's): a value type
+      // need not convert from an integer (std::array, a struct of arrays).
+      if constexpr (std::is_constructible_v<V, index_t>) {
+        if (!p.src) {
+          p.dst[p.to.at(s, j)] = static_cast<V>(local);
+          continue;
+        }
+      }
+      p.dst[p.to.at(s, j)] = p.src[p.from.at(s, local)];
     }
   }
 };

@@ -117,7 +117,9 @@ template <class T> struct gemm_entry {
         for (unsigned y = 0; y < gemm_per_thread; ++y) {
           const index_t i = i0 + ty + 16 * x, j = j0 + tx + 16 * y;
           if (i >= p.m || j >= p.n) continue;
-          V v = blas_mul(p.alpha, acc[x][y]);
+          // alpha 0 takes nothing of A B, as BLAS (OpenBLAS and cuBLAS on the other targets):
+          // their NaNs and infinities do not reach C.
+          V v = blas_is_zero(p.alpha) ? blas_zero<V>() : blas_mul(p.alpha, acc[x][y]);
           // beta 0 reads nothing, as BLAS: E may hold NaNs or be uninitialised.
           if (p.e) {
             const V e = p.e[p.es.at(b, i, j)];

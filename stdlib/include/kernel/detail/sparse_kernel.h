@@ -58,7 +58,8 @@ KERNEL_ALWAYS_INLINE V spmv_partial(const spmv_params<V, I> &p, index_t r, unsig
 
 template <class V, class I>
 KERNEL_ALWAYS_INLINE void spmv_store(const spmv_params<V, I> &p, index_t r, V sum) noexcept {
-  V v = blas_mul(p.alpha, sum);
+  // alpha 0 takes nothing of A x, as BLAS: NaNs there do not reach y.
+  V v = blas_is_zero(p.alpha) ? blas_zero<V>() : blas_mul(p.alpha, sum);
   if (p.z) v = blas_add(v, blas_mul(p.beta, p.z[r * p.z_stride]));
   p.y[r * p.y_stride] = v;
 }
@@ -110,7 +111,7 @@ KERNEL_ALWAYS_INLINE void spmm_at(const spmm_params<V, I> &p, index_t i, index_t
   const index_t end = p.a.offsets[i + 1];
   for (index_t k = p.a.offsets[i]; k < end; ++k)
     sum = blas_add(sum, blas_mul(p.a.values[k], p.b[p.bs.at(0, p.a.columns[k], j)]));
-  V v = blas_mul(p.alpha, sum);
+  V v = blas_is_zero(p.alpha) ? blas_zero<V>() : blas_mul(p.alpha, sum);
   if (p.e) v = blas_add(v, blas_mul(p.beta, p.e[p.es.at(0, i, j)]));
   p.c[p.cs.at(0, i, j)] = v;
 }
