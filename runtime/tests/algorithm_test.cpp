@@ -1687,6 +1687,31 @@ TEST(SinglePassCompaction, TwoPassesWhenTheDeviceIsFull) {
   ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
 }
 
+// With room for the one-pass buffer but not for a smaller copy of what it kept, select_if
+// returns the buffer itself (26 MB: the 12 MB input, the 12 MB buffer, and not 4 MB more).
+TEST(SinglePassCompaction, KeepsItsBufferWhenACopyDoesNotFit) {
+  if (kernel_test::on_gpu()) GTEST_SKIP() << "the simulator's memory limit";
+  const std::size_t n = 3'000'000;
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = i % 3 == 0 ? static_cast<float>(i % 1000 + 1) : -1.0f;
+  std::vector<float> kept;
+  for (float v : x)
+    if (v > 0) kept.push_back(v);
+  const auto dx = kernel::to_device(x, kernel::device::simulator());
+  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "26", 1);
+  std::vector<float> got;
+  try {
+    const auto selected = kernel::select_if(dx, is_positive);
+    EXPECT_EQ(selected.size(), static_cast<kernel::index_t>(kept.size()));
+    got = to_vector(selected.copy_to_host());
+  } catch (...) {
+    ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+    throw;
+  }
+  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+  EXPECT_EQ(got, kept);
+}
+
 TEST(Cub, SameResultsAsTheLibrarysKernels) {
   // Where CUB runs: on the GPU of the GPU suite, with the library as this build packs it.
   if (kernel_test::on_gpu()) EXPECT_EQ(kernel::detail::cub_unavailable(kernel_test::device().state()), "");

@@ -469,9 +469,13 @@ TEST(Sparse, BadStructureIsRejectedOnTheHostAndOnTheDevice) {
     expect_error([&] { sp::csr_matrix<float>(3, 4, offsets, cols, v3); }, text);
   };
   csr({0, 1, 2}, {0, 1, 2}, "has 3 offsets but a matrix of 3 rows needs 4");
-  csr({1, 1, 2, 3}, {0, 1, 2}, "row offset 0 out of order");
-  csr({0, 2, 1, 3}, {0, 1, 2}, "row offset 2 out of order");
-  csr({0, 1, 2, 2}, {0, 1, 2}, "row offset 3 out of order");
+  csr({1, 1, 2, 3}, {0, 1, 2}, "argument 3: has row offset 1 at position 0: the offsets start at 0");
+  csr({0, 2, 1, 3}, {0, 1, 2},
+      "argument 3: has row offset 1 at position 2, below the one before it (2): offsets never decrease");
+  csr({0, 1, 5, 3}, {0, 1, 2}, "argument 3: has row offset 5 at position 2, outside 0 to 3 (the number of values)");
+  csr({0, 1, 2, 2}, {0, 1, 2},
+      "argument 3: ends at row offset 2 (position 3, after 3 rows) but there are 3 values: the offsets end at the "
+      "number of values");
   csr({0, 1, 2, 3}, {0, 4, 2}, "argument 4: has a column index outside the matrix at position 1");
   csr({0, 1, 2, 3}, {0, 1, -1}, "position 2");
   csr({0, 1, 2, 3}, {0, 1}, "has 2 column indices for 3 values");
@@ -527,7 +531,9 @@ TEST(Sparse, BadStructureIsRejectedOnTheHostAndOnTheDevice) {
         },
         text);
   };
-  dcsr({0, 2, 1, 3}, {0, 1, 2}, "row offset 2 out of order");
+  dcsr({0, 2, 1, 3}, {0, 1, 2}, "has row offset 1 at position 2, below the one before it (2)");
+  dcsr({1, 1, 2, 3}, {0, 1, 2}, "has row offset 1 at position 0: the offsets start at 0");
+  dcsr({0, 1, 2, 2}, {0, 1, 2}, "ends at row offset 2 (position 3, after 3 rows) but there are 3 values");
   dcsr({0, 1, 2, 3}, {0, 4, 2}, "column index outside the matrix at position 1");
   dcsr({0, 1, 2, 3}, {0, 1, 2}, "no argument_error");
   expect_error(

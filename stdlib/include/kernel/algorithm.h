@@ -1135,24 +1135,33 @@ std::optional<selected_elements> select_on_device(const device_call &c, const V 
 }
 
 /// The result of select_on_device as a 1-D array: a device array keeps the memory when at
-/// least half of it is used (so it holds at most twice its size), else gets a copy of its
-/// own; a host array gets a copy.
+/// least half of it is used (so it holds at most twice its size), or when the device has no
+/// room for a copy, else gets a copy of its own; a host array gets a copy.
 template <class V, bool Device>
 result_array<V, 1, Device> selected_result(const algorithm_site &site, index_t n, selected_elements &&s) {
   const device_call &c = *site.call;
   if constexpr (Device) {
     if (s.kept > 0 && 2 * s.kept >= n)
       return device_array<V>(adopt_memory_t{}, {s.kept}, std::move(s.memory), c.stream);
+    // The elements are already selected: a device too full for a smaller copy keeps them
+    // where they are rather than failing the call.
+    try {
+      auto out = make_result<V, 1, Device>(site, {s.kept});
+      copy_on_device(c, out.data(), data_of<V>(s.memory), s.kept); // s.memory is freed after it, in order
+      return out;
+    } catch (const cuda_error &e) {
+      if (!e.out_of_memory()) throw;
+      return device_array<V>(adopt_memory_t{}, {s.kept}, std::move(s.memory), c.stream);
+    }
+  } else {
+    auto out = make_result<V, 1, Device>(site, {s.kept});
+    if (s.kept > 0) {
+      device_copy(*c.device, out.data(), s.memory.get(), static_cast<std::size_t>(s.kept) * sizeof(V),
+                  copy_direction::device_to_host, *c.stream);
+      stream_synchronize(*c.stream);
+    }
+    return out;
   }
-  auto out = make_result<V, 1, Device>(site, {s.kept});
-  if constexpr (Device) {
-    copy_on_device(c, out.data(), data_of<V>(s.memory), s.kept); // s.memory is freed after it, in order
-  } else if (s.kept > 0) {
-    device_copy(*c.device, out.data(), s.memory.get(), static_cast<std::size_t>(s.kept) * sizeof(V),
-                copy_direction::device_to_host, *c.stream);
-    stream_synchronize(*c.stream);
-  }
-  return out;
 }
 
 /// Selects predicate_positions' constructor that makes the flags alone.

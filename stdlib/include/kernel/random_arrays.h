@@ -325,27 +325,27 @@ public:
 
   /// 32 random bits per element (uint32 arrays): curandGenerate.
   template <class A> void bits(A &&out) const {
-    if constexpr (fills_bits<A>()) fill<A>(out, kernel::detail::distribution::bits, 0, 0);
+    if constexpr (fills_bits<A>()) fill<A>("philox::bits", out, kernel::detail::distribution::bits, 0, 0);
   }
   /// Uniform in (low, high] (float or double arrays): curandGenerateUniform(Double) for (0, 1].
   template <class A> void uniform(A &&out, double low = 0, double high = 1) const {
     if constexpr (fills_floats<A>()) {
       kernel::detail::require_uniform_parameters<filled_element<A>>("philox::uniform", low, high);
-      fill<A>(out, kernel::detail::distribution::uniform, low, high);
+      fill<A>("philox::uniform", out, kernel::detail::distribution::uniform, low, high);
     }
   }
   /// Normal with `mean` and `stddev`: curandGenerateNormal(Double).
   template <class A> void normal(A &&out, double mean = 0, double stddev = 1) const {
     if constexpr (fills_floats<A>()) {
       kernel::detail::require_normal_parameters<filled_element<A>>("philox::normal", mean, stddev);
-      fill<A>(out, kernel::detail::distribution::normal, mean, stddev);
+      fill<A>("philox::normal", out, kernel::detail::distribution::normal, mean, stddev);
     }
   }
   /// exp of a normal with `mean` and `stddev`: curandGenerateLogNormal(Double).
   template <class A> void lognormal(A &&out, double mean = 0, double stddev = 1) const {
     if constexpr (fills_floats<A>()) {
       kernel::detail::require_normal_parameters<filled_element<A>>("philox::lognormal", mean, stddev);
-      fill<A>(out, kernel::detail::distribution::lognormal, mean, stddev);
+      fill<A>("philox::lognormal", out, kernel::detail::distribution::lognormal, mean, stddev);
     }
   }
   /// Integers uniform in [low, high), or [low, high] with `endpoint` (as NumPy's
@@ -418,22 +418,23 @@ private:
     // Modulo 2^64, where every value of every integer type has a place: the count of values is
     // below 2^64 but for all 2^64 of a 64-bit type, where it wraps to 0 (every draw taken).
     const auto low_bits = static_cast<std::uint64_t>(low);
-    fill<A>(out, kernel::detail::distribution::integers, 0, 0, static_cast<std::int64_t>(low_bits),
+    fill<A>("philox::integers", out, kernel::detail::distribution::integers, 0, 0, static_cast<std::int64_t>(low_bits),
             static_cast<std::uint64_t>(high) - low_bits + (endpoint ? 1 : 0));
   }
 
   /// The element type of a fill.
   template <class A> using filled_element = kernel::detail::element_of<std::remove_cvref_t<A>>;
 
+  // `call` names the fill in errors ("philox::uniform"), as its other checks do.
   template <class A>
-  void fill(A &out, kernel::detail::distribution d, double a, double b, std::int64_t low = 0,
+  void fill(std::string_view call, A &out, kernel::detail::distribution d, double a, double b, std::int64_t low = 0,
             std::uint64_t range = 0) const {
     using AA = std::remove_cvref_t<A>;
     using T = kernel::detail::element_of<AA>;
     // `A` as the caller gave it (fill<A>): a temporary container on a stream is refused.
-    kernel::detail::require_lasting_output<A>(name(), 1, this->placed_on());
-    const kernel::detail::algorithm_site site = kernel::detail::site_of(name(), this->placed_on(), out);
-    kernel::detail::output_elements<T> dst = kernel::detail::output_elements<T>::make(site, name(), 1, out);
+    kernel::detail::require_lasting_output<A>(call, 1, this->placed_on());
+    const kernel::detail::algorithm_site site = kernel::detail::site_of(call, this->placed_on(), out);
+    kernel::detail::output_elements<T> dst = kernel::detail::output_elements<T>::make(site, call, 1, out);
     const index_t n = dst.size;
     const index_t per_block = 4 / kernel::detail::draws_per_element<T>(d);
     const index_t groups = (n + per_block - 1) / per_block;

@@ -118,12 +118,26 @@ template <class I> void require_fits(std::string_view name, int argument, index_
 /// An error for the first fault found in a matrix's index arrays, if any. Arguments are
 /// numbered as the constructors take them: (rows, cols, row offsets or row indices, column
 /// indices, values).
-inline void throw_index_faults(std::string_view name, const index_faults &f) {
+/// What is wrong with row offset `value` at position `k` (`before` the one before it, where
+/// k > 0) of a CSR matrix of `rows` rows and `n` values.
+inline std::string offset_fault(index_t k, index_t value, index_t before, index_t rows, index_t n) {
+  const std::string at = "has row offset " + std::to_string(value) + " at position " + std::to_string(k);
+  if (k == 0) return at + ": the offsets start at 0";
+  if (value < before) return at + ", below the one before it (" + std::to_string(before) + "): offsets never decrease";
+  if (value < 0 || value > n) return at + ", outside 0 to " + std::to_string(n) + " (the number of values)";
+  return "ends at row offset " + std::to_string(value) + " (position " + std::to_string(k) + ", after " +
+         std::to_string(rows) + " rows) but there are " + std::to_string(n) +
+         " values: the offsets end at the number of values";
+}
+
+/// `offset_why`: offset_fault for the offset fault, where there is one.
+inline void throw_index_faults(std::string_view name, const index_faults &f, const std::string &offset_why = {}) {
   if (f.offset != no_fault)
     throw argument_error(std::string(name), 3,
-                         "has row offset " + std::to_string(f.offset) +
-                             " out of order: the offsets start at 0, never decrease and end at the "
-                             "number of values");
+                         offset_why.empty() ? "has row offset " + std::to_string(f.offset) +
+                                                  " out of order: the offsets start at 0, never decrease and end at "
+                                                  "the number of values"
+                                            : offset_why);
   if (f.row != no_fault)
     throw argument_error(std::string(name), 3,
                          "has a row index outside the matrix at position " + std::to_string(f.row));
@@ -416,13 +430,27 @@ private:
         first = detail::read_back<I>(*site.call, this->first_.data(), 1)[0];
       else
         first = this->first_(0);
-      if (first != 0 || this->nnz() != 0) detail::throw_index_faults(name, {0, detail::no_fault, detail::no_fault});
+      if (first != 0 || this->nnz() != 0)
+        detail::throw_index_faults(name, {0, detail::no_fault, detail::no_fault},
+                                   detail::offset_fault(0, static_cast<index_t>(first), 0, 0, this->nnz()));
       return true;
     }
     const detail::check_params<I> p{this->first_.data(), nullptr, this->columns_.data(), rows, this->cols_,
                                     this->nnz(),         nullptr};
     const detail::index_faults faults = detail::find_index_faults<I, true>(site.call, p);
-    detail::throw_index_faults(name, faults);
+    std::string offset_why;
+    if (const index_t k = faults.offset; k != detail::no_fault) {
+      // The offset and the one before it, where they are.
+      const index_t from = k > 0 ? k - 1 : 0;
+      std::vector<I> two;
+      if constexpr (Device)
+        two = detail::read_back<I>(*site.call, this->first_.data() + from, k - from + 1);
+      else
+        two = {this->first_(from), this->first_(k)};
+      offset_why = detail::offset_fault(k, static_cast<index_t>(two.back()), static_cast<index_t>(two.front()), rows,
+                                        this->nnz());
+    }
+    detail::throw_index_faults(name, faults, offset_why);
     return faults.unsorted == detail::no_fault;
   }
 };
