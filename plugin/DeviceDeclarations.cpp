@@ -394,15 +394,6 @@ public:
         Ok = false;
         continue;
       }
-      // A variable of the declared function's name crashes nvJitLink when the program links.
-      if (isDeclaredDevice(FD) && FD->getIdentifier() &&
-          linkFileNamesVariable(Path, FD->getName())) {
-        S.Diag(Literal->getBeginLoc(),
-               diag::id(Diags, DiagnosticsEngine::Error, diag::LinkFileVariable))
-            << Written << FD->getName() << FD;
-        Ok = false;
-        continue;
-      }
       const passes::LinkAnnotation Annotation{Path, Written.str()};
       FD->addAttr(AnnotateAttr::CreateImplicit(S.Context, Annotation.encode(), nullptr, 0,
                                                Attr.getRange()));
@@ -450,6 +441,19 @@ void checkDeviceDeclarations(Sema &S, llvm::ArrayRef<const FunctionDecl *> Decla
       S.Diag(FD->getLocation(),
              diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::DeclareDeviceInternal))
           << FD;
+    // A file its kernel::link attributes name that holds a variable of its name: nvJitLink
+    // crashes linking the two. Checked here, once the declarations are merged, whatever the
+    // order of the attributes. (A C++-linkage declaration's symbol is mangled: no variable of
+    // the file is named as it.)
+    if (!FD->isExternC() || !FD->getIdentifier())
+      continue;
+    for (const FunctionDecl *R : FD->redecls())
+      for (const auto *A : R->specific_attrs<AnnotateAttr>())
+        if (const auto Link = passes::LinkAnnotation::decode(A->getAnnotation()))
+          if (linkFileNamesVariable(Link->Path, FD->getName()))
+            S.Diag(A->getLocation(),
+                   diag::id(S.getDiagnostics(), DiagnosticsEngine::Error, diag::LinkFileVariable))
+                << Link->Written << FD->getName() << FD;
   }
 }
 

@@ -160,9 +160,9 @@ inline constexpr const char LinkFileMissing[] =
     "and on the include path}2)";
 inline constexpr const char LinkFileDamaged[] = "cannot link the device code '%0' as %1: %2";
 inline constexpr const char LinkFileVariable[] =
-    "the device code '%0' names '%1' as a variable (__device__ or __constant__ data), but %2 "
-    "declares it as a device function; define it there as an extern \"C\" __device__ function, "
-    "or give the variable another name";
+    "the device code '%0' names '%1' as a variable (__device__ or __constant__ data), but %2 is "
+    "declared here with kernel::declare_device as a device function; define it there as an "
+    "extern \"C\" __device__ function, or give the variable another name";
 /// The text comes from kernel::detail::not_linkable_message, shared with the runtime.
 inline constexpr const char LinkFileKind[] = "%0";
 

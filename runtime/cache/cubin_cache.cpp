@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cache/cubin_cache.h"
 #include "cache/checksum.h"
+#include "settings/environment.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,7 +11,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -134,15 +134,10 @@ std::filesystem::path cubin_cache::directory_from(const char *kernel_cache_dir, 
     std::filesystem::path made = std::filesystem::absolute(dir, ec);
     return ec ? std::filesystem::path() : made;
   };
-  // The spellings of "off" that the switch settings accept: a cache directory named "OFF"
-  // or "0" in the working directory is never what was meant.
-  const auto switched_off = [](std::string_view value) {
-    std::string lower(value);
-    for (char &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return lower == "off" || lower == "0" || lower == "false" || lower == "no";
-  };
+  // Every spelling of off the switch settings take: a cache directory named "OFF" or "0" in
+  // the working directory is never what was meant.
   if (kernel_cache_dir && *kernel_cache_dir)
-    return switched_off(kernel_cache_dir) ? std::filesystem::path() : absolute(kernel_cache_dir);
+    return means_off(kernel_cache_dir) ? std::filesystem::path() : absolute(kernel_cache_dir);
   // The XDG base directory specification: a relative path there is to be ignored.
   if (xdg_cache_home && *xdg_cache_home == '/') return std::filesystem::path(xdg_cache_home) / "kernel";
   if (home && *home) return absolute(std::filesystem::path(home) / ".cache" / "kernel");

@@ -230,9 +230,9 @@ std::string variable_for_function(const kernel_module &m, const std::string &nam
   }
   if (const std::size_t end = log.find(kernel_definition_end); end != std::string::npos) {
     const std::size_t start = log.rfind(kernel_definition_start, end);
-    const std::string symbol = start == std::string::npos ? std::string()
-                                                          : log.substr(start + kernel_definition_start.size(),
-                                                                       end - start - kernel_definition_start.size());
+    if (start == std::string::npos) throw link_error(log); // worded otherwise: nvJitLink's own words
+    const std::string symbol =
+        log.substr(start + kernel_definition_start.size(), end - start - kernel_definition_start.size());
     const kernel_external *external = external_named(m, symbol);
     std::string defined_in;
     for (const user_code &c : code) {

@@ -331,9 +331,11 @@ void gemm_host(const char *name, const gemm_problem &problem) {
     std::swap(p.conj_a, p.conj_b);
   }
   // k = 0: C = beta C (OpenBLAS returns early for some such calls without scaling C).
-  // Through a product with a zero inner dimension made explicit: one column of zeros.
+  // Through a product with a zero inner dimension made explicit: one column of zeros. So is
+  // alpha = 0, which BLAS takes as no product at all, but OpenBLAS's small-matrix kernels
+  // multiply out (NaNs in A or B reaching C): A B is not read, on every target alike.
   std::vector<char> zeros;
-  if (p.a.cols == 0) {
+  if (p.a.cols == 0 || is_zero(p.alpha)) {
     zeros.assign(size * static_cast<std::size_t>(std::max(p.c.rows, p.c.cols)), 0);
     blas_matrix za, zb;
     za.data = zb.data = zeros.data();

@@ -119,19 +119,25 @@ std::optional<kernel_info> detail::find_kernel(const void *host_key) {
 std::string detail::declared_array_orders(const void *host_key) {
   const std::optional<kernel_info> k = find_kernel(host_key);
   if (!k) return {};
-  // The plugin writes signatures canonically: "void(float32[:, ::1], int32)", '::1' on the last
-  // dimension for C order, on the first (of two or more) for Fortran order.
+  // A signature string is written canonically by the plugin: "void(float32[:, ::1], int32)",
+  // '::1' on the last dimension for C order, on the first (of two or more) for Fortran order.
+  // A kernel without one has its C++ types ("void(kernel::array_view<float, 2>)"), which
+  // declare no order; a gufunc's layout may follow the parameters (" (n),(n)->()").
   const std::string &sig = k->signature;
-  const std::size_t open = sig.find('('), close = sig.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close <= open + 1) return {};
+  const std::size_t open = sig.find('(');
+  if (open == std::string::npos) return {};
   std::string orders;
   std::size_t begin = open + 1;
-  int depth = 0;
-  for (std::size_t i = begin; i <= close; ++i) {
-    if (sig[i] == '[') ++depth;
-    if (sig[i] == ']') --depth;
-    if (i < close && (sig[i] != ',' || depth != 0)) continue;
+  int depth = 0; // of (), [] and <> within the parameter list
+  for (std::size_t i = begin; i < sig.size(); ++i) {
+    const char c = sig[i];
+    if (c == '(' || c == '[' || c == '<') ++depth;
+    if ((c == ']' || c == '>') && depth > 0) --depth;
+    const bool closes = c == ')' && depth == 0;
+    if (c == ')' && depth > 0) --depth;
+    if (!closes && (c != ',' || depth != 0)) continue;
     const std::string_view param = std::string_view(sig).substr(begin, i - begin);
+    if (closes && orders.empty() && param.find_first_not_of(' ') == std::string_view::npos) break; // "void()"
     char order = 'A';
     if (const std::size_t dims = param.find('['); dims != std::string_view::npos) {
       const std::string_view inside = param.substr(dims + 1, param.rfind(']') - dims - 1);
@@ -144,6 +150,7 @@ std::string detail::declared_array_orders(const void *host_key) {
     }
     orders += order;
     begin = i + 1;
+    if (closes) break;
   }
   return orders;
 }

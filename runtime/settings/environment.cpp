@@ -28,15 +28,29 @@ std::optional<std::uint64_t> whole_number_setting(const char *name, std::uint64_
   return value;
 }
 
-std::optional<bool> switch_setting(const char *name, std::string_view meaning) {
-  const char *text = std::getenv(name);
-  if (!text || !*text) return std::nullopt;
+namespace {
+constexpr std::array<std::string_view, 4> on_spellings = {"1", "true", "on", "yes"},
+                                          off_spellings = {"0", "false", "off", "no"};
+
+std::string lower_case(std::string_view text) {
   std::string value(text);
   std::transform(value.begin(), value.end(), value.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  constexpr std::array<std::string_view, 4> on = {"1", "true", "on", "yes"}, off = {"0", "false", "off", "no"};
-  if (std::find(on.begin(), on.end(), value) != on.end()) return true;
-  if (std::find(off.begin(), off.end(), value) != off.end()) return false;
+  return value;
+}
+} // namespace
+
+bool means_off(std::string_view value) {
+  const std::string lower = lower_case(value);
+  return std::find(off_spellings.begin(), off_spellings.end(), lower) != off_spellings.end();
+}
+
+std::optional<bool> switch_setting(const char *name, std::string_view meaning) {
+  const char *text = std::getenv(name);
+  if (!text || !*text) return std::nullopt;
+  const std::string value = lower_case(text);
+  if (std::find(on_spellings.begin(), on_spellings.end(), value) != on_spellings.end()) return true;
+  if (means_off(value)) return false;
   throw error(std::string(name) + " is '" + text + "': expected 1 or 0 (or true/false, on/off, yes/no) to " +
               std::string(meaning));
 }

@@ -24,4 +24,8 @@ std::optional<std::uint64_t> whole_number_setting(const char *name, std::uint64_
 /// naming the variable, its value and `meaning` ("run the simulator's race checks").
 std::optional<bool> switch_setting(const char *name, std::string_view meaning);
 
+/// Whether `value` is one of the switches' spellings of off (0, false, off or no, in any case):
+/// for settings that are a value or off, as KERNEL_CACHE_DIR.
+bool means_off(std::string_view value);
+
 } // namespace kernel::runtime

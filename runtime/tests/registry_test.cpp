@@ -29,8 +29,27 @@ const kernel_module duplicate = {
 const kernel_module future = {
     KERNEL_MODULE_ABI_VERSION + 1, 0, 0, 0, "ffff0000", nullptr, nullptr, 0, 0, nullptr, nullptr};
 
+// Kernels whose signatures declare array orders, as the launch reads them.
+void orders_mixed() {}
+void orders_none() {}
+void orders_cxx() {}
+void orders_layout() {}
+const kernel_entry order_entries[] = {
+    {reinterpret_cast<const void *>(&orders_mixed), nullptr, "m", "m",
+     "void(float32[:, ::1], int32, float64[::1, :], complex64[:], uint8[::1], int8[:, ::1, :])", "o.cpp:1",
+     KERNEL_ENTRY_JIT, 8, 8, 0},
+    {reinterpret_cast<const void *>(&orders_none), nullptr, "n", "n", "void()", "o.cpp:2", KERNEL_ENTRY_JIT, 8, 8, 0},
+    {reinterpret_cast<const void *>(&orders_cxx), nullptr, "c", "c", "void(kernel::array_view<float, 2>, int)",
+     "o.cpp:3", KERNEL_ENTRY_JIT, 8, 8, 0},
+    {reinterpret_cast<const void *>(&orders_layout), nullptr, "l", "l", "void(float32[:], float32[::1]) (n),(n)",
+     "o.cpp:4", KERNEL_ENTRY_GUFUNC, 8, 8, 0},
+};
+const kernel_module orders = {
+    KERNEL_MODULE_ABI_VERSION, 2, 4, 0, "0rde50rd", images, order_entries, 0, 0, nullptr, nullptr};
+
 struct Registered {
   Registered() {
+    __kernel_register_module(&orders);
     __kernel_register_module(&module);
     __kernel_register_module(&duplicate);
     __kernel_register_module(&future);
@@ -53,6 +72,17 @@ TEST(Registry, FindsEntriesByHostAddress) {
   ASSERT_TRUE(b.has_value());
   EXPECT_EQ(b->kind, "jit");
   EXPECT_FALSE(kernel::detail::find_kernel(reinterpret_cast<const void *>(&host_entry_unregistered)));
+}
+
+TEST(Registry, DeclaredArrayOrders) {
+  const auto orders_of = [](void (*f)()) {
+    return kernel::detail::declared_array_orders(reinterpret_cast<const void *>(f));
+  };
+  EXPECT_EQ(orders_of(&orders_mixed), "CAFACA");
+  EXPECT_EQ(orders_of(&orders_none), "");
+  EXPECT_EQ(orders_of(&orders_cxx), "AA");
+  EXPECT_EQ(orders_of(&orders_layout), "AC");
+  EXPECT_EQ(orders_of(&host_entry_unregistered), "");
 }
 
 TEST(Registry, DuplicatesAreRegisteredOnce) {

@@ -469,6 +469,9 @@ TEST(Sparse, BadStructureIsRejectedOnTheHostAndOnTheDevice) {
     expect_error([&] { sp::csr_matrix<float>(3, 4, offsets, cols, v3); }, text);
   };
   csr({0, 1, 2}, {0, 1, 2}, "has 3 offsets but a matrix of 3 rows needs 4");
+  // No rows, and values: the one offset starts right but does not end at their number.
+  expect_error([&] { sp::csr_matrix<float>(0, 4, std::vector<int>{0}, std::vector<int>{0}, std::vector<float>{1}); },
+               "ends at row offset 0 (position 0, after 0 rows) but there are 1 values");
   csr({1, 1, 2, 3}, {0, 1, 2}, "argument 3: has row offset 1 at position 0: the offsets start at 0");
   csr({0, 2, 1, 3}, {0, 1, 2},
       "argument 3: has row offset 1 at position 2, below the one before it (2): offsets never decrease");

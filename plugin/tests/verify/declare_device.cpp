@@ -74,11 +74,17 @@ extern "C" [[kernel::link("missing.o")]] int lost(int a);
 // expected-error@+1 {{cannot link the device code 'inputs/garbage.cubin' as cubin: it is not an ELF file}}
 extern "C" [[kernel::link("inputs/garbage.cubin")]] int damaged(int a);
 
-// A variable of the function's name, which nvJitLink crashes on: at the attribute. The
-// file's function of another name links.
-// expected-error@+1 {{the device code 'inputs/variable.ptx' names 'counter' as a variable (__device__ or __constant__ data), but 'counter' declares it as a device function; define it there as an extern "C" __device__ function, or give the variable another name}}
+// A variable of the function's name, which nvJitLink crashes on: at the attribute, in either
+// order of the attributes. The file's function of another name links, and so does a
+// C++-linkage declaration of the variable's name (its symbol is mangled).
+// expected-error@+1 {{the device code 'inputs/variable.ptx' names 'counter' as a variable (__device__ or __constant__ data), but 'counter' is declared here with kernel::declare_device as a device function; define it there as an extern "C" __device__ function, or give the variable another name}}
 extern "C" [[kernel::declare_device, kernel::link("inputs/variable.ptx")]] int counter(int a);
 extern "C" [[kernel::declare_device, kernel::link("inputs/variable.ptx")]] int count_up(int a);
+// expected-error@+1 {{the device code 'inputs/variable.ptx' names 'limits' as a variable}}
+extern "C" [[kernel::link("inputs/variable.ptx"), kernel::declare_device]] int limits(int a);
+namespace cxx {
+[[kernel::declare_device, kernel::link("inputs/variable.ptx")]] int counter(int a);
+} // namespace cxx
 
 // expected-error@+1 {{'bar.txt' is not device code nvJitLink can link: expected a .o, .a, .ptx, .cubin, .fatbin, .ltoir or .cu file}}
 [[kernel::link("bar.txt")]] void wrong_kind();

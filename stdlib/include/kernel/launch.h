@@ -163,6 +163,38 @@ inline void pair_shared_host_arguments(std::string_view kernel, std::span<host_a
   }
 }
 
+/// The order of each host array's device copy (copy_order): column-major where a signature
+/// declares Fortran order for it or for an argument sharing its copy (same_as), else
+/// row-major. Arguments sharing one copy declared in both orders are an error, raised before
+/// anything is copied. `orders` holds one declared order per parameter ('C', 'F' or 'A').
+inline void choose_copy_orders(std::string_view kernel, std::span<host_argument> args, std::string_view orders) {
+  const auto declared = [&](std::size_t k) { return k < orders.size() ? orders[k] : 'A'; };
+  // Each copy's order, decided by the first argument of its group that declares one.
+  std::vector<char> group(args.size(), 'A');
+  std::vector<std::size_t> decided_by(args.size(), 0);
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (!args[k].is_host_array) continue;
+    const std::size_t root = args[k].same_as >= 0 ? static_cast<std::size_t>(args[k].same_as) : k;
+    const char order = declared(k);
+    if (order == 'A') continue;
+    if (group[root] == 'A') {
+      group[root] = order;
+      decided_by[root] = k;
+    } else if (group[root] != order) {
+      const auto named = [](char o) { return std::string(o == 'F' ? "Fortran" : "C"); };
+      throw argument_error(std::string(kernel), static_cast<int>(k) + 1,
+                           "is the host array given as argument " + std::to_string(decided_by[root] + 1) +
+                               ", which the kernel's signature declares in " + named(group[root]) +
+                               " order and this one in " + named(order) +
+                               " order: the one copy they share cannot be both; pass a device array");
+    }
+  }
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const std::size_t root = args[k].same_as >= 0 ? static_cast<std::size_t>(args[k].same_as) : k;
+    args[k].copy_order = group[root] == 'F' ? 'F' : 'C';
+  }
+}
+
 /// Whether a view of `shape` and `strides` (in elements) is laid out as a signature's `order`
 /// declares ('C' row-major without gaps, 'F' column-major, 'A' any), by NumPy's rules: an
 /// extent of 1 takes any stride, an empty array is in every order.
@@ -310,26 +342,33 @@ private:
     std::array<detail::host_argument, described> hosts{};
     std::array<std::shared_ptr<void>, described> copies{};
     // The order each array parameter's signature declares ("float32[:, ::1]"): a device array
-    // must be in it, a host array is copied in it. Read from the registry once per kernel.
+    // must be in it, a host array is copied in it. Read from the registry once per kernel, once
+    // it is registered (a launch before its module registers, from a static constructor, looks
+    // again the next time).
     constexpr bool any_array = []<std::size_t... K>(std::index_sequence<K...>) {
       return (detail::kernel_param<typename traits::template arg<K>>::is_array || ...);
     }(std::make_index_sequence<traits::arity>{});
-    static const std::string declared_orders = [] {
+    const auto lookup = [] {
       if constexpr (any_array)
         return detail::declared_array_orders(reinterpret_cast<const void *>(&detail::jit_kernel<F>));
       else
         return std::string();
-    }();
-    const auto order_of = [](std::size_t k) { return k < declared_orders.size() ? declared_orders[k] : 'A'; };
+    };
+    static const std::string registered = lookup();
+    const std::string unregistered = registered.empty() && any_array ? lookup() : std::string();
+    const std::string &orders = registered.empty() ? unregistered : registered;
+    const auto order_of = [&orders](std::size_t k) { return k < orders.size() ? orders[k] : 'A'; };
     [&]<std::size_t... K>(std::index_sequence<K...>) {
+      // Device arrays out of their declared order are refused before anything is copied.
+      (check_declared_order<K>(args, order_of(K)), ...);
       if constexpr (any_host_array) {
         ((hosts[K] = detail::describe_host_argument<typename traits::template arg<K>>(args)), ...);
-        detail::pair_shared_host_arguments(name(), std::span(hosts.data(), traits::arity));
+        const std::span<detail::host_argument> described_args(hosts.data(), traits::arity);
+        detail::pair_shared_host_arguments(name(), described_args);
+        detail::choose_copy_orders(name(), described_args, orders);
       }
       auto refs = std::forward_as_tuple(args...);
-      (pass<K>(call, std::get<K>(refs), temporary[K], order_of(K), detail::get_arg<K>(params), keep, copy_back, hosts,
-               copies),
-       ...);
+      (pass<K>(call, std::get<K>(refs), temporary[K], detail::get_arg<K>(params), keep, copy_back, hosts, copies), ...);
     }(std::make_index_sequence<traits::arity>{});
 
     const detail::kernel_ref k{reinterpret_cast<const void *>(&detail::jit_kernel<F>), name(),
@@ -349,10 +388,20 @@ private:
     });
   }
 
+  // A device array for parameter K is in the order its signature declares (`order`).
+  template <std::size_t K, class A> void check_declared_order(const A &a, char order) const {
+    using P = std::remove_cvref_t<typename traits::template arg<K>>;
+    if constexpr (detail::is_array_view<P>::value && detail::ufunc_arg<const A &>::is_device) {
+      const auto v = detail::ufunc_arg<const A &>::view(a);
+      if (!detail::in_declared_order(order, v.shape(), v.strides()))
+        detail::out_of_declared_order(name(), static_cast<int>(K) + 1, order, v.shape(), v.strides());
+    }
+  }
+
   template <std::size_t K, class A, class Slot, std::size_t H>
-  void pass(const detail::device_call &call, A &a, bool temporary, char order, Slot &slot,
-            std::vector<std::shared_ptr<void>> &keep, std::vector<detail::host_task> &copy_back,
-            std::array<detail::host_argument, H> &hosts, std::array<std::shared_ptr<void>, H> &copies) const {
+  void pass(const detail::device_call &call, A &a, bool temporary, Slot &slot, std::vector<std::shared_ptr<void>> &keep,
+            std::vector<detail::host_task> &copy_back, std::array<detail::host_argument, H> &hosts,
+            std::array<std::shared_ptr<void>, H> &copies) const {
     using P = std::remove_cvref_t<typename traits::template arg<K>>;
     const auto store = [&slot](const P &value) { std::memcpy(static_cast<void *>(&slot), &value, sizeof(P)); };
     if constexpr (!detail::is_array_view<P>::value) {
@@ -366,8 +415,6 @@ private:
                                "is a device array on " + a.device().name() + " but the launch runs on " +
                                    detail::device_name(*call.device));
         auto v = arg::view(a);
-        if (!detail::in_declared_order(order, v.shape(), v.strides()))
-          detail::out_of_declared_order(name(), static_cast<int>(K) + 1, order, v.shape(), v.strides());
         store(P(v.data(), v.shape(), v.strides()));
         // Held until the kernel is done, should the launch run on another stream than the
         // one that frees the array.
@@ -385,18 +432,10 @@ private:
         const std::size_t bytes = static_cast<std::size_t>(host.size()) * sizeof(E);
         std::shared_ptr<void> memory;
         bool copies_back = !std::is_const_v<T>;
-        // The copy is row-major, or column-major where the signature declares Fortran order.
-        char copy_order = order == 'F' ? 'F' : 'C';
+        // Row-major, or column-major where the signatures declare Fortran order (choose_copy_orders).
+        const char copy_order = hosts[K].copy_order;
         if (const int first = hosts[K].same_as; first >= 0) {
           // The same elements as an earlier argument: its copy, copied back once.
-          const char shared = hosts[static_cast<std::size_t>(first)].copy_order;
-          if (order != 'A' && order != shared)
-            throw argument_error(std::string(name()), static_cast<int>(K) + 1,
-                                 "is the host array given as argument " + std::to_string(first + 1) +
-                                     ", which the kernel's signature declares in " + (shared == 'F' ? "Fortran" : "C") +
-                                     " order and this one in " + (order == 'F' ? "Fortran" : "C") +
-                                     " order: the one copy they share cannot be both; pass a device array");
-          copy_order = shared;
           memory = copies[static_cast<std::size_t>(first)];
           copies_back = copies_back && !hosts[static_cast<std::size_t>(first)].writable;
           hosts[static_cast<std::size_t>(first)].writable =
@@ -411,7 +450,6 @@ private:
           keep.push_back(memory);
           copies[K] = memory;
         }
-        hosts[K].copy_order = copy_order;
         store(copy_order == 'F' ? P(static_cast<T *>(memory.get()), host.shape(), detail::fortran_strides(host.shape()))
                                 : P(static_cast<T *>(memory.get()), host.shape()));
         if constexpr (!std::is_const_v<T>) {

@@ -393,7 +393,7 @@ void run_gemm(std::string_view name, const algorithm_site &site, const linalg_ma
   p.e = e && beta != T(0) ? reinterpret_cast<const V *>(e->data) : nullptr;
   p.m = c.rows;
   p.n = c.cols;
-  p.k = a.cols;
+  p.k = alpha == T(0) ? 0 : a.cols; // alpha 0: no product to take, no O(mnk) work for nothing
   p.batch = batch;
   p.tiles_m = (c.rows + gemm_tile - 1) / gemm_tile;
   p.tiles_n = (c.cols + gemm_tile - 1) / gemm_tile;

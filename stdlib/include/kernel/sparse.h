@@ -115,22 +115,22 @@ template <class I> void require_fits(std::string_view name, int argument, index_
                              " indices can address (build the matrix with int64 indices: sparse::index64)");
 }
 
-/// An error for the first fault found in a matrix's index arrays, if any. Arguments are
-/// numbered as the constructors take them: (rows, cols, row offsets or row indices, column
-/// indices, values).
 /// What is wrong with row offset `value` at position `k` (`before` the one before it, where
 /// k > 0) of a CSR matrix of `rows` rows and `n` values.
 inline std::string offset_fault(index_t k, index_t value, index_t before, index_t rows, index_t n) {
   const std::string at = "has row offset " + std::to_string(value) + " at position " + std::to_string(k);
-  if (k == 0) return at + ": the offsets start at 0";
-  if (value < before) return at + ", below the one before it (" + std::to_string(before) + "): offsets never decrease";
+  if (k == 0 && value != 0) return at + ": the offsets start at 0";
+  if (k > 0 && value < before)
+    return at + ", below the one before it (" + std::to_string(before) + "): offsets never decrease";
   if (value < 0 || value > n) return at + ", outside 0 to " + std::to_string(n) + " (the number of values)";
   return "ends at row offset " + std::to_string(value) + " (position " + std::to_string(k) + ", after " +
          std::to_string(rows) + " rows) but there are " + std::to_string(n) +
          " values: the offsets end at the number of values";
 }
 
-/// `offset_why`: offset_fault for the offset fault, where there is one.
+/// An error for the first fault found in a matrix's index arrays, if any. Arguments are
+/// numbered as the constructors take them: (rows, cols, row offsets or row indices, column
+/// indices, values). `offset_why`: offset_fault for the offset fault, where there is one.
 inline void throw_index_faults(std::string_view name, const index_faults &f, const std::string &offset_why = {}) {
   if (f.offset != no_fault)
     throw argument_error(std::string(name), 3,

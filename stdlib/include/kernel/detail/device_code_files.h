@@ -782,7 +782,7 @@ template <class Fn> void for_each_device_code_payload(link_format format, std::s
       std::uint32_t magic = 0;
       std::uint16_t header = 0;
       std::uint64_t size = 0;
-      if (!read_at(fat, at, magic) || magic != 0xBA55ED50 || !read_at(fat, at + 6, header) ||
+      if (!read_at(fat, at, magic) || magic != 0xBA55ED50 || !read_at(fat, at + 6, header) || header < 16 ||
           !read_at(fat, at + 8, size) || !fits(fat, at + header, size))
         return;
       const std::uint64_t end = at + header + size;
@@ -855,7 +855,8 @@ inline std::vector<std::string> elf_symbols(std::string_view elf, bool data_only
 }
 
 /// Whether PTX `text` names `symbol` as a variable: a .global or .const directive (after
-/// .visible, .extern or .weak) naming it, as `.visible .global .align 4 .u32 twice = 3;`.
+/// .visible, .extern or .weak) declaring it, as `.visible .global .align 4 .u32 twice = 3;`
+/// (not its initialiser, `.u64 fp = twice;`, nor a comment).
 inline bool ptx_names_variable(std::string_view text, std::string_view symbol) {
   const auto identifier = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
@@ -864,9 +865,12 @@ inline bool ptx_names_variable(std::string_view text, std::string_view symbol) {
        at = text.find(symbol, at + 1)) {
     const std::size_t after = at + symbol.size();
     if ((at > 0 && identifier(text[at - 1])) || (after < text.size() && identifier(text[after]))) continue;
-    const std::size_t begin = text.rfind('\n', at);
-    std::string_view line = text.substr(begin == std::string_view::npos ? 0 : begin + 1);
+    const std::size_t begin = text.rfind('\n', at), from = begin == std::string_view::npos ? 0 : begin + 1;
+    std::string_view line = text.substr(from);
     line = line.substr(0, line.find('\n'));
+    // The declarator: before an initialiser or a comment.
+    const std::size_t declarator = std::min(line.find('='), line.find("//"));
+    if (declarator != std::string_view::npos && at - from >= declarator) continue;
     const auto next_word = [&line] {
       const std::size_t from = line.find_first_not_of(" \t\r");
       if (from == std::string_view::npos) return std::string_view();
@@ -889,6 +893,7 @@ inline bool ptx_names_variable(std::string_view text, std::string_view symbol) {
 /// nvJitLink crashes linking such a variable with a call of a function of its name. LTO-IR is
 /// not read (only nvJitLink sees into it); CUDA-C is read as the PTX NVRTC makes of it.
 inline bool names_variable(link_format format, std::string_view bytes, std::string_view symbol) {
+  if (format == link_format::ltoir) return false;
   bool found = false;
   for_each_device_code_payload(format, bytes, [&](std::string_view payload) {
     if (found) return;
@@ -896,7 +901,10 @@ inline bool names_variable(link_format format, std::string_view bytes, std::stri
                             "ELF")) {
       const std::vector<std::string> data = device_code_files::elf_symbols(payload, true);
       found = std::find(data.begin(), data.end(), symbol) != data.end();
-    } else if (payload.find(".version") != std::string_view::npos) {
+    } else if (const std::string_view start = payload.substr(0, 4096);
+               start.find(".version") != std::string_view::npos &&
+               start.find('\0') >= std::max<std::size_t>(start.size(), 1) - 1) {
+      // PTX: text (LTO-IR, bitcode full of zero bytes, is not read).
       found = device_code_files::ptx_names_variable(payload, symbol);
     }
   });
