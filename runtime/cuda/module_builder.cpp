@@ -197,17 +197,50 @@ std::vector<std::string> mangled_definitions(const std::vector<user_code> &code,
   return found;
 }
 
+// The message for a variable `symbol` (defined or declared) in the device code `name` that
+// module `m` calls as the device function `external`.
+std::string variable_message(const std::string &name, const kernel_external &external) {
+  return "'" + name + "' names '" + external.symbol +
+         "' as a variable (__device__ or __constant__ data), but the kernel calls it as the device function " +
+         declared_function(&external, external.symbol) +
+         "; define it there as an extern \"C\" __device__ function, or give the variable another name";
+}
+
+// The variables of LTO-IR `ltoir`, which only nvJitLink reads: linked alone into a cubin for
+// sm_<arch>, they are its data symbols. Empty where it does not link alone (it calls code of
+// other inputs): the link proper then reports what it finds.
+std::vector<std::string> ltoir_variables(const nvjitlink &linker, int arch, std::string_view ltoir) {
+  const link_input alone[] = {{link_format::ltoir, "ltoir", ltoir}};
+  const std::string lto = "-lto";
+  try {
+    const std::vector<char> cubin = linker.link(arch, alone, "the LTO-IR's variables", std::span(&lto, 1));
+    return kernel::detail::device_code_files::elf_symbols(std::string_view(cubin.data(), cubin.size()), true);
+  } catch (const cuda_error &) {
+    return {};
+  }
+}
+
 // Why the device code `bytes` cannot be linked with module `m`: it names as a variable (defined
 // or declared) a function the module calls, which nvJitLink crashes on in every format; ""
-// when it does not (LTO-IR is not read: only nvJitLink sees into it).
+// when it does not. LTO-IR (alone, or the first in a fat binary, object or library) is linked
+// alone to see its variables, where the module calls any device function: a cost the first
+// link alone pays, since the disk cache keeps the result.
 std::string variable_for_function(const kernel_module &m, const std::string &name, std::string_view bytes,
-                                  link_format format) {
+                                  link_format format, const nvjitlink &linker, int arch) {
   for (uint32_t i = 0; i < m.num_externals; ++i)
     if (kernel::detail::names_variable(format, bytes, m.externals[i].symbol))
-      return "'" + name + "' names '" + m.externals[i].symbol +
-             "' as a variable (__device__ or __constant__ data), but the kernel calls it as the device function " +
-             declared_function(&m.externals[i], m.externals[i].symbol) +
-             "; define it there as an extern \"C\" __device__ function, or give the variable another name";
+      return variable_message(name, m.externals[i]);
+  if (m.num_externals == 0) return {};
+  // A copy: a compressed entry's payload lives only while the walk is at it.
+  std::string ltoir;
+  kernel::detail::for_each_device_code_payload(format, bytes, [&](std::string_view payload) {
+    if (ltoir.empty() && payload.starts_with(std::string_view("\xed\x43\x4e\x7f", 4))) ltoir.assign(payload);
+  });
+  if (ltoir.empty()) return {};
+  const std::vector<std::string> variables = ltoir_variables(linker, arch, ltoir);
+  for (uint32_t i = 0; i < m.num_externals; ++i)
+    if (std::find(variables.begin(), variables.end(), m.externals[i].symbol) != variables.end())
+      return variable_message(name, m.externals[i]);
   return {};
 }
 
@@ -228,6 +261,14 @@ std::string variable_for_function(const kernel_module &m, const std::string &nam
                                                                       : " (" + names_of(code) + ")") +
                      "; link one definition of it");
   }
+  // A variable of a called function's name in code no reader sees into (LTO-IR that needs
+  // other inputs to link): where nvJitLink reports it rather than crashing.
+  if (const std::string symbol = quoted_after(log, memory_space_marker); !symbol.empty())
+    if (const kernel_external *external = external_named(m, symbol)) {
+      const std::string specified = quoted_after(log, "first specified in '");
+      throw link_error(what + ": " +
+                       variable_message(is_named(code, specified) ? specified : names_of(code), *external));
+    }
   if (const std::size_t end = log.find(kernel_definition_end); end != std::string::npos) {
     const std::size_t start = log.rfind(kernel_definition_start, end);
     if (start == std::string::npos) throw link_error(log); // worded otherwise: nvJitLink's own words
@@ -325,7 +366,8 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
                          " or an older GPU (nvcc -arch=compute_" + std::to_string(arch) + " -ptx)");
     if (format == link_format::cuda) {
       compiled.push_back(nvrtc::get().compile(std::string(c.bytes), c.name, arch));
-      if (const std::string why = variable_for_function(m, c.name, compiled.back(), link_format::ptx); !why.empty())
+      if (const std::string why = variable_for_function(m, c.name, compiled.back(), link_format::ptx, linker, arch);
+          !why.empty())
         throw link_error(what + ": " + why);
       inputs.push_back({link_format::ptx, c.name, compiled.back()});
       continue;
@@ -343,7 +385,7 @@ built_module build_cubin(const kernel_module &m, int arch, const cubin_cache &ca
                        entries_text(entries) + "; build it for sm_" + std::to_string(arch) +
                        " too (-gencode arch=compute_" + std::to_string(arch) + ",code=sm_" + std::to_string(arch) +
                        "), or with PTX, which the link compiles for newer GPUs (code=compute_75)");
-    if (const std::string why = variable_for_function(m, c.name, c.bytes, format); !why.empty())
+    if (const std::string why = variable_for_function(m, c.name, c.bytes, format, linker, arch); !why.empty())
       throw link_error(what + ": " + why);
     if (format == link_format::ltoir && options.empty()) options.push_back("-lto");
     inputs.push_back({format, c.name, c.bytes});

@@ -43,6 +43,10 @@ inline constexpr std::string_view multiple_definition_marker = "Multiple definit
 /// runtime/tests:nvjitlink_log_test.
 inline constexpr std::string_view kernel_definition_start = "Function '";
 inline constexpr std::string_view kernel_definition_end = "' not declared __global__ in all source files";
+/// How it words a name one input declares as a function and another as a variable, where it
+/// reports it rather than crashing ("Memory space doesn't match for 'bar' in 'a.ptx', first
+/// specified in 'b.ltoir'"). Pinned by runtime/tests:nvjitlink_log_test.
+inline constexpr std::string_view memory_space_marker = "Memory space doesn't match for '";
 
 struct link_input {
   /// Anything but link_format::cuda, which NVRTC compiles to PTX first.

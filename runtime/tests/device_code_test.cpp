@@ -355,8 +355,10 @@ TEST_F(DeviceCode, VariableNamedAsTheFunctionIsRefused) {
                                "calls it as the device function 'int twice(int)' (declared at calls_twice.cpp:6); "
                                "define it there as an extern \"C\" __device__ function, or give the variable another "
                                "name";
-  for (const std::string file : {"twice_variable.o", "libtwice_variable.a", "twice_variable.ptx",
-                                 "twice_variable.fatbin", "twice_variable_sm90.cubin"}) {
+  // LTO-IR, which only nvJitLink reads, is linked alone to see its variables.
+  for (const std::string file :
+       {"twice_variable.o", "libtwice_variable.a", "twice_variable.ptx", "twice_variable.fatbin",
+        "twice_variable_sm90.cubin", "twice_variable.ltoir", "twice_variable_lto.o"}) {
     kernel::runtime::device_code::clear_runtime_inputs();
     kernel::link_device_code(data + file);
     EXPECT_EQ(link_message(90), "'double_all': '" + data + file + expected) << file;

@@ -118,9 +118,9 @@ struct Shifts {
             0x8000000000000001ull << n, 0x8000000000000001ull >> n, std::int64_t{-0x7fffffffffffffff} >> n};
 }
 
-// Records each element with its offset from the first, in the strides the kernel was given:
-// what a C- or Fortran-ordered parameter receives.
-[[kernel::jit("void(int32[:, ::1], int64[:])")]] void c_ordered(array_view<int, 2> a, array_view<index_t> offsets) {
+// Records each element with its offset from the first, in the strides the kernel was given
+// (what a C- or Fortran-ordered parameter receives), and adds 1 to it.
+void record_offsets(array_view<int, 2> a, array_view<index_t> offsets) {
   if (kernel::grid<1>() != 0) return;
   for (index_t i = 0; i < a.shape(0); ++i)
     for (index_t j = 0; j < a.shape(1); ++j) {
@@ -128,13 +128,11 @@ struct Shifts {
       a(i, j) += 1;
     }
 }
+[[kernel::jit("void(int32[:, ::1], int64[:])")]] void c_ordered(array_view<int, 2> a, array_view<index_t> offsets) {
+  record_offsets(a, offsets);
+}
 [[kernel::jit("void(int32[::1, :], int64[:])")]] void f_ordered(array_view<int, 2> a, array_view<index_t> offsets) {
-  if (kernel::grid<1>() != 0) return;
-  for (index_t i = 0; i < a.shape(0); ++i)
-    for (index_t j = 0; j < a.shape(1); ++j) {
-      offsets[i * a.shape(1) + j] = &a(i, j) - a.data();
-      a(i, j) += 1;
-    }
+  record_offsets(a, offsets);
 }
 [[kernel::jit("void(int32[::1, :], int32[:, ::1])")]] void f_and_c(array_view<int, 2> a, array_view<int, 2> b) {
   if (kernel::grid<1>() == 0) a(0, 0) = b(0, 0);

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -163,6 +165,30 @@ TEST(NvJitLinkLog, KernelsCalledAsFunctionsAreNamedBetweenTheMarkers) {
                        std::string(cuda::kernel_definition_end)),
               std::string::npos)
         << log;
+  }
+}
+
+// A function one input calls and LTO-IR defines as a variable: the log names it after
+// memory_space_marker (in this order of inputs; PTX defining it crashes nvJitLink, which the
+// runtime refuses before linking).
+TEST(NvJitLinkLog, VariablesCalledAsFunctionsAreNamedAfterTheMarker) {
+  const cuda::nvjitlink &linker = cuda::nvjitlink::get();
+  if (!linker.available()) GTEST_SKIP() << linker.unavailable_reason();
+  std::string calls_twice = calls_undefined;
+  for (std::size_t at; (at = calls_twice.find("bar_undefined")) != std::string::npos;)
+    calls_twice.replace(at, 13, "twice");
+  std::ifstream in("runtime/tests/testdata/twice_variable.ltoir", std::ios::binary);
+  const std::string ltoir((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(ltoir.empty());
+  const std::vector<cuda::link_input> inputs{{kernel::detail::link_format::ptx, "calls_twice", calls_twice},
+                                             {kernel::detail::link_format::ltoir, "twice_variable.ltoir", ltoir}};
+  const std::string lto = "-lto";
+  try {
+    linker.link(90, inputs, "calls_twice", std::span(&lto, 1));
+    FAIL() << "linked a call of a variable";
+  } catch (const std::exception &e) {
+    const std::string log = e.what();
+    EXPECT_NE(log.find(std::string(cuda::memory_space_marker) + "twice'"), std::string::npos) << log;
   }
 }
 
