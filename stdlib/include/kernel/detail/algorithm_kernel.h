@@ -809,15 +809,23 @@ template <class V, auto Pred = nullptr> struct compact_entry {
     if (start + tile_size <= n) {
       // A whole tile: every load issued before any is used (one at a time, each behind its
       // bounds check and predicate, the passes read at a third of memory speed).
+      // Unrolled by request: a predicate of some size (a conversion to double and a remainder)
+      // takes the loops past the unroller's own limit, and `held` to local memory.
       if constexpr (by_predicate) {
+        KERNEL_UNROLL
         for (unsigned j = 0; j < items; ++j) held[j] = p.src[start + index_t{j} * threads + tid];
+        KERNEL_UNROLL
         for (unsigned j = 0; j < items; ++j)
           if (static_cast<bool>(Pred(held[j]))) mine |= 1u << j;
       } else {
         std::uint8_t f[items];
+        KERNEL_UNROLL
         for (unsigned j = 0; j < items; ++j) f[j] = p.flags[start + index_t{j} * threads + tid];
-        if (values_held && scatter && p.src)
+        if (values_held && scatter && p.src) {
+          KERNEL_UNROLL
           for (unsigned j = 0; j < items; ++j) held[j] = p.src[start + index_t{j} * threads + tid];
+        }
+        KERNEL_UNROLL
         for (unsigned j = 0; j < items; ++j)
           if (f[j] != 0) mine |= 1u << j;
       }
