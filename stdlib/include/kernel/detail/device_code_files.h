@@ -608,23 +608,33 @@ inline std::string_view fatbin_payload(std::string_view within, std::uint64_t en
   return {decompressed.get(), size};
 }
 
+// One entry of a fat binary as a walk finds it: the fat binary that holds it (up to its end),
+// where the entry's header lies in it and how long that is, and its payload as stored
+// (perhaps compressed: fatbin_payload reads it as nvJitLink does).
+struct fatbin_entry_at {
+  std::string_view within;
+  std::uint64_t entry = 0;
+  std::uint32_t header = 0;
+  std::string_view stored;
+};
+
 // A fat binary (nvcc -fatbin): one or more of them back to back, each a 16-byte header (magic
 // 0xBA55ED50, version, header size, size of what follows) and entries of a header (kind,
-// version, header size, payload size, ...) and a payload. Zero bytes may pad the end. The
-// payloads that are cubins, once decompressed, are checked as cubins.
-inline std::string fatbin_damage(std::string_view bytes, int depth) {
-  // Fat binaries hold cubins, which hold none: deeper is not nvcc's.
-  if (depth > 2) return "it nests fat binaries in cubins" + std::string(damaged);
+// version, header size, payload size, ...) and a payload. Zero bytes may pad the end. Calls
+// `fn(entry)` with each entry (a fatbin_entry_at) whose header and payload lie within; `fn`
+// returns "" to go on or a message to stop the walk with. Returns that message, what in the
+// layout is damaged where the walk stops on it, or "". The one walk serves the check, the list
+// of entries and the payloads handed on, so that none of them reads the layout differently.
+template <class Fn> std::string for_each_fatbin_entry(std::string_view bytes, Fn &&fn) {
   constexpr std::uint32_t magic = 0xBA55ED50;
-  std::uint64_t at = 0;
-  for (bool first = true; at < bytes.size(); first = false) {
-    if (!first && bytes.find_first_not_of('\0', at) == std::string_view::npos) break;
+  for (std::uint64_t at = 0; at < bytes.size();) {
+    if (at != 0 && bytes.find_first_not_of('\0', at) == std::string_view::npos) break;
     std::uint32_t found = 0;
     std::uint16_t header = 0;
     std::uint64_t size = 0;
     if (!read_at(bytes, at, found) || found != magic)
-      return first ? "it is not a fat binary (no 0xBA55ED50 header)"
-                   : "the bytes after its fat binary, from byte " + std::to_string(at) + ", are not one";
+      return at == 0 ? "it is not a fat binary (no 0xBA55ED50 header)"
+                     : "the bytes after its fat binary, from byte " + std::to_string(at) + ", are not one";
     if (!read_at(bytes, at + 6, header) || !read_at(bytes, at + 8, size) || header < 16 || !fits(bytes, at, header) ||
         !fits(bytes, at + header, size))
       return "it states more bytes than it holds" + std::string(truncated);
@@ -636,21 +646,32 @@ inline std::string fatbin_damage(std::string_view bytes, int depth) {
       if (!read_at(within, entry + 4, entry_header) || !read_at(within, entry + 8, payload) || entry_header < 16 ||
           !fits(within, entry, entry_header) || !fits(within, entry + entry_header, payload))
         return "its entry at byte " + std::to_string(entry) + " lies past its end" + std::string(truncated);
-      std::unique_ptr<char[]> decompressed;
-      std::string why;
-      const std::string_view contents =
-          fatbin_payload(within, entry, entry_header, within.substr(entry + entry_header, payload), decompressed, why);
-      if (!why.empty()) return why;
-      if (contents.starts_with("\x7f"
-                               "ELF"))
-        if (why = elf_damage(contents, depth + 1); !why.empty())
-          return "its cubin at byte " + std::to_string(entry + entry_header) + ": " + why;
+      if (std::string stop =
+              fn(fatbin_entry_at{within, entry, entry_header, within.substr(entry + entry_header, payload)});
+          !stop.empty())
+        return stop;
       entry += entry_header + payload;
     }
     at = end;
   }
-  if (at == 0) return "it is empty";
   return {};
+}
+
+// The payloads that are cubins, once decompressed, are checked as cubins.
+inline std::string fatbin_damage(std::string_view bytes, int depth) {
+  // Fat binaries hold cubins, which hold none: deeper is not nvcc's.
+  if (depth > 2) return "it nests fat binaries in cubins" + std::string(damaged);
+  if (bytes.empty()) return "it is empty";
+  return for_each_fatbin_entry(bytes, [&](const fatbin_entry_at &e) {
+    std::unique_ptr<char[]> decompressed;
+    std::string why;
+    const std::string_view contents = fatbin_payload(e.within, e.entry, e.header, e.stored, decompressed, why);
+    if (why.empty() && contents.starts_with("\x7f"
+                                            "ELF"))
+      if (why = elf_damage(contents, depth + 1); !why.empty())
+        why = "its cubin at byte " + std::to_string(e.entry + e.header) + ": " + why;
+    return why;
+  });
 }
 
 // An ar archive (nvcc -lib): its members lie within it, those that are ELF objects are whole,
@@ -710,26 +731,13 @@ inline constexpr std::uint16_t fatbin_ptx = 1, fatbin_cubin = 2, fatbin_ltoir = 
 // kind and architecture once, appended to `out`. The entry header holds the kind at byte 0
 // and the architecture at byte 28, also for a compressed payload.
 inline void fatbin_entries(std::string_view bytes, std::vector<fatbin_entry> &out) {
-  for (std::uint64_t at = 0; at + 16 <= bytes.size();) {
-    std::uint32_t magic = 0;
-    std::uint16_t header = 0;
-    std::uint64_t size = 0;
-    if (!read_at(bytes, at, magic) || magic != 0xBA55ED50 || !read_at(bytes, at + 6, header) ||
-        !read_at(bytes, at + 8, size) || !fits(bytes, at + header, size))
-      return;
-    const std::uint64_t end = at + header + size;
-    for (std::uint64_t entry = at + header; entry < end;) {
-      fatbin_entry e;
-      std::uint32_t entry_header = 0;
-      std::uint64_t payload = 0;
-      if (!read_at(bytes, entry, e.kind) || !read_at(bytes, entry + 4, entry_header) ||
-          !read_at(bytes, entry + 8, payload) || !read_at(bytes, entry + 28, e.arch) || entry_header < 32)
-        return;
-      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
-      entry += entry_header + payload;
-    }
-    at = end;
-  }
+  for_each_fatbin_entry(bytes, [&](const fatbin_entry_at &at) {
+    fatbin_entry e;
+    if (at.header >= 32 && read_at(at.within, at.entry, e.kind) && read_at(at.within, at.entry + 28, e.arch) &&
+        std::find(out.begin(), out.end(), e) == out.end())
+      out.push_back(e);
+    return std::string();
+  });
 }
 
 // Calls `fn(member)` with each ELF object of an ar archive (whole: archive_damage found nothing).
@@ -778,30 +786,13 @@ inline std::vector<device_code_files::fatbin_entry> device_code_entries(link_for
 template <class Fn> void for_each_device_code_payload(link_format format, std::string_view bytes, Fn &&fn) {
   using namespace device_code_files;
   const auto fatbin = [&](std::string_view fat) {
-    for (std::uint64_t at = 0; at + 16 <= fat.size();) {
-      std::uint32_t magic = 0;
-      std::uint16_t header = 0;
-      std::uint64_t size = 0;
-      if (!read_at(fat, at, magic) || magic != 0xBA55ED50 || !read_at(fat, at + 6, header) || header < 16 ||
-          !read_at(fat, at + 8, size) || !fits(fat, at + header, size))
-        return;
-      const std::uint64_t end = at + header + size;
-      const std::string_view within = fat.substr(0, end);
-      for (std::uint64_t entry = at + header; entry < end;) {
-        std::uint32_t entry_header = 0;
-        std::uint64_t payload = 0;
-        if (!read_at(within, entry + 4, entry_header) || !read_at(within, entry + 8, payload) || entry_header < 16 ||
-            !fits(within, entry, entry_header) || !fits(within, entry + entry_header, payload))
-          return;
-        std::unique_ptr<char[]> decompressed;
-        std::string why;
-        const std::string_view contents = fatbin_payload(
-            within, entry, entry_header, within.substr(entry + entry_header, payload), decompressed, why);
-        if (why.empty()) fn(contents);
-        entry += entry_header + payload;
-      }
-      at = end;
-    }
+    for_each_fatbin_entry(fat, [&](const fatbin_entry_at &e) {
+      std::unique_ptr<char[]> decompressed;
+      std::string why;
+      const std::string_view contents = fatbin_payload(e.within, e.entry, e.header, e.stored, decompressed, why);
+      if (why.empty()) fn(contents);
+      return std::string();
+    });
   };
   const auto object = [&](std::string_view elf) { for_each_fatbin_section(elf, fatbin); };
   switch (format) {
