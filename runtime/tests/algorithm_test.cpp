@@ -27,6 +27,7 @@
 #include "kernel/launch.h"
 #include "kernel/random_arrays.h"
 #include "kernel/ufunc.h"
+#include "scoped_environment.h"
 #include "test_device.h"
 
 namespace {
@@ -1661,30 +1662,20 @@ TEST(SinglePassCompaction, TwoPassesWhenTheDeviceIsFull) {
   for (float v : x)
     if (v > 0) kept.push_back(v);
   const auto dx = kernel::to_device(x, kernel::device::simulator());
-  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "5", 1);
-  std::vector<float> got;
+  kernel_test::scoped_environment memory("KERNEL_SIMULATOR_MEMORY_MB", "5");
+  const std::vector<float> got = to_vector(kernel::select_if(dx, is_positive).copy_to_host());
   try {
-    got = to_vector(kernel::select_if(dx, is_positive).copy_to_host());
-    const auto fill = [&] {
-      kernel::device_array<float, 1> second(static_cast<kernel::index_t>(n), kernel::device::simulator());
-    };
-    try {
-      fill();
-      ADD_FAILURE() << "a second copy of the input fitted";
-    } catch (const kernel::cuda_error &e) {
-      EXPECT_TRUE(e.out_of_memory()) << e.what();
-      EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("KERNEL_SIMULATOR_MEMORY_MB=5"), std::string::npos) << e.what();
-    }
-  } catch (...) {
-    ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
-    throw;
+    kernel::device_array<float, 1> second(static_cast<kernel::index_t>(n), kernel::device::simulator());
+    ADD_FAILURE() << "a second copy of the input fitted";
+  } catch (const kernel::cuda_error &e) {
+    EXPECT_TRUE(e.out_of_memory()) << e.what();
+    EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("KERNEL_SIMULATOR_MEMORY_MB=5"), std::string::npos) << e.what();
   }
-  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+  memory.set(nullptr);
   EXPECT_EQ(got, kept);
-  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "not a size", 1);
+  memory.set("not a size");
   EXPECT_THROW((kernel::device_array<float, 1>(4, kernel::device::simulator())), kernel::simulator_error);
-  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
 }
 
 // With room for the one-pass buffer but not for a smaller copy of what it kept, select_if
@@ -1698,17 +1689,11 @@ TEST(SinglePassCompaction, KeepsItsBufferWhenACopyDoesNotFit) {
   for (float v : x)
     if (v > 0) kept.push_back(v);
   const auto dx = kernel::to_device(x, kernel::device::simulator());
-  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "26", 1);
-  std::vector<float> got;
-  try {
-    const auto selected = kernel::select_if(dx, is_positive);
-    EXPECT_EQ(selected.size(), static_cast<kernel::index_t>(kept.size()));
-    got = to_vector(selected.copy_to_host());
-  } catch (...) {
-    ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
-    throw;
-  }
-  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+  kernel_test::scoped_environment memory("KERNEL_SIMULATOR_MEMORY_MB", "26");
+  const auto selected = kernel::select_if(dx, is_positive);
+  EXPECT_EQ(selected.size(), static_cast<kernel::index_t>(kept.size()));
+  const std::vector<float> got = to_vector(selected.copy_to_host());
+  memory.set(nullptr);
   EXPECT_EQ(got, kept);
 }
 
@@ -1719,10 +1704,10 @@ TEST(Cub, SameResultsAsTheLibrarysKernels) {
     const cub_results through_cub = sort_and_sum_on_the_device(n);
     // Still so once the calls have been made: CUB's runtime started on this GPU.
     if (kernel_test::on_gpu()) EXPECT_EQ(kernel::detail::cub_unavailable(kernel_test::device().state()), "");
-    ASSERT_EQ(setenv("KERNEL_CUB", "0", 1), 0);
+    kernel_test::scoped_environment no_cub("KERNEL_CUB", "0");
     EXPECT_NE(kernel::detail::cub_unavailable(kernel_test::device().state()), "");
     const cub_results own = sort_and_sum_on_the_device(n);
-    ASSERT_EQ(unsetenv("KERNEL_CUB"), 0);
+    no_cub.set(nullptr);
     EXPECT_EQ(first_different_field(through_cub.fields(), own.fields()), -1) << n;
     // And as the host sorts: every bit of each value kept, NaNs last.
     std::vector<float> host = awkward_floats(n);

@@ -19,6 +19,7 @@
 #include "device/device_state.h"
 #include "kernel/detail/cub_api.h"
 #include "kernel/kernel.h"
+#include "scoped_environment.h"
 
 namespace {
 
@@ -81,16 +82,6 @@ int sort_on(kernel::detail::device_state &d, unsigned key_bytes = 4, unsigned va
   return radix_sort_cub("sort", key_bytes, value_bytes, b, n, end_bit, d, some_stream());
 }
 
-// Sets an environment variable for one scope.
-class scoped_variable {
-public:
-  scoped_variable(const char *name, const char *value) : name_(name) { setenv(name, value, 1); }
-  ~scoped_variable() { unsetenv(name_); }
-
-private:
-  const char *name_;
-};
-
 bool has_driver() {
   void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (!driver) driver = dlopen("libcuda.so.1", RTLD_NOW);
@@ -114,11 +105,11 @@ TEST(Cub, TheSimulatorAndOlderDevicesUseTheLibrarysKernels) {
 TEST(Cub, TurnedOffOrNotFound) {
   unused_cuda_device hopper(90);
   {
-    const scoped_variable off("KERNEL_CUB", "0");
+    const kernel_test::scoped_environment off("KERNEL_CUB", "0");
     EXPECT_NE(cub_unavailable(hopper).find("KERNEL_CUB=0"), std::string::npos);
     EXPECT_EQ(sort_on(hopper), -1);
   }
-  const scoped_variable elsewhere("KERNEL_CUB_LIBRARY", "/nonexistent/libkernel_cub.so");
+  const kernel_test::scoped_environment elsewhere("KERNEL_CUB_LIBRARY", "/nonexistent/libkernel_cub.so");
   const std::string why = cub_unavailable(hopper);
   EXPECT_NE(why.find("libkernel_cub.so could not be loaded"), std::string::npos) << why;
   EXPECT_NE(why.find("/nonexistent/libkernel_cub.so"), std::string::npos) << why;

@@ -16,6 +16,7 @@
 #include "kernel/detail/linalg_api.h"
 #include "kernel/errors.h"
 #include "linalg/cublas_layout.h"
+#include "scoped_environment.h"
 
 namespace {
 
@@ -232,8 +233,9 @@ TEST(CublasLayout, VectorIncrements) {
 // libcublas is looked for where KERNEL_CUBLAS_LIBRARY says: a missing file and a library
 // without cuBLAS's functions are target_unavailable_error naming the call and the path.
 TEST(CublasLibrary, MissingOrWrongLibrary) {
+  kernel_test::scoped_environment library("KERNEL_CUBLAS_LIBRARY", nullptr);
   for (const char *where : {"/nonexistent/libcublas.so.13", "libm.so.6"}) {
-    ASSERT_EQ(setenv("KERNEL_CUBLAS_LIBRARY", where, 1), 0);
+    library.set(where);
     try {
       kernel::detail::cublas_require("matrix_product");
       ADD_FAILURE() << "cuBLAS loaded from " << where;
@@ -247,7 +249,7 @@ TEST(CublasLibrary, MissingOrWrongLibrary) {
       EXPECT_NE(m.find("KERNEL_CUBLAS_LIBRARY"), std::string::npos) << m;
     }
   }
-  ASSERT_EQ(unsetenv("KERNEL_CUBLAS_LIBRARY"), 0);
+  library.set(nullptr);
 }
 
 // The toolkit's libcublas (and its libcublasLt beside it) loads without a GPU.

@@ -19,6 +19,7 @@
 #include "fft/cufft_layout.h"
 #include "kernel/detail/fft_api.h"
 #include "kernel/errors.h"
+#include "scoped_environment.h"
 
 namespace {
 
@@ -429,8 +430,9 @@ TEST(CufftLayout, RankAboveMaxDimsIsRefused) {
 // libcufft is looked for where KERNEL_CUFFT_LIBRARY says: a missing file and a library
 // without cuFFT's functions are target_unavailable_error naming the call and the path.
 TEST(CufftLibrary, MissingOrWrongLibrary) {
+  kernel_test::scoped_environment library("KERNEL_CUFFT_LIBRARY", nullptr);
   for (const char *where : {"/nonexistent/libcufft.so.12", "libm.so.6"}) {
-    ASSERT_EQ(setenv("KERNEL_CUFFT_LIBRARY", where, 1), 0);
+    library.set(where);
     try {
       kernel::detail::cufft_require("fft2");
       ADD_FAILURE() << "cuFFT loaded from " << where;
@@ -444,7 +446,7 @@ TEST(CufftLibrary, MissingOrWrongLibrary) {
       EXPECT_NE(m.find("KERNEL_CUFFT_LIBRARY"), std::string::npos) << m;
     }
   }
-  ASSERT_EQ(unsetenv("KERNEL_CUFFT_LIBRARY"), 0);
+  library.set(nullptr);
 }
 
 // The toolkit's libcufft loads (no GPU needed for that).
@@ -454,15 +456,15 @@ TEST(CufftLibrary, TheToolkitsLoads) { EXPECT_NO_THROW(kernel::detail::cufft_req
 // change to the variable after that load is seen by the next call, and so is its removal.
 TEST(CufftLibrary, TheVariableIsReadAgainWhenItChanges) {
   ASSERT_NO_THROW(kernel::detail::cufft_require("fft"));
-  ASSERT_EQ(setenv("KERNEL_CUFFT_LIBRARY", "/nonexistent/libcufft.so.12", 1), 0);
+  kernel_test::scoped_environment library("KERNEL_CUFFT_LIBRARY", "/nonexistent/libcufft.so.12");
   EXPECT_THROW(kernel::detail::cufft_require("fft"), kernel::target_unavailable_error);
   EXPECT_THROW(kernel::detail::cufft_require("fft"), kernel::target_unavailable_error);
-  ASSERT_EQ(unsetenv("KERNEL_CUFFT_LIBRARY"), 0);
+  library.set(nullptr);
   EXPECT_NO_THROW(kernel::detail::cufft_require("fft"));
   // An unrelated variable set and removed leaves the library as it is.
-  ASSERT_EQ(setenv("KERNEL_CUFFT_TEST_UNRELATED", "1", 1), 0);
+  kernel_test::scoped_environment unrelated("KERNEL_CUFFT_TEST_UNRELATED", "1");
   EXPECT_NO_THROW(kernel::detail::cufft_require("fft"));
-  ASSERT_EQ(unsetenv("KERNEL_CUFFT_TEST_UNRELATED"), 0);
+  unrelated.set(nullptr);
   EXPECT_NO_THROW(kernel::detail::cufft_require("fft"));
 }
 

@@ -14,6 +14,7 @@
 
 #include "kernel/detail/sparse_api.h"
 #include "kernel/errors.h"
+#include "scoped_environment.h"
 #include "sparse/cusparse_layout.h"
 
 namespace {
@@ -214,8 +215,9 @@ TEST(CusparseLayout, ArraysMustStartOnSixteenBytes) {
 // libcusparse is looked for where KERNEL_CUSPARSE_LIBRARY says: a missing file and a library
 // without cuSPARSE's functions are target_unavailable_error naming the call and the path.
 TEST(CusparseLibrary, MissingOrWrongLibrary) {
+  kernel_test::scoped_environment library("KERNEL_CUSPARSE_LIBRARY", nullptr);
   for (const char *where : {"/nonexistent/libcusparse.so.12", "libm.so.6"}) {
-    ASSERT_EQ(setenv("KERNEL_CUSPARSE_LIBRARY", where, 1), 0);
+    library.set(where);
     try {
       kernel::detail::cusparse_require("spmv");
       ADD_FAILURE() << "cuSPARSE loaded from " << where;
@@ -230,7 +232,7 @@ TEST(CusparseLibrary, MissingOrWrongLibrary) {
           << m;
     }
   }
-  ASSERT_EQ(unsetenv("KERNEL_CUSPARSE_LIBRARY"), 0);
+  library.set(nullptr);
 }
 
 // The toolkit's libcusparse loads without a GPU.

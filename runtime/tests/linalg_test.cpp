@@ -18,6 +18,7 @@
 #include "kernel/fuse.h"
 #include "kernel/linalg.h"
 #include "kernel/ufunc.h"
+#include "scoped_environment.h"
 #include "test_device.h"
 
 namespace {
@@ -604,7 +605,7 @@ TEST_P(Linalg, BadShapesAndOverlapsLeaveTheResultsAlone) {
 
 // Target cpu without OpenBLAS: an error naming the library and where it was looked for.
 TEST(LinalgLoading, MissingOpenBlasIsTargetUnavailable) {
-  ::setenv("KERNEL_BLAS_LIBRARY", "/nonexistent/libopenblas.so.0", 1);
+  kernel_test::scoped_environment library("KERNEL_BLAS_LIBRARY", "/nonexistent/libopenblas.so.0");
   kernel::ndarray<double, 2> a({2, 2}), c({2, 2});
   std::vector<double> x(3);
   try {
@@ -621,7 +622,7 @@ TEST(LinalgLoading, MissingOpenBlasIsTargetUnavailable) {
   for (index_t i = 0; i < 4; ++i) EXPECT_EQ(kept.data()[i], 42.0) << "C written before the error, element " << i;
   // The device path does not need it.
   la::matrix_product.on(kernel_test::target())(a, a, c);
-  ::unsetenv("KERNEL_BLAS_LIBRARY");
+  library.set(nullptr);
   la::matrix_product.on(kernel::target::cpu)(a, a, c);
 }
 

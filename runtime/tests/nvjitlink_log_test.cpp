@@ -11,7 +11,9 @@
 #include <atomic>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -28,6 +30,25 @@
 namespace {
 
 namespace cuda = kernel::runtime::cuda;
+
+// The log of a link for sm_90 expected to fail, `failure` saying what it would have linked
+// ("" where it links: the test fails).
+std::string failed_link_log(const std::vector<cuda::link_input> &inputs, std::string_view what,
+                            std::string_view failure, std::span<const std::string> options = {}) {
+  try {
+    cuda::nvjitlink::get().link(90, inputs, what, options);
+    ADD_FAILURE() << "linked " << failure;
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+  return {};
+}
+
+// Whether `log` names `name` right after `marker`: the pins of nvJitLink's wording.
+testing::AssertionResult names_after(const std::string &log, std::string_view marker, std::string_view name) {
+  if (log.find(std::string(marker) + std::string(name)) != std::string::npos) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "no '" << marker << name << "' in the log:\n" << log;
+}
 
 constexpr const char *calls_undefined = R"(.version 7.8
 .target sm_75
@@ -54,13 +75,8 @@ TEST(NvJitLinkLog, UndefinedFunctionsAreNamedAfterTheMarker) {
   const cuda::nvjitlink &linker = cuda::nvjitlink::get();
   if (!linker.available()) GTEST_SKIP() << linker.unavailable_reason();
   const std::vector<cuda::link_input> inputs{{kernel::detail::link_format::ptx, "calls_bar", calls_undefined}};
-  try {
-    linker.link(90, inputs, "calls_bar", {});
-    FAIL() << "linked a call to a function nothing defines";
-  } catch (const std::exception &e) {
-    const std::string log = e.what();
-    EXPECT_NE(log.find(std::string(cuda::undefined_reference_marker) + "bar_undefined'"), std::string::npos) << log;
-  }
+  const std::string log = failed_link_log(inputs, "calls_bar", "a call to a function nothing defines");
+  EXPECT_TRUE(names_after(log, cuda::undefined_reference_marker, "bar_undefined'"));
 }
 
 // PTX given without its terminating NUL (as a .ptx file's bytes are embedded in a program),
@@ -101,17 +117,12 @@ TEST(NvJitLinkLog, DifferingPrototypesFailTheLink) {
   if (!linker.available()) GTEST_SKIP() << linker.unavailable_reason();
   const std::vector<cuda::link_input> inputs{{kernel::detail::link_format::ptx, "calls_bar", calls_undefined},
                                              {kernel::detail::link_format::ptx, "wider.ptx", defines_wider}};
-  try {
-    linker.link(90, inputs, "calls_bar", {});
-    FAIL() << "linked a call through a declaration its definition does not match";
-  } catch (const std::exception &e) {
-    const std::string log = e.what();
-    EXPECT_NE(log.find(std::string(cuda::prototype_mismatch_marker) + "bar_undefined'"), std::string::npos) << log;
-    EXPECT_NE(log.find(std::string(cuda::prototype_definition_marker) + "wider.ptx'"), std::string::npos) << log;
-  }
+  const std::string log =
+      failed_link_log(inputs, "calls_bar", "a call through a declaration its definition does not match");
+  EXPECT_TRUE(names_after(log, cuda::prototype_mismatch_marker, "bar_undefined'"));
+  EXPECT_TRUE(names_after(log, cuda::prototype_definition_marker, "wider.ptx'"));
 }
 
-// What the capture takes from standard error, and what it passes on.
 // A function two inputs define: the log names it after multiple_definition_marker, and the
 // inputs after it.
 TEST(NvJitLinkLog, MultipleDefinitionsAreNamedAfterTheMarker) {
@@ -130,16 +141,9 @@ TEST(NvJitLinkLog, MultipleDefinitionsAreNamedAfterTheMarker) {
   const std::vector<cuda::link_input> inputs{{kernel::detail::link_format::ptx, "calls_bar", calls_undefined},
                                              {kernel::detail::link_format::ptx, "one.ptx", defines},
                                              {kernel::detail::link_format::ptx, "two.ptx", defines}};
-  try {
-    linker.link(90, inputs, "calls_bar", {});
-    FAIL() << "linked two definitions of one function";
-  } catch (const std::exception &e) {
-    const std::string log = e.what();
-    EXPECT_NE(log.find(std::string(cuda::multiple_definition_marker) + "bar_undefined' in 'two.ptx'"),
-              std::string::npos)
-        << log;
-    EXPECT_NE(log.find(std::string(cuda::prototype_definition_marker) + "one.ptx'"), std::string::npos) << log;
-  }
+  const std::string log = failed_link_log(inputs, "calls_bar", "two definitions of one function");
+  EXPECT_TRUE(names_after(log, cuda::multiple_definition_marker, "bar_undefined' in 'two.ptx'"));
+  EXPECT_TRUE(names_after(log, cuda::prototype_definition_marker, "one.ptx'"));
 }
 
 // A function the caller declares as a device function and an input defines as a kernel: the
@@ -156,16 +160,9 @@ TEST(NvJitLinkLog, KernelsCalledAsFunctionsAreNamedBetweenTheMarkers) {
 )";
   const std::vector<cuda::link_input> inputs{{kernel::detail::link_format::ptx, "calls_bar", calls_undefined},
                                              {kernel::detail::link_format::ptx, "kernel.ptx", defines_kernel}};
-  try {
-    linker.link(90, inputs, "calls_bar", {});
-    FAIL() << "linked a call of a kernel";
-  } catch (const std::exception &e) {
-    const std::string log = e.what();
-    EXPECT_NE(log.find(std::string(cuda::kernel_definition_start) + "bar_undefined" +
-                       std::string(cuda::kernel_definition_end)),
-              std::string::npos)
-        << log;
-  }
+  const std::string log = failed_link_log(inputs, "calls_bar", "a call of a kernel");
+  EXPECT_TRUE(
+      names_after(log, cuda::kernel_definition_start, "bar_undefined" + std::string(cuda::kernel_definition_end)));
 }
 
 // A function one input calls and LTO-IR defines as a variable: the log names it after
@@ -183,13 +180,8 @@ TEST(NvJitLinkLog, VariablesCalledAsFunctionsAreNamedAfterTheMarker) {
   const std::vector<cuda::link_input> inputs{{kernel::detail::link_format::ptx, "calls_twice", calls_twice},
                                              {kernel::detail::link_format::ltoir, "twice_variable.ltoir", ltoir}};
   const std::string lto = "-lto";
-  try {
-    linker.link(90, inputs, "calls_twice", std::span(&lto, 1));
-    FAIL() << "linked a call of a variable";
-  } catch (const std::exception &e) {
-    const std::string log = e.what();
-    EXPECT_NE(log.find(std::string(cuda::memory_space_marker) + "twice'"), std::string::npos) << log;
-  }
+  const std::string log = failed_link_log(inputs, "calls_twice", "a call of a variable", std::span(&lto, 1));
+  EXPECT_TRUE(names_after(log, cuda::memory_space_marker, "twice'"));
 }
 
 // The test's own standard error as a file while alive, to read what a capture passed on.

@@ -22,6 +22,7 @@
 
 #include "kernel/random_arrays.h"
 #include "kernel/random_generators.h"
+#include "scoped_environment.h"
 #include "test_device.h"
 
 namespace {
@@ -476,8 +477,9 @@ TEST(RandomGenerators, CurandStatusIsAnError) {
 TEST(RandomGenerators, MissingOrWrongLibrary) {
   const rnd::generator g(engine::xorwow, 1);
   std::vector<float> x(8, 42.0f);
+  kernel_test::scoped_environment library("KERNEL_CURAND_LIBRARY", nullptr);
   for (const char *where : {"/nonexistent/libcurand.so.10", "libm.so.6"}) {
-    ASSERT_EQ(setenv("KERNEL_CURAND_LIBRARY", where, 1), 0);
+    library.set(where);
     try {
       g.uniform(x);
       ADD_FAILURE() << "cuRAND loaded from " << where;
@@ -490,7 +492,7 @@ TEST(RandomGenerators, MissingOrWrongLibrary) {
     }
     EXPECT_EQ(x, std::vector<float>(8, 42.0f));
   }
-  ASSERT_EQ(unsetenv("KERNEL_CURAND_LIBRARY"), 0);
+  library.set(nullptr);
   EXPECT_EQ(g.offset(), 0u);
   if (!direct_curand::get()) return;
   g.uniform(x);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernel/errors.h"
+#include "scoped_environment.h"
 #include "settings/environment.h"
 
 namespace {
@@ -26,37 +27,35 @@ std::string error_of(auto read) {
 }
 
 TEST(Settings, SwitchesTakeTheUsualSpellingsAndNothingElse) {
-  ::unsetenv(variable);
+  kernel_test::scoped_environment env(variable, nullptr);
   EXPECT_EQ(switch_setting(variable, "test"), std::nullopt);
-  ::setenv(variable, "", 1);
+  env.set("");
   EXPECT_EQ(switch_setting(variable, "test"), std::nullopt);
   for (const char *on : {"1", "true", "TRUE", "On", "yes"}) {
-    ::setenv(variable, on, 1);
+    env.set(on);
     EXPECT_EQ(switch_setting(variable, "test"), true) << on;
   }
   for (const char *off : {"0", "false", "False", "OFF", "no"}) {
-    ::setenv(variable, off, 1);
+    env.set(off);
     EXPECT_EQ(switch_setting(variable, "test"), false) << off;
   }
   for (const char *wrong : {"00", "2", "enable", " 1", "1 ", "tru", "-1"}) {
-    ::setenv(variable, wrong, 1);
+    env.set(wrong);
     EXPECT_EQ(error_of([] { switch_setting(variable, "run the test"); }),
               std::string(variable) + " is '" + wrong +
                   "': expected 1 or 0 (or true/false, on/off, yes/no) to run the test");
   }
-  ::unsetenv(variable);
 }
 
 // (The simulator's numeric settings: their errors are simulator_errors, a kind of kernel::error.)
 TEST(Settings, WholeNumbersAreDigitsWithinTheirRange) {
-  ::setenv(variable, "64", 1);
+  kernel_test::scoped_environment env(variable, "64");
   EXPECT_EQ(whole_number_setting(variable, 16, 1024, "a size"), 64u);
   for (const char *wrong : {"8", "2048", "0x40", "+64", "64k", "-1", "99999999999999999999999"}) {
-    ::setenv(variable, wrong, 1);
+    env.set(wrong);
     EXPECT_EQ(error_of([] { whole_number_setting(variable, 16, 1024, "a size"); }),
               std::string(variable) + " is '" + wrong + "': expected a size, a whole number from 16 to 1024");
   }
-  ::unsetenv(variable);
 }
 
 } // namespace

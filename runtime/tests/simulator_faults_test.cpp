@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "kernel/kernel.h"
+#include "scoped_environment.h"
 #include "simulator/race_detector.h"
 
 using kernel::array_view;
@@ -66,16 +67,6 @@ constexpr bool under_sanitizer = true;
 #else
 constexpr bool under_sanitizer = false;
 #endif
-
-// Sets an environment variable for the scope.
-class scoped_env {
-public:
-  scoped_env(const char *name, const char *value) : name_(name) { ::setenv(name, value, 1); }
-  ~scoped_env() { ::unsetenv(name_); }
-
-private:
-  const char *name_;
-};
 
 std::string simulator_error_of(auto &&launch) {
   try {
@@ -462,14 +453,14 @@ TEST(SimulatorFaults, LocalArraysLargerThanTheStackAreRefusedUpFront) {
     EXPECT_EQ(out, std::vector<int>(2, 0)); // nothing copied back
   }
   // Each thread gets a whole number of pages, which the check and the message count.
-  scoped_env stack("KERNEL_SIMULATOR_STACK_KB", "255");
+  kernel_test::scoped_environment stack("KERNEL_SIMULATOR_STACK_KB", "255");
   EXPECT_NE(simulator_error_of([&] { kernel::launch<big_local>(1, 2).on(on_sim)(in, out); }).find("stack of 256 KiB"),
             std::string::npos);
-  scoped_env larger("KERNEL_SIMULATOR_STACK_KB", "1024");
+  kernel_test::scoped_environment larger("KERNEL_SIMULATOR_STACK_KB", "1024");
   kernel::launch<big_local>(1, 2).on(on_sim)(in, out);
   EXPECT_EQ(out, std::vector<int>(2, 2));
   // Beyond a GPU's 512 KiB of local memory per thread: refused whatever the stack setting.
-  scoped_env largest("KERNEL_SIMULATOR_STACK_KB", "4096");
+  kernel_test::scoped_environment largest("KERNEL_SIMULATOR_STACK_KB", "4096");
   const std::string what = simulator_error_of([&] { kernel::launch<beyond_gpu_local>(1, 2).on(on_sim)(in, out); });
   EXPECT_NE(what.find("kernel 'beyond_gpu_local': its threads need more than 1024 KiB of local memory each"),
             std::string::npos)
@@ -491,7 +482,7 @@ TEST(SimulatorFaults, StackOverflowIsAnError) {
   std::vector<int> a(100, 0);
   kernel::launch<increment>(1, 128).on(on_sim)(a);
   EXPECT_EQ(a, std::vector<int>(100, 1));
-  scoped_env stack("KERNEL_SIMULATOR_STACK_KB", "1024");
+  kernel_test::scoped_environment stack("KERNEL_SIMULATOR_STACK_KB", "1024");
   kernel::launch<big_local_in_one_thread>(1, 2).on(on_sim)(in, out);
   EXPECT_EQ(out, (std::vector<int>{0, 2}));
 }
@@ -541,13 +532,13 @@ TEST(SimulatorFaults, FramesLargerThanTheGuardFaultInIt) {
   // nothing would stop it. More launches: the stacks are recycled in another order each time.
   std::vector<int> in(64, -1), out(64, 0);
   in[0] = 5;
-  scoped_env small("KERNEL_SIMULATOR_STACK_KB", "68");
+  kernel_test::scoped_environment small("KERNEL_SIMULATOR_STACK_KB", "68");
   for (int round = 0; round < 3; ++round) {
     const std::string what = simulator_error_of([&] { kernel::launch<local_beyond_guard>(1, 64).on(on_sim)(in, out); });
     EXPECT_NE(what.find("the thread overflowed its stack of 68 KiB"), std::string::npos) << what;
     EXPECT_EQ(out, std::vector<int>(64, 0));
   }
-  scoped_env stack("KERNEL_SIMULATOR_STACK_KB", "4096");
+  kernel_test::scoped_environment stack("KERNEL_SIMULATOR_STACK_KB", "4096");
   kernel::launch<local_beyond_guard>(1, 64).on(on_sim)(in, out);
   EXPECT_EQ(out[0], 5);
 }
@@ -700,7 +691,7 @@ TEST(SimulatorFaults, BlocksWaitingForLaterBlocksFinish) {
 TEST(SimulatorFaults, StackSettingIsChecked) {
   std::vector<int> a(4, 0);
   for (const char *bad : {"18446744073709551617", "9223372036854775807", "0", "-64", "64k", "8", "2000000"}) {
-    scoped_env stack("KERNEL_SIMULATOR_STACK_KB", bad);
+    kernel_test::scoped_environment stack("KERNEL_SIMULATOR_STACK_KB", bad);
     const std::string what = simulator_error_of([&] { kernel::launch<increment>(1, 4).on(on_sim)(a); });
     EXPECT_EQ(what.rfind("KERNEL_SIMULATOR_STACK_KB is '" + std::string(bad) +
                              "': expected each simulated thread's stack in KiB",
@@ -718,7 +709,7 @@ TEST(SimulatorFaults, MemorySettingIsChecked) {
   const kernel::device sim = kernel::device::simulator();
   for (const char *bad :
        {"12x", " 5", "+5", "-1", "0x10", "5.5", "17592186044416", "18446744073709551615", "99999999999999999999999"}) {
-    scoped_env memory("KERNEL_SIMULATOR_MEMORY_MB", bad);
+    kernel_test::scoped_environment memory("KERNEL_SIMULATOR_MEMORY_MB", bad);
     try {
       kernel::device_array<float, 1> a(4, sim);
       ADD_FAILURE() << "KERNEL_SIMULATOR_MEMORY_MB=" << bad << " was taken";
@@ -728,7 +719,8 @@ TEST(SimulatorFaults, MemorySettingIsChecked) {
     }
   }
   {
-    scoped_env memory("KERNEL_SIMULATOR_MEMORY_MB", "17592186044415"); // the largest: 2^64 - 2^20 bytes
+    kernel_test::scoped_environment memory("KERNEL_SIMULATOR_MEMORY_MB",
+                                           "17592186044415"); // the largest: 2^64 - 2^20 bytes
     kernel::device_array<float, 1> a(4, sim);
   }
   const auto out_of_memory = [&](index_t n) {
@@ -741,7 +733,7 @@ TEST(SimulatorFaults, MemorySettingIsChecked) {
     return std::string("no error");
   };
   {
-    scoped_env memory("KERNEL_SIMULATOR_MEMORY_MB", "0");
+    kernel_test::scoped_environment memory("KERNEL_SIMULATOR_MEMORY_MB", "0");
     EXPECT_NE(out_of_memory(1).find("of KERNEL_SIMULATOR_MEMORY_MB=0"), std::string::npos);
   }
   // (The sanitizers' allocators stop the program instead of failing an allocation this large.)
@@ -753,7 +745,7 @@ TEST(SimulatorFaults, MemorySettingIsChecked) {
 TEST(SimulatorFaults, RaceShadowHasABudget) {
   std::vector<int> a(std::size_t{1} << 16, 0); // 256 KiB: 3 MiB of shadow
   {
-    scoped_env budget("KERNEL_SIMULATOR_RACE_MEMORY_MB", "1");
+    kernel_test::scoped_environment budget("KERNEL_SIMULATOR_RACE_MEMORY_MB", "1");
     testing::internal::CaptureStderr();
     kernel::launch<increment>(64, 1024).on(on_sim)(a);
     const std::string told = testing::internal::GetCapturedStderr();
@@ -774,7 +766,7 @@ TEST(SimulatorFaults, RaceShadowHasABudget) {
   // Reported at every launch, also one of a single thread (which has no race checks).
   for (const unsigned threads : {4u, 1u})
     for (const char *bad : {"0", "1.5", "lots"}) {
-      scoped_env budget("KERNEL_SIMULATOR_RACE_MEMORY_MB", bad);
+      kernel_test::scoped_environment budget("KERNEL_SIMULATOR_RACE_MEMORY_MB", bad);
       try {
         kernel::launch<increment>(1, threads).on(on_sim)(a);
         ADD_FAILURE() << bad;
@@ -784,7 +776,7 @@ TEST(SimulatorFaults, RaceShadowHasABudget) {
       }
     }
   for (const unsigned threads : {4u, 1u}) {
-    scoped_env races("KERNEL_SIMULATOR_RACES", "abc");
+    kernel_test::scoped_environment races("KERNEL_SIMULATOR_RACES", "abc");
     try {
       kernel::launch<increment>(1, threads).on(on_sim)(a);
       ADD_FAILURE() << threads;
@@ -798,7 +790,7 @@ TEST(SimulatorFaults, RaceShadowHasABudget) {
 // back-edges (the plain copy would spin forever).
 TEST(SimulatorFaults, SpinningThreadsFinish) {
   for (const char *races : {"1", "0"}) {
-    scoped_env setting("KERNEL_SIMULATOR_RACES", races);
+    kernel_test::scoped_environment setting("KERNEL_SIMULATOR_RACES", races);
     for (unsigned threads : {2u, 64u}) {
       std::vector<int> flags(threads, 0), out(threads, -1);
       kernel::launch<handshake>(1, threads).on(on_sim)(flags, out);
@@ -811,7 +803,7 @@ TEST(SimulatorFaults, SpinningThreadsFinish) {
 // information, the message also names the line, as race reports do.)
 TEST(SimulatorFaults, MisalignedAccessesFailAsOnAGpu) {
   for (const char *races : {"1", "0"}) {
-    scoped_env setting("KERNEL_SIMULATOR_RACES", races);
+    kernel_test::scoped_environment setting("KERNEL_SIMULATOR_RACES", races);
     std::vector<std::uint8_t> bytes(64, 1);
     std::vector<int> out(8, -1);
     std::string what = simulator_error_of([&] { kernel::launch<misaligned_read>(1, 8).on(on_sim)(bytes, out); });
@@ -907,7 +899,7 @@ TEST(SimulatorWarps, VolatileAccessesOfAWarpAreMadeTogether) {
   for (std::size_t i = 0; i < in.size(); ++i) expected[i / 128] += in[i];
   kernel::launch<volatile_warp_sum>(3, 128).on(on_sim)(in, out);
   EXPECT_EQ(out, expected);
-  scoped_env off("KERNEL_SIMULATOR_RACES", "0");
+  kernel_test::scoped_environment off("KERNEL_SIMULATOR_RACES", "0");
   out.assign(3, -1);
   kernel::launch<volatile_warp_sum>(3, 128).on(on_sim)(in, out);
   EXPECT_EQ(out, expected);

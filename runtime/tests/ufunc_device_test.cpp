@@ -19,6 +19,7 @@
 #include "kernel/kernel.h"
 #include "kernel/linalg.h"
 #include "kernel/random_arrays.h"
+#include "scoped_environment.h"
 #include "test_device.h"
 
 [[kernel::vectorize]] float saxpy(float a, float x, float y) { return a * x + y; }
@@ -783,7 +784,7 @@ TEST(UfuncDeviceErrors, OutOfDeviceMemoryNamesTheArgument) {
   if (kernel_test::on_gpu()) GTEST_SKIP() << "the simulator's memory limit";
   const auto x = iota(1 << 20, 0.0f), y = iota(1 << 20, 1.0f); // 4 MiB each
   std::vector<float> out(1 << 20, -1.0f);
-  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "6", 1); // x fits, y does not
+  kernel_test::scoped_environment memory("KERNEL_SIMULATOR_MEMORY_MB", "6"); // x fits, y does not
   std::string message;
   bool out_of_memory = false;
   try {
@@ -792,7 +793,7 @@ TEST(UfuncDeviceErrors, OutOfDeviceMemoryNamesTheArgument) {
     message = e.what();
     out_of_memory = e.out_of_memory();
   }
-  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+  memory.set(nullptr);
   EXPECT_TRUE(out_of_memory) << message;
   EXPECT_NE(message.find("saxpy'"), std::string::npos) << message;
   EXPECT_NE(message.find("argument 3, 4194304 bytes copied to the device"), std::string::npos) << message;
@@ -805,7 +806,8 @@ TEST(UfuncDeviceErrors, OutOfDeviceMemoryNamesTheResult) {
   if (kernel_test::on_gpu()) GTEST_SKIP() << "the simulator's memory limit";
   const kernel::device sim = kernel::device::simulator();
   const auto dx = kernel::to_device(iota(1 << 20, 0.0f), sim), dy = kernel::to_device(iota(1 << 20, 1.0f), sim);
-  ::setenv("KERNEL_SIMULATOR_MEMORY_MB", "10", 1); // the inputs' 8 MiB fit, a 4 MiB result does not
+  // The inputs' 8 MiB fit, a 4 MiB result does not.
+  kernel_test::scoped_environment memory("KERNEL_SIMULATOR_MEMORY_MB", "10");
   std::string message;
   bool out_of_memory = false;
   try {
@@ -815,7 +817,7 @@ TEST(UfuncDeviceErrors, OutOfDeviceMemoryNamesTheResult) {
     message = e.what();
     out_of_memory = e.out_of_memory();
   }
-  ::unsetenv("KERNEL_SIMULATOR_MEMORY_MB");
+  memory.set(nullptr);
   EXPECT_TRUE(out_of_memory) << message;
   EXPECT_EQ(message.rfind("'saxpy': the result, of shape (1048576,): allocating 4194304 bytes", 0), 0u) << message;
   EXPECT_EQ(dy.copy_to_host().to_vector(), iota(1 << 20, 1.0f));
