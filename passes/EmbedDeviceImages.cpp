@@ -109,6 +109,7 @@ void embedDeviceImages(Module &Host, ArrayRef<DeviceImage> Images, const DeviceC
     En.set(offsetof(kernel_entry, name), B.string(E.Info.Name, N + "name"));
     En.set(offsetof(kernel_entry, signature), B.string(E.Info.Signature, N + "signature"));
     En.set(offsetof(kernel_entry, location), B.string(E.Info.Location, N + "location"));
+    En.set(offsetof(kernel_entry, array_orders), B.string(E.Info.ArrayOrders, N + "orders"));
     En.setInt(offsetof(kernel_entry, kind), E.Info.Kind);
     En.setInt(offsetof(kernel_entry, param_size), E.Info.ParamSize);
     En.setInt(offsetof(kernel_entry, param_align), E.Info.ParamAlign);

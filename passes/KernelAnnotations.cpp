@@ -37,8 +37,13 @@ const char *entryKindName(kernel_entry_kind Kind) {
 }
 
 std::string EntryAnnotation::encode() const {
-  std::vector<std::string> Fields = {
-      kindName(), Name, Signature, Location, std::to_string(ParamSize), std::to_string(ParamAlign)};
+  std::vector<std::string> Fields = {kindName(),
+                                     Name,
+                                     Signature,
+                                     Location,
+                                     ArrayOrders,
+                                     std::to_string(ParamSize),
+                                     std::to_string(ParamAlign)};
   // Optional, last: most entries have no bound.
   if (MaxThreads > 0) {
     Fields.push_back(std::to_string(MaxThreads));
@@ -49,7 +54,7 @@ std::string EntryAnnotation::encode() const {
 
 std::optional<EntryAnnotation> EntryAnnotation::decode(StringRef Text) {
   std::optional<SmallVector<StringRef, 8>> Fields = decodeAnnotation(Text, Tag);
-  if (!Fields || (Fields->size() != 6 && Fields->size() != 8))
+  if (!Fields || (Fields->size() != 7 && Fields->size() != 9))
     return std::nullopt;
   EntryAnnotation A;
   const uint32_t Kind = kernel_entry_kind_from_name((*Fields)[0].str().c_str());
@@ -59,9 +64,11 @@ std::optional<EntryAnnotation> EntryAnnotation::decode(StringRef Text) {
   A.Name = (*Fields)[1].str();
   A.Signature = (*Fields)[2].str();
   A.Location = (*Fields)[3].str();
-  if ((*Fields)[4].getAsInteger(10, A.ParamSize) || (*Fields)[5].getAsInteger(10, A.ParamAlign) ||
-      (Fields->size() == 8 && ((*Fields)[6].getAsInteger(10, A.MaxThreads) || A.MaxThreads == 0 ||
-                               (*Fields)[7].getAsInteger(10, A.MinBlocks))))
+  A.ArrayOrders = (*Fields)[4].str();
+  if (A.ArrayOrders.find_first_not_of("CFA") != std::string::npos ||
+      (*Fields)[5].getAsInteger(10, A.ParamSize) || (*Fields)[6].getAsInteger(10, A.ParamAlign) ||
+      (Fields->size() == 9 && ((*Fields)[7].getAsInteger(10, A.MaxThreads) || A.MaxThreads == 0 ||
+                               (*Fields)[8].getAsInteger(10, A.MinBlocks))))
     return std::nullopt;
   return A;
 }

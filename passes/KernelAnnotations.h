@@ -51,6 +51,9 @@ struct EntryAnnotation {
   std::string Name;      ///< "saxpy", "add<float>"
   std::string Signature; ///< "float32(float32, float32)"
   std::string Location;  ///< "saxpy.cpp:12"
+  /// One of 'C', 'F' or 'A' per parameter, as its signature type declares (kernel_entry's
+  /// array_orders); "" without a signature.
+  std::string ArrayOrders;
   uint64_t ParamSize = 0;
   uint64_t ParamAlign = 1;
   /// The threads a block of this entry has at most (PTX's .maxntid), 0 when unbounded, and

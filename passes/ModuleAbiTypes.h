@@ -84,6 +84,7 @@ inline constexpr AbiField EntryFields[] = {
     KERNEL_ABI_FIELD(kernel_entry, name),
     KERNEL_ABI_FIELD(kernel_entry, signature),
     KERNEL_ABI_FIELD(kernel_entry, location),
+    KERNEL_ABI_FIELD(kernel_entry, array_orders),
     KERNEL_ABI_FIELD(kernel_entry, kind),
     KERNEL_ABI_FIELD(kernel_entry, param_size),
     KERNEL_ABI_FIELD(kernel_entry, param_align),

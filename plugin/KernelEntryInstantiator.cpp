@@ -64,7 +64,7 @@ void KernelEntryInstantiator::instantiate(const AnnotatedFunction &F, std::vecto
         continue;
       Roots.push_back({Spec, &F, W.Sig.str()});
       if (F.Kind != KernelAttrKind::Device)
-        instantiateEntry(Spec, F, displaySignature(W.Sig.str(), F));
+        instantiateEntry(Spec, F, displaySignature(W.Sig.str(), F), &W.Sig);
     }
     return;
   }
@@ -75,7 +75,7 @@ void KernelEntryInstantiator::instantiate(const AnnotatedFunction &F, std::vecto
       F.Signatures.empty() ? describeCxxSignature(Def) : F.Signatures.front().Sig.str(), F);
   Roots.push_back({Def, &F, Sig});
   if (F.Kind != KernelAttrKind::Device)
-    instantiateEntry(Def, F, Sig);
+    instantiateEntry(Def, F, Sig, F.Signatures.empty() ? nullptr : &F.Signatures.front().Sig);
 }
 
 // Whether `P` is declared as a view of const elements (array_view<const T>, or a const
@@ -175,7 +175,8 @@ FunctionDecl *KernelEntryInstantiator::specialize(const AnnotatedFunction &F,
 }
 
 void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const AnnotatedFunction &F,
-                                               const std::string &Signature) {
+                                               const std::string &Shown,
+                                               const Signature *Declared) {
   ASTContext &Ctx = S.Context;
   DiagnosticsEngine &Diags = S.getDiagnostics();
   SourceLocation Loc = F.AttrLoc;
@@ -221,7 +222,9 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
   passes::EntryAnnotation A;
   A.Kind = *Kind;
   A.Name = displayName(Fn);
-  A.Signature = Signature;
+  A.Signature = Shown;
+  if (Declared)
+    A.ArrayOrders = Declared->arrayOrders();
   PresumedLoc P = S.getSourceManager().getPresumedLoc(Fn->getLocation());
   if (P.isValid())
     A.Location =

@@ -42,8 +42,10 @@ public:
 
 private:
   clang::FunctionDecl *specialize(const AnnotatedFunction &F, const WrittenSignature &W);
+  /// `Shown` is the signature as the entry shows it; `Declared` the one it is for, null for a
+  /// kernel without one.
   void instantiateEntry(clang::FunctionDecl *Fn, const AnnotatedFunction &F,
-                        const std::string &Signature);
+                        const std::string &Shown, const Signature *Declared);
   clang::SourceLocation signatureLocation(const WrittenSignature &W,
                                           const AnnotatedFunction &F) const;
 

@@ -124,6 +124,15 @@ std::string Signature::str() const {
   return S + ")";
 }
 
+std::string Signature::arrayOrders() const {
+  std::string Orders;
+  for (const SignatureType &P : Params)
+    Orders += !P.isArray() || P.ArrayLayout == SignatureType::Layout::Any ? 'A'
+              : P.ArrayLayout == SignatureType::Layout::C                 ? 'C'
+                                                                          : 'F';
+  return Orders;
+}
+
 namespace {
 
 /// A position in a signature or layout string and the error slot it reports into: what the

@@ -76,6 +76,10 @@ struct Signature {
 
   /// The canonical spelling, e.g. "float32(float32, float32)".
   std::string str() const;
+  /// The order each parameter declares, one character each (kernel_entry's array_orders):
+  /// 'C' for "float32[:, ::1]" and "float32[::1]", 'F' for "float32[::1, :]", 'A' for an
+  /// array of any strides or a scalar.
+  std::string arrayOrders() const;
 };
 
 /// Where and why a signature string is malformed.

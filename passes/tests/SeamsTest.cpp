@@ -15,7 +15,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string_view>
 
 using namespace kernel::passes;
 
@@ -35,7 +37,11 @@ TEST(ModuleAbi, ALayoutThatDisagreesIsReported) {
   // The entry as it would be if kind were the first field: the check must notice.
   AbiField Swapped[std::size(EntryFields)];
   std::copy(std::begin(EntryFields), std::end(EntryFields), Swapped);
-  std::swap(Swapped[0].Scalar, Swapped[6].Scalar);
+  const auto Kind = std::find_if(std::begin(Swapped), std::end(Swapped), [](const AbiField &F) {
+    return std::string_view(F.Name) == "kind";
+  });
+  ASSERT_NE(Kind, std::end(Swapped));
+  std::swap(Swapped[0].Scalar, Kind->Scalar);
   EXPECT_NE(abiLayoutMismatch(Ctx, HostLayout, Swapped, "kernel_entry", sizeof(kernel_entry)), "");
   // A 32-bit host lays out pointers differently from the header this plugin was built with.
   const llvm::DataLayout ILP32("e-m:e-p:32:32-i64:64-n8:16:32-S128");
@@ -72,12 +78,14 @@ TEST(Annotations, EntryRoundTrips) {
   A.Name = "dot<float>";
   A.Signature = "void(float32[:], float32[:], float32) (n),(n)->()";
   A.Location = "dot.cpp:12";
+  A.ArrayOrders = "CFA";
   A.ParamSize = 328;
   A.ParamAlign = 8;
   const std::string Text = A.encode();
   EXPECT_EQ(Text, "kernel.entry\x1fgufunc\x1f"
                   "dot<float>\x1fvoid(float32[:], float32[:], float32) (n),(n)->()\x1f"
                   "dot.cpp:12\x1f"
+                  "CFA\x1f"
                   "328\x1f"
                   "8");
   std::optional<EntryAnnotation> B = EntryAnnotation::decode(Text);
@@ -86,6 +94,7 @@ TEST(Annotations, EntryRoundTrips) {
   EXPECT_EQ(B->Name, A.Name);
   EXPECT_EQ(B->Signature, A.Signature);
   EXPECT_EQ(B->Location, A.Location);
+  EXPECT_EQ(B->ArrayOrders, "CFA");
   EXPECT_EQ(B->ParamSize, 328u);
   EXPECT_EQ(B->ParamAlign, 8u);
   EXPECT_EQ(B->MaxThreads, 0u);
@@ -110,15 +119,32 @@ TEST(Annotations, EntryRoundTrips) {
 
 TEST(Annotations, MalformedEntriesAreNotEntries) {
   EXPECT_FALSE(EntryAnnotation::decode("kernel.entry"));
+  EXPECT_TRUE(EntryAnnotation::decode("kernel.entry\x1fjit\x1fn\x1fs\x1fl\x1f"
+                                      "A\x1f"
+                                      "8\x1f"
+                                      "8"));
+  EXPECT_TRUE(EntryAnnotation::decode("kernel.entry\x1fjit\x1fn\x1fs\x1fl\x1f\x1f"
+                                      "8\x1f"
+                                      "8")); // no signature: no orders
   EXPECT_FALSE(EntryAnnotation::decode("kernel.entry\x1fwarp\x1fn\x1fs\x1fl\x1f"
+                                       "A\x1f"
                                        "8\x1f"
                                        "8"));
   EXPECT_FALSE(EntryAnnotation::decode("kernel.entry\x1fjit\x1fn\x1fs\x1fl\x1f"
+                                       "A\x1f"
                                        "eight\x1f"
                                        "8"));
   EXPECT_FALSE(EntryAnnotation::decode("kernel.entryx\x1fjit\x1fn\x1fs\x1fl\x1f"
+                                       "A\x1f"
                                        "8\x1f"
                                        "8"));
+  EXPECT_FALSE(EntryAnnotation::decode("kernel.entry\x1fjit\x1fn\x1fs\x1fl\x1f"
+                                       "CX\x1f"
+                                       "8\x1f"
+                                       "8")); // an order that is none
+  EXPECT_FALSE(EntryAnnotation::decode("kernel.entry\x1fjit\x1fn\x1fs\x1fl\x1f"
+                                       "8\x1f"
+                                       "8")); // the orders left out
   EXPECT_FALSE(EntryAnnotation::decode("kernel.declare_device\x1f"
                                        "c\x1fint f(int)\x1f"
                                        "f.cpp:1"));

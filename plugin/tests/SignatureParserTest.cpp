@@ -29,6 +29,18 @@ TEST(SignatureParser, CanonicalSpelling) {
   EXPECT_EQ(parses("int8()").str(), "int8()");
 }
 
+// What kernel_entry's array_orders carries to the launch: one character a parameter.
+TEST(SignatureParser, ArrayOrders) {
+  EXPECT_EQ(
+      parses(
+          "void(float32[:, ::1], int32, float64[::1, :], complex64[:], uint8[::1], int8[:, :, :])")
+          .arrayOrders(),
+      "CAFACA");
+  EXPECT_EQ(parses("void(float32[::1, :, :], float32[:, :, ::1])").arrayOrders(), "FC");
+  EXPECT_EQ(parses("float32(float32, float32)").arrayOrders(), "AA");
+  EXPECT_EQ(parses("void()").arrayOrders(), "");
+}
+
 TEST(SignatureParser, Types) {
   Signature S = parses("complex128(float32[:, :, ::1], uint64, bool_)");
   EXPECT_TRUE(S.ResultWritten);

@@ -117,42 +117,9 @@ std::optional<kernel_info> detail::find_kernel(const void *host_key) {
 }
 
 std::string detail::declared_array_orders(const void *host_key) {
-  const std::optional<kernel_info> k = find_kernel(host_key);
-  if (!k) return {};
-  // A signature string is written canonically by the plugin: "void(float32[:, ::1], int32)",
-  // '::1' on the last dimension for C order, on the first (of two or more) for Fortran order.
-  // A kernel without one has its C++ types ("void(kernel::array_view<float, 2>)"), which
-  // declare no order; a gufunc's layout may follow the parameters (" (n),(n)->()").
-  const std::string &sig = k->signature;
-  const std::size_t open = sig.find('(');
-  if (open == std::string::npos) return {};
-  std::string orders;
-  std::size_t begin = open + 1;
-  int depth = 0; // of (), [] and <> within the parameter list
-  for (std::size_t i = begin; i < sig.size(); ++i) {
-    const char c = sig[i];
-    if (c == '(' || c == '[' || c == '<') ++depth;
-    if ((c == ']' || c == '>') && depth > 0) --depth;
-    const bool closes = c == ')' && depth == 0;
-    if (c == ')' && depth > 0) --depth;
-    if (!closes && (c != ',' || depth != 0)) continue;
-    const std::string_view param = std::string_view(sig).substr(begin, i - begin);
-    if (closes && orders.empty() && param.find_first_not_of(' ') == std::string_view::npos) break; // "void()"
-    char order = 'A';
-    if (const std::size_t dims = param.find('['); dims != std::string_view::npos) {
-      const std::string_view inside = param.substr(dims + 1, param.rfind(']') - dims - 1);
-      const std::size_t first_comma = inside.find(','), last_comma = inside.rfind(',');
-      const auto unit = [](std::string_view dim) { return dim.find("::1") != std::string_view::npos; };
-      if (unit(inside.substr(last_comma == std::string_view::npos ? 0 : last_comma + 1)))
-        order = 'C';
-      else if (first_comma != std::string_view::npos && unit(inside.substr(0, first_comma)))
-        order = 'F';
-    }
-    orders += order;
-    begin = i + 1;
-    if (closes) break;
-  }
-  return orders;
+  const auto k = runtime::registry::instance().find(host_key);
+  if (!k || !k->entry->array_orders) return {};
+  return k->entry->array_orders;
 }
 
 } // namespace kernel

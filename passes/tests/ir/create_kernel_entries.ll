@@ -65,9 +65,9 @@ define linkonce_odr void @unused_after_retarget() {
 attributes #0 = { noinline }
 
 !kernel.device_code = !{!0, !1, !2}
-!0 = !{!"_Z5entryRK6Params", !"kernel.entry\1Fufunc\1Fentry\1Ffloat32(float32)\1Fentry.cpp:3\1F24\1F8"}
+!0 = !{!"_Z5entryRK6Params", !"kernel.entry\1Fufunc\1Fentry\1Ffloat32(float32)\1Fentry.cpp:3\1FA\1F24\1F8"}
 !1 = !{!"_Z9device_fnf", !"kernel.device"}
-!2 = !{!"_Z4wideRK6Params", !"kernel.entry\1Falgorithm\1Fwide\1Fwide\1Fentry.cpp:9\1F8\1F8\1F512\1F2"}
+!2 = !{!"_Z4wideRK6Params", !"kernel.entry\1Falgorithm\1Fwide\1Fwide\1Fentry.cpp:9\1F\1F8\1F8\1F512\1F2"}
 
 ;--- bad_shape.ll
 target triple = "nvptx64-nvidia-cuda"
@@ -77,4 +77,4 @@ define void @_Z10two_paramsPfS_(ptr %a, ptr %b) {
 }
 
 !kernel.device_code = !{!0}
-!0 = !{!"_Z10two_paramsPfS_", !"kernel.entry\1Fjit\1Ftwo_params\1Fvoid(float32[:])\1Fk.cpp:1\1F16\1F8"}
+!0 = !{!"_Z10two_paramsPfS_", !"kernel.entry\1Fjit\1Ftwo_params\1Fvoid(float32[:])\1Fk.cpp:1\1FA\1F16\1F8"}

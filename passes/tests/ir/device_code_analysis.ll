@@ -16,8 +16,8 @@
 
 target triple = "x86_64-pc-linux-gnu"
 
-@.str.c = private unnamed_addr constant [50 x i8] c"kernel.entry\1Fjit\1Fc\1Fvoid(float32[:])\1Fc.cpp:9\1F16\1F16\00", section "llvm.metadata"
-@.str.b = private unnamed_addr constant [51 x i8] c"kernel.entry\1Fufunc\1Fb\1Ffloat64(float64)\1Fb.cpp:2\1F40\1F8\00", section "llvm.metadata"
+@.str.c = private unnamed_addr constant [52 x i8] c"kernel.entry\1Fjit\1Fc\1Fvoid(float32[:])\1Fc.cpp:9\1FA\1F16\1F16\00", section "llvm.metadata"
+@.str.b = private unnamed_addr constant [53 x i8] c"kernel.entry\1Fufunc\1Fb\1Ffloat64(float64)\1Fb.cpp:2\1FA\1F40\1F8\00", section "llvm.metadata"
 @.str.dev = private unnamed_addr constant [41 x i8] c"kernel.device\1Ffloat32(float32)\1Fdev.cpp:1\00", section "llvm.metadata"
 @.str.vec = private unnamed_addr constant [42 x i8] c"kernel.vectorize\1Ffloat64(float64)\1Fb.cpp:1\00", section "llvm.metadata"
 @.str.n = private unnamed_addr constant [54 x i8] c"kernel.declare_device\1Fnumba\1Fint nbar(int, int)\1Fn.cu:1\00", section "llvm.metadata"

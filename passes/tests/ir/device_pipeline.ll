@@ -14,7 +14,7 @@ target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:
 target triple = "x86_64-pc-linux-gnu"
 
 @.fmt = private unnamed_addr constant [4 x i8] c"%f\0A\00"
-@.str.entry = private unnamed_addr constant [54 x i8] c"kernel.entry\1Fjit\1Fkernel\1Fvoid(float32[:])\1Fk.cpp:3\1F16\1F8\00", section "llvm.metadata"
+@.str.entry = private unnamed_addr constant [56 x i8] c"kernel.entry\1Fjit\1Fkernel\1Fvoid(float32[:])\1Fk.cpp:3\1FA\1F16\1F8\00", section "llvm.metadata"
 @.str.declare = private unnamed_addr constant [54 x i8] c"kernel.declare_device\1Fnumba\1Fint nbar(int, int)\1Fn.cu:1\00", section "llvm.metadata"
 @.str.file = private unnamed_addr constant [6 x i8] c"k.cpp\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [2 x { ptr, ptr, ptr, i32, ptr }] [

@@ -12,7 +12,7 @@ target triple = "x86_64-pc-linux-gnu"
 @device_pointer = global ptr @device_table
 @host_counter = global i32 0
 
-@.str.entry = private unnamed_addr constant [59 x i8] c"kernel.entry\1Fufunc\1Fscale\1Ffloat32(float32)\1Fscale.cpp:7\1F24\1F8\00", section "llvm.metadata"
+@.str.entry = private unnamed_addr constant [61 x i8] c"kernel.entry\1Fufunc\1Fscale\1Ffloat32(float32)\1Fscale.cpp:7\1FA\1F24\1F8\00", section "llvm.metadata"
 @.str.device = private unnamed_addr constant [14 x i8] c"kernel.device\00", section "llvm.metadata"
 @.str.declare = private unnamed_addr constant [51 x i8] c"kernel.declare_device\1Fnumba\1Fint bar(int)\1Fbar.cpp:1\00", section "llvm.metadata"
 @.str.file = private unnamed_addr constant [10 x i8] c"scale.cpp\00", section "llvm.metadata"
@@ -65,6 +65,6 @@ declare i32 @bar(i32)
 declare void @host_library()
 
 ; CHECK: !kernel.device_code = !{![[ENTRY:[0-9]+]], ![[DEVICE:[0-9]+]], ![[EXTERNAL:[0-9]+]]}
-; CHECK: ![[ENTRY]] = !{!"_Z12scale_kernelRK6Params", !"kernel.entry\1Fufunc\1Fscale\1Ffloat32(float32)\1Fscale.cpp:7\1F24\1F8"}
+; CHECK: ![[ENTRY]] = !{!"_Z12scale_kernelRK6Params", !"kernel.entry\1Fufunc\1Fscale\1Ffloat32(float32)\1Fscale.cpp:7\1FA\1F24\1F8"}
 ; CHECK: ![[DEVICE]] = !{!"_Z9device_fnf", !"kernel.device"}
 ; CHECK: ![[EXTERNAL]] = !{!"bar", !"kernel.declare_device\1Fnumba\1Fint bar(int)\1Fbar.cpp:1"}

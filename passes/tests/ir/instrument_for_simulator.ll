@@ -13,7 +13,7 @@
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 
-@.str.entry = private unnamed_addr constant [52 x i8] c"kernel.entry\1Fjit\1Fkernel\1Fvoid(int64[:])\1Fk.cpp:3\1F16\1F8\00", section "llvm.metadata"
+@.str.entry = private unnamed_addr constant [54 x i8] c"kernel.entry\1Fjit\1Fkernel\1Fvoid(int64[:])\1Fk.cpp:3\1FA\1F16\1F8\00", section "llvm.metadata"
 @.str.file = private unnamed_addr constant [6 x i8] c"k.cpp\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [
   { ptr, ptr, ptr, i32, ptr } { ptr @_Z6kernelRK6Params, ptr @.str.entry, ptr @.str.file, i32 3, ptr null }

@@ -20,7 +20,7 @@ $inline_caller = comdat any
 $ctor_base = comdat any
 $inline_recip = comdat any
 
-@.str.entry = private unnamed_addr constant [51 x i8] c"kernel.entry\1Fufunc\1Frecip\1Fint32(int32)\1Fk.cpp:3\1F16\1F8\00", section "llvm.metadata"
+@.str.entry = private unnamed_addr constant [53 x i8] c"kernel.entry\1Fufunc\1Frecip\1Fint32(int32)\1Fk.cpp:3\1FA\1F16\1F8\00", section "llvm.metadata"
 @.str.file = private unnamed_addr constant [6 x i8] c"k.cpp\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [
   { ptr, ptr, ptr, i32, ptr } { ptr @entry, ptr @.str.entry, ptr @.str.file, i32 3, ptr null }

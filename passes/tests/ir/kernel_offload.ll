@@ -16,7 +16,7 @@
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 
-@.str.entry = private unnamed_addr constant [52 x i8] c"kernel.entry\1Fjit\1Ffill\1Fvoid(int32[:])\1Ffill.cpp:3\1F8\1F8\00", section "llvm.metadata"
+@.str.entry = private unnamed_addr constant [54 x i8] c"kernel.entry\1Fjit\1Ffill\1Fvoid(int32[:])\1Ffill.cpp:3\1FA\1F8\1F8\00", section "llvm.metadata"
 @.str.file = private unnamed_addr constant [9 x i8] c"fill.cpp\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [
   { ptr, ptr, ptr, i32, ptr } { ptr @_Z4fillRK6Params, ptr @.str.entry, ptr @.str.file, i32 3, ptr null }
@@ -27,7 +27,7 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK: @__kernel.[[HASH]].entry.0.name = private unnamed_addr constant [5 x i8] c"fill\00"
 ; The entry's threads need its largest local (4000 bytes) and the 2400 bytes of the function
 ; it calls on every path, at least; not the megabyte of the one it calls on some paths.
-; CHECK: @__kernel.[[HASH]].entries = private constant [1 x { ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32 }] [{ ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32 } { ptr @_Z4fillRK6Params, ptr @_Z4fillRK6Params.kernel_sim, ptr @__kernel.[[HASH]].entry.0.symbol, ptr @__kernel.[[HASH]].entry.0.name, ptr @__kernel.[[HASH]].entry.0.signature, ptr @__kernel.[[HASH]].entry.0.location, i32 2, i32 8, i32 8, i32 6400, i32 0, i32 0 }]
+; CHECK: @__kernel.[[HASH]].entries = private constant [1 x { ptr, ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32 }] [{ ptr, ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32 } { ptr @_Z4fillRK6Params, ptr @_Z4fillRK6Params.kernel_sim, ptr @__kernel.[[HASH]].entry.0.symbol, ptr @__kernel.[[HASH]].entry.0.name, ptr @__kernel.[[HASH]].entry.0.signature, ptr @__kernel.[[HASH]].entry.0.location, ptr @__kernel.[[HASH]].entry.0.orders, i32 2, i32 8, i32 8, i32 6400, i32 0, i32 0 }]
 ; CHECK: @__kernel.[[HASH]].module = private constant
 ; CHECK: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @__kernel.[[HASH]].register, ptr null }]
 ; CHECK: @llvm.global_dtors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @__kernel.[[HASH]].unregister, ptr null }]

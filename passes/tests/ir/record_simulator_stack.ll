@@ -8,18 +8,18 @@
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 
-%entry = type { ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32 }
+%entry = type { ptr, ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32 }
 
 ; CHECK: @__kernel.0123.entries = private constant [4 x %entry] [
-; CHECK-SAME: %entry { ptr @tail, ptr @tail.kernel_sim, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 5000, i32 0, i32 0 },
-; CHECK-SAME: %entry { ptr @no_return, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 16, i32 0, i32 0 },
-; CHECK-SAME: %entry { ptr @replaceable, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 64, i32 0, i32 0 },
-; CHECK-SAME: %entry { ptr @recursive, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 2032, i32 0, i32 0 }]
+; CHECK-SAME: %entry { ptr @tail, ptr @tail.kernel_sim, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 5000, i32 0, i32 0 },
+; CHECK-SAME: %entry { ptr @no_return, ptr null, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 16, i32 0, i32 0 },
+; CHECK-SAME: %entry { ptr @replaceable, ptr null, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 64, i32 0, i32 0 },
+; CHECK-SAME: %entry { ptr @recursive, ptr null, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 2032, i32 0, i32 0 }]
 @__kernel.0123.entries = private constant [4 x %entry] [
-  %entry { ptr @tail, ptr @tail.kernel_sim, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 0, i32 0, i32 0 },
-  %entry { ptr @no_return, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 0, i32 0, i32 0 },
-  %entry { ptr @replaceable, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 0, i32 0, i32 0 },
-  %entry { ptr @recursive, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 0, i32 0, i32 0 }]
+  %entry { ptr @tail, ptr @tail.kernel_sim, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 0, i32 0, i32 0 },
+  %entry { ptr @no_return, ptr null, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 0, i32 0, i32 0 },
+  %entry { ptr @replaceable, ptr null, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 0, i32 0, i32 0 },
+  %entry { ptr @recursive, ptr null, ptr null, ptr null, ptr null, ptr null, ptr null, i32 2, i32 8, i32 8, i32 0, i32 0, i32 0 }]
 
 declare void @use(ptr)
 

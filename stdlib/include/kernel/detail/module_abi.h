@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define KERNEL_MODULE_ABI_VERSION 4u
+#define KERNEL_MODULE_ABI_VERSION 5u
 
 /* What an entry is, and so how the runtime launches it: X(NAME, value, "name"). The name
  * is what annotations, kernel_info::kind and messages say, and the entry template is
@@ -72,8 +72,14 @@ struct kernel_entry {
   const char *name;      /* the annotated function, as the user wrote it */
   const char *signature; /* Numba-style, e.g. "float32(float32, float32)" */
   const char *location;  /* "file:line" of the annotated function */
-  uint32_t kind;         /* enum kernel_entry_kind */
-  uint32_t param_size;   /* bytes of the kernel's one parameter block */
+  /* The order the signature declares for each parameter, one character each: 'C' for
+   * "float32[:, ::1]" (and "float32[::1]"), 'F' for "float32[::1, :]", 'A' for any other (an
+   * array of any strides, or a scalar); "" for an entry without a signature (its C++ types
+   * declare no order). A launch copies host arrays in that order and refuses device arrays
+   * that are not in it. */
+  const char *array_orders;
+  uint32_t kind;       /* enum kernel_entry_kind */
+  uint32_t param_size; /* bytes of the kernel's one parameter block */
   uint32_t param_align;
   /* Bytes of stack each simulated thread needs at least (its local arrays), saturated at
    * UINT32_MAX; 0 when not known. */
