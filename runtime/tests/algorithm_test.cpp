@@ -874,6 +874,12 @@ TEST_P(Targets, HistogramsAsNumPy) {
   const std::vector<float> extremes = {INFINITY, 0.5f, -INFINITY, 3.4e38f};
   EXPECT_EQ(to_vector(kernel::histogram.on(t)(extremes, 2, 0.0, 1e39)), (std::vector<kernel::index_t>{2, 0}));
   EXPECT_EQ(to_vector(kernel::histogram.on(t)(extremes, 4, -1e39, 1e39)), (std::vector<kernel::index_t>{0, 0, 2, 0}));
+  // A float32 range a few steps wide, whose float32 edges fall together: the bin between equal
+  // edges is the one NumPy's first estimate gives, made in float32 (numpy.histogram of these
+  // values over this range; an estimate made in double put one of them in bin 3).
+  const std::vector<float> narrow = {-327.2084f, -327.20844f};
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(narrow, 7, -327.2084500341817, -327.2083349899146)),
+            (std::vector<kernel::index_t>{0, 1, 1, 0, 0, 0, 0}));
   const std::vector<float> many = random_floats(100000, 4);
   std::vector<kernel::index_t> want(5000, 0);
   for (float v : many) ++want[static_cast<std::size_t>(kernel::detail::even_bin(v, -100.0, 100.0, 5000))];

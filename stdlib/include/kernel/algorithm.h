@@ -107,7 +107,8 @@ struct scan_value<Op, E> {
                 "a scan's operator combines two values of its result type: T f(T, T)");
 };
 
-template <class T> inline constexpr bool sortable = std::is_integral_v<T> || std::is_floating_point_v<T>;
+template <class T>
+inline constexpr bool sortable = (std::is_integral_v<T> || std::is_floating_point_v<T>) && !no_gpu_type<T>;
 template <class T> constexpr bool require_sortable() {
   static_assert(sortable<T>, "sorted, selected and counted values are bool, integers or floats");
   return sortable<T>;

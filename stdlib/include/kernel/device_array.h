@@ -170,6 +170,8 @@ class device_array {
   static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
                 "a device_array owns its elements and fills them: make a device_array<T>, and pass its "
                 "view() to what reads it only (a kernel's array_view<const T> parameter takes the array itself)");
+  static_assert(!detail::no_gpu_type<T>, "a device_array's elements have no GPU type: 'long double' (no GPU has it); "
+                                         "use double");
 
 public:
   using value_type = T;

@@ -101,6 +101,18 @@ template <> struct dtype_of_impl<std::complex<float>> : dtype_tag<dtype::complex
 template <> struct dtype_of_impl<std::complex<double>> : dtype_tag<dtype::complex128> {};
 } // namespace detail
 
+namespace detail {
+/// Floating types no GPU has: the x87 `long double` (and the 128-bit float where the host has
+/// one), alone or as complex numbers. Device arrays and the library's array calls refuse them
+/// at compile time, as the plugin refuses them in kernels: no GPU code could be made for them.
+template <class T> struct no_gpu_type_impl : std::is_same<T, long double> {};
+template <class T> struct no_gpu_type_impl<std::complex<T>> : no_gpu_type_impl<T> {};
+#ifdef __SIZEOF_FLOAT128__
+template <> struct no_gpu_type_impl<__float128> : std::true_type {};
+#endif
+template <class T> inline constexpr bool no_gpu_type = no_gpu_type_impl<std::remove_cv_t<T>>::value;
+} // namespace detail
+
 /// True for the C++ types that are array elements and ufunc scalars.
 template <class T>
 concept scalar = detail::dtype_of_impl<std::remove_cv_t<T>>::known;

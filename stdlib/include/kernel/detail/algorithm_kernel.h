@@ -1009,9 +1009,16 @@ template <class T> KERNEL_ALWAYS_INLINE index_t even_bin(T x, double lo, double 
   if (!(above_lo && below_hi)) return -1; // NaNs too
   // The first estimate: by the bins per unit of the range, or where a range narrower than
   // double's normal numbers makes that infinite, by the fraction of the range (as NumPy).
+  // NumPy makes it in the data's type: (x - lo) * norm in float32 for float32 values. It
+  // matters where float32 edges fall together (a range a few float32 steps wide): the bin
+  // the correction below settles on between equal edges is the one the estimate gives.
   const double width = hi - lo, norm = static_cast<double>(bins) / width;
   double at = __builtin_isfinite(norm) ? (static_cast<double>(v) - lo) * norm
                                        : (static_cast<double>(v) - lo) / width * static_cast<double>(bins);
+  if constexpr (std::is_same_v<E, float>) {
+    const float fnorm = static_cast<float>(norm);
+    if (__builtin_isfinite(elo) && __builtin_isfinite(fnorm)) at = static_cast<double>((v - elo) * fnorm);
+  }
   if (!(at >= 0)) at = 0; // NaN too: never converted
   if (at > static_cast<double>(bins - 1)) at = static_cast<double>(bins - 1);
   index_t b = static_cast<index_t>(at);

@@ -101,6 +101,11 @@ template <class A> inline constexpr bool is_device_arg = arg_of<A>::supported &&
 template <class A> constexpr bool require_array() {
   constexpr bool array = ufunc_arg<const A &>::supported && !ufunc_arg<const A &>::is_scalar;
   static_assert(array, "this argument is an array: a std::vector, std::span, ndarray, array_view or device array");
+  if constexpr (array) {
+    constexpr bool gpu_type = !no_gpu_type<typename ufunc_arg<const A &>::element_type>;
+    static_assert(gpu_type, "this array's elements have no GPU type: 'long double' (no GPU has it); use double");
+    return gpu_type;
+  }
   return array;
 }
 
