@@ -18,6 +18,7 @@
 #include "cuda/math_library.h"
 #include "device/device_state.h"
 #include "kernel/detail/curand_api.h"
+#include "kernel/detail/number_text.h"
 #include "kernel/errors.h"
 
 namespace kernel::detail {
@@ -82,11 +83,20 @@ const char *status_name(curandStatus_t s) noexcept {
   return "an unknown cuRAND status";
 }
 
-void check(curandStatus_t s, const std::string &name, const char *call) {
+// `why` explains a status where the call's arguments are known to cause it.
+void check(curandStatus_t s, const std::string &name, const char *call, const std::string &why = {}) {
   if (s != CURAND_STATUS_SUCCESS)
     throw cuda_error("'" + name + "': " + call + " failed: " + status_name(s) + " (" +
-                         std::to_string(static_cast<int>(s)) + ")",
+                         std::to_string(static_cast<int>(s)) + ")" + (why.empty() ? "" : ": " + why),
                      static_cast<int>(s));
+}
+
+// What a generation's status says of its request: cuRAND's Poisson generator tabulates its
+// distribution, and a mean past its tables is CURAND_STATUS_OUT_OF_RANGE (NumPy takes any).
+std::string generation_failure(curandStatus_t s, const curand_fill_request &r) {
+  if (s == CURAND_STATUS_OUT_OF_RANGE && r.output == curand_output::poisson)
+    return "lambda (argument 2) is " + number_text(r.a) + ", a mean beyond what cuRAND's Poisson generator takes";
+  return {};
 }
 
 curandRngType_t rng_type(curand_engine e) noexcept {
@@ -302,16 +312,21 @@ void curand_fill(curand_state &s, const curand_fill_request &r, device_state *de
     if (odd_pair) {
       // cuRAND makes these in pairs: the even part in place, then one pair of which the
       // first number is kept.
-      if (n > 1) check(generate(lib, g.get(), r, r.out, n - 1), r.name, call);
+      if (n > 1) {
+        const curandStatus_t status = generate(lib, g.get(), r, r.out, n - 1);
+        check(status, r.name, call, generation_failure(status, r));
+      }
       void *pair = device ? device_pair.get() : host_pair;
-      check(generate(lib, g.get(), r, pair, 2), r.name, call);
+      const curandStatus_t status = generate(lib, g.get(), r, pair, 2);
+      check(status, r.name, call, generation_failure(status, r));
       char *last = static_cast<char *>(r.out) + (n - 1) * size;
       if (device)
         device->copy(last, pair, size, copy_direction::device_to_device, *stream);
       else
         std::memcpy(last, pair, size);
     } else {
-      check(generate(lib, g.get(), r, r.out, n), r.name, call);
+      const curandStatus_t status = generate(lib, g.get(), r, r.out, n);
+      check(status, r.name, call, generation_failure(status, r));
     }
   } catch (...) {
     // Whatever was queued still rewrites the generator's state: the next fill waits for it.
