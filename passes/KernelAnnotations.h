@@ -8,7 +8,8 @@
 // the passes decode. Nothing else writes or splits these strings.
 //
 //   kernel.entry           a GPU entry the plugin instantiated (ufunc_kernel<&f> ...): its
-//                          kind, the user's name, signature, location and parameter block
+//                          kind, the user's name, signature, location, each parameter's
+//                          declared array order and its parameter block
 //   kernel.declare_device  a CUDA-C function kernels call: convention, C++ signature, location
 //   kernel.link            device code to embed: the path to read and the name as written
 //   kernel.<attribute>     the annotated function itself (vectorize, jit, device ...) with

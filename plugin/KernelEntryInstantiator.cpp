@@ -223,8 +223,9 @@ void KernelEntryInstantiator::instantiateEntry(FunctionDecl *Fn, const Annotated
   A.Kind = *Kind;
   A.Name = displayName(Fn);
   A.Signature = Shown;
-  if (Declared)
-    A.ArrayOrders = Declared->arrayOrders();
+  // Without a signature, its C++ types declare no order: 'A' for each parameter (not ""
+  // either, which a launch takes for an entry not registered yet and looks up again).
+  A.ArrayOrders = Declared ? Declared->arrayOrders() : std::string(Fn->getNumParams(), 'A');
   PresumedLoc P = S.getSourceManager().getPresumedLoc(Fn->getLocation());
   if (P.isValid())
     A.Location =

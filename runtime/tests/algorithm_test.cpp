@@ -877,6 +877,12 @@ TEST_P(Targets, HistogramsAsNumPy) {
   // A float32 range a few steps wide, whose float32 edges fall together: the bin between equal
   // edges is the one NumPy's first estimate gives, made in float32 (numpy.histogram of these
   // values over this range; an estimate made in double put one of them in bin 3).
+  // A range wider than float's: an estimate in float overflows (1e38 + 3e38), and the
+  // correction, one bin at most, left 1e38 in bin 8; it is made in double there (NumPy's
+  // overflows too, and numpy.histogram fails with an IndexError).
+  const std::vector<float> wide = {1e38f, -2.9e38f, 0.0f};
+  EXPECT_EQ(to_vector(kernel::histogram.on(t)(wide, 10, -3e38, 3e38)),
+            (std::vector<kernel::index_t>{1, 0, 0, 0, 0, 1, 1, 0, 0, 0}));
   const std::vector<float> narrow = {-327.2084f, -327.20844f};
   EXPECT_EQ(to_vector(kernel::histogram.on(t)(narrow, 7, -327.2084500341817, -327.2083349899146)),
             (std::vector<kernel::index_t>{0, 1, 1, 0, 0, 0, 0}));

@@ -1015,9 +1015,10 @@ template <class T> KERNEL_ALWAYS_INLINE index_t even_bin(T x, double lo, double 
   const double width = hi - lo, norm = static_cast<double>(bins) / width;
   double at = __builtin_isfinite(norm) ? (static_cast<double>(v) - lo) * norm
                                        : (static_cast<double>(v) - lo) / width * static_cast<double>(bins);
+  // A range wider than float's (-3e38 to 3e38) overflows it: the estimate in double then.
   if constexpr (std::is_same_v<E, float>) {
-    const float fnorm = static_cast<float>(norm);
-    if (__builtin_isfinite(elo) && __builtin_isfinite(fnorm)) at = static_cast<double>((v - elo) * fnorm);
+    const float fnorm = static_cast<float>(norm), estimate = (v - elo) * fnorm;
+    if (__builtin_isfinite(elo) && __builtin_isfinite(estimate)) at = static_cast<double>(estimate);
   }
   if (!(at >= 0)) at = 0; // NaN too: never converted
   if (at > static_cast<double>(bins - 1)) at = static_cast<double>(bins - 1);

@@ -74,9 +74,9 @@ struct kernel_entry {
   const char *location;  /* "file:line" of the annotated function */
   /* The order the signature declares for each parameter, one character each: 'C' for
    * "float32[:, ::1]" (and "float32[::1]"), 'F' for "float32[::1, :]", 'A' for any other (an
-   * array of any strides, or a scalar); "" for an entry without a signature (its C++ types
-   * declare no order). A launch copies host arrays in that order and refuses device arrays
-   * that are not in it. */
+   * array of any strides, or a scalar), also for a kernel without a signature (its C++
+   * types declare no order); "" for the library's entries. A launch copies host arrays in
+   * that order and refuses device arrays that are not in it. */
   const char *array_orders;
   uint32_t kind;       /* enum kernel_entry_kind */
   uint32_t param_size; /* bytes of the kernel's one parameter block */
