@@ -53,7 +53,7 @@ struct EntryAnnotation {
   std::string Signature; ///< "float32(float32, float32)"
   std::string Location;  ///< "saxpy.cpp:12"
   /// One of 'C', 'F' or 'A' per parameter, as its signature type declares (kernel_entry's
-  /// array_orders); "" without a signature.
+  /// array_orders; 'A' for each without a signature); "" for the library's entries.
   std::string ArrayOrders;
   uint64_t ParamSize = 0;
   uint64_t ParamAlign = 1;

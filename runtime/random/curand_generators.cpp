@@ -307,26 +307,24 @@ void curand_fill(curand_state &s, const curand_fill_request &r, device_state *de
   const std::optional<std::uint64_t> at = std::exchange(g.position, std::nullopt);
   // The generator may be behind or ahead of the sequence when other places made fills.
   if (at != s.next) check(lib.set_offset(g.get(), s.next), r.name, "curandSetGeneratorOffset");
-  const char *call = function_name(r.output);
+  const auto generate_into = [&](void *out, std::size_t count) {
+    const curandStatus_t status = generate(lib, g.get(), r, out, count);
+    check(status, r.name, function_name(r.output), generation_failure(status, r));
+  };
   try {
     if (odd_pair) {
       // cuRAND makes these in pairs: the even part in place, then one pair of which the
       // first number is kept.
-      if (n > 1) {
-        const curandStatus_t status = generate(lib, g.get(), r, r.out, n - 1);
-        check(status, r.name, call, generation_failure(status, r));
-      }
+      if (n > 1) generate_into(r.out, n - 1);
       void *pair = device ? device_pair.get() : host_pair;
-      const curandStatus_t status = generate(lib, g.get(), r, pair, 2);
-      check(status, r.name, call, generation_failure(status, r));
+      generate_into(pair, 2);
       char *last = static_cast<char *>(r.out) + (n - 1) * size;
       if (device)
         device->copy(last, pair, size, copy_direction::device_to_device, *stream);
       else
         std::memcpy(last, pair, size);
     } else {
-      const curandStatus_t status = generate(lib, g.get(), r, r.out, n);
-      check(status, r.name, call, generation_failure(status, r));
+      generate_into(r.out, n);
     }
   } catch (...) {
     // Whatever was queued still rewrites the generator's state: the next fill waits for it.

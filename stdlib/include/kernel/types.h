@@ -99,9 +99,7 @@ template <> struct dtype_of_impl<float> : dtype_tag<dtype::float32> {};
 template <> struct dtype_of_impl<double> : dtype_tag<dtype::float64> {};
 template <> struct dtype_of_impl<std::complex<float>> : dtype_tag<dtype::complex64> {};
 template <> struct dtype_of_impl<std::complex<double>> : dtype_tag<dtype::complex128> {};
-} // namespace detail
 
-namespace detail {
 /// Floating types no GPU has: the x87 `long double` (and the 128-bit float where the host has
 /// one), alone or as complex numbers. Device arrays and the library's array calls refuse them
 /// at compile time, as the plugin refuses them in kernels: no GPU code could be made for them.
